@@ -1,0 +1,67 @@
+package serve
+
+import (
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/openshelf/openshelf/serve/registry"
+)
+
+// writeBody streams a non-JSON body. A zstd body goes out as stored when the
+// client accepts zstd, and is decompressed on the fly otherwise.
+func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, status int, res *registry.Result) {
+	h := w.Header()
+	h.Set("Content-Type", res.ContentType)
+	h.Add("Vary", "Accept-Encoding")
+	var src io.Reader = res.Body
+	if res.Encoding != "" {
+		if acceptsEncoding(r.Header.Get("Accept-Encoding"), res.Encoding) {
+			h.Set("Content-Encoding", res.Encoding)
+		} else {
+			h.Del("Content-Length")
+			dec, err := zstd.NewReader(res.Body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			defer dec.Close()
+			src = dec
+		}
+	}
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	buf := make([]byte, 256<<10)
+	if _, err := io.CopyBuffer(w, src, buf); err != nil {
+		// Headers are gone; all we can do is cut the connection short so
+		// the client sees a truncated body rather than a complete one.
+		s.log.Warn("body stream failed", "path", r.URL.Path, "err", err, "request_id", requestID(r.Context()))
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// acceptsEncoding reports whether an Accept-Encoding header admits enc with
+// a non-zero quality.
+func acceptsEncoding(header, enc string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), enc) && strings.TrimSpace(name) != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+func (s *Server) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,207 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/registry"
+)
+
+// maxBody caps JSON request bodies; every input is small.
+const maxBody = 64 << 10
+
+// Server is the HTTP front of the registry: one route per endpoint, the
+// shared middleware, and the payment path for priced endpoints.
+type Server struct {
+	cfg     HTTPConfig
+	log     *slog.Logger
+	reg     *registry.Registry
+	pay     Payments
+	metrics *metrics
+	now     func() time.Time
+	handler http.Handler
+}
+
+// HTTPConfig is what the HTTP layer needs.
+type HTTPConfig struct {
+	// BaseURL is the public URL of the service (https://... behind a TLS
+	// proxy); payment resources and pagination links are built from it.
+	BaseURL   string
+	RateLimit RateLimit
+	AccessLog bool
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// NewHTTP builds the handler for reg. pay may be nil when no endpoint is
+// paid.
+func NewHTTP(cfg HTTPConfig, reg *registry.Registry, pay Payments) *Server {
+	s := &Server{cfg: cfg, log: cfg.Logger, reg: reg, pay: pay, metrics: newMetrics(), now: cfg.Now}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	s.handler = s.router()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Metrics returns the Prometheus handler of this server's collectors.
+func (s *Server) Metrics() http.Handler { return s.metricsHandler() }
+
+// CountPayment records a payment outcome in /metrics.
+func (s *Server) CountPayment(outcome string) { s.metrics.payments.WithLabelValues(outcome).Inc() }
+
+func (s *Server) router() http.Handler {
+	rt := httprouter.New()
+	rt.RedirectTrailingSlash = false
+	rt.RedirectFixedPath = false
+	rt.HandleMethodNotAllowed = true
+	rt.HandleOPTIONS = false
+	rt.NotFound = s.instrument("not_found", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, apierr.New(apierr.ErrNotFound, "", "no such endpoint: "+r.URL.Path))
+	}))
+	rt.MethodNotAllowed = s.instrument("method_not_allowed", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// httprouter has set Allow.
+		s.writeError(w, r, &apierr.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+			Message: r.Method + " is not allowed here; allowed: " + w.Header().Get("Allow")})
+	}))
+	rt.PanicHandler = nil // instrument recovers
+	for _, e := range s.reg.Endpoints() {
+		var h http.Handler
+		if e.Raw != nil {
+			h = e.Raw
+		} else {
+			h = s.endpoint(e)
+		}
+		h = s.instrument(e.Path, h)
+		if e.Group != registry.GroupMeta {
+			h = s.rateLimited(h)
+		}
+		rt.Handler(e.Method, e.Path, h)
+	}
+	return rt
+}
+
+// endpoint adapts a registry endpoint to HTTP: decode and validate the
+// input (400), resolve the resource (404), then run the handler, behind
+// payment when the endpoint has a price.
+func (s *Server) endpoint(e *registry.Endpoint) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, err := s.decode(e, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		if err := e.Check(ctx, in); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if e.Paid() {
+			s.servePaid(w, r, e, in)
+			return
+		}
+		res, err := e.Handle(ctx, in)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeResult(w, r, res, nil)
+	})
+}
+
+func (s *Server) decode(e *registry.Endpoint, r *http.Request) (any, error) {
+	in := e.NewInput()
+	path := map[string]string{}
+	for _, p := range httprouter.ParamsFromContext(r.Context()) {
+		path[p.Key] = p.Value
+	}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return in, e.Input.DecodeStrings(in, r.URL.Query(), path)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return nil, &apierr.Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+			Message: "send the input as application/json", Kind: apierr.ErrInvalidInput}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return nil, &apierr.Error{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large",
+				Message: fmt.Sprintf("request body over %d bytes", maxBody), Kind: apierr.ErrInvalidInput}
+		}
+		return nil, apierr.Invalid("", "cannot read body: "+err.Error())
+	}
+	return in, e.Input.DecodeJSON(in, body, path)
+}
+
+// writeResult sends a handler's result. extra carries payment headers.
+func (s *Server) writeResult(w http.ResponseWriter, r *http.Request, res *registry.Result, extra http.Header) {
+	defer res.Close()
+	for k, vs := range res.Header {
+		w.Header()[k] = vs
+	}
+	for k, vs := range extra {
+		w.Header()[k] = vs
+	}
+	status := res.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if res.Body == nil {
+		writeJSON(w, status, res.Value)
+		return
+	}
+	s.writeBody(w, r, status, res)
+}
+
+// Run serves until ctx is cancelled, then shuts down gracefully, giving
+// in-flight requests up to grace to finish.
+func Run(ctx context.Context, addr string, h http.Handler, grace time.Duration, log *slog.Logger, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", grace)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
