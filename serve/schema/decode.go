@@ -335,3 +335,29 @@ func enumList(enum []any) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// DecodeArguments fills dst from a JSON object that carries every field,
+// path parameters included: MCP tool arguments.
+func (in *Input) DecodeArguments(dst any, args []byte) error {
+	path := map[string]string{}
+	var obj map[string]json.RawMessage
+	if len(bytes.TrimSpace(args)) > 0 && json.Unmarshal(args, &obj) == nil {
+		for _, f := range in.Fields {
+			if f.In != InPath {
+				continue
+			}
+			raw, ok := obj[f.Name]
+			if !ok {
+				continue
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return apierr.Invalid(f.Name, "must be a string")
+			}
+			path[f.Name] = s
+			delete(obj, f.Name)
+		}
+		args, _ = json.Marshal(obj)
+	}
+	return in.DecodeJSON(dst, args, path)
+}

@@ -1,0 +1,259 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+)
+
+// Rights are the fields every content response carries.
+type Rights struct {
+	License          string `json:"license"`
+	LicenseVersion   string `json:"license_version,omitempty"`
+	LicenseName      string `json:"license_name"`
+	LicenseURL       string `json:"license_url"`
+	Attribution      string `json:"attribution"`
+	CopyrightNotice  string `json:"copyright_notice"`
+	ShareAlikeNotice string `json:"share_alike_notice,omitempty"`
+}
+
+const rightsColumns = "license, license_version, license_name, license_url, attribution, copyright_notice, share_alike_notice"
+
+func errTopicNotFound(slug string) error {
+	return apierr.NotFound("topic_not_found", fmt.Sprintf("no topic %q in this snapshot", slug))
+}
+
+func errDocumentNotFound(id string) error {
+	return apierr.NotFound("document_not_found", fmt.Sprintf("no document %q in this snapshot", id))
+}
+
+// resolve maps any id or alias to the canonical id.
+func (g *generation) resolve(ctx context.Context, id string) (string, error) {
+	var canon string
+	err := g.db.QueryRowContext(ctx, "SELECT id FROM alias_ix WHERE alias = ?", id).Scan(&canon)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", errDocumentNotFound(id)
+	}
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", id, err)
+	}
+	return canon, nil
+}
+
+// Author is a document author in content responses.
+type Author struct {
+	Name         string   `json:"name"`
+	ORCID        string   `json:"orcid,omitempty"`
+	Affiliations []string `json:"affiliations,omitempty"`
+}
+
+// Document is the body of GET /api/document/{id}.
+type Document struct {
+	ID            string   `json:"id"`
+	RequestedID   string   `json:"requested_id,omitempty"`
+	Aliases       []string `json:"aliases"`
+	DOI           string   `json:"doi,omitempty"`
+	PMID          string   `json:"pmid,omitempty"`
+	PMCID         string   `json:"pmcid,omitempty"`
+	OpenAlex      string   `json:"openalex,omitempty"`
+	Title         string   `json:"title"`
+	Authors       []Author `json:"authors"`
+	Venue         string   `json:"venue,omitempty"`
+	Publisher     string   `json:"publisher,omitempty"`
+	Year          int      `json:"year,omitempty"`
+	Date          string   `json:"date,omitempty"`
+	Type          string   `json:"type,omitempty"`
+	Language      string   `json:"language,omitempty"`
+	Abstract      string   `json:"abstract,omitempty"`
+	Keywords      []string `json:"keywords"`
+	Topics        []string `json:"topics"`
+	Sources       []string `json:"sources"`
+	HasFulltext   bool     `json:"has_fulltext"`
+	HasReferences bool     `json:"has_references"`
+	Rights
+}
+
+func (g *generation) document(ctx context.Context, id string) (*Document, error) {
+	// DuckDB renders the nested columns as JSON; Go decodes them into the
+	// documented shape.
+	var raw string
+	err := g.db.QueryRowContext(ctx, `SELECT to_json(struct_pack(id, aliases, doi, pmid, pmcid, openalex, title,
+			authors := [struct_pack(name := a.name, orcid := a.orcid, affiliations := a.affiliations) FOR a IN authors],
+			venue, publisher, year, date, type, language, abstract, keywords, topics, sources, has_fulltext,
+			has_references, `+rightsColumns+`))::VARCHAR
+		FROM documents WHERE id = ?`, id).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errDocumentNotFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("document %s: %w", id, err)
+	}
+	var d Document
+	if err := json.Unmarshal([]byte(raw), &d); err != nil {
+		return nil, fmt.Errorf("document %s: %w", id, err)
+	}
+	nonNil(&d.Aliases, &d.Keywords, &d.Topics, &d.Sources)
+	if d.Authors == nil {
+		d.Authors = []Author{}
+	}
+	return &d, nil
+}
+
+func nonNil(ss ...*[]string) {
+	for _, s := range ss {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+}
+
+func (g *generation) rights(ctx context.Context, id string) (Rights, string, error) {
+	var r Rights
+	var title string
+	err := g.db.QueryRowContext(ctx, "SELECT title, "+rightsColumns+" FROM documents WHERE id = ?", id).Scan(
+		&title, &r.License, &r.LicenseVersion, &r.LicenseName, &r.LicenseURL, &r.Attribution, &r.CopyrightNotice, &r.ShareAlikeNotice)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, "", errDocumentNotFound(id)
+	}
+	return r, title, err
+}
+
+// Section is a part of the full text; sections nest.
+type Section struct {
+	Title      string    `json:"title,omitempty"`
+	Paragraphs []string  `json:"paragraphs,omitempty"`
+	Children   []Section `json:"children,omitempty"`
+}
+
+// Fulltext is the body of GET /api/document/{id}/fulltext.
+type Fulltext struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Sections []Section `json:"sections"`
+	Rights
+}
+
+func (g *generation) fulltext(ctx context.Context, id string) (*Fulltext, error) {
+	r, title, err := g.rights(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := g.db.QueryContext(ctx, "SELECT ordinal, parent, title, paragraphs FROM fulltext WHERE id = ? ORDER BY ordinal", id)
+	if err != nil {
+		return nil, fmt.Errorf("fulltext %s: %w", id, err)
+	}
+	defer rows.Close()
+	type flat struct {
+		parent int32
+		sec    Section
+	}
+	var secs []flat
+	for rows.Next() {
+		var ord, parent int32
+		var f flat
+		var paras []any
+		if err := rows.Scan(&ord, &parent, &f.sec.Title, &paras); err != nil {
+			return nil, err
+		}
+		f.parent, f.sec.Paragraphs = parent, strings_(paras)
+		secs = append(secs, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Rebuild the tree bottom-up: a child always follows its parent, so
+	// walking backwards attaches every finished subtree once.
+	children := make([][]Section, len(secs))
+	var top []Section
+	for i := len(secs) - 1; i >= 0; i-- {
+		s := secs[i].sec
+		s.Children = reverse(children[i])
+		if p := secs[i].parent; p >= 0 && int(p) < i {
+			children[p] = append(children[p], s)
+		} else {
+			top = append(top, s)
+		}
+	}
+	return &Fulltext{ID: id, Title: title, Sections: nonNilSections(reverse(top)), Rights: r}, nil
+}
+
+func reverse(s []Section) []Section {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+	return s
+}
+
+func nonNilSections(s []Section) []Section {
+	if s == nil {
+		return []Section{}
+	}
+	return s
+}
+
+// Reference is one parsed reference.
+type Reference struct {
+	Ordinal int      `json:"ordinal"`
+	Label   string   `json:"label,omitempty"`
+	Authors []string `json:"authors,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	Year    string   `json:"year,omitempty"`
+	Volume  string   `json:"volume,omitempty"`
+	Issue   string   `json:"issue,omitempty"`
+	Pages   string   `json:"pages,omitempty"`
+	DOI     string   `json:"doi,omitempty"`
+	PMID    string   `json:"pmid,omitempty"`
+	Raw     string   `json:"raw,omitempty"`
+}
+
+// References is the body of GET /api/document/{id}/references.
+type References struct {
+	ID         string      `json:"id"`
+	Title      string      `json:"title"`
+	References []Reference `json:"references"`
+	Rights
+}
+
+func (g *generation) references(ctx context.Context, id string) (*References, error) {
+	r, title, err := g.rights(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := g.db.QueryContext(ctx, `SELECT ordinal, label, authors, title, source, year, volume, issue, pages, doi, pmid, raw
+		FROM refs WHERE id = ? ORDER BY ordinal`, id)
+	if err != nil {
+		return nil, fmt.Errorf("references %s: %w", id, err)
+	}
+	defer rows.Close()
+	out := &References{ID: id, Title: title, References: []Reference{}, Rights: r}
+	for rows.Next() {
+		var ref Reference
+		var authors []any
+		if err := rows.Scan(&ref.Ordinal, &ref.Label, &authors, &ref.Title, &ref.Source, &ref.Year, &ref.Volume,
+			&ref.Issue, &ref.Pages, &ref.DOI, &ref.PMID, &ref.Raw); err != nil {
+			return nil, err
+		}
+		ref.Authors = strings_(authors)
+		out.References = append(out.References, ref)
+	}
+	return out, rows.Err()
+}
+
+// openBundle opens a topic's bundle file. The open file stays readable
+// after a snapshot switch, and even after the old snapshot is pruned.
+func (g *generation) openBundle(slug string) (*os.File, error) {
+	if _, ok := g.byTopic[slug]; !ok {
+		return nil, errTopicNotFound(slug)
+	}
+	path, err := g.snap.BundlePath(slug)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(path)
+}

@@ -1,0 +1,356 @@
+package archive
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/registry"
+)
+
+// Prices of the paid archive resources, in USD.
+const (
+	PriceDocument   = "0.001"
+	PriceFulltext   = "0.01"
+	PriceReferences = "0.002"
+	PriceBundle     = "0.5"
+)
+
+type prices struct{}
+
+func (prices) forEntry(e Entry) Prices {
+	p := Prices{Document: PriceDocument}
+	if e.HasFulltext {
+		p.Fulltext = PriceFulltext
+	}
+	if e.HasReferences {
+		p.References = PriceReferences
+	}
+	return p
+}
+
+const (
+	idPattern   = `^(pmc-[0-9]{1,12}|pmid-[0-9]{1,12}|doi-[0-9a-f]{20}|oa-w[0-9]{1,15})$`
+	slugPattern = `^[a-z0-9-]{1,64}$`
+)
+
+// CatalogInput pages through the catalog.
+type CatalogInput struct {
+	Topic  string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic (a slug from /api/topics)."`
+	Limit  int    `json:"limit,omitempty" min:"1" max:"50" default:"20" doc:"Entries per page."`
+	Offset int    `json:"offset,omitempty" min:"0" max:"100000000" default:"0" doc:"Entries to skip."`
+}
+
+// SearchInput is a search request.
+type SearchInput struct {
+	Q        string `json:"q,omitempty" maxLength:"200" doc:"Words that must all appear in the title, keywords or author names (case- and accent-insensitive, no stemming). Empty: filters only."`
+	Topic    string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
+	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year."`
+	YearTo   *int   `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year."`
+	License  string `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" doc:"Only documents under this licence family."`
+	Fulltext *bool  `json:"fulltext,omitempty" doc:"true: only documents with full text; false: only without."`
+	Limit    int    `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits per page."`
+	Offset   int    `json:"offset,omitempty" min:"0" max:"10000" default:"0" doc:"Hits to skip."`
+}
+
+// Validate checks the year range.
+func (in *SearchInput) Validate() error {
+	if in.YearFrom != nil && in.YearTo != nil && *in.YearFrom > *in.YearTo {
+		return apierr.Invalid("year_from", "must not be after year_to")
+	}
+	return nil
+}
+
+// DocumentInput names a document by its id or any alias.
+type DocumentInput struct {
+	ID string `json:"id" in:"path" maxLength:"80" pattern:"^(pmc-[0-9]{1,12}|pmid-[0-9]{1,12}|doi-[0-9a-f]{20}|oa-w[0-9]{1,15})$" doc:"Document id or alias: pmc-N, pmid-N, doi-<20 hex>, oa-wN."`
+}
+
+// BundleInput names a topic bundle.
+type BundleInput struct {
+	Slug string `json:"slug" in:"path" pattern:"^[a-z0-9-]{1,64}$" doc:"Topic slug."`
+}
+
+// SearchToolInput is search_archive's input over MCP.
+type SearchToolInput struct {
+	Query    string `json:"query" minLength:"1" maxLength:"200" doc:"Words that must all appear in the title, keywords or author names."`
+	Topic    string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
+	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year."`
+	License  string `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" doc:"Only documents under this licence family."`
+	Fulltext *bool  `json:"fulltext,omitempty" doc:"Only documents with (true) or without (false) full text."`
+	Limit    int    `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits to return."`
+}
+
+// CatalogToolInput is get_catalog_page's input over MCP.
+type CatalogToolInput struct {
+	Page  int    `json:"page,omitempty" min:"0" max:"1000000" default:"0" doc:"Page number, from 0; 100 documents per page."`
+	Topic string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
+}
+
+// ToolPageSize is the catalog page size over MCP.
+const ToolPageSize = 100
+
+// SearchResult is the body of /api/search.
+type SearchResult struct {
+	Query string `json:"query"`
+	Page
+}
+
+// Service declares the archive endpoints over a Store.
+type Service struct {
+	Store   *Store
+	BaseURL string
+}
+
+// Endpoints returns the archive's registry entries.
+func (s *Service) Endpoints() []*registry.Endpoint {
+	type res = registry.Result
+	p := &prices{}
+	return []*registry.Endpoint{
+		registry.Spec[CatalogInput]{
+			Name: "catalog", Method: http.MethodGet, Path: "/api/catalog", Group: registry.GroupDiscovery,
+			Summary: "Page through every published document in stable order, with licence and prices.",
+			Output:  Page{},
+			Tool: registry.ToolInput(&registry.Tool{Name: "get_catalog_page",
+				Description: "List archive documents, 100 per page, with licence and prices"},
+				func(in *CatalogToolInput) *CatalogInput {
+					return &CatalogInput{Topic: in.Topic, Limit: ToolPageSize, Offset: in.Page * ToolPageSize}
+				}),
+			Handle: func(ctx context.Context, in *CatalogInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) {
+					items, total, err := g.catalogPage(ctx, p, in.Topic, in.Limit, in.Offset)
+					if err != nil {
+						return nil, err
+					}
+					q := url.Values{}
+					if in.Topic != "" {
+						q.Set("topic", in.Topic)
+					}
+					return &res{Value: s.page(items, total, in.Limit, in.Offset, "/api/catalog", q)}, nil
+				})
+			},
+		}.Endpoint(),
+		registry.Spec[registry.NoInput]{
+			Name: "topics", Method: http.MethodGet, Path: "/api/topics", Group: registry.GroupDiscovery,
+			Summary: "Every topic with its document count, bundle size and bundle price.",
+			Output:  TopicList{},
+			Tool:    &registry.Tool{Name: "list_topics", Description: "List the archive's topics with document counts and bundle prices"},
+			Handle: func(ctx context.Context, _ *registry.NoInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) {
+					out := TopicList{Snapshot: g.snap.ID, Topics: make([]Topic, len(g.topics))}
+					for i, t := range g.topics {
+						t.BundlePrice = PriceBundle
+						t.BundleURL = s.BaseURL + "/api/topic/" + t.Slug + "/content"
+						out.Topics[i] = t
+					}
+					return &res{Value: out}, nil
+				})
+			},
+		}.Endpoint(),
+		registry.Spec[SearchInput]{
+			Name: "search", Method: http.MethodGet, Path: "/api/search", Group: registry.GroupDiscovery,
+			Summary: "Search titles, keywords and authors (every word must match; BM25F ranking) with filters.",
+			Output:  SearchResult{},
+			Tool: registry.ToolInput(&registry.Tool{Name: "search_archive",
+				Description: "Search the open-licence archive by title, keywords and authors; every word must match"},
+				func(in *SearchToolInput) *SearchInput {
+					return &SearchInput{Q: in.Query, Topic: in.Topic, YearFrom: in.YearFrom, License: in.License,
+						Fulltext: in.Fulltext, Limit: in.Limit}
+				}),
+			Handle: func(ctx context.Context, in *SearchInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) {
+					return s.search(ctx, g, p, in)
+				})
+			},
+		}.Endpoint(),
+		registry.Spec[registry.NoInput]{
+			Name: "stats", Method: http.MethodGet, Path: "/api/stats", Group: registry.GroupDiscovery,
+			Summary: "Counts: documents, with full text, with references, per licence, per source, topics; snapshot id and build time.",
+			Output:  Stats{},
+			Handle: func(ctx context.Context, _ *registry.NoInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) { return &res{Value: g.stats}, nil })
+			},
+		}.Endpoint(),
+		registry.Spec[DocumentInput]{
+			Name: "document", Method: http.MethodGet, Path: "/api/document/:id", Group: registry.GroupArchive,
+			Price:   PriceDocument,
+			Summary: "A document's metadata, abstract and rights (licence, attribution, copyright notice).",
+			Output:  Document{},
+			Tool:    &registry.Tool{Name: "get_document", Description: "Get a document's metadata, abstract and rights"},
+			Check:   s.checkDocument,
+			Handle: func(ctx context.Context, in *DocumentInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) {
+					id, err := g.resolve(ctx, in.ID)
+					if err != nil {
+						return nil, err
+					}
+					d, err := g.document(ctx, id)
+					if err != nil {
+						return nil, err
+					}
+					if in.ID != id {
+						d.RequestedID = in.ID
+					}
+					return &res{Value: d}, nil
+				})
+			},
+		}.Endpoint(),
+		registry.Spec[DocumentInput]{
+			Name: "fulltext", Method: http.MethodGet, Path: "/api/document/:id/fulltext", Group: registry.GroupArchive,
+			Price:   PriceFulltext,
+			Summary: "A document's full text as nested sections, with its rights.",
+			Output:  Fulltext{},
+			Tool:    &registry.Tool{Name: "get_fulltext", Description: "Get a document's full text as nested sections, with its rights"},
+			Check: func(ctx context.Context, in *DocumentInput) error {
+				return s.checkFlag(ctx, in, "has_fulltext", "fulltext_not_available", "has no full text")
+			},
+			Handle: func(ctx context.Context, in *DocumentInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) {
+					id, err := g.resolve(ctx, in.ID)
+					if err != nil {
+						return nil, err
+					}
+					ft, err := g.fulltext(ctx, id)
+					return &res{Value: ft}, err
+				})
+			},
+		}.Endpoint(),
+		registry.Spec[DocumentInput]{
+			Name: "references", Method: http.MethodGet, Path: "/api/document/:id/references", Group: registry.GroupArchive,
+			Price:   PriceReferences,
+			Summary: "A document's parsed references, with its rights.",
+			Output:  References{},
+			Tool:    &registry.Tool{Name: "get_references", Description: "Get a document's parsed references, with its rights"},
+			Check: func(ctx context.Context, in *DocumentInput) error {
+				return s.checkFlag(ctx, in, "has_references", "references_not_available", "has no references")
+			},
+			Handle: func(ctx context.Context, in *DocumentInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) {
+					id, err := g.resolve(ctx, in.ID)
+					if err != nil {
+						return nil, err
+					}
+					refs, err := g.references(ctx, id)
+					return &res{Value: refs}, err
+				})
+			},
+		}.Endpoint(),
+		registry.Spec[BundleInput]{
+			Name: "topic_bundle", Method: http.MethodGet, Path: "/api/topic/:slug/content", Group: registry.GroupArchive,
+			Price:       PriceBundle,
+			ContentType: "application/x-ndjson",
+			Summary:     "Every document of a topic as JSON Lines (metadata and rights per line); zstd-encoded when accepted.",
+			Check: func(ctx context.Context, in *BundleInput) error {
+				_, err := with(s.Store, func(g *generation) (struct{}, error) {
+					if _, ok := g.byTopic[in.Slug]; !ok {
+						return struct{}{}, errTopicNotFound(in.Slug)
+					}
+					return struct{}{}, nil
+				})
+				return err
+			},
+			Handle: func(ctx context.Context, in *BundleInput) (*res, error) {
+				return with(s.Store, func(g *generation) (*res, error) {
+					f, err := g.openBundle(in.Slug)
+					if err != nil {
+						return nil, err
+					}
+					return &res{Body: f, ContentType: "application/x-ndjson", Encoding: "zstd"}, nil
+				})
+			},
+		}.Endpoint(),
+	}
+}
+
+// TopicList is the body of /api/topics.
+type TopicList struct {
+	Snapshot string  `json:"snapshot"`
+	Topics   []Topic `json:"topics"`
+}
+
+func (s *Service) checkDocument(ctx context.Context, in *DocumentInput) error {
+	_, err := with(s.Store, func(g *generation) (string, error) { return g.resolve(ctx, in.ID) })
+	return err
+}
+
+// checkFlag answers 404 before payment when the document is missing or
+// lacks the resource.
+func (s *Service) checkFlag(ctx context.Context, in *DocumentInput, column, code, what string) error {
+	_, err := with(s.Store, func(g *generation) (struct{}, error) {
+		id, err := g.resolve(ctx, in.ID)
+		if err != nil {
+			return struct{}{}, err
+		}
+		var ok bool
+		if err := g.db.QueryRowContext(ctx, "SELECT "+column+" FROM catalog WHERE id = ?", id).Scan(&ok); err != nil {
+			return struct{}{}, err
+		}
+		if !ok {
+			return struct{}{}, apierr.NotFound(code, "document "+id+" "+what)
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+func (s *Service) search(ctx context.Context, g *generation, p *prices, in *SearchInput) (*registry.Result, error) {
+	f := filters{topic: in.Topic, yearFrom: in.YearFrom, yearTo: in.YearTo, license: in.License, fulltext: in.Fulltext}
+	hits, total, err := g.searchPage(ctx, in.Q, f, in.Limit, in.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if len(hits) == 0 && in.Offset > 0 {
+		// Past the end: the page is empty but the total still counts.
+		if _, total, err = g.searchPage(ctx, in.Q, f, 1, 0); err != nil {
+			return nil, err
+		}
+	}
+	docs := make([]int32, len(hits))
+	for i, h := range hits {
+		docs[i] = h.doc
+	}
+	items, err := g.entries(ctx, p, docs)
+	if err != nil {
+		return nil, err
+	}
+	if in.Q != "" {
+		for i := range items {
+			sc := round(hits[i].score)
+			items[i].Score = &sc
+		}
+	}
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("q", in.Q)
+	set("topic", in.Topic)
+	set("license", in.License)
+	if in.YearFrom != nil {
+		set("year_from", strconv.Itoa(*in.YearFrom))
+	}
+	if in.YearTo != nil {
+		set("year_to", strconv.Itoa(*in.YearTo))
+	}
+	if in.Fulltext != nil {
+		set("fulltext", strconv.FormatBool(*in.Fulltext))
+	}
+	return &registry.Result{Value: SearchResult{Query: in.Q, Page: s.page(items, total, in.Limit, in.Offset, "/api/search", q)}}, nil
+}
+
+func round(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }
+
+func (s *Service) page(items []Entry, total int64, limit, offset int, path string, q url.Values) Page {
+	pg := Page{Total: total, Limit: limit, Offset: offset, Items: items}
+	if int64(offset+limit) < total {
+		q.Set("limit", strconv.Itoa(limit))
+		q.Set("offset", strconv.Itoa(offset+limit))
+		next := s.BaseURL + path + "?" + q.Encode()
+		pg.Next = &next
+	}
+	return pg
+}
