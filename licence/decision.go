@@ -32,24 +32,58 @@ const (
 // Reasons lists every rejection reason in a stable order.
 var Reasons = []Reason{NonCommercial, NoDerivatives, TDMOnly, CustomTerms, Unknown, Missing, Embargoed, Conflict}
 
-// Kind says where a piece of evidence was found.
+// Kind says where a piece of evidence was found, and so how Parse reads
+// Evidence.Value. Readers emit one Evidence per observation, unmodified
+// (Parse normalises case, scheme, www., trailing slashes, deed/legalcode
+// suffixes and spacing itself):
+//
+//   - KindJATSHref: the xlink:href of article-meta/permissions/license, e.g.
+//     "http://creativecommons.org/licenses/by/2.0". Publisher pages that are
+//     not licences (frontiersin.org/licenseagreement) are ignored.
+//   - KindJATSALI: the text of <ali:license_ref>; its start_date goes in Start.
+//   - KindJATSLicenseP: the text content of <license-p> (or of <p> directly
+//     inside <license>, BMC 2008), markup removed. creativecommons.org URLs
+//     in the text are read too; give each <ext-link>/<uri> xlink:href inside
+//     it as a separate KindURL evidence, since attribute values are not text.
+//   - KindJATSLicenseType: the license-type attribute ("open-access",
+//     "cc-by"...). A label only: it can veto ("cc-by-nc") but never proves
+//     a licence, and "open-access" says nothing.
+//   - KindJATSCopyright: <copyright-statement> text, from permissions or bare
+//     in article-meta (old NLM DTD). Read only when the same source has no
+//     licence evidence at all (pone.0000217: a CC BY sentence lives there).
+//   - KindURL: any other licence URL, e.g. an ext-link href inside license-p.
+//   - KindCrossref: one license[] item: Value = URL, ContentVersion =
+//     content-version (vor, am, tdm, unspecified), Start = start.date-time
+//     (which already includes delay-in-days), DelayDays = delay-in-days.
+//   - KindOpenAlex: a location's license ("cc-by", "other-oa"...) or
+//     license_id URL; ContentVersion = the location's version. Only
+//     publishedVersion locations count.
+//   - KindPMCLicenseCode: PMC metadata license_code or file-list License
+//     ("CC BY", "CC BY-NC-ND", "CC0", "TDM", "NO-CC CODE").
+//   - KindPubMedCopyright: PubMed <CopyrightInformation>; weak evidence (see
+//     doc.go).
+//
+// Only the main article's permissions count: never emit figure or
+// sub-article permissions.
 type Kind string
 
 const (
-	KindURL             Kind = "url"               // a bare licence URL of unknown provenance
-	KindJATSLicenseType Kind = "jats-license-type" // <license license-type="...">
+	KindURL             Kind = "url"               // a licence URL not covered below (e.g. ext-link in license-p)
+	KindJATSLicenseType Kind = "jats-license-type" // <license license-type="...">: a label, not a licence
 	KindJATSHref        Kind = "jats-href"         // <license xlink:href="...">
-	KindJATSALI         Kind = "jats-ali"          // <ali:license_ref start_date="...">
+	KindJATSALI         Kind = "jats-ali"          // <ali:license_ref start_date="...">URL</ali:license_ref>
 	KindJATSLicenseP    Kind = "jats-license-p"    // text (and URLs) inside <license-p>
-	KindJATSCopyright   Kind = "jats-copyright"    // <copyright-statement> text
-	KindOpenAlex        Kind = "openalex"          // OpenAlex location licence value
-	KindCrossref        Kind = "crossref"          // Crossref license[] entry
+	KindJATSCopyright   Kind = "jats-copyright"    // <copyright-statement> text (last resort)
+	KindOpenAlex        Kind = "openalex"          // OpenAlex location licence value; ContentVersion = location version
+	KindCrossref        Kind = "crossref"          // Crossref license[] URL; ContentVersion, Start, DelayDays set
 	KindPMCLicenseCode  Kind = "pmc-license-code"  // PMC OA file list / bucket license_code
-	KindPubMedCopyright Kind = "pubmed-copyright"  // PubMed <CopyrightInformation>
+	KindPubMedCopyright Kind = "pubmed-copyright"  // PubMed <CopyrightInformation> (weak)
 )
 
 // Source ranks where a record came from, for precedence between sources that
-// disagree: PMC JATS > publisher JATS > Crossref version of record > OpenAlex.
+// disagree: PMC JATS > publisher JATS > Crossref version of record > OpenAlex
+// > PubMed. When empty, Decide infers it from Kind (JATS kinds and url:
+// publisher).
 type Source string
 
 const (

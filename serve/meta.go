@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openshelf/openshelf/licence"
+	"github.com/openshelf/openshelf/serve/archive"
 	"github.com/openshelf/openshelf/serve/registry"
 )
 
@@ -14,12 +15,8 @@ import (
 // schema is documented in docs/ai-data.md.
 const AIDataSchemaVersion = "1.0"
 
-// Snapshot is what the discovery documents say about the data being served.
-type SnapshotInfo struct {
-	ID        string `json:"id"`
-	Created   string `json:"created"`
-	Documents int64  `json:"documents"`
-}
+// SnapshotInfo identifies the snapshot being served.
+type SnapshotInfo = archive.SnapshotInfo
 
 // Meta produces the service documents. Snapshot reports the current
 // snapshot; it may change while the server runs.

@@ -119,3 +119,23 @@ func with[T any](s *Store, fn func(*generation) (T, error)) (T, error) {
 // ErrClosed is returned by a generation used after its close; acquire makes
 // that impossible, so seeing it is a bug.
 var ErrClosed = errors.New("archive: generation closed")
+
+// Info describes the snapshot being served.
+func (s *Store) Info() (SnapshotInfo, error) {
+	return with(s, func(g *generation) (SnapshotInfo, error) {
+		return SnapshotInfo{ID: g.snap.ID, Created: g.snap.Manifest.Created.UTC().Format(time.RFC3339),
+			Documents: g.stats.Documents}, nil
+	})
+}
+
+// Topics returns the topics of the snapshot being served.
+func (s *Store) Topics() ([]Topic, error) {
+	return with(s, func(g *generation) ([]Topic, error) { return append([]Topic(nil), g.topics...), nil })
+}
+
+// SnapshotInfo identifies a snapshot.
+type SnapshotInfo struct {
+	ID        string `json:"id"`
+	Created   string `json:"created"`
+	Documents int64  `json:"documents"`
+}

@@ -1,0 +1,215 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/openshelf/openshelf/serve/archive"
+	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/x402"
+)
+
+// Config configures `openshelf serve`.
+type Config struct {
+	DataDir string
+	Addr    string
+	// BaseURL is the public URL; default http://<Addr>.
+	BaseURL string
+	// PayTo receives payments (a checksummed EVM address).
+	PayTo string
+	// Facilitator is "local" (embedded: verifies in process, records
+	// settlements in a ledger under DATA/state, moves no funds) or the URL
+	// of an x402 facilitator.
+	Facilitator        string
+	FacilitatorTimeout time.Duration
+	MaxTimeoutSeconds  int
+	RateLimit          RateLimit
+	// WatchInterval is how often DATA/current is checked for a new
+	// snapshot; 0 disables watching (SIGHUP still reloads).
+	WatchInterval time.Duration
+	AccessLog     bool
+	Logger        *slog.Logger
+	Now           func() time.Time
+}
+
+// DefaultPayTo is a placeholder payee for local runs; production sets
+// --pay-to.
+const DefaultPayTo = "0x000000000000000000000000000000000000dEaD"
+
+// Validate fills defaults and checks the configuration.
+func (c *Config) Validate() error {
+	if c.DataDir == "" {
+		return errors.New("serve: --data is required")
+	}
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:8080"
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Addr
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("serve: --base-url %q must be an absolute http(s) URL", c.BaseURL)
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if c.PayTo == "" {
+		c.PayTo = DefaultPayTo
+	}
+	if c.Facilitator == "" {
+		c.Facilitator = "local"
+	}
+	if c.Facilitator != "local" {
+		if u, err := url.Parse(c.Facilitator); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			return fmt.Errorf("serve: --facilitator must be \"local\" or an http(s) URL, not %q", c.Facilitator)
+		}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return nil
+}
+
+// App is the assembled server.
+type App struct {
+	Config   Config
+	Registry *registry.Registry
+	Store    *archive.Store
+	Payments *X402
+	HTTP     *Server
+	closers  []func() error
+}
+
+// NewApp opens the current snapshot and the payment ledger and builds the
+// registry, the router and every generated document.
+func NewApp(ctx context.Context, cfg Config) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &App{Config: cfg}
+	ok := false
+	defer func() {
+		if !ok {
+			a.Close()
+		}
+	}()
+	store, err := archive.OpenStore(ctx, cfg.DataDir, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	a.Store = store
+	a.closers = append(a.closers, store.Close)
+
+	ledger, err := x402.OpenLedger(x402.LedgerPath(cfg.DataDir))
+	if err != nil {
+		return nil, fmt.Errorf("serve: payment ledger: %w", err)
+	}
+	a.closers = append(a.closers, ledger.Close)
+	var fac x402.Facilitator = x402.NewLocal(ledger)
+	if cfg.Facilitator != "local" {
+		fac = &x402.HTTPFacilitator{BaseURL: cfg.Facilitator,
+			Timeouts: x402.Timeouts{Verify: cfg.FacilitatorTimeout, Settle: cfg.FacilitatorTimeout, Supported: cfg.FacilitatorTimeout}}
+	}
+	reg := registry.New()
+	a.Registry = reg
+	// The HTTP server is built last, but payments report into its metrics.
+	var srv *Server
+	core, err := x402.New(x402.Config{PayTo: cfg.PayTo, Facilitator: fac, Ledger: ledger,
+		MaxTimeoutSeconds: cfg.MaxTimeoutSeconds, Now: cfg.Now, Logger: cfg.Logger,
+		Metrics: func(outcome string) { srv.CountPayment(outcome) }})
+	if err != nil {
+		return nil, err
+	}
+	a.Payments = &X402{Core: core}
+	pcfg := core.Config()
+
+	svc := registry.Service{
+		Name:  "openshelf",
+		Title: "openshelf: open-licence scholarly archive and paid live tools",
+		Description: "Open-licensed scholarly literature (CC0, Public Domain Mark, CC BY, CC BY-SA only) for agents, " +
+			"paid per request with x402 (USDC on Base), and paid live web tools.",
+		BaseURL: cfg.BaseURL,
+		Payment: registry.Payment{Protocol: "x402", X402Version: 2, Scheme: "exact", Network: pcfg.Network,
+			Asset: pcfg.Asset, AssetName: "USDC", Decimals: 6, PayTo: pcfg.PayTo, Header: x402.HeaderPaymentSignature},
+	}
+	arch := &archive.Service{Store: store, BaseURL: cfg.BaseURL}
+	meta := &Meta{
+		Service:  svc,
+		Snapshot: func(ctx context.Context) (SnapshotInfo, error) { return store.Info() },
+		Requirements: func(e *registry.Endpoint) any {
+			return a.Payments.Required(e, cfg.BaseURL+e.OpenAPIPath()).Accepts[0]
+		},
+		Datasets: func(ctx context.Context) ([]Dataset, error) { return datasets(store, cfg.BaseURL) },
+	}
+	reg.Add(serviceEndpoint(meta, reg))
+	reg.Add(arch.Endpoints()...)
+	srv = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
+		Logger: cfg.Logger, Now: cfg.Now}, reg, a.Payments)
+	// Meta endpoints describe the finished registry; the router is rebuilt
+	// once they are in.
+	reg.Add(meta.Endpoints(reg, srv.Metrics())...)
+	srv.handler = srv.router()
+	a.HTTP = srv
+	ok = true
+	return a, nil
+}
+
+// Close releases the snapshot and the ledger.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}
+
+// serviceEndpoint is GET /api: what the service is and costs.
+func serviceEndpoint(m *Meta, reg *registry.Registry) *registry.Endpoint {
+	return registry.Spec[registry.NoInput]{
+		Name: "service", Method: http.MethodGet, Path: "/api", Group: registry.GroupDiscovery,
+		Summary: "Service description: snapshot, licence policy, payment parameters, every endpoint with its price.",
+		Handle: func(ctx context.Context, _ *registry.NoInput) (*registry.Result, error) {
+			snap, err := m.Snapshot(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &registry.Result{Value: map[string]any{
+				"name":           m.Service.Name,
+				"title":          m.Service.Title,
+				"description":    m.Service.Description,
+				"environment":    "production",
+				"base_url":       m.Service.BaseURL,
+				"snapshot":       snap,
+				"licence_policy": Policy(),
+				"payment":        m.Service.Payment,
+				"endpoints":      m.endpointEntries(reg),
+				"mcp":            m.Service.BaseURL + "/mcp",
+				"openapi":        m.Service.BaseURL + "/openapi.json",
+			}}, nil
+		},
+	}.Endpoint()
+}
+
+func datasets(store *archive.Store, base string) ([]Dataset, error) {
+	topics, err := store.Topics()
+	if err != nil {
+		return nil, err
+	}
+	out := []Dataset{{Name: "catalog", Format: "application/json", URL: base + "/api/catalog",
+		Description: "Every published document with licence and prices, paged."}}
+	for _, t := range topics {
+		out = append(out, Dataset{Name: "topic/" + t.Slug, Format: "application/x-ndjson (zstd)",
+			URL: base + "/api/topic/" + t.Slug + "/content", Price: archive.PriceBundle, Bytes: t.BundleBytes,
+			Records: t.Documents, Description: "All documents of topic " + t.Name + ": metadata and rights, one JSON object per line."})
+	}
+	return out, nil
+}
