@@ -1,0 +1,183 @@
+package crossref
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/licence"
+)
+
+func convert(w *work, origin string, now time.Time) *ingest.Document {
+	doc := &ingest.Document{
+		DOI:       repairDOI(w.DOI),
+		Publisher: collapse(stripTags(w.Publisher)),
+		Language:  strings.ToLower(strings.TrimSpace(w.Language)),
+		Abstract:  abstractText(w.Abstract),
+		Updated:   w.Indexed.instant(),
+		Sources:   []string{Source},
+		Origin:    origin,
+	}
+	if len(w.Title) > 0 {
+		doc.Title = collapse(stripTags(w.Title[0]))
+	}
+	if len(w.ContainerTitle) > 0 {
+		doc.Venue = collapse(stripTags(w.ContainerTitle[0]))
+	}
+	issued := w.Issued
+	for _, d := range []dateField{w.Published, w.PublishedOnline, w.PublishedPrint} {
+		if y, _, _ := issued.parts(); y != 0 {
+			break
+		}
+		issued = d
+	}
+	doc.Date, doc.Year = issued.iso()
+	doc.Authors = authors(w.Author)
+	for _, s := range w.Subject {
+		doc.Subjects = append(doc.Subjects, collapse(s))
+	}
+	doc.Subjects = dedupe(doc.Subjects)
+	doc.References = references(w.Reference)
+
+	doc.Type = docType(w.Type, w.Subtype)
+	for _, u := range w.UpdateTo {
+		switch updateKind(u.Type) {
+		case "retraction":
+			doc.Type, doc.Retracted = "retraction", true
+		case "correction":
+			if doc.Type != "retraction" {
+				doc.Type = "correction"
+			}
+		}
+	}
+	for _, u := range w.UpdatedBy {
+		if updateKind(u.Type) == "retraction" {
+			doc.Retracted = true
+		}
+	}
+	doc.Licence = licence.Decide(evidence(w.License, issued), now)
+	return doc
+}
+
+// repairDOI normalises a DOI, cutting away junk before an embedded resolver
+// URL ("10.5424/http://dx.doi.org/10.5424/sjar/..." is 10.5424/sjar/...).
+func repairDOI(s string) string {
+	doi := ingest.NormaliseDOI(s)
+	if i := strings.LastIndex(doi, "doi.org/10."); i > 0 {
+		if fixed := ingest.NormaliseDOI(doi[i+len("doi.org/"):]); fixed != "" {
+			return fixed
+		}
+	}
+	return doi
+}
+
+// docType maps Crossref work types onto the document vocabulary shared with
+// the other readers; types without an equivalent are kept as they are.
+func docType(t, subtype string) string {
+	switch t = strings.ToLower(strings.TrimSpace(t)); t {
+	case "journal-article":
+		return "research-article"
+	case "posted-content":
+		if s := strings.ToLower(strings.TrimSpace(subtype)); s != "" && s != "preprint" {
+			return s
+		}
+		return "preprint"
+	case "proceedings-article":
+		return "conference-paper"
+	}
+	return t
+}
+
+// updateKind classifies a Crossref update type (update-to, updated-by).
+func updateKind(t string) string {
+	switch strings.ToLower(strings.ReplaceAll(strings.TrimSpace(t), "-", "_")) {
+	case "retraction", "partial_retraction", "withdrawal", "removal":
+		return "retraction"
+	case "correction", "erratum", "corrigendum":
+		return "correction"
+	}
+	return ""
+}
+
+func authors(list []author) []ingest.Author {
+	var out []ingest.Author
+	for _, a := range list {
+		au := ingest.Author{Given: collapse(a.Given), Family: collapse(a.Family), ORCID: normaliseORCID(a.ORCID)}
+		au.Name = collapse(au.Given + " " + au.Family)
+		if au.Name == "" {
+			au.Name = collapse(a.Name) // an organisation or consortium
+		}
+		if au.Name == "" {
+			continue
+		}
+		for _, aff := range a.Affiliation {
+			au.Affiliations = append(au.Affiliations, collapse(aff.Name))
+		}
+		au.Affiliations = dedupe(au.Affiliations)
+		out = append(out, au)
+	}
+	return out
+}
+
+func references(list []reference) []ingest.Reference {
+	var out []ingest.Reference
+	for _, r := range list {
+		ref := ingest.Reference{
+			Label:  collapse(r.Key),
+			DOI:    ingest.NormaliseDOI(r.DOI),
+			Title:  collapse(stripTags(r.ArticleTitle)),
+			Source: collapse(stripTags(r.JournalTitle)),
+			Year:   collapse(string(r.Year)),
+			Volume: collapse(string(r.Volume)),
+			Issue:  collapse(string(r.Issue)),
+			Pages:  collapse(string(r.FirstPage)),
+			Raw:    collapse(stripTags(r.Unstructured)),
+		}
+		if ref.Source == "" {
+			ref.Source = collapse(stripTags(r.VolumeTitle))
+		}
+		if ref.Source == "" {
+			ref.Source = collapse(stripTags(r.SeriesTitle))
+		}
+		if a := collapse(r.Author); a != "" {
+			ref.Authors = []string{a}
+		}
+		if ref.DOI+ref.Title+ref.Source+ref.Year+ref.Volume+ref.Pages+ref.Raw == "" && len(ref.Authors) == 0 {
+			continue // only a key
+		}
+		out = append(out, ref)
+	}
+	return out
+}
+
+// evidence turns license[] into licence evidence (see the package
+// documentation for Start).
+func evidence(list []license, issued dateField) []licence.Evidence {
+	var ev []licence.Evidence
+	for _, l := range list {
+		url := strings.TrimSpace(l.URL)
+		if url == "" {
+			continue
+		}
+		e := licence.Evidence{
+			Kind:           licence.KindCrossref,
+			Source:         licence.SourceCrossref,
+			Value:          url,
+			ContentVersion: strings.ToLower(strings.TrimSpace(l.ContentVersion)),
+			Start:          l.Start.instant(),
+		}
+		if l.Delay.set {
+			e.DelayDays = l.Delay.n
+			if e.Start.IsZero() {
+				if pub := issued.instant(); !pub.IsZero() {
+					e.Start = pub.AddDate(0, 0, l.Delay.n)
+				}
+			}
+		}
+		if !slices.Contains(ev, e) {
+			ev = append(ev, e)
+		}
+	}
+	return ev
+}

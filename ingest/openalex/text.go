@@ -1,0 +1,127 @@
+package openalex
+
+import (
+	"html"
+	"strings"
+	"unicode"
+)
+
+// collapse trims s and folds every run of white space into one space.
+func collapse(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// normaliseORCID returns an ORCID iD in 0000-0002-1825-0097 form, or "" when
+// s is not one (wrong length or check digit). PubMed spells them as bare
+// digits, with or without hyphens, or as orcid.org URLs.
+func normaliseORCID(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	var d []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			d = append(d, c)
+		case c == 'x' || c == 'X':
+			d = append(d, 'X')
+		case c == '-' || c == ' ':
+		default:
+			return ""
+		}
+	}
+	if len(d) != 16 {
+		return ""
+	}
+	// ISO 7064 MOD 11-2 check digit.
+	total := 0
+	for _, c := range d[:15] {
+		if c == 'X' {
+			return ""
+		}
+		total = (total + int(c-'0')) * 2
+	}
+	check := (12 - total%11) % 11
+	want := byte('0' + check)
+	if check == 10 {
+		want = 'X'
+	}
+	if d[15] != want {
+		return ""
+	}
+	return string(d[0:4]) + "-" + string(d[4:8]) + "-" + string(d[8:12]) + "-" + string(d[12:16])
+}
+
+// dedupe drops empty strings and repeats from list, keeping first
+// occurrences in order.
+func dedupe(list []string) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	seen := make(map[string]bool, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// stripTags removes inline HTML/XML tags (<i>, <sup>, <jats:p>...) and
+// decodes character entities, as titles and abstracts carry both.
+func stripTags(s string) string {
+	if !strings.ContainsAny(s, "<&") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if s[i] == '<' {
+			if j := strings.IndexByte(s[i+1:], '>'); j >= 0 && looksLikeTag(s[i+1:i+1+j]) {
+				i += j + 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return html.UnescapeString(b.String())
+}
+
+// looksLikeTag reports whether the text between < and > is a tag rather
+// than a comparison ("p < 0.05 and q > 1").
+func looksLikeTag(s string) bool {
+	if s == "" || len(s) > 256 || strings.IndexByte(s, '<') >= 0 {
+		return false
+	}
+	c := s[0]
+	if c == '/' || c == '!' || c == '?' {
+		if len(s) == 1 {
+			return false
+		}
+		c = s[1]
+	}
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
