@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/serve/archive"
+	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -156,6 +157,9 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	// Meta endpoints describe the finished registry; the router is rebuilt
 	// once they are in.
 	reg.Add(meta.Endpoints(reg, srv.Metrics())...)
+	reg.Add(&registry.Endpoint{Name: "mcp", Method: http.MethodPost, Path: "/mcp", Group: registry.GroupMeta,
+		Summary: "Model Context Protocol endpoint (streamable HTTP, stateless, 2025-06-18) offering every tool.",
+		Raw:     mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger})})
 	srv.handler = srv.router()
 	a.HTTP = srv
 	ok = true

@@ -46,6 +46,5 @@ func (p *X402) ServeHTTP(w http.ResponseWriter, r *http.Request, e *registry.End
 	}
 	extra := http.Header{}
 	extra.Set(x402.HeaderPaymentResponse, x402.EncodeHeader(receipt))
-	extra.Set("Access-Control-Expose-Headers", x402.HeaderPaymentResponse)
 	write(res, extra)
 }

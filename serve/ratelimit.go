@@ -113,13 +113,13 @@ func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
 	return false
 }
 
-// rateLimited wraps h with the limiter, setting RateLimit-* headers on every
+// rateLimited wraps h with the server's one limiter, setting RateLimit-* headers on every
 // answer and refusing with 429 and Retry-After when the bucket is empty.
 func (s *Server) rateLimited(h http.Handler) http.Handler {
-	if s.cfg.RateLimit.PerSecond <= 0 {
+	if s.limiter == nil {
 		return h
 	}
-	l := newLimiter(s.cfg.RateLimit, s.now)
+	l := s.limiter
 	limit := strconv.Itoa(s.cfg.RateLimit.Burst)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		remaining, wait, ok := l.allow(clientIP(r, s.cfg.RateLimit.TrustedProxies))

@@ -29,6 +29,7 @@ type Server struct {
 	pay     Payments
 	metrics *metrics
 	now     func() time.Time
+	limiter *limiter // shared by every route; nil when limiting is off
 	handler http.Handler
 }
 
@@ -54,6 +55,9 @@ func NewHTTP(cfg HTTPConfig, reg *registry.Registry, pay Payments) *Server {
 		s.now = time.Now
 	}
 	s.cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.RateLimit.PerSecond > 0 {
+		s.limiter = newLimiter(cfg.RateLimit, s.now)
+	}
 	s.handler = s.router()
 	return s
 }
@@ -72,7 +76,18 @@ func (s *Server) router() http.Handler {
 	rt.RedirectTrailingSlash = false
 	rt.RedirectFixedPath = false
 	rt.HandleMethodNotAllowed = true
-	rt.HandleOPTIONS = false
+	// OPTIONS answers CORS preflights for every route: agents in browsers
+	// pay with the same headers as anyone else.
+	rt.HandleOPTIONS = true
+	rt.GlobalOPTIONS = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Access-Control-Request-Method") != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Methods", h.Get("Allow"))
+			h.Set("Access-Control-Allow-Headers", "Content-Type, PAYMENT-SIGNATURE, MCP-Protocol-Version, Mcp-Session-Id, Authorization")
+			h.Set("Access-Control-Max-Age", "86400")
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	rt.NotFound = s.instrument("not_found", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apierr.New(apierr.ErrNotFound, "", "no such endpoint: "+r.URL.Path))
 	}))
@@ -95,7 +110,7 @@ func (s *Server) router() http.Handler {
 		}
 		rt.Handler(e.Method, e.Path, h)
 	}
-	return rt
+	return cors(rt)
 }
 
 // endpoint adapts a registry endpoint to HTTP: decode and validate the
