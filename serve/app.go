@@ -10,9 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshelf/openshelf/serve/alarm"
 	"github.com/openshelf/openshelf/serve/archive"
+	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
 
@@ -37,6 +40,20 @@ type Config struct {
 	AccessLog     bool
 	Logger        *slog.Logger
 	Now           func() time.Time
+
+	// Fetch configures the one guarded outbound client every live tool and
+	// alarm delivery uses. Its AllowLoopback is for tests only.
+	Fetch fetch.Config
+	// Probe configures ping_status and domain_intel upstreams (DNS
+	// resolver, RDAP bootstrap).
+	Probe web.ProbeConfig
+	// Tools configures extract_webpage, site_metadata and read_feed.
+	Tools web.ToolsConfig
+
+	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
+	// a postgres:// URL to share alarms between instances, or another
+	// SQLite file path.
+	AlarmDB string
 }
 
 // DefaultPayTo is a placeholder payee for local runs; production sets
@@ -86,6 +103,8 @@ type App struct {
 	Store    *archive.Store
 	Payments *X402
 	HTTP     *Server
+	Fetch    *fetch.Client
+	Alarms   *alarm.Service
 	closers  []func() error
 }
 
@@ -152,6 +171,31 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	reg.Add(serviceEndpoint(meta, reg))
 	reg.Add(arch.Endpoints()...)
+
+	// Live tools: one guarded client for every user-given URL.
+	if cfg.Fetch.Logger == nil {
+		cfg.Fetch.Logger = cfg.Logger
+	}
+	if err := cfg.Fetch.Validate(); err != nil {
+		return nil, err
+	}
+	fc := fetch.New(cfg.Fetch)
+	a.Fetch = fc
+	if cfg.Probe.Logger == nil {
+		cfg.Probe.Logger = cfg.Logger
+	}
+	reg.Add(web.NewTools(fc, cfg.Tools).Endpoints()...)
+	reg.Add(web.NewProbe(fc, cfg.Probe).Endpoints()...)
+
+	// Alarms (serve/alarm): store, scheduler and endpoints.
+	alarms, err := alarm.Open(ctx, alarm.Config{DB: cfg.AlarmDB, DataDir: cfg.DataDir, Now: cfg.Now, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("serve: alarms: %w", err)
+	}
+	a.Alarms = alarms
+	a.closers = append(a.closers, alarms.Close)
+	reg.Add(alarms.Endpoints()...)
+
 	srv = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
 		Logger: cfg.Logger, Now: cfg.Now}, reg, a.Payments)
 	// Meta endpoints describe the finished registry; the router is rebuilt
@@ -162,6 +206,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 		Raw:     mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger})})
 	srv.handler = srv.router()
 	a.HTTP = srv
+	alarms.Start()
 	ok = true
 	return a, nil
 }
