@@ -73,6 +73,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.Var(&trusted, "trusted-proxy", "proxy address or CIDR whose X-Forwarded-For is believed (repeatable, comma-separated)")
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
+	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {

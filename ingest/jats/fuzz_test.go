@@ -1,0 +1,76 @@
+package jats
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+// seeds adds the small fixtures and hand-made edge cases to a fuzz corpus.
+func seeds(f *testing.F) {
+	for _, path := range fixtureFiles(f) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) < 24<<10 {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		"", "<", "<a", "<article/>", "<article><front/></article>", "&amp;", "<!DOCTYPE a [",
+		`<OAI-PMH><ListRecords><record><header status="deleted"><identifier>oai:pmc:1</identifier></header></record></ListRecords></OAI-PMH>`,
+		`<pmc-articleset><article><front><article-meta><article-id pub-id-type="pmc">1</article-id></article-meta></front><body><sec><p>x<sec><title>t</title></sec></p></sec></body><back><ref-list><ref><mixed-citation>doi:10.1234/5678</mixed-citation></ref></ref-list></back></article></pmc-articleset>`,
+		"<a t='x>\"'>&#x110000;&#xD800;<![CDATA[]]></a>",
+		"\xfe\xff\x00<\x00a\x00/\x00>", "<?xml version='1.0' encoding='latin1'?><article>\xe9</article>",
+	} {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzRead checks that no input panics or hangs the reader, that every
+// error is one of the documented kinds, and that every document has an id.
+func FuzzRead(f *testing.F) {
+	seeds(f)
+	rd := &Reader{
+		Now:             func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
+		MaxDepth:        64,
+		MaxTokenBytes:   64 << 10,
+		MaxCaptureBytes: 1 << 20,
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var sink collect
+		err := rd.Read(context.Background(), bytes.NewReader(in), "fuzz", &sink)
+		if err != nil && !isContentError(err) {
+			t.Fatalf("undocumented error: %v", err)
+		}
+		for _, d := range sink.docs {
+			if d.ID == "" || d.Origin != "fuzz" || len(d.Sources) != 1 {
+				t.Fatalf("document %+v", d)
+			}
+		}
+	})
+}
+
+// FuzzScanChunks checks that the token stream does not depend on how the
+// input arrives: whole, or one byte per read with the smallest buffer.
+func FuzzScanChunks(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		whole, err1 := scanAll(bytes.NewReader(in), 1<<20)
+		bytewise, err2 := scanAll(iotest.OneByteReader(bytes.NewReader(in)), minBuf)
+		if errors.Is(err1, ErrLimit) || errors.Is(err2, ErrLimit) {
+			return // the small buffer limits tokens to minBuf bytes
+		}
+		if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
+			t.Fatalf("errors differ: %v / %v", err1, err2)
+		}
+		if whole != bytewise {
+			t.Fatalf("streams differ at byte %d", firstDiff(whole, bytewise))
+		}
+	})
+}

@@ -1,0 +1,200 @@
+package jats
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// scanAll renders the token stream of in: "<name a=v>", "</name>" and text,
+// with adjacent text merged (the scanner may split long runs).
+func scanAll(r io.Reader, maxTok int) (string, error) {
+	var s scanner
+	s.reset(context.Background(), r, maxTok, 256)
+	if err := s.start(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for {
+		if err := s.next(); err != nil {
+			return b.String(), err
+		}
+		switch s.kind {
+		case tokEOF:
+			return b.String(), nil
+		case tokStart:
+			b.WriteString("<" + qname(s.prefix, s.local))
+			for _, a := range s.attributes() {
+				b.WriteString(" " + qname(a.prefix, a.local) + "=" + string(appendUnescaped(nil, a.val)))
+			}
+			b.WriteString(">")
+		case tokEnd:
+			b.WriteString("</" + qname(s.prefix, s.local) + ">")
+		case tokText:
+			b.Write(s.text)
+		}
+	}
+}
+
+func qname(prefix, local []byte) string {
+	if len(prefix) > 0 {
+		return string(prefix) + ":" + string(local)
+	}
+	return string(local)
+}
+
+// stdTokens renders in the same way with encoding/xml (strict), the
+// reference for well-formed input.
+func stdTokens(in []byte) (string, error) {
+	d := xml.NewDecoder(bytes.NewReader(in))
+	d.Entity = xml.HTMLEntity
+	var b strings.Builder
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			return b.String(), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			b.WriteString("<" + stdName(tok.Name))
+			for _, a := range tok.Attr {
+				b.WriteString(" " + stdName(a.Name) + "=" + a.Value)
+			}
+			b.WriteString(">")
+		case xml.EndElement:
+			b.WriteString("</" + stdName(tok.Name) + ">")
+		case xml.CharData:
+			b.Write(tok)
+		}
+	}
+}
+
+func stdName(n xml.Name) string {
+	if n.Space != "" {
+		return n.Space + ":" + n.Local
+	}
+	return n.Local
+}
+
+// TestScannerMatchesEncodingXML compares the token streams of every
+// fixture with encoding/xml's, reading whole and one byte at a time.
+func TestScannerMatchesEncodingXML(t *testing.T) {
+	for i, path := range fixtureFiles(t) {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := stdTokens(in)
+		if err != nil {
+			t.Fatalf("%s: encoding/xml: %v", path, err)
+		}
+		// encoding/xml turns \r\n into \n in text; the scanner keeps bytes
+		// but drops white space before the first markup.
+		want = strings.ReplaceAll(want, "\r\n", "\n")
+		if lead := len(in) - len(bytes.TrimLeft(in, " \t\r\n")); lead > 0 {
+			want = want[lead:]
+		}
+		got, err := scanAll(bytes.NewReader(in), defaultMaxToken)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if got = strings.ReplaceAll(got, "\r\n", "\n"); got != want {
+			t.Errorf("%s: streams differ at byte %d", path, firstDiff(got, want))
+			continue
+		}
+		// Refill paths: a few files one byte at a time, with a small buffer.
+		if i%8 == 0 {
+			slow, err := scanAll(iotest.OneByteReader(bytes.NewReader(in)), minBuf)
+			if err != nil {
+				t.Fatalf("%s one byte at a time: %v", path, err)
+			}
+			if slow = strings.ReplaceAll(slow, "\r\n", "\n"); slow != want {
+				t.Errorf("%s one byte at a time: streams differ at byte %d", path, firstDiff(slow, want))
+			}
+		}
+	}
+}
+
+func firstDiff(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func TestScannerLenient(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"entities", `<a t="x&amp;y&#x41;&eacute;">&lt;&gt;&amp;&quot;&apos;&#65;&#x263A;&nbsp;&copy;</a>`, "<a t=x&yAé><>&\"'A☺\u00a0©</a>"},
+		{"unknown entity stays", `<a>&bogus; &amp &#xZZ; &#0;</a>`, "<a>&bogus; &amp &#xZZ; \uFFFD</a>"},
+		{"cdata", `<a><![CDATA[<b>&amp;</b>]]></a>`, "<a><b>&amp;</b></a>"},
+		{"comment and pi", `<a><!-- <b> -->x<?pi <b>?>y</a>`, "<a>xy</a>"},
+		{"doctype subset", `<!DOCTYPE a [ <!ENTITY e "]>"> ]><a/>`, "<a></a>"},
+		{"stray lt", `<a>1 < 2</a>`, "<a>1 < 2</a>"},
+		{"gt in attribute", `<a t="1>0" u='it"s'>x</a>`, "<a t=1>0 u=it\"s>x</a>"},
+		{"unquoted and bare attributes", `<a t=1 checked u = "2">x</a>`, "<a t=1 checked= u=2>x</a>"},
+		{"apostrophe outside a value", `<a b'c="1">x</a>`, "<a b'c=1>x</a>"},
+		{"autoclose", `<a><b><c>x</a>`, "<a><b><c>x</c></b></a>"},
+		{"unmatched end dropped", `<a>x</b>y</a>`, "<a>xy</a>"},
+		{"self closing", `<a><b/><c x="1"/></a>`, "<a><b></b><c x=1></c></a>"},
+		{"prefixes", `<j:a xmlns:j="u"><j:b xlink:href="h"/></j:a>`, "<j:a xmlns:j=u><j:b xlink:href=h></j:b></j:a>"},
+		{"lone lt at end", `<a></a><`, "<a></a><"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := scanAll(strings.NewReader(tt.in), defaultMaxToken)
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v\nwant %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestScannerLimitsAndChunks(t *testing.T) {
+	// A text run far larger than the buffer, with entities everywhere, is
+	// handed out in pieces without cutting a reference in two.
+	var in, want strings.Builder
+	in.WriteString("<a>")
+	want.WriteString("<a>")
+	for i := 0; i < 20000; i++ {
+		in.WriteString("x&amp;&#233;")
+		want.WriteString("x&é")
+	}
+	in.WriteString("</a>")
+	want.WriteString("</a>")
+	got, err := scanAll(iotest.HalfReader(strings.NewReader(in.String())), minBuf)
+	if err != nil || got != want.String() {
+		t.Errorf("long text: %v, match %v", err, got == want.String())
+	}
+
+	tests := []struct {
+		name, in string
+		want     error
+	}{
+		{"huge tag", `<a t="` + strings.Repeat("v", 3*minBuf) + `"/>`, ErrLimit},
+		{"huge comment", `<a><!--` + strings.Repeat("c", 3*minBuf) + `--></a>`, ErrLimit},
+		{"deep", strings.Repeat("<a>", 257), ErrLimit},
+		{"eof in element", `<a><b>text`, ErrSyntax},
+		{"eof in tag", `<a><b t="1`, ErrSyntax},
+		{"eof in cdata", `<a><![CDATA[x`, ErrSyntax},
+		{"eof in doctype", `<!DOCTYPE a [ <!ENTITY x "y">`, ErrSyntax},
+		{"eof in pi", `<?xml version="1.0"`, ErrSyntax},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := scanAll(strings.NewReader(tt.in), minBuf); !errors.Is(err, tt.want) {
+				t.Errorf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,648 @@
+package run
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/ingest/detect"
+	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/licence"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// verdict is an expected licence outcome: one of the accepted families, or
+// a rejection with one of the reasons (any reason when Reasons is empty).
+type verdict struct {
+	Families []licence.Family
+	Reasons  []licence.Reason
+	Reject   bool
+}
+
+func accept(f ...licence.Family) verdict { return verdict{Families: f} }
+func reject(r ...licence.Reason) verdict { return verdict{Reject: true, Reasons: r} }
+
+// also lets a verdict allow a rejection besides the families (SOURCES.md
+// "accept ... or hold for review"), with one of the reasons (any reason
+// when none is given).
+func (v verdict) also(r ...licence.Reason) verdict { v.Reject, v.Reasons = true, r; return v }
+
+func (v verdict) allows(d licence.Decision) bool {
+	if d.Accepted {
+		return slices.Contains(v.Families, d.Family)
+	}
+	return v.Reject && (len(v.Reasons) == 0 || slices.Contains(v.Reasons, d.Reason))
+}
+
+func (v verdict) String() string {
+	var parts []string
+	for _, f := range v.Families {
+		parts = append(parts, "accept "+string(f))
+	}
+	if v.Reject {
+		r := "reject"
+		if len(v.Reasons) > 0 {
+			r += fmt.Sprint(v.Reasons)
+		}
+		parts = append(parts, r)
+	}
+	return strings.Join(parts, " or ")
+}
+
+const (
+	byF    = licence.CCBY
+	cc0F   = licence.CC0
+	pdmF   = licence.PDM
+	nc     = licence.NonCommercial
+	nd     = licence.NoDerivatives
+	custom = licence.CustomTerms
+	miss   = licence.Missing
+	tdm    = licence.TDMOnly
+)
+
+// jatsVerdicts is transcribed from the "Expected pipeline verdict" column
+// of shared/fixtures/jats/*/SOURCES.md, keyed by file name. Reasons follow
+// the verdict's words: NC -> non-commercial, "NC, ND" -> non-commercial or
+// no-derivatives, all rights reserved and custom terms -> custom-terms,
+// missing licence -> missing.
+var jatsVerdicts = map[string]verdict{
+	// jats/biorxiv
+	"biorxiv-493855.xml":              reject(nc, nd),
+	"biorxiv-468444.xml":              reject(nc, nd),
+	"biorxiv-498369.xml":              accept(byF),
+	"biorxiv-532331.xml":              accept(byF),
+	"biorxiv-223354.front-only.xml":   reject(custom, miss), // all rights reserved
+	"medrxiv-22275761.front-only.xml": reject(custom, miss), // all rights reserved
+	// jats/elife
+	"elife00005.xml":       accept(byF),
+	"elife00240.xml":       accept(byF),
+	"elife00270.xml":       accept(byF),
+	"elife00351.xml":       accept(byF),
+	"elife02935.xml":       accept(cc0F),
+	"elife06003.xml":       accept(byF),
+	"elife07586.xml":       accept(byF),
+	"elife09853.xml":       accept(byF),
+	"elife_poa_e06828.xml": accept(byF),
+	"elife-02833-v2.xml":   accept(byF),
+	"elife-00666.xml":      accept(byF),
+	"elife-46472-v3.xml":   accept(cc0F),
+	"elife-30274-v1.xml":   accept(byF),
+	"ijm-00202.xml":        accept(byF),
+	// jats/f1000
+	"f1000research-7-1655-v1.xml": accept(byF),
+	"f1000research-8-1394-v1.xml": accept(byF),
+	// jats/plos
+	"journal.pone.0111971.xml": accept(byF),
+	"journal.pone.0117014.xml": accept(byF),
+	"journal.ppat.1005207.xml": accept(byF), // retraction notice
+	"journal.pone.0080518.xml": accept(byF),
+	"journal.pone.0160653.xml": accept(cc0F),
+	"journal.pone.0052690.xml": accept(cc0F), // text rule
+	"journal.pone.0068090.xml": accept(cc0F), // text rule
+	// Public domain declaration: "ACCEPT (map to CC0/PDM family) or manual
+	// review" - held for review is a rejection that publishes nothing.
+	"journal.pmed.0020402.xml": accept(cc0F, pdmF).also(),
+	"journal.pmed.1001080.xml": reject(custom), // WHO terms
+	"journal.pbio.0020188.xml": accept(byF),    // text rule
+	"journal.pbio.0030408.xml": accept(byF),    // text rule
+	"journal.pcbi.0030158.xml": accept(byF),    // text rule, retraction notice
+	"journal.pone.0097541.xml": accept(byF),    // text rule
+	"journal.pgen.1000052.xml": accept(byF),    // text rule
+	// jats/pmc
+	"1471-2180-11-174.nxml": accept(byF),
+	"1472-6831-8-11.nxml":   accept(byF),
+	"ehp-116-1694.nxml":     accept(pdmF),
+	"mds526.nxml":           reject(nc),
+	"pntd.0002065.nxml":     accept(byF), // text rule
+	"pone.0046493.nxml":     accept(byF), // text rule
+	// Hold-out: "ACCEPT only if copyright-statement is also scanned; else
+	// REJECT missing" - sources.md section 7.1 scans it as the last resort.
+	"pone.0000217.nxml":        accept(byF).also(miss),
+	"6605965a.front-only.nxml": reject(miss),
+	"PMC5828200.nxml":          accept(byF),
+	"PMC6398430.nxml":          accept(byF),
+	"PMC7417471.nxml":          accept(byF), // URL inside license-p
+	// jats/scielo
+	"rba-69-03-0227.xml":                       reject(nc, nd),
+	"rsp-48-2-0322.xml":                        reject(nc),
+	"rsp-48-2-0366.xml":                        reject(nc),
+	"ceramica-QMyWZTMgngWRCDtVJfJH9Cn.xml":     reject(nc),
+	"rbef-2021-0153.xml":                       accept(byF),
+	"rsp-2025-S0034-89102025000100200.xml":     accept(byF),
+	"mediacoes-S2176-66652019000100074.xml":    accept(byF),
+	"abc-20210807-MNHpJQpnjvSX6pkKCg37yTJ.xml": accept(byF),
+}
+
+// retractionNotices are the JATS files whose SOURCES.md row says
+// retraction: they are removed from the archive whatever their licence.
+var retractionNotices = []string{"journal.ppat.1005207.xml", "journal.pcbi.0030158.xml"}
+
+// crossrefVerdicts is transcribed from shared/fixtures/crossref/SOURCES.md
+// ("Licence arrays to test"); every other Crossref work there is "REJECT".
+var crossrefVerdicts = map[string]verdict{
+	"10.7554/elife.01567":         accept(byF),    // vor by/3.0
+	"10.1002/cfg.158":             accept(byF),    // Hindawi vor by/3.0, line duplicated
+	"10.1006/mthe.2001.0464":      reject(nc, nd), // Elsevier tdm + vor by-nc-nd
+	"10.1007/s10107-009-0306-5":   reject(tdm),    // Springer tdm only
+	"10.1109/infvis.2005.1532150": reject(miss),   // IEEE, no licence
+	"10.1109/mitp.2002.1041177":   reject(miss),   // IEEE, no licence
+	// Wiley: tdm only in the sample, tdm + vor by-nc-nd in the single file.
+	"10.1002/(sici)1097-461x(1998)66:4<261::aid-qua1>3.0.co;2-t": reject(nc, nd, tdm),
+}
+
+// observed is what the readers handed to the merger, recorded on the way
+// (the run itself is the CLI's code path; the recorder only watches).
+type observed struct {
+	mu   sync.Mutex
+	docs []ingest.Document
+	dels []ingest.Deletion
+}
+
+type observer struct {
+	ingest.Sink
+	o *observed
+}
+
+func (s observer) Document(d *ingest.Document) error {
+	c, _ := clone(d)
+	s.o.mu.Lock()
+	s.o.docs = append(s.o.docs, *c)
+	s.o.mu.Unlock()
+	return s.Sink.Document(d)
+}
+
+func (s observer) Delete(del ingest.Deletion) error {
+	s.o.mu.Lock()
+	s.o.dels = append(s.o.dels, del)
+	s.o.mu.Unlock()
+	return s.Sink.Delete(del)
+}
+
+func watch(rs detect.Readers, o *observed) detect.Readers {
+	out := detect.Readers{}
+	for f, read := range rs {
+		out[f] = func(ctx context.Context, r io.Reader, origin string, sink ingest.Sink) error {
+			return read(ctx, r, origin, observer{sink, o})
+		}
+	}
+	return out
+}
+
+// published is one row of documents.parquet.
+type published struct {
+	ID, Aliases, DOI, PMID, OpenAlex, License, Origin, Sources, Topics string
+	Updated                                                            sql.NullInt64
+}
+
+// TestAcceptanceFixtures ingests the whole shared corpus exactly as
+// `openshelf ingest --data DIR fixtures/` does, then checks every licence
+// verdict of the fixtures' SOURCES.md files against what was decided and
+// what was published, and that no rejected document reaches any published
+// table or bundle.
+func TestAcceptanceFixtures(t *testing.T) {
+	dir := fixtures.Dir(t)
+	data := t.TempDir()
+	obs := &observed{}
+	sum, err := Run(context.Background(), Config{
+		DataDir: data,
+		Inputs:  []Input{{Path: dir}},
+		Fresh:   true,
+		Now:     time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC),
+		Readers: watch(detect.Default(), obs),
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var text strings.Builder
+	sum.WriteText(&text)
+	t.Log(text.String())
+
+	// Inputs: 68 data files, the ten SOURCES.md skipped, nothing unreadable.
+	if sum.Skipped != 10 {
+		t.Errorf("skipped %d files, want the 10 SOURCES.md", sum.Skipped)
+	}
+	for _, s := range sum.SkippedFiles {
+		if filepath.Base(s.Path) != "SOURCES.md" {
+			t.Errorf("skipped a data file: %s: %s", s.Path, s.Reason)
+		}
+	}
+	if sum.Problems != 0 {
+		t.Errorf("%d problems: %v", sum.Problems, sum.ProblemList)
+	}
+
+	snap, err := snapshot.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.ID != sum.Snapshot {
+		t.Errorf("current is %s, summary says %s", snap.ID, sum.Snapshot)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	docs := queryDocuments(t, db, snap)
+	byOrigin := map[string][]published{}
+	byDOI := map[string]published{}
+	publishedIDs := map[string]string{} // id or alias -> table
+	for _, d := range docs {
+		byOrigin[d.Origin] = append(byOrigin[d.Origin], d)
+		if d.DOI != "" {
+			byDOI[d.DOI] = d
+		}
+		publishedIDs[d.ID] = "documents"
+		for _, a := range split(d.Aliases) {
+			publishedIDs[a] = "documents.aliases"
+		}
+		if !slices.Contains(licence.Families, licence.Family(d.License)) {
+			t.Errorf("published %s with licence %q", d.ID, d.License)
+		}
+		if d.Topics == "" {
+			t.Errorf("published %s without a topic", d.ID)
+		}
+		if d.Sources == "pubmed" {
+			t.Errorf("published %s from PubMed alone (PubMed has no reuse licence)", d.ID)
+		}
+	}
+	if int64(len(docs)) != sum.Accepted {
+		t.Errorf("documents.parquet has %d rows, summary accepted %d", len(docs), sum.Accepted)
+	}
+	for _, tc := range [][2]string{
+		{snapshot.Fulltext, "id"}, {snapshot.References, "id"}, {snapshot.SearchDocs, "id"},
+		{snapshot.Aliases, "alias"}, {snapshot.Aliases, "id"},
+	} {
+		for _, id := range queryColumn(t, db, snap.Path(tc[0]), tc[1]) {
+			if _, ok := publishedIDs[id]; !ok {
+				publishedIDs[id] = tc[0]
+			}
+		}
+	}
+	bundleIDs := readBundles(t, db, snap)
+	for id := range bundleIDs {
+		if _, ok := publishedIDs[id]; !ok {
+			t.Errorf("bundle line %s is not in documents.parquet", id)
+		}
+	}
+
+	rejects := map[string]string{} // source_id -> reason
+	rejectPaths := map[string]string{}
+	rows, err := db.Query(fmt.Sprintf(`SELECT path, source_id, reason FROM read_parquet('%s')`, snap.Path(snapshot.Rejects)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nrejects := 0
+	for rows.Next() {
+		var path, id, reason string
+		if err := rows.Scan(&path, &id, &reason); err != nil {
+			t.Fatal(err)
+		}
+		nrejects++
+		rejects[id] = reason
+		rejectPaths[path] = reason
+		if where, ok := publishedIDs[id]; ok {
+			t.Errorf("REJECTED %s (%s, %s) is published in %s", id, reason, path, where)
+		}
+		if _, ok := bundleIDs[id]; ok {
+			t.Errorf("REJECTED %s (%s, %s) is in a bundle", id, reason, path)
+		}
+	}
+	rows.Close()
+	if int64(nrejects) != sum.Rejected {
+		t.Errorf("rejects.parquet has %d rows, summary rejected %d", nrejects, sum.Rejected)
+	}
+
+	// JATS: every file's decision, then its publication.
+	seen := map[string]int{}
+	for _, d := range obs.docs {
+		name := filepath.Base(d.Origin)
+		want, ok := jatsVerdicts[name]
+		if !ok || !strings.Contains(filepath.ToSlash(d.Origin), "/jats/") {
+			continue
+		}
+		seen[name]++
+		if !want.allows(d.Licence) {
+			t.Errorf("%s: decided %s, want %v (SOURCES.md); detail: %s", name, describe(d.Licence), want, d.Licence.Detail)
+		}
+		retraction := slices.Contains(retractionNotices, name)
+		if d.Retracted != retraction {
+			t.Errorf("%s: retracted = %v, want %v", name, d.Retracted, retraction)
+		}
+		pubs := byOrigin[d.Origin]
+		switch {
+		case d.Licence.Accepted && !retraction:
+			if len(pubs) != 1 || pubs[0].License != string(d.Licence.Family) {
+				t.Errorf("%s: accepted as %s but published as %+v", name, d.Licence.Family, pubs)
+			}
+		default:
+			if len(pubs) != 0 {
+				t.Errorf("%s: %s but PUBLISHED as %+v", name, describe(d.Licence), pubs)
+			}
+			for _, id := range d.IDs() {
+				if where, ok := publishedIDs[id]; ok {
+					t.Errorf("%s: %s but its id %s is PUBLISHED in %s", name, describe(d.Licence), id, where)
+				}
+			}
+			if d.DOI != "" {
+				if _, ok := byDOI[ingest.NormaliseDOI(d.DOI)]; ok {
+					t.Errorf("%s: %s but its DOI %s is PUBLISHED", name, describe(d.Licence), d.DOI)
+				}
+			}
+			if !d.Licence.Accepted && rejectPaths[d.Origin] != string(d.Licence.Reason) {
+				t.Errorf("%s: rejects.parquet has reason %q for it, want %q", name, rejectPaths[d.Origin], d.Licence.Reason)
+			}
+		}
+	}
+	for name := range jatsVerdicts {
+		if seen[name] != 1 {
+			t.Errorf("%s: read %d times, want once", name, seen[name])
+		}
+	}
+	if len(jatsVerdicts) != 55 {
+		t.Errorf("the verdict table has %d JATS files, the corpus 55", len(jatsVerdicts))
+	}
+
+	// Crossref: the works named in SOURCES.md, and every other one rejected.
+	crossrefDOIs := map[string]bool{}
+	for _, d := range obs.docs {
+		if slices.Contains(d.Sources, "crossref") {
+			crossrefDOIs[ingest.NormaliseDOI(d.DOI)] = true
+		}
+	}
+	if len(crossrefDOIs) < 30 {
+		t.Errorf("only %d Crossref works read", len(crossrefDOIs))
+	}
+	for doi := range crossrefVerdicts {
+		if !crossrefDOIs[doi] {
+			t.Errorf("crossref %s: not read", doi)
+		}
+	}
+	for doi := range crossrefDOIs {
+		want, ok := crossrefVerdicts[doi]
+		if !ok {
+			want = reject()
+		}
+		pub, isPub := byDOI[doi]
+		switch {
+		case isPub && !want.allows(licence.Decision{Accepted: true, Family: licence.Family(pub.License)}):
+			t.Errorf("crossref %s: PUBLISHED as %s, want %v", doi, pub.License, want)
+		case !isPub && !want.allows(licence.Decision{Reason: licence.Reason(rejects[ingest.DOIID(doi)])}):
+			t.Errorf("crossref %s: rejected as %q, want %v", doi, rejects[ingest.DOIID(doi)], want)
+		}
+	}
+	for _, doi := range []string{"10.7554/elife.01567", "10.1002/cfg.158"} {
+		n := 0
+		for _, d := range docs {
+			if d.DOI == doi {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("crossref %s published %d times, want once", doi, n)
+		}
+	}
+
+	// OpenAlex: the newest version of each work wins, no work twice,
+	// location licences that are not licences publish nothing, and the
+	// suspicious labels of SOURCES.md do not become licences.
+	newest := map[string]int64{}
+	for _, d := range obs.docs {
+		if slices.Contains(d.Sources, "openalex") && !d.Updated.IsZero() {
+			newest[d.OpenAlex] = max(newest[d.OpenAlex], d.Updated.Unix())
+		}
+	}
+	if len(newest) != 292 {
+		t.Errorf("%d distinct OpenAlex works read, the sample has 292", len(newest))
+	}
+	oaPublished := map[string]bool{}
+	for _, d := range docs {
+		if d.OpenAlex == "" {
+			continue
+		}
+		if oaPublished[d.OpenAlex] {
+			t.Errorf("OpenAlex %s published twice", d.OpenAlex)
+		}
+		oaPublished[d.OpenAlex] = true
+		if n, ok := newest[d.OpenAlex]; ok && (!d.Updated.Valid || d.Updated.Int64 != n) {
+			t.Errorf("OpenAlex %s: published version updated %v, the newest is %d", d.OpenAlex, d.Updated, n)
+		}
+	}
+	if sum.Superseded < 83+30 {
+		t.Errorf("superseded %d records; the 83 older versions and the 30-work subset must be", sum.Superseded)
+	}
+	if oaPublished["W1621318800"] {
+		t.Error("W1621318800 (Nature 1992 labelled public-domain) is published; SOURCES.md: confirm against the source first")
+	}
+	for _, w := range []string{"W2144516619", "W2122299184", "W1481692236"} {
+		for _, d := range docs {
+			if d.OpenAlex == w && d.License == string(licence.CCBYSA) {
+				t.Errorf("%s published as CC-BY-SA from a wrong SHILAP repository location", w)
+			}
+		}
+	}
+	for w, lic := range openalexLicences(t, dir) {
+		if oaPublished[w] && !lic {
+			t.Errorf("OpenAlex %s is published but none of its locations carries an open licence", w)
+		}
+	}
+
+	// PubMed: deleted citations are not published.
+	if len(obs.dels) == 0 {
+		t.Error("no DeleteCitation seen in pubmedsample_2019.xml")
+	}
+	for _, del := range obs.dels {
+		if where, ok := publishedIDs[del.ID]; ok {
+			t.Errorf("deleted %s is published in %s", del.ID, where)
+		}
+	}
+}
+
+func describe(d licence.Decision) string {
+	if d.Accepted {
+		return "accept " + string(d.Family)
+	}
+	return "reject " + string(d.Reason)
+}
+
+func split(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "|")
+}
+
+func queryDocuments(t *testing.T, db *sql.DB, snap *snapshot.Snapshot) []published {
+	t.Helper()
+	rows, err := db.Query(fmt.Sprintf(`SELECT id, array_to_string(aliases, '|'), doi, pmid, openalex, license, origin,
+		array_to_string(sources, '|'), array_to_string(topics, '|'), CAST(floor(epoch(updated)) AS BIGINT)
+		FROM read_parquet('%s') ORDER BY id`, snap.Path(snapshot.Documents)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []published
+	for rows.Next() {
+		var p published
+		var aliases, sources, topics sql.NullString
+		if err := rows.Scan(&p.ID, &aliases, &p.DOI, &p.PMID, &p.OpenAlex, &p.License, &p.Origin, &sources, &topics, &p.Updated); err != nil {
+			t.Fatal(err)
+		}
+		p.Aliases, p.Sources, p.Topics = aliases.String, sources.String, topics.String
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func queryColumn(t *testing.T, db *sql.DB, path, col string) []string {
+	t.Helper()
+	rows, err := db.Query(fmt.Sprintf(`SELECT DISTINCT %s FROM read_parquet('%s')`, col, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// readBundles decompresses every bundle listed in topics.parquet, checks
+// its lines against the row and returns the ids it holds.
+func readBundles(t *testing.T, db *sql.DB, snap *snapshot.Snapshot) map[string]bool {
+	t.Helper()
+	rows, err := db.Query(fmt.Sprintf(`SELECT slug, documents FROM read_parquet('%s')`, snap.Path(snapshot.Topics)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var slug string
+		var n int64
+		if err := rows.Scan(&slug, &n); err != nil {
+			t.Fatal(err)
+		}
+		path, err := snap.BundlePath(slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			if n == 0 && os.IsNotExist(err) {
+				continue
+			}
+			t.Fatalf("bundle %s: %v", slug, err)
+		}
+		zr, err := zstd.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(zr)
+		sc.Buffer(nil, 64<<20)
+		var lines int64
+		for sc.Scan() {
+			var line struct {
+				ID      string   `json:"id"`
+				License string   `json:"license"`
+				Topics  []string `json:"topics"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+				t.Fatalf("bundle %s line %d: %v", slug, lines+1, err)
+			}
+			lines++
+			ids[line.ID] = true
+			if !slices.Contains(licence.Families, licence.Family(line.License)) {
+				t.Errorf("bundle %s: %s with licence %q", slug, line.ID, line.License)
+			}
+			if !slices.Contains(line.Topics, slug) {
+				t.Errorf("bundle %s: %s has topics %v", slug, line.ID, line.Topics)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatalf("bundle %s: %v", slug, err)
+		}
+		zr.Close()
+		f.Close()
+		if lines != n {
+			t.Errorf("bundle %s has %d lines, topics.parquet says %d", slug, lines, n)
+		}
+	}
+	return ids
+}
+
+// openalexLicences reports, for every work of the OpenAlex sample, whether
+// any of its locations states an open licence value (not other-oa, not
+// null), read straight from the fixture.
+func openalexLicences(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "openalex", "works_sample.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, rc, err := detect.Sniff(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	type loc struct {
+		License *string `json:"license"`
+	}
+	open := map[string]bool{"cc-by": true, "cc-by-sa": true, "cc0": true, "public-domain": true}
+	out := map[string]bool{}
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var w struct {
+			ID        string `json:"id"`
+			Primary   *loc   `json:"primary_location"`
+			Best      *loc   `json:"best_oa_location"`
+			Locations []loc  `json:"locations"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
+			t.Fatal(err)
+		}
+		id := ingest.NormaliseOpenAlex(w.ID)
+		locs := append([]loc{}, w.Locations...)
+		for _, l := range []*loc{w.Primary, w.Best} {
+			if l != nil {
+				locs = append(locs, *l)
+			}
+		}
+		for _, l := range locs {
+			if l.License != nil && open[*l.License] {
+				out[id] = true
+			}
+		}
+		if !out[id] {
+			out[id] = false
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
