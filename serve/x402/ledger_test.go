@@ -1,0 +1,35 @@
+package x402
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestOpenLedgerPathWithURLCharacters(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a b%20c?d#e", "x402.db")
+	l, err := OpenLedger(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("ledger not at %s: %v", p, err)
+	}
+}
+
+func TestOpenLedgerRefusesNewerSchema(t *testing.T) {
+	p := LedgerPath(t.TempDir())
+	l, err := OpenLedger(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.db.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if _, err := OpenLedger(p); err == nil || !strings.Contains(err.Error(), "schema version 99") {
+		t.Fatalf("err = %v", err)
+	}
+}
