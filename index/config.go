@@ -1,0 +1,145 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/licence"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// Errors; test with errors.Is.
+var (
+	// ErrConfig reports an invalid Config.
+	ErrConfig = errors.New("index: invalid configuration")
+	// ErrLocked means another build holds the data directory's lock.
+	ErrLocked = errors.New("index: another build is running on this data directory")
+	// ErrUnsorted means accepted documents were not added in strictly
+	// increasing id order (use ingest.Merger, which emits that order).
+	ErrUnsorted = errors.New("index: documents not in increasing id order")
+	// ErrInvalidDocument means an accepted document cannot be published
+	// (bad id, licence fields, topic slug...). It is listed in rejects.
+	ErrInvalidDocument = errors.New("index: invalid document")
+	// ErrNoTopic means an accepted document has no topic. The caller
+	// guarantees at least one; the document is listed in rejects.
+	ErrNoTopic = errors.New("index: published document without a topic")
+	// ErrFinished means the Builder was used after Finish or Abort.
+	ErrFinished = errors.New("index: builder already finished")
+)
+
+// Config configures a snapshot build.
+type Config struct {
+	// DataDir is the data root holding current and snapshots/.
+	DataDir string
+	// Inputs are recorded in the manifest (see HashInput).
+	Inputs []snapshot.Input
+	// Now is the run time: the snapshot id and created time, and the time
+	// licences are decided for. Zero means time.Now().
+	Now    time.Time
+	Logger *slog.Logger
+	// Keep is how many snapshots to retain, current included; 0 means 3.
+	// The snapshot current points to is never deleted.
+	Keep int
+	// Fresh ignores the previous snapshot: the new one holds only the
+	// documents of this run's inputs. By default (incremental) the previous
+	// snapshot's documents are carried over.
+	Fresh bool
+	// Topics is the taxonomy, for the names and parents in topics.parquet.
+	// Every listed topic gets a row and a bundle, empty when it has no
+	// documents; a document's topic missing from the list is kept with its
+	// slug as name.
+	Topics []Topic
+	// Prepare, when set, is called on every accepted merged document before
+	// it is written (Build only), e.g. to assign topics. An error stops the
+	// build.
+	Prepare func(*ingest.Document) error
+	// Problem receives the problems reported to the sink during Build.
+	Problem func(ingest.Problem)
+	// Decide overrides licence.Decide for merged documents (tests).
+	Decide func([]licence.Evidence, time.Time) licence.Decision
+
+	// Tuning; zero values pick the defaults.
+	RowGroupRows int // rows per row group of documents.parquet (default 50 000)
+	SortMemory   int // bytes of records per external-sort buffer (default 64 MiB)
+}
+
+// Topic is one entry of the taxonomy.
+type Topic struct {
+	Slug   string
+	Name   string
+	Parent string // slug, "" at the top level
+}
+
+// Reject is a record that could not be published, for rejects.parquet.
+// Builder.Add produces them from rejected documents; callers may add their
+// own (e.g. unreadable records) with Builder.Reject.
+type Reject struct {
+	Path     string // source file (and member)
+	SourceID string // id of the record in its source, or project id
+	Reason   string // licence.Reason or a pipeline reason ("no-id", "invalid")
+	Detail   string
+	Evidence []licence.Evidence
+	Sources  []string
+}
+
+// Reasons the builder itself gives in rejects, besides licence reasons.
+const (
+	ReasonNoID    = "no-id"   // no usable identifier: cannot be addressed
+	ReasonInvalid = "invalid" // accepted but unpublishable (ErrInvalidDocument, ErrNoTopic)
+)
+
+func (c *Config) defaults() error {
+	if c.DataDir == "" {
+		return fmt.Errorf("%w: DataDir is empty", ErrConfig)
+	}
+	if c.Now.IsZero() {
+		c.Now = time.Now()
+	}
+	c.Now = c.Now.UTC()
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Keep <= 0 {
+		c.Keep = 3
+	}
+	if c.Decide == nil {
+		c.Decide = licence.Decide
+	}
+	if c.RowGroupRows <= 0 {
+		c.RowGroupRows = 50_000
+	}
+	if c.SortMemory <= 0 {
+		c.SortMemory = 64 << 20
+	}
+	for _, t := range c.Topics {
+		if !snapshot.ValidSlug(t.Slug) {
+			return fmt.Errorf("%w: topic slug %q", ErrConfig, t.Slug)
+		}
+		if t.Parent != "" && !snapshot.ValidSlug(t.Parent) {
+			return fmt.Errorf("%w: parent slug %q of topic %q", ErrConfig, t.Parent, t.Slug)
+		}
+	}
+	return nil
+}
+
+// HashInput describes an input file for the manifest: its size and SHA-256.
+func HashInput(path, kind string) (snapshot.Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return snapshot.Input{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return snapshot.Input{}, fmt.Errorf("index: hash %s: %w", path, err)
+	}
+	return snapshot.Input{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n, Kind: kind}, nil
+}

@@ -1,0 +1,221 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/licence"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// cursor reads a Parquet table row by row in batches, with one row of
+// look-ahead for merge joins.
+type cursor[T any] struct {
+	f    *os.File
+	r    *parquet.GenericReader[T]
+	buf  []T
+	i, n int
+	eof  bool
+	name string
+}
+
+func openCursor[T any](path string) (c *cursor[T], err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// parquet-go panics on some malformed files; a damaged previous
+		// snapshot must give an error, not a crash.
+		if p := recover(); p != nil {
+			f.Close()
+			c, err = nil, fmt.Errorf("index: read %s: %v", path, p)
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("index: read %s: %w", path, err)
+	}
+	return &cursor[T]{f: f, r: parquet.NewGenericReader[T](pf), buf: make([]T, 128), name: path}, nil
+}
+
+// peek returns the current row, or nil at the end.
+func (c *cursor[T]) peek() (row *T, err error) {
+	if c.i < c.n {
+		return &c.buf[c.i], nil
+	}
+	if c.eof {
+		return nil, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			row, err = nil, fmt.Errorf("index: read %s: %v", c.name, p)
+		}
+	}()
+	clear(c.buf)
+	n, err := c.r.Read(c.buf)
+	c.i, c.n = 0, n
+	if errors.Is(err, io.EOF) {
+		c.eof = true
+		err = nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("index: read %s: %w", c.name, err)
+	}
+	if n == 0 {
+		c.eof = true
+		return nil, nil
+	}
+	return &c.buf[0], nil
+}
+
+func (c *cursor[T]) next() { c.i++ }
+
+func (c *cursor[T]) close() {
+	c.r.Close()
+	c.f.Close()
+}
+
+// readPrevious streams the documents of a snapshot, full text and
+// references included, in id order. It reads documents, fulltext and
+// references in lockstep: all three are sorted by id.
+func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Document) error) (n int64, err error) {
+	docs, err := openCursor[documentRow](s.Path(snapshot.Documents))
+	if err != nil {
+		return 0, err
+	}
+	defer docs.close()
+	secs, err := openCursor[sectionRow](s.Path(snapshot.Fulltext))
+	if err != nil {
+		return 0, err
+	}
+	defer secs.close()
+	refs, err := openCursor[referenceRow](s.Path(snapshot.References))
+	if err != nil {
+		return 0, err
+	}
+	defer refs.close()
+
+	var rows []sectionRow
+	for {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+		}
+		row, err := docs.peek()
+		if err != nil {
+			return n, err
+		}
+		if row == nil {
+			return n, nil
+		}
+		d, err := documentOf(row)
+		if err != nil {
+			return n, fmt.Errorf("index: previous snapshot %s: %w", s.ID, err)
+		}
+		docs.next()
+
+		rows = rows[:0]
+		for {
+			r, err := secs.peek()
+			if err != nil {
+				return n, err
+			}
+			if r == nil || r.ID > d.ID {
+				break
+			}
+			if r.ID == d.ID {
+				rows = append(rows, *r)
+			}
+			secs.next()
+		}
+		d.Sections = sectionTree(rows)
+		for {
+			r, err := refs.peek()
+			if err != nil {
+				return n, err
+			}
+			if r == nil || r.ID > d.ID {
+				break
+			}
+			if r.ID == d.ID {
+				d.References = append(d.References, ingest.Reference{Label: r.Label, Authors: r.Authors,
+					Title: r.Title, Source: r.Source, Year: r.Year, Volume: r.Volume, Issue: r.Issue,
+					Pages: r.Pages, DOI: r.DOI, PMID: r.PMID, Raw: r.Raw})
+			}
+			refs.next()
+		}
+		if err := fn(d); err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+// documentOf rebuilds a Document from its documents.parquet row. The
+// licence is rebuilt from the stored evidence; the merger decides it again.
+func documentOf(r *documentRow) (*ingest.Document, error) {
+	d := &ingest.Document{
+		ID: r.ID, Aliases: r.Aliases, DOI: r.DOI, PMID: r.PMID, PMCID: r.PMCID, OpenAlex: r.OpenAlex,
+		Title: r.Title, Venue: r.Venue, Publisher: r.Publisher, Year: int(r.Year), Date: r.Date,
+		Type: r.Type, Language: r.Language, Abstract: r.Abstract, Keywords: r.Keywords,
+		Subjects: r.Subjects, Topics: r.Topics, Retracted: r.Retracted, Sources: r.Sources, Origin: r.Origin,
+		Licence: licence.Decision{Accepted: true, Family: licence.Family(r.License), Version: r.LicenseVersion,
+			URL: r.LicenseURL},
+	}
+	if r.Updated != nil {
+		d.Updated = r.Updated.UTC()
+	}
+	if r.LicenceEvidence != "" {
+		if err := json.Unmarshal([]byte(r.LicenceEvidence), &d.Licence.Evidence); err != nil {
+			return nil, fmt.Errorf("%s: licence_evidence: %w", r.ID, err)
+		}
+	}
+	for _, a := range r.Authors {
+		d.Authors = append(d.Authors, ingest.Author{Name: a.Name, Given: a.Given, Family: a.Family,
+			ORCID: a.ORCID, Affiliations: a.Affiliations})
+	}
+	return d, nil
+}
+
+// sectionTree rebuilds nested sections from fulltext rows of one document
+// (ordinal order, parent ordinal or -1).
+func sectionTree(rows []sectionRow) []ingest.Section {
+	if len(rows) == 0 {
+		return nil
+	}
+	children := make(map[int32][]int, len(rows))
+	for i, r := range rows {
+		p := r.Parent
+		// A parent must come before its child; anything else is damage,
+		// and the section is kept at the top level rather than lost.
+		if p >= r.Ordinal || p < -1 {
+			p = -1
+		}
+		children[p] = append(children[p], i)
+	}
+	var build func(parent int32) []ingest.Section
+	build = func(parent int32) []ingest.Section {
+		var out []ingest.Section
+		for _, i := range children[parent] {
+			r := rows[i]
+			out = append(out, ingest.Section{Title: r.Title, Paragraphs: r.Paragraphs, Children: build(r.Ordinal)})
+		}
+		return out
+	}
+	return build(-1)
+}

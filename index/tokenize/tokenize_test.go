@@ -1,0 +1,168 @@
+package tokenize
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"   ", nil},
+		{"Hello, World!", []string{"hello", "world"}},
+		{"SARS-CoV-2 infection", []string{"sars", "cov", "2", "infection"}},
+		{"COVID19 and covid-19", []string{"covid19", "and", "covid", "19"}},
+		{"Type 2 diabetes", []string{"type", "2", "diabetes"}},
+		{"Alzheimer's disease", []string{"alzheimer", "disease"}},
+		{"J. R. R. Tolkien", []string{"tolkien"}},
+		{"Müller", []string{"muller"}},
+		{"MÜLLER", []string{"muller"}},
+		{"Straße", []string{"strasse"}},
+		{"STRASSE", []string{"strasse"}},
+		{"Ærøskøbing", []string{"aeroskobing"}},
+		{"Łódź", []string{"lodz"}},
+		{"Œuvre", []string{"oeuvre"}},
+		{"Đorđević", []string{"dordevic"}},
+		{"Þór", []string{"thor"}},
+		{"São Paulo", []string{"sao", "paulo"}},
+		{"naïve café résumé", []string{"naive", "cafe", "resume"}},
+		{"İstanbul", []string{"istanbul"}},
+		{"ﬁnancial", []string{"financial"}},            // ligature
+		{"H₂O and CO²", []string{"h2o", "and", "co2"}}, // sub/superscripts
+		{"ＦＵＬＬＷＩＤＴＨ", []string{"fullwidth"}},
+		{"Ωμέγα ΣΟΦΟΣ σοφός", []string{"ωμεγα", "σοφοσ", "σοφοσ"}},
+		{"Москва́ Россия", []string{"москва", "россия"}},
+		{"神经科学 研究", []string{"神", "经", "科", "学", "研", "究"}},
+		{"ニューロン", []string{"ニ", "ュ", "ロ", "ン"}}, // ー is a Common-script sign, not Katakana
+		{"한국어 연구", []string{"한국어", "연구"}},
+		{"tab\tnew\nline", []string{"tab", "new", "line"}},
+		{"under_score", []string{"under", "score"}},
+		{"a b c 1 2", []string{"1", "2"}},
+		{"x" + strings.Repeat("y", MaxTokenBytes), nil},
+		{strings.Repeat("y", MaxTokenBytes), []string{strings.Repeat("y", MaxTokenBytes)}},
+		{"\xff\xfeabc", []string{"abc"}}, // invalid UTF-8 separates
+	}
+	for _, tt := range tests {
+		got := Tokens(tt.in)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Tokens(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTermsDropsStopWords(t *testing.T) {
+	got := Terms("The role of the amygdala in fear and anxiety")
+	want := []string{"role", "amygdala", "fear", "anxiety"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}
+
+func TestQuery(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"the amygdala of the mouse amygdala", []string{"amygdala", "mouse"}},
+		{"The The", []string{"the"}}, // nothing but stop words: keep them
+		{"", nil},
+		{"Müller MULLER", []string{"muller"}},
+	}
+	for _, tt := range tests {
+		got := Query(tt.in)
+		if len(got) == 0 && len(tt.want) == 0 {
+			continue
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Query(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestASCIIPathMatchesUnicodePath(t *testing.T) {
+	for _, s := range []string{"Hello World", "SARS-CoV-2", "A b Cd 9 x_y", "ABC123def"} {
+		if a, u := appendASCII(nil, s), appendUnicode(nil, s); !slices.Equal(a, u) {
+			t.Errorf("%q: ascii %q, unicode %q", s, a, u)
+		}
+	}
+}
+
+// checkTokens asserts the invariants every tokenisation must keep.
+func checkTokens(t *testing.T, s string) {
+	t.Helper()
+	toks := Tokens(s)
+	for _, tok := range toks {
+		if tok == "" || len(tok) > MaxTokenBytes || !utf8.ValidString(tok) {
+			t.Fatalf("Tokens(%q): bad token %q", s, tok)
+		}
+		for _, r := range tok {
+			if !wordRune(r) {
+				t.Fatalf("Tokens(%q): token %q holds separator %q", s, tok, r)
+			}
+		}
+		if strings.ContainsFunc(tok, unicode.IsUpper) {
+			t.Fatalf("Tokens(%q): token %q not lower case", s, tok)
+		}
+	}
+	again := Tokens(strings.Join(toks, " "))
+	if !slices.Equal(toks, again) {
+		t.Fatalf("not idempotent: Tokens(%q) = %q, then %q", s, toks, again)
+	}
+	if isASCII(s) {
+		if u := appendUnicode(nil, s); !slices.Equal(toks, u) {
+			t.Fatalf("Tokens(%q): ascii path %q, unicode path %q", s, toks, u)
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func TestInvariants(t *testing.T) {
+	for _, s := range []string{"Ǆemal", "Ⅻ century", "ΐ", "ǅ", "ᾼ", "ﬃ", "ÅNGSTRÖM Å", "µm", "K"} {
+		checkTokens(t, s)
+	}
+}
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{
+		"Hello, World", "SARS-CoV-2", "Müller Straße", "神经科学", "한국어", "Ærø",
+		"ﬁ H₂O", "İstanbul", "\xff", "a-b-c 1 2 3", "Ωμέγα σοφός", "हिन्दी भाषा",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkTokens(t, s)
+		_ = Query(s)
+	})
+}
+
+func BenchmarkTokensASCII(b *testing.B) {
+	s := "Structural basis for the recognition of SARS-CoV-2 by full-length human ACE2"
+	b.SetBytes(int64(len(s)))
+	var buf []string
+	for b.Loop() {
+		buf = Append(buf[:0], s)
+	}
+}
+
+func BenchmarkTokensUnicode(b *testing.B) {
+	s := "Über die Rolle der Mikroglia bei neurodegenerativen Erkrankungen: Übersicht"
+	b.SetBytes(int64(len(s)))
+	var buf []string
+	for b.Loop() {
+		buf = Append(buf[:0], s)
+	}
+}

@@ -1,0 +1,14 @@
+// Package snapshot opens a published archive snapshot for reading.
+//
+// A snapshot is an immutable directory DATA/snapshots/<id>/ written by the
+// index package: Parquet tables, a search index, per-topic bundles and a
+// manifest.json. DATA/current is a symbolic link to the snapshot being
+// served; a new build switches it atomically. [Open] resolves the link once,
+// so a Snapshot keeps pointing at the same directory after a later switch:
+// a server holds one Snapshot per generation and reopens when [Current]
+// reports a different id.
+//
+// The package also defines the on-disk contract shared by the writer and the
+// readers: table names, the manifest layout and [SchemaVersion]. It imports
+// nothing else from this module.
+package snapshot
