@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for pair in chromium:chromium postgresql:/usr/lib/postgresql nginx:nginx pdftotext:poppler-utils; do
+for pair in chromium:chromium postgresql:/usr/lib/postgresql nginx:nginx; do
   probe=${pair%%:*} pkg=${pair#*:}
   case $pkg in
     /*) [ -d "$pkg" ] || need_apt+=(postgresql) ;;
