@@ -22,8 +22,13 @@ func (s *Server) servePaid(w http.ResponseWriter, r *http.Request, e *registry.E
 		s.writeError(w, r, apierr.New(apierr.ErrUnavailable, "payments_unavailable", "payments are not configured"))
 		return
 	}
+	resource, err := e.Resource(s.cfg.BaseURL, in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	run := func(ctx context.Context) (*registry.Result, error) { return e.Handle(ctx, in) }
 	write := func(res *registry.Result, extra http.Header) { s.writeResult(w, r, res, extra) }
 	fail := func(err error) { s.writeError(w, r, err) }
-	s.pay.ServeHTTP(w, r, e, s.cfg.BaseURL+r.URL.Path, run, write, fail)
+	s.pay.ServeHTTP(w, r, e, resource, run, write, fail)
 }

@@ -92,7 +92,15 @@ func (s *Server) router() http.Handler {
 		s.writeError(w, r, apierr.New(apierr.ErrNotFound, "", "no such endpoint: "+r.URL.Path))
 	}))
 	rt.MethodNotAllowed = s.instrument("method_not_allowed", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// httprouter has set Allow.
+		// httprouter has set Allow, always with OPTIONS (the CORS
+		// preflight); the methods a client can use are the others.
+		var allow []string
+		for _, m := range strings.Split(w.Header().Get("Allow"), ", ") {
+			if m != http.MethodOptions && m != "" {
+				allow = append(allow, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
 		s.writeError(w, r, &apierr.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
 			Message: r.Method + " is not allowed here; allowed: " + w.Header().Get("Allow")})
 	}))
@@ -105,7 +113,9 @@ func (s *Server) router() http.Handler {
 			h = s.endpoint(e)
 		}
 		h = s.instrument(e.Path, h)
-		if e.Group != registry.GroupMeta {
+		// Everything is rate limited, /mcp included, but the probes an
+		// operator's monitoring polls.
+		if e.Name != "healthz" && e.Name != "metrics" {
 			h = s.rateLimited(h)
 		}
 		rt.Handler(e.Method, e.Path, h)
