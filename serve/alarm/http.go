@@ -1,0 +1,133 @@
+package alarm
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/registry"
+)
+
+// Price of scheduling an alarm, in USD; charged only when it is stored.
+const Price = "0.001"
+
+// ScheduleInput is the body of POST /v1/alarm.
+type ScheduleInput struct {
+	CallbackURL  string          `json:"callback_url" maxLength:"2048" doc:"Public https URL the payload is POSTed to. Private, loopback and link-local addresses and internal names are refused, also after DNS resolution at delivery time."`
+	DelaySeconds *int64          `json:"delay_seconds,omitempty" min:"60" max:"2592000" doc:"Deliver this many seconds from now (60 to 2592000, i.e. 30 days). Give this or deliver_at, not both."`
+	DeliverAt    json.RawMessage `json:"deliver_at,omitempty" doc:"When to deliver: an ISO-8601 date-time with a time zone (2026-12-01T09:30:00Z, 2026-12-01T10:30:00+01:00) or Unix seconds as a JSON number or numeric string; 60 s to 30 days ahead. Give this or delay_seconds, not both."`
+	Payload      json.RawMessage `json:"payload,omitempty" doc:"JSON object sent as the request body, at most 8192 bytes serialized; default {}."`
+	RetryCount   int             `json:"retry_count,omitempty" min:"0" max:"5" default:"3" doc:"Retries after a failed attempt (non-2xx, error or timeout), after 1, 5, 15, 30 and 60 minutes."`
+
+	deliverAt time.Time // parsed by Validate
+	req       *Request  // checked by Check, before payment
+}
+
+// Validate checks the rules that span fields or need parsing.
+func (in *ScheduleInput) Validate() error {
+	hasAt := len(in.DeliverAt) > 0 && string(in.DeliverAt) != "null"
+	switch {
+	case in.DelaySeconds != nil && hasAt:
+		return apierr.Invalid("deliver_at", "give either delay_seconds or deliver_at, not both")
+	case in.DelaySeconds == nil && !hasAt:
+		return apierr.Invalid("delay_seconds", "give delay_seconds or deliver_at")
+	case hasAt:
+		t, err := ParseDeliverAt(in.DeliverAt)
+		if err != nil {
+			return apierr.Invalid("deliver_at", err.Error())
+		}
+		in.deliverAt = t
+	}
+	if len(in.Payload) > 0 {
+		if err := checkPayload(in.Payload); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IDInput names an alarm in the path.
+type IDInput struct {
+	ID string `json:"id" in:"path" pattern:"^alm_[a-z2-7]{26}$" doc:"Alarm id returned by POST /v1/alarm."`
+}
+
+// Endpoints declares the alarm routes to the registry. They are HTTP only
+// (not MCP tools): scheduling hands out a secret that belongs in the
+// caller's configuration, not in a model's context.
+func (s *Service) Endpoints() []*registry.Endpoint {
+	return []*registry.Endpoint{
+		registry.Spec[ScheduleInput]{
+			Name: "alarm_create", Method: http.MethodPost, Path: "/v1/alarm", Group: registry.GroupAlarms, Price: Price,
+			Summary: "Schedule a webhook: POST a JSON payload to your https URL at a set time (60 s to 30 days ahead), " +
+				"signed with HMAC-SHA256, retried up to 5 times on failure.",
+			Description: "Charged only when the alarm is stored. The answer (201) carries the alarm id and its signing secret, " +
+				"shown once. Each attempt sends X-Openshelf-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>, " +
+				"X-Openshelf-Alarm-Id (deduplicate on it: delivery is at least once) and X-Openshelf-Attempt (1-based). " +
+				"A 2xx answer is success; anything else, an error or a 15 s timeout is retried.",
+			Output: Accepted{}, Check: s.checkInput, Handle: s.handleSchedule,
+		}.Endpoint(),
+		registry.Spec[IDInput]{
+			Name: "alarm_get", Method: http.MethodGet, Path: "/v1/alarm/:id", Group: registry.GroupAlarms,
+			Summary: "Status of an alarm (scheduled, delivering, delivered, failed, cancelled) and its delivery attempts: " +
+				"time, receiver status or error, duration. Never shows the signing secret. Free.",
+			Output: View{},
+			Handle: func(ctx context.Context, in *IDInput) (*registry.Result, error) {
+				v, err := s.Get(ctx, in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return &registry.Result{Value: v}, nil
+			},
+		}.Endpoint(),
+		registry.Spec[IDInput]{
+			Name: "alarm_cancel", Method: http.MethodPost, Path: "/v1/alarm/:id/cancel", Group: registry.GroupAlarms,
+			Summary: "Cancel an alarm before its delivery starts (409 not_cancellable afterwards). Free; not refunded.",
+			Output:  View{},
+			Handle: func(ctx context.Context, in *IDInput) (*registry.Result, error) {
+				v, err := s.Cancel(ctx, in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return &registry.Result{Value: v}, nil
+			},
+		}.Endpoint(),
+	}
+}
+
+// checkInput runs every rule before payment: the URL (guarded client's
+// policy, https only), the due-time window, payload and retries.
+func (s *Service) checkInput(_ context.Context, in *ScheduleInput) error {
+	now := s.cfg.Now()
+	r := Request{CallbackURL: in.CallbackURL, Payload: in.Payload, RetryCount: in.RetryCount, DeliverAt: in.deliverAt}
+	if in.DelaySeconds != nil {
+		r.DeliverAt = now.Add(time.Duration(*in.DelaySeconds) * time.Second)
+	}
+	if err := s.check(&r, now); err != nil {
+		return err
+	}
+	in.req = &r
+	return nil
+}
+
+func (s *Service) handleSchedule(ctx context.Context, in *ScheduleInput) (*registry.Result, error) {
+	if in.req == nil {
+		if err := s.checkInput(ctx, in); err != nil {
+			return nil, err
+		}
+	}
+	r := *in.req
+	if in.DelaySeconds != nil {
+		// Counted from acceptance, not from the check before payment.
+		r.DeliverAt = s.cfg.Now().Add(time.Duration(*in.DelaySeconds) * time.Second)
+	}
+	acc, err := s.insert(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	// The secret is in this answer only: no cache may keep it.
+	h.Set("Cache-Control", "no-store")
+	return &registry.Result{Value: acc, Status: http.StatusCreated, Header: h}, nil
+}
