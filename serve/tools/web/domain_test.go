@@ -15,6 +15,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/fetch"
+	"github.com/openshelf/openshelf/serve/tools/web/webtest"
 )
 
 // The zone the fake resolver serves.
@@ -105,12 +106,12 @@ func homepageFake(t *testing.T) *httptest.Server {
 
 func newDomainProbe(t *testing.T) *Probe {
 	t.Helper()
-	dnsSrv := startFakeDNS(t, testZone)
+	dnsSrv := webtest.StartDNS(t, testZone)
 	rdap := rdapFake(t)
 	home := homepageFake(t)
 	now := time.Date(2025, 11, 22, 12, 0, 0, 0, time.UTC)
 	return newLoopbackProbe(t, fetch.Config{}, ProbeConfig{
-		DNSServer:        dnsSrv.addr,
+		DNSServer:        dnsSrv.Addr,
 		RDAPBootstrapURL: rdap.URL + "/rdap/dns.json",
 		HomepageURL:      func(d string) string { return home.URL + "/" + d },
 		Now:              func() time.Time { return now },
@@ -402,8 +403,8 @@ func TestDNSTruncatedFallsBackToTCP(t *testing.T) {
 	for i := range 40 {
 		fmt.Fprintf(&zone, "big.example.com. 60 IN TXT \"record-%02d-%s\"\n", i, strings.Repeat("x", 60))
 	}
-	dnsSrv := startFakeDNS(t, zone.String())
-	p := newLoopbackProbe(t, fetch.Config{}, ProbeConfig{DNSServer: dnsSrv.addr})
+	dnsSrv := webtest.StartDNS(t, zone.String())
+	p := newLoopbackProbe(t, fetch.Config{}, ProbeConfig{DNSServer: dnsSrv.Addr})
 	d := p.dnsInfo(context.Background(), "big.example.com", "example.com")
 	if len(d.TXT) != 40 {
 		t.Errorf("got %d TXT records, want 40 (errors %v)", len(d.TXT), d.Errors)

@@ -15,6 +15,7 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/tools/web/webtest"
 )
 
 func pingDefaults(u string) *PingInput {
@@ -154,8 +155,8 @@ func TestPingDownTargets(t *testing.T) {
 		}
 	}()
 
-	dnsSrv := startFakeDNS(t, "up.example.com. 60 IN A 127.0.0.1")
-	p := newLoopbackProbe(t, fetch.Config{Resolver: dnsSrv.resolver()}, ProbeConfig{PingTimeout: 500 * time.Millisecond})
+	dnsSrv := webtest.StartDNS(t, "up.example.com. 60 IN A 127.0.0.1")
+	p := newLoopbackProbe(t, fetch.Config{Resolver: dnsSrv.Resolver()}, ProbeConfig{PingTimeout: 500 * time.Millisecond})
 
 	tests := []struct {
 		name, url, kind string
@@ -186,10 +187,10 @@ func TestPingGuardRefusal(t *testing.T) {
 	}))
 	defer srv.Close()
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	dnsSrv := startFakeDNS(t, "private.example.com. 60 IN A 127.0.0.1")
+	dnsSrv := webtest.StartDNS(t, "private.example.com. 60 IN A 127.0.0.1")
 
 	// The production policy (loopback refused), on the test server's port.
-	fc := fetch.New(fetch.Config{Resolver: dnsSrv.resolver(), AllowedPorts: []int{port}})
+	fc := fetch.New(fetch.Config{Resolver: dnsSrv.Resolver(), AllowedPorts: []int{port}})
 	defer fc.Close()
 	prod := NewProbe(fc, ProbeConfig{})
 	// Loopback allowed, so the redirect is what gets refused.
@@ -223,7 +224,7 @@ func TestPingGuardRefusal(t *testing.T) {
 }
 
 func TestPingTLS(t *testing.T) {
-	ca := newTestCA(t)
+	ca := webtest.NewCA(t)
 	now := time.Now()
 	tests := []struct {
 		name, cn string
@@ -231,8 +232,8 @@ func TestPingTLS(t *testing.T) {
 		verified bool
 		up       bool
 	}{
-		{"ca-signed", "good.test", ca.leaf(t, "good.test", 30), true, true},
-		{"self-signed", "self.test", (*testCA)(nil).leaf(t, "self.test", 30), false, false},
+		{"ca-signed", "good.test", ca.Leaf(t, "good.test", 30), true, true},
+		{"self-signed", "self.test", (*webtest.CA)(nil).Leaf(t, "self.test", 30), false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,7 +244,7 @@ func TestPingTLS(t *testing.T) {
 			srv.TLS = &tls.Config{Certificates: []tls.Certificate{tt.cert}}
 			srv.StartTLS()
 			defer srv.Close()
-			p := newLoopbackProbe(t, fetch.Config{}, ProbeConfig{RootCAs: ca.pool, Now: func() time.Time { return now }})
+			p := newLoopbackProbe(t, fetch.Config{}, ProbeConfig{RootCAs: ca.Pool, Now: func() time.Time { return now }})
 			out, err := p.ping(context.Background(), pingDefaults(srv.URL+"/"))
 			if err != nil {
 				t.Fatal(err)
