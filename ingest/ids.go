@@ -113,3 +113,46 @@ func (d *Document) AssignIDs() bool {
 	d.ID, d.Aliases = ids[0], ids[1:]
 	return true
 }
+
+// NormaliseORCID returns an ORCID iD in 0000-0002-1825-0097 form, or "" when
+// s is not one (wrong length or check digit). Sources spell
+// them as bare digits, with or without hyphens, or as orcid.org URLs.
+func NormaliseORCID(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	var d []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			d = append(d, c)
+		case c == 'x' || c == 'X':
+			d = append(d, 'X')
+		case c == '-' || c == ' ':
+		default:
+			return ""
+		}
+	}
+	if len(d) != 16 {
+		return ""
+	}
+	// ISO 7064 MOD 11-2 check digit.
+	total := 0
+	for _, c := range d[:15] {
+		if c == 'X' {
+			return ""
+		}
+		total = (total + int(c-'0')) * 2
+	}
+	check := (12 - total%11) % 11
+	want := byte('0' + check)
+	if check == 10 {
+		want = 'X'
+	}
+	if d[15] != want {
+		return ""
+	}
+	return string(d[0:4]) + "-" + string(d[4:8]) + "-" + string(d[8:12]) + "-" + string(d[12:16])
+}

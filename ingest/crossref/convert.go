@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshelf/openshelf/ingest/internal/clean"
+
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
 )
@@ -12,18 +14,18 @@ import (
 func convert(w *work, origin string, now time.Time) *ingest.Document {
 	doc := &ingest.Document{
 		DOI:       repairDOI(w.DOI),
-		Publisher: collapse(stripTags(w.Publisher)),
+		Publisher: clean.Collapse(clean.StripTags(w.Publisher)),
 		Language:  strings.ToLower(strings.TrimSpace(w.Language)),
-		Abstract:  abstractText(w.Abstract),
+		Abstract:  clean.JATSAbstract(w.Abstract),
 		Updated:   w.Indexed.instant(),
 		Sources:   []string{Source},
 		Origin:    origin,
 	}
 	if len(w.Title) > 0 {
-		doc.Title = collapse(stripTags(w.Title[0]))
+		doc.Title = clean.Collapse(clean.StripTags(w.Title[0]))
 	}
 	if len(w.ContainerTitle) > 0 {
-		doc.Venue = collapse(stripTags(w.ContainerTitle[0]))
+		doc.Venue = clean.Collapse(clean.StripTags(w.ContainerTitle[0]))
 	}
 	issued := w.Issued
 	for _, d := range []dateField{w.Published, w.PublishedOnline, w.PublishedPrint} {
@@ -35,9 +37,9 @@ func convert(w *work, origin string, now time.Time) *ingest.Document {
 	doc.Date, doc.Year = issued.iso()
 	doc.Authors = authors(w.Author)
 	for _, s := range w.Subject {
-		doc.Subjects = append(doc.Subjects, collapse(s))
+		doc.Subjects = append(doc.Subjects, clean.Collapse(s))
 	}
-	doc.Subjects = dedupe(doc.Subjects)
+	doc.Subjects = clean.Dedupe(doc.Subjects)
 	doc.References = references(w.Reference)
 
 	doc.Type = docType(w.Type, w.Subtype)
@@ -103,18 +105,18 @@ func updateKind(t string) string {
 func authors(list []author) []ingest.Author {
 	var out []ingest.Author
 	for _, a := range list {
-		au := ingest.Author{Given: collapse(a.Given), Family: collapse(a.Family), ORCID: normaliseORCID(a.ORCID)}
-		au.Name = collapse(au.Given + " " + au.Family)
+		au := ingest.Author{Given: clean.Collapse(a.Given), Family: clean.Collapse(a.Family), ORCID: ingest.NormaliseORCID(a.ORCID)}
+		au.Name = clean.Collapse(au.Given + " " + au.Family)
 		if au.Name == "" {
-			au.Name = collapse(a.Name) // an organisation or consortium
+			au.Name = clean.Collapse(a.Name) // an organisation or consortium
 		}
 		if au.Name == "" {
 			continue
 		}
 		for _, aff := range a.Affiliation {
-			au.Affiliations = append(au.Affiliations, collapse(aff.Name))
+			au.Affiliations = append(au.Affiliations, clean.Collapse(aff.Name))
 		}
-		au.Affiliations = dedupe(au.Affiliations)
+		au.Affiliations = clean.Dedupe(au.Affiliations)
 		out = append(out, au)
 	}
 	return out
@@ -124,23 +126,23 @@ func references(list []reference) []ingest.Reference {
 	var out []ingest.Reference
 	for _, r := range list {
 		ref := ingest.Reference{
-			Label:  collapse(r.Key),
+			Label:  clean.Collapse(r.Key),
 			DOI:    ingest.NormaliseDOI(r.DOI),
-			Title:  collapse(stripTags(r.ArticleTitle)),
-			Source: collapse(stripTags(r.JournalTitle)),
-			Year:   collapse(string(r.Year)),
-			Volume: collapse(string(r.Volume)),
-			Issue:  collapse(string(r.Issue)),
-			Pages:  collapse(string(r.FirstPage)),
-			Raw:    collapse(stripTags(r.Unstructured)),
+			Title:  clean.Collapse(clean.StripTags(r.ArticleTitle)),
+			Source: clean.Collapse(clean.StripTags(r.JournalTitle)),
+			Year:   clean.Collapse(string(r.Year)),
+			Volume: clean.Collapse(string(r.Volume)),
+			Issue:  clean.Collapse(string(r.Issue)),
+			Pages:  clean.Collapse(string(r.FirstPage)),
+			Raw:    clean.Collapse(clean.StripTags(r.Unstructured)),
 		}
 		if ref.Source == "" {
-			ref.Source = collapse(stripTags(r.VolumeTitle))
+			ref.Source = clean.Collapse(clean.StripTags(r.VolumeTitle))
 		}
 		if ref.Source == "" {
-			ref.Source = collapse(stripTags(r.SeriesTitle))
+			ref.Source = clean.Collapse(clean.StripTags(r.SeriesTitle))
 		}
-		if a := collapse(r.Author); a != "" {
+		if a := clean.Collapse(r.Author); a != "" {
 			ref.Authors = []string{a}
 		}
 		if ref.DOI+ref.Title+ref.Source+ref.Year+ref.Volume+ref.Pages+ref.Raw == "" && len(ref.Authors) == 0 {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/openshelf/openshelf/ingest/internal/lines"
+
 	"github.com/openshelf/openshelf/ingest"
 )
 
@@ -32,13 +34,13 @@ type reader struct {
 	ctx    context.Context
 	origin string
 	sink   ingest.Sink
-	in     *errReader
+	in     *lines.ErrReader
 	now    time.Time
 }
 
 func read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink, max int) error {
-	rd := &reader{ctx: ctx, origin: origin, sink: sink, in: &errReader{r: r}, now: time.Now()}
-	src, err := maybeGunzip(rd.in)
+	rd := &reader{ctx: ctx, origin: origin, sink: sink, in: &lines.ErrReader{R: r}, now: time.Now()}
+	src, err := lines.MaybeGunzip(rd.in)
 	var head []byte
 	if err == nil {
 		// Read the head into a slice rather than Peek a sniffSize buffer:
@@ -50,7 +52,7 @@ func read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink, max
 	} else {
 		br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), src), 64<<10)
 		if looksLikeLines(head, len(head) < sniffSize) {
-			err = rd.lines(&lineReader{br: br, max: max})
+			err = rd.lines(&lines.Reader{BR: br, Max: max})
 		} else {
 			err = rd.stream(json.NewDecoder(br))
 		}
@@ -93,12 +95,12 @@ func looksLikeLines(head []byte, complete bool) bool {
 }
 
 // lines reads one JSON value per line; a bad line is a Problem.
-func (rd *reader) lines(lr *lineReader) error {
+func (rd *reader) lines(lr *lines.Reader) error {
 	for {
 		if err := rd.ctx.Err(); err != nil {
 			return fmt.Errorf("crossref: %s: %w", rd.origin, err)
 		}
-		line, num, tooLong, err := lr.next()
+		line, num, tooLong, err := lr.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -107,7 +109,7 @@ func (rd *reader) lines(lr *lineReader) error {
 			return rd.broken(record, err)
 		}
 		if tooLong {
-			rd.problem(record, fmt.Sprintf("line longer than %d bytes", lr.max))
+			rd.problem(record, fmt.Sprintf("line longer than %d bytes", lr.Max))
 			continue
 		}
 		if line = bytes.TrimSpace(line); len(line) == 0 {
@@ -359,8 +361,8 @@ func (rd *reader) problem(record, reason string) {
 // reader is returned; malformed JSON or compressed data is reported as a
 // Problem and reading stops.
 func (rd *reader) broken(record string, err error) error {
-	if rd.in.err != nil {
-		return fmt.Errorf("crossref: reading %s: %w", rd.origin, rd.in.err)
+	if rd.in.Err != nil {
+		return fmt.Errorf("crossref: reading %s: %w", rd.origin, rd.in.Err)
 	}
 	rd.problem(record, "unreadable input, stopped: "+err.Error())
 	return errStop

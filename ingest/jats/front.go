@@ -196,7 +196,7 @@ func contributor(t *tree, c int32, byID map[string]string) ingest.Author {
 			}
 		case "contrib-id":
 			if t.attrIs(d, "contrib-id-type", "orcid") && au.ORCID == "" {
-				au.ORCID = normaliseORCID(t.text(d, nil))
+				au.ORCID = ingest.NormaliseORCID(t.text(d, nil))
 			}
 		case "uri", "ext-link":
 			if au.ORCID == "" && (t.attrIs(d, "content-type", "orcid") || t.attrIs(d, "ext-link-type", "orcid")) {
@@ -204,7 +204,7 @@ func contributor(t *tree, c int32, byID map[string]string) ingest.Author {
 				if v == "" {
 					v = t.text(d, nil)
 				}
-				au.ORCID = normaliseORCID(v)
+				au.ORCID = ingest.NormaliseORCID(v)
 			}
 		case "xref":
 			if t.attrIs(d, "ref-type", "aff") {
@@ -296,47 +296,6 @@ func appendUnique(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
-}
-
-// normaliseORCID returns the 0000-0002-1825-0097 form of an ORCID iD or
-// URL, or "" when it is not one (checksum included).
-func normaliseORCID(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	var d []byte
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			d = append(d, c)
-		case c == 'x' || c == 'X':
-			d = append(d, 'X')
-		case c == '-' || c == ' ':
-		default:
-			return ""
-		}
-	}
-	if len(d) != 16 {
-		return ""
-	}
-	// ISO 7064 11,2 check digit.
-	total := 0
-	for _, c := range d[:15] {
-		if c == 'X' {
-			return ""
-		}
-		total = (total + int(c-'0')) * 2
-	}
-	check := (12 - total%11) % 11
-	want := byte('0' + check)
-	if check == 10 {
-		want = 'X'
-	}
-	if d[15] != want {
-		return ""
-	}
-	return string(d[0:4]) + "-" + string(d[4:8]) + "-" + string(d[8:12]) + "-" + string(d[12:16])
 }
 
 // Publication dates.

@@ -783,7 +783,7 @@ func TestFixtures(t *testing.T) {
 				}
 				if a.ORCID != "" {
 					orcids++
-					if normaliseORCID(a.ORCID) != a.ORCID {
+					if ingest.NormaliseORCID(a.ORCID) != a.ORCID {
 						t.Errorf("ORCID %q not normalised", a.ORCID)
 					}
 				}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshelf/openshelf/ingest/internal/clean"
+	"github.com/openshelf/openshelf/ingest/internal/lines"
+
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
 )
@@ -31,28 +34,28 @@ func Read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink) err
 }
 
 func read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink, max int) error {
-	in := &errReader{r: r}
-	br, err := maybeGunzip(in)
+	in := &lines.ErrReader{R: r}
+	br, err := lines.MaybeGunzip(in)
 	if err != nil {
-		if in.err != nil {
-			return fmt.Errorf("openalex: reading %s: %w", origin, in.err)
+		if in.Err != nil {
+			return fmt.Errorf("openalex: reading %s: %w", origin, in.Err)
 		}
 		sink.Problem(ingest.Problem{Path: origin, Reason: "openalex: bad gzip stream: " + err.Error()})
 		return nil
 	}
-	lines := &lineReader{br: br, max: max}
+	lr := &lines.Reader{BR: br, Max: max}
 	now := time.Now()
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("openalex: %s: %w", origin, err)
 		}
-		line, num, tooLong, err := lines.next()
+		line, num, tooLong, err := lr.Next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			if in.err != nil {
-				return fmt.Errorf("openalex: reading %s: %w", origin, in.err)
+			if in.Err != nil {
+				return fmt.Errorf("openalex: reading %s: %w", origin, in.Err)
 			}
 			// Corrupt compressed data: nothing after it can be trusted.
 			sink.Problem(ingest.Problem{Path: origin, Record: "line " + strconv.Itoa(num),
@@ -107,7 +110,7 @@ func convert(w *work, origin string, now time.Time) *ingest.Document {
 		DOI:      ingest.NormaliseDOI(w.DOI),
 		PMID:     ingest.NormalisePMID(string(w.IDs.PMID)),
 		PMCID:    ingest.NormalisePMCID(string(w.IDs.PMCID)),
-		Title:    collapse(stripTags(w.Title)),
+		Title:    clean.Collapse(clean.StripTags(w.Title)),
 		Type:     docType(w.Type),
 		Language: strings.ToLower(strings.TrimSpace(w.Language)),
 		Updated:  parseUpdated(w.UpdatedDate),
@@ -121,15 +124,15 @@ func convert(w *work, origin string, now time.Time) *ingest.Document {
 		doc.DOI = ingest.NormaliseDOI(w.IDs.DOI)
 	}
 	if doc.Title == "" {
-		doc.Title = collapse(stripTags(w.DisplayName))
+		doc.Title = clean.Collapse(clean.StripTags(w.DisplayName))
 	}
 	doc.Retracted = w.IsRetracted || doc.Type == "retraction"
 	doc.Date, doc.Year = pubDate(w.PublicationDate, w.PublicationYear)
 	if pl := w.PrimaryLocation; pl != nil && pl.Source != nil {
-		doc.Venue = collapse(pl.Source.DisplayName)
-		doc.Publisher = collapse(pl.Source.HostOrganizationName)
+		doc.Venue = clean.Collapse(pl.Source.DisplayName)
+		doc.Publisher = clean.Collapse(pl.Source.HostOrganizationName)
 		if doc.Publisher == "" && len(pl.Source.LineageNames) > 0 {
-			doc.Publisher = collapse(pl.Source.LineageNames[0])
+			doc.Publisher = clean.Collapse(pl.Source.LineageNames[0])
 		}
 	}
 	doc.Authors = authors(w.Authorships)
@@ -139,9 +142,9 @@ func convert(w *work, origin string, now time.Time) *ingest.Document {
 		if kw == "" {
 			kw = k.Keyword
 		}
-		doc.Keywords = append(doc.Keywords, collapse(kw))
+		doc.Keywords = append(doc.Keywords, clean.Collapse(kw))
 	}
-	doc.Keywords = dedupe(doc.Keywords)
+	doc.Keywords = clean.Dedupe(doc.Keywords)
 	doc.Subjects = subjects(w)
 	doc.Licence = licence.Decide(evidence(w), now)
 	return doc
@@ -189,9 +192,9 @@ func parseUpdated(s string) time.Time {
 func authors(list []authorship) []ingest.Author {
 	var out []ingest.Author
 	for _, a := range list {
-		au := ingest.Author{Name: collapse(a.Author.DisplayName), ORCID: normaliseORCID(a.Author.ORCID)}
+		au := ingest.Author{Name: clean.Collapse(a.Author.DisplayName), ORCID: ingest.NormaliseORCID(a.Author.ORCID)}
 		if au.Name == "" {
-			au.Name = collapse(a.RawAuthorName)
+			au.Name = clean.Collapse(a.RawAuthorName)
 		}
 		if au.Name == "" {
 			continue
@@ -199,14 +202,14 @@ func authors(list []authorship) []ingest.Author {
 		// The raw strings are what the paper says; institution names are
 		// OpenAlex's matching of them, used when the raw ones are absent.
 		for _, s := range a.RawAffiliations {
-			au.Affiliations = append(au.Affiliations, collapse(s))
+			au.Affiliations = append(au.Affiliations, clean.Collapse(s))
 		}
 		if len(au.Affiliations) == 0 {
 			for _, inst := range a.Institutions {
-				au.Affiliations = append(au.Affiliations, collapse(inst.DisplayName))
+				au.Affiliations = append(au.Affiliations, clean.Collapse(inst.DisplayName))
 			}
 		}
-		au.Affiliations = dedupe(au.Affiliations)
+		au.Affiliations = clean.Dedupe(au.Affiliations)
 		out = append(out, au)
 	}
 	return out
@@ -268,7 +271,7 @@ func abstract(raw rawJSON) string {
 		}
 		b.WriteString(pw.word)
 	}
-	return collapse(stripTags(b.String()))
+	return clean.Collapse(clean.StripTags(b.String()))
 }
 
 // conceptThreshold is OpenAlex's own cut-off: concepts scoring at least 0.3
@@ -284,18 +287,18 @@ func subjects(w *work) []string {
 		topics = []topic{*w.PrimaryTopic}
 	}
 	for _, t := range topics {
-		out = append(out, collapse(t.DisplayName), collapse(t.Subfield.DisplayName),
-			collapse(t.Field.DisplayName), collapse(t.Domain.DisplayName))
+		out = append(out, clean.Collapse(t.DisplayName), clean.Collapse(t.Subfield.DisplayName),
+			clean.Collapse(t.Field.DisplayName), clean.Collapse(t.Domain.DisplayName))
 	}
 	for _, c := range w.Concepts {
 		if c.Score == nil || *c.Score >= conceptThreshold {
-			out = append(out, collapse(c.DisplayName))
+			out = append(out, clean.Collapse(c.DisplayName))
 		}
 	}
 	for _, m := range w.Mesh {
-		out = append(out, collapse(m.DescriptorName))
+		out = append(out, clean.Collapse(m.DescriptorName))
 	}
-	return dedupe(out)
+	return clean.Dedupe(out)
 }
 
 // evidence collects the location licences that count (see the package

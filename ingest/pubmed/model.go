@@ -1,6 +1,10 @@
 package pubmed
 
-import "encoding/xml"
+import (
+	"encoding/xml"
+
+	"github.com/openshelf/openshelf/ingest/internal/clean"
+)
 
 // The types below mirror the parts of the PubMed DTD (pubmed_190101 and
 // later) that the reader uses; everything else is skipped by encoding/xml.
@@ -73,7 +77,7 @@ func (a *abstractText) UnmarshalXML(d *xml.Decoder, start xml.StartElement) erro
 	for _, at := range start.Attr {
 		switch at.Name.Local {
 		case "Label":
-			a.Label = collapse(at.Value)
+			a.Label = clean.Collapse(at.Value)
 		case "NlmCategory":
 			a.Category = at.Value
 		}

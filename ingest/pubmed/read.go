@@ -2,15 +2,16 @@ package pubmed
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openshelf/openshelf/ingest/internal/clean"
+	"github.com/openshelf/openshelf/ingest/internal/lines"
 
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
@@ -29,11 +30,11 @@ const Source = "pubmed"
 // when reading r fails, when sink returns one, or when ctx is done; sink
 // errors and ctx errors are returned wrapped, so errors.Is works on them.
 func Read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink) error {
-	in := &errReader{r: r}
-	src, err := maybeGunzip(in)
+	in := &lines.ErrReader{R: r}
+	src, err := lines.MaybeGunzip(in)
 	if err != nil {
-		if in.err != nil {
-			return fmt.Errorf("pubmed: reading %s: %w", origin, in.err)
+		if in.Err != nil {
+			return fmt.Errorf("pubmed: reading %s: %w", origin, in.Err)
 		}
 		sink.Problem(ingest.Problem{Path: origin, Reason: "pubmed: bad gzip stream: " + err.Error()})
 		return nil
@@ -118,9 +119,9 @@ type reader struct {
 // broken reports a decoding error: an I/O error of the underlying reader is
 // returned, anything else (malformed XML, bad gzip data) becomes a Problem
 // that ends the file, because XML cannot be resynchronised reliably.
-func (rd *reader) broken(in *errReader, d *xml.Decoder, err error) error {
-	if in.err != nil {
-		return fmt.Errorf("pubmed: reading %s: %w", rd.origin, in.err)
+func (rd *reader) broken(in *lines.ErrReader, d *xml.Decoder, err error) error {
+	if in.Err != nil {
+		return fmt.Errorf("pubmed: reading %s: %w", rd.origin, in.Err)
 	}
 	line, _ := d.InputPos()
 	rd.sink.Problem(ingest.Problem{Path: rd.origin, Record: "line " + strconv.Itoa(line),
@@ -200,11 +201,11 @@ func (rd *reader) article(a *pubmedArticle) *ingest.Document {
 	for _, k := range c.Keywords {
 		doc.Keywords = append(doc.Keywords, string(k))
 	}
-	doc.Keywords = dedupe(doc.Keywords)
+	doc.Keywords = clean.Dedupe(doc.Keywords)
 	for _, m := range c.Mesh {
 		doc.Subjects = append(doc.Subjects, string(m.Descriptor))
 	}
-	doc.Subjects = dedupe(doc.Subjects)
+	doc.Subjects = clean.Dedupe(doc.Subjects)
 
 	var retracted, notice bool
 	doc.Type, retracted, notice = pubType(art.PubTypes)
@@ -265,7 +266,7 @@ func (rd *reader) book(b *pubmedBookArticle) *ingest.Document {
 	for _, k := range bd.Keywords {
 		doc.Keywords = append(doc.Keywords, string(k))
 	}
-	doc.Keywords = dedupe(doc.Keywords)
+	doc.Keywords = clean.Dedupe(doc.Keywords)
 	t, retracted, notice := pubType(bd.PubTypes)
 	if t != "" && t != "research-article" {
 		doc.Type = t
@@ -334,7 +335,7 @@ func authors(list []author) []ingest.Author {
 		}
 		for _, id := range a.Identifiers {
 			if strings.EqualFold(id.Source, "ORCID") {
-				if o := normaliseORCID(id.Value); o != "" {
+				if o := ingest.NormaliseORCID(id.Value); o != "" {
 					au.ORCID = o
 					break
 				}
@@ -343,7 +344,7 @@ func authors(list []author) []ingest.Author {
 		for _, aff := range a.Affiliations {
 			au.Affiliations = append(au.Affiliations, string(aff))
 		}
-		au.Affiliations = dedupe(au.Affiliations)
+		au.Affiliations = clean.Dedupe(au.Affiliations)
 		out = append(out, au)
 	}
 	return out
@@ -500,7 +501,7 @@ func pubType(types []string) (typ string, retracted, notice bool) {
 		}
 	}
 	if len(types) > 0 {
-		t := strings.ToLower(collapse(types[0]))
+		t := strings.ToLower(clean.Collapse(types[0]))
 		return strings.ReplaceAll(t, " ", "-"), retracted, notice
 	}
 	return "", retracted, notice
@@ -534,35 +535,6 @@ func references(lists []referenceList, out []ingest.Reference, depth int) []inge
 		out = references(l.Lists, out, depth+1)
 	}
 	return out
-}
-
-// errReader remembers the first error of the underlying reader, so that an
-// I/O failure is told apart from malformed content.
-type errReader struct {
-	r   io.Reader
-	err error
-}
-
-func (e *errReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF && e.err == nil {
-		e.err = err
-	}
-	return n, err
-}
-
-// maybeGunzip returns r, decompressing it when it starts with the gzip
-// magic bytes.
-func maybeGunzip(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, err := br.Peek(2)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		return gzip.NewReader(br)
-	}
-	return br, nil
 }
 
 // charsetReader accepts the encodings PubMed files declare. Latin-1 is

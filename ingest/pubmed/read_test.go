@@ -551,21 +551,6 @@ func TestMedlineDate(t *testing.T) {
 	}
 }
 
-func TestNormaliseORCID(t *testing.T) {
-	for in, want := range map[string]string{
-		"0000000179841889":                      "0000-0001-7984-1889",
-		"http://orcid.org/0000-0003-0572-4123":  "0000-0003-0572-4123",
-		"https://orcid.org/0000-0002-1694-233x": "0000-0002-1694-233X",
-		"0000-0002-4447-597X":                   "", // wrong check digit
-		"0000-0002-4447":                        "",
-		"abcd-0002-4447-5978":                   "",
-	} {
-		if got := normaliseORCID(in); got != want {
-			t.Errorf("normaliseORCID(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestLanguage(t *testing.T) {
 	for in, want := range map[string]string{"eng": "en", "fre": "fr", "GER": "de", "und": "", "xyz": "xyz"} {
 		if got := language(in); got != want {

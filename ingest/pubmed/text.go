@@ -3,7 +3,8 @@ package pubmed
 import (
 	"encoding/xml"
 	"strings"
-	"unicode"
+
+	"github.com/openshelf/openshelf/ingest/internal/clean"
 )
 
 // text is the flattened character data of an element and all its children:
@@ -24,7 +25,7 @@ func flatten(d *xml.Decoder) (string, error) {
 	for depth := 1; depth > 0; {
 		tok, err := d.Token()
 		if err != nil {
-			return collapse(b.String()), err
+			return clean.Collapse(b.String()), err
 		}
 		switch tok := tok.(type) {
 		case xml.CharData:
@@ -35,69 +36,7 @@ func flatten(d *xml.Decoder) (string, error) {
 			depth--
 		}
 	}
-	return collapse(b.String()), nil
-}
-
-// collapse trims s and folds every run of white space into one space.
-func collapse(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = b.Len() > 0
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// normaliseORCID returns an ORCID iD in 0000-0002-1825-0097 form, or "" when
-// s is not one (wrong length or check digit). PubMed spells them as bare
-// digits, with or without hyphens, or as orcid.org URLs.
-func normaliseORCID(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	var d []byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			d = append(d, c)
-		case c == 'x' || c == 'X':
-			d = append(d, 'X')
-		case c == '-' || c == ' ':
-		default:
-			return ""
-		}
-	}
-	if len(d) != 16 {
-		return ""
-	}
-	// ISO 7064 MOD 11-2 check digit.
-	total := 0
-	for _, c := range d[:15] {
-		if c == 'X' {
-			return ""
-		}
-		total = (total + int(c-'0')) * 2
-	}
-	check := (12 - total%11) % 11
-	want := byte('0' + check)
-	if check == 10 {
-		want = 'X'
-	}
-	if d[15] != want {
-		return ""
-	}
-	return string(d[0:4]) + "-" + string(d[4:8]) + "-" + string(d[8:12]) + "-" + string(d[12:16])
+	return clean.Collapse(b.String()), nil
 }
 
 // iso639 maps the ISO 639-2 codes PubMed uses to ISO 639-1 where one exists.
@@ -165,25 +104,4 @@ func atoi(s string) int {
 		n = n*10 + int(s[i]-'0')
 	}
 	return n
-}
-
-// dedupe drops empty strings and repeats from list, keeping first
-// occurrences in order.
-func dedupe(list []string) []string {
-	if len(list) == 0 {
-		return nil
-	}
-	seen := make(map[string]bool, len(list))
-	out := list[:0]
-	for _, s := range list {
-		if s == "" || seen[s] {
-			continue
-		}
-		seen[s] = true
-		out = append(out, s)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }

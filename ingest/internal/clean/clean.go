@@ -1,4 +1,6 @@
-package crossref
+// Package clean holds the string clean-ups the source readers share:
+// white space, inline markup and entities, duplicate lists.
+package clean
 
 import (
 	"html"
@@ -6,8 +8,8 @@ import (
 	"unicode"
 )
 
-// collapse trims s and folds every run of white space into one space.
-func collapse(s string) string {
+// Collapse trims s and folds every run of white space into one space.
+func Collapse(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -25,52 +27,9 @@ func collapse(s string) string {
 	return b.String()
 }
 
-// normaliseORCID returns an ORCID iD in 0000-0002-1825-0097 form, or "" when
-// s is not one (wrong length or check digit). PubMed spells them as bare
-// digits, with or without hyphens, or as orcid.org URLs.
-func normaliseORCID(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	var d []byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			d = append(d, c)
-		case c == 'x' || c == 'X':
-			d = append(d, 'X')
-		case c == '-' || c == ' ':
-		default:
-			return ""
-		}
-	}
-	if len(d) != 16 {
-		return ""
-	}
-	// ISO 7064 MOD 11-2 check digit.
-	total := 0
-	for _, c := range d[:15] {
-		if c == 'X' {
-			return ""
-		}
-		total = (total + int(c-'0')) * 2
-	}
-	check := (12 - total%11) % 11
-	want := byte('0' + check)
-	if check == 10 {
-		want = 'X'
-	}
-	if d[15] != want {
-		return ""
-	}
-	return string(d[0:4]) + "-" + string(d[4:8]) + "-" + string(d[8:12]) + "-" + string(d[12:16])
-}
-
-// dedupe drops empty strings and repeats from list, keeping first
+// Dedupe drops empty strings and repeats from list, keeping first
 // occurrences in order.
-func dedupe(list []string) []string {
+func Dedupe(list []string) []string {
 	if len(list) == 0 {
 		return nil
 	}
@@ -89,9 +48,9 @@ func dedupe(list []string) []string {
 	return out
 }
 
-// stripTags removes inline HTML/XML tags (<i>, <sup>, <jats:p>...) and
+// StripTags removes inline HTML/XML tags (<i>, <sup>, <jats:p>...) and
 // decodes character entities, as titles and abstracts carry both.
-func stripTags(s string) string {
+func StripTags(s string) string {
 	if !strings.ContainsAny(s, "<&") {
 		return s
 	}
@@ -136,16 +95,16 @@ var blockEnd = strings.NewReplacer(
 	"<jats:break/>", "\x00", "<br/>", "\x00", "<br>", "\x00",
 )
 
-// abstractText flattens a JATS-flavoured abstract ("<jats:p>...</jats:p>")
+// JATSAbstract flattens a JATS-flavoured abstract ("<jats:p>...</jats:p>")
 // to plain text, one paragraph or heading per line. A leading "Abstract"
 // heading is dropped: it names the element, not its content.
-func abstractText(s string) string {
+func JATSAbstract(s string) string {
 	if s == "" {
 		return ""
 	}
 	var lines []string
-	for _, block := range strings.Split(stripTags(blockEnd.Replace(s)), "\x00") {
-		if block = collapse(block); block != "" {
+	for _, block := range strings.Split(StripTags(blockEnd.Replace(s)), "\x00") {
+		if block = Collapse(block); block != "" {
 			lines = append(lines, block)
 		}
 	}
