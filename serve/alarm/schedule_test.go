@@ -73,9 +73,11 @@ func TestRetrySchedule(t *testing.T) {
 				if len(got) != len(tt.wantCodes) {
 					t.Fatalf("%d deliveries, want %d: %+v", len(got), len(tt.wantCodes), got)
 				}
-				// Attempt 1 at the due time; attempt n+1 DefaultRetries[n-1]
-				// after attempt n ended (the fake clock makes sends take
-				// no time, except the timeout, which takes SendTimeout).
+				// Attempt 1 at the due time; attempt n+1 the n-th wait of
+				// the specified schedule after attempt n ended (the fake
+				// clock makes sends take no time, except the timeout,
+				// which takes SendTimeout).
+				spec := []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute, 60 * time.Minute}
 				want := acc.DeliverAt
 				for i, d := range got {
 					if d.ID != acc.ID || d.Attempt != i+1 || d.Body != `{"job":42}` {
@@ -88,8 +90,8 @@ func TestRetrySchedule(t *testing.T) {
 					if tt.wantCodes[i] == 0 {
 						took = svc.cfg.SendTimeout
 					}
-					if i < len(DefaultRetries) {
-						want = want.Add(took + DefaultRetries[i])
+					if i < len(spec) {
+						want = want.Add(took + spec[i])
 					}
 				}
 

@@ -327,7 +327,7 @@ func (s *Service) poke() {
 // View is an alarm as GET shows it: never the secret.
 type View struct {
 	ID            string          `json:"id"`
-	Status        Status          `json:"status" enum:"scheduled|delivering|delivered|failed|cancelled"`
+	Status        Status          `json:"status" doc:"scheduled, delivering, delivered, failed or cancelled."`
 	CallbackURL   string          `json:"callback_url"`
 	CreatedAt     time.Time       `json:"created_at"`
 	DeliverAt     time.Time       `json:"deliver_at"`
