@@ -3,8 +3,11 @@ package alarm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
+
+	"github.com/openshelf/openshelf/serve/x402"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
@@ -122,7 +125,19 @@ func (s *Service) handleSchedule(ctx context.Context, in *ScheduleInput) (*regis
 		// Counted from acceptance, not from the check before payment.
 		r.DeliverAt = s.cfg.Now().Add(time.Duration(*in.DelaySeconds) * time.Second)
 	}
-	acc, err := s.insert(ctx, r)
+	// A payment buys one alarm: its id derives from the payment, so a
+	// replayed payment (served again, not charged again) finds the alarm it
+	// bought instead of scheduling a second one. The secret was shown once.
+	id := ""
+	if p, ok := x402.PaymentFrom(ctx); ok {
+		id = s.sealer.DeriveID(p.ID)
+		if v, err := s.Get(ctx, id); err == nil {
+			return &registry.Result{Value: v}, nil
+		} else if !errors.Is(err, apierr.ErrNotFound) {
+			return nil, err
+		}
+	}
+	acc, err := s.insert(ctx, r, id)
 	if err != nil {
 		return nil, err
 	}

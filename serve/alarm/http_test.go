@@ -193,6 +193,16 @@ func TestHTTPLifecycle(t *testing.T) {
 		t.Fatalf("accepted: %s", raw)
 	}
 
+	// The same payment again is a replay: the alarm it bought, without the
+	// secret, and no second alarm.
+	res, raw = call(t, h, http.MethodPost, "/v1/alarm", body, map[string]string{x402.HeaderPaymentSignature: sig})
+	if res.StatusCode != 200 || !strings.Contains(string(raw), acc.ID) || strings.Contains(string(raw), acc.SigningSecret) {
+		t.Fatalf("replay: %d %s", res.StatusCode, raw)
+	}
+	if c, _ := a.Alarms.Store().Counts(context.Background()); c["scheduled"] != 1 {
+		t.Fatalf("replay stored another alarm: %v", c)
+	}
+
 	// GET: scheduled, no secret, the payload as it will be sent.
 	res, raw = call(t, h, http.MethodGet, "/v1/alarm/"+acc.ID, "", nil)
 	if res.StatusCode != 200 || strings.Contains(string(raw), acc.SigningSecret) || strings.Contains(string(raw), "secret") {

@@ -3,6 +3,7 @@ package alarm
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 type Sealer struct {
 	aead cipher.AEAD
 	id   string
+	mac  []byte // key for DeriveID
 }
 
 // NewSealer returns a Sealer for a 32-byte key.
@@ -35,7 +37,17 @@ func NewSealer(key []byte) (*Sealer, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(append([]byte("openshelf alarm key id\x00"), key...))
-	return &Sealer{aead: aead, id: hex.EncodeToString(sum[:8])}, nil
+	mac := sha256.Sum256(append([]byte("openshelf alarm id\x00"), key...))
+	return &Sealer{aead: aead, id: hex.EncodeToString(sum[:8]), mac: mac[:]}, nil
+}
+
+// DeriveID returns the alarm id bought by a payment: the same for every
+// replay of it, and as unguessable as a random id to anyone without the
+// server key.
+func (s *Sealer) DeriveID(paymentID string) string {
+	m := hmac.New(sha256.New, s.mac)
+	m.Write([]byte(paymentID))
+	return idPrefix + strings.ToLower(idEncoding.EncodeToString(m.Sum(nil)[:16]))
 }
 
 // KeyID identifies the key without revealing it; stored with each row.

@@ -287,15 +287,19 @@ func (s *Service) Schedule(ctx context.Context, r Request) (*Accepted, error) {
 	if err := s.Check(&r); err != nil {
 		return nil, err
 	}
-	return s.insert(ctx, r)
+	return s.insert(ctx, r, "")
 }
 
 // insert stores a checked request. The due-time window is not checked
 // again: the request was checked before payment, and time spent paying
 // must not turn an accepted payment into an error.
-func (s *Service) insert(ctx context.Context, r Request) (*Accepted, error) {
+// An empty id means a fresh random one.
+func (s *Service) insert(ctx context.Context, r Request, id string) (*Accepted, error) {
 	now := s.cfg.Now().UTC()
-	id, secret := NewID(), NewSecret()
+	if id == "" {
+		id = NewID()
+	}
+	secret := NewSecret()
 	rec := &Record{
 		ID: id, Status: StatusScheduled, CallbackURL: r.CallbackURL, Payload: r.Payload,
 		Secret: s.sealer.Seal(id, secret), KeyID: s.sealer.KeyID(), RetryCount: r.RetryCount,

@@ -282,7 +282,11 @@ func Pay[T any](ctx context.Context, c *Core, req PaymentRequired, payload *Paym
 		return zero, nil, err
 	}
 	defer s.abandon() // releases the claim if run panics
-	v, err := run(ctx)
+	v, err := run(context.WithValue(ctx, paymentKey{}, Payment{
+		ID:     s.key.id(),
+		Payer:  s.key.Payer,
+		Replay: s.replay != nil,
+	}))
 	if err != nil {
 		s.fail(OutcomeHandlerError)
 		return zero, nil, err
