@@ -134,7 +134,8 @@ func (s *Service) handleSchedule(ctx context.Context, in *ScheduleInput) (*regis
 		if v, err := s.Get(ctx, id); err == nil {
 			return &registry.Result{Value: v}, nil
 		} else if !errors.Is(err, apierr.ErrNotFound) {
-			return nil, err
+			s.log.Error("alarm: cannot look up a replayed payment", "err", err)
+			return nil, errStoreUnavailable
 		}
 	}
 	acc, err := s.insert(ctx, r, id)

@@ -290,6 +290,9 @@ func (s *Service) Schedule(ctx context.Context, r Request) (*Accepted, error) {
 	return s.insert(ctx, r, "")
 }
 
+// errStoreUnavailable fails a paid request, so nothing is charged.
+var errStoreUnavailable = apierr.New(apierr.ErrUnavailable, "alarm_store_unavailable", "the alarm could not be stored; nothing was charged")
+
 // insert stores a checked request. The due-time window is not checked
 // again: the request was checked before payment, and time spent paying
 // must not turn an accepted payment into an error.
@@ -308,7 +311,7 @@ func (s *Service) insert(ctx context.Context, r Request, id string) (*Accepted, 
 	rec.NextAttemptAt = rec.DeliverAt
 	if err := s.store.Insert(ctx, rec); err != nil {
 		s.log.Error("alarm: cannot store", "err", err)
-		return nil, apierr.New(apierr.ErrUnavailable, "alarm_store_unavailable", "the alarm could not be stored; nothing was charged")
+		return nil, errStoreUnavailable
 	}
 	s.poke()
 	delays := make([]int, r.RetryCount)
