@@ -3,6 +3,8 @@ package serve
 import (
 	"io"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -12,7 +14,8 @@ import (
 )
 
 // writeBody streams a non-JSON body. A zstd body goes out as stored when the
-// client accepts zstd, and is decompressed on the fly otherwise.
+// client accepts zstd, and is decompressed on the fly otherwise. A file sent
+// as stored gets a Content-Length, which lets net/http use sendfile.
 func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, status int, res *registry.Result) {
 	h := w.Header()
 	h.Set("Content-Type", res.ContentType)
@@ -21,6 +24,7 @@ func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, status int, r
 	if res.Encoding != "" {
 		if acceptsEncoding(r.Header.Get("Accept-Encoding"), res.Encoding) {
 			h.Set("Content-Encoding", res.Encoding)
+			setFileLength(h, res.Body)
 		} else {
 			h.Del("Content-Length")
 			dec, err := zstd.NewReader(res.Body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
@@ -42,6 +46,19 @@ func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, status int, r
 		// the client sees a truncated body rather than a complete one.
 		s.log.Warn("body stream failed", "path", r.URL.Path, "err", err, "request_id", requestID(r.Context()))
 		panic(http.ErrAbortHandler)
+	}
+}
+
+// setFileLength sets Content-Length when body is a regular file: clients
+// see the size, and net/http sends the file with sendfile instead of
+// copying it through chunked encoding.
+func setFileLength(h http.Header, body io.Reader) {
+	f, ok := body.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		h.Set("Content-Length", strconv.FormatInt(fi.Size(), 10))
 	}
 }
 
