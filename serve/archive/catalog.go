@@ -2,9 +2,6 @@ package archive
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
-	"strings"
 )
 
 // Entry is a document in a listing: what an agent needs to decide whether
@@ -41,55 +38,21 @@ type Page struct {
 	Items  []Entry `json:"items"`
 }
 
-const entryColumns = "doc, id, title, authors, year, venue, topics, license, license_url, has_fulltext, has_references"
-
-// entries loads catalog entries for docs, keeping their order.
+// entries returns the catalog entries of docs, keeping their order.
 func (g *generation) entries(ctx context.Context, p *prices, docs []int32) ([]Entry, error) {
-	if len(docs) == 0 {
-		return []Entry{}, nil
-	}
-	args := make([]any, len(docs))
-	marks := make([]string, len(docs))
-	for i, d := range docs {
-		args[i], marks[i] = d, "?"
-	}
-	rows, err := g.db.QueryContext(ctx, "SELECT "+entryColumns+" FROM catalog WHERE doc IN ("+strings.Join(marks, ",")+")", args...)
-	if err != nil {
-		return nil, err
-	}
-	byDoc, err := scanEntries(rows, p)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]Entry, 0, len(docs))
 	for _, d := range docs {
-		if e, ok := byDoc[d]; ok {
-			out = append(out, e)
+		if d < 0 || int(d) >= g.catalog.len() {
+			continue
 		}
-	}
-	return out, nil
-}
-
-func scanEntries(rows *sql.Rows, p *prices) (map[int32]Entry, error) {
-	defer rows.Close()
-	out := map[int32]Entry{}
-	for rows.Next() {
-		var (
-			doc            int32
-			e              Entry
-			year           sql.NullInt32
-			authors, topic []any
-		)
-		if err := rows.Scan(&doc, &e.ID, &e.Title, &authors, &year, &e.Venue, &topic, &e.License, &e.LicenseURL,
-			&e.HasFulltext, &e.HasReferences); err != nil {
+		e, _, err := g.catalog.entry(d)
+		if err != nil {
 			return nil, err
 		}
-		e.Year = int(year.Int32)
-		e.Authors, e.Topics = strings_(authors), strings_(topic)
 		e.Prices = p.forEntry(e)
-		out[doc] = e
+		out = append(out, e)
 	}
-	return out, rows.Err()
+	return out, ctx.Err()
 }
 
 func strings_(v []any) []string {
@@ -108,32 +71,23 @@ func strings_(v []any) []string {
 func (g *generation) catalogPage(ctx context.Context, p *prices, topic string, limit, offset int) ([]Entry, int64, error) {
 	var docs []int32
 	var total int64
-	var rows *sql.Rows
-	var err error
 	if topic == "" {
 		total = g.stats.Documents
-		rows, err = g.db.QueryContext(ctx, "SELECT doc FROM catalog WHERE doc >= ? AND doc < ? ORDER BY doc", offset, offset+limit)
+		for d := offset; d < offset+limit && d < int(g.index.n); d++ {
+			docs = append(docs, int32(d))
+		}
 	} else {
 		t, ok := g.byTopic[topic]
 		if !ok {
 			return nil, 0, errTopicNotFound(topic)
 		}
 		total = t.Documents
-		rows, err = g.db.QueryContext(ctx, "SELECT doc FROM topic_docs WHERE topic = ? AND rank >= ? AND rank < ? ORDER BY rank",
-			topic, offset, offset+limit)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("catalog: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var d int32
-		if err := rows.Scan(&d); err != nil {
-			return nil, 0, err
+		all := g.index.topicDocs[topic]
+		if offset < len(all) {
+			docs = all[offset:min(offset+limit, len(all))]
 		}
-		docs = append(docs, d)
 	}
-	if err := rows.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
 	items, err := g.entries(ctx, p, docs)

@@ -34,15 +34,14 @@ func errDocumentNotFound(id string) error {
 
 // resolve maps any id or alias to the canonical id.
 func (g *generation) resolve(ctx context.Context, id string) (string, error) {
-	var canon string
-	err := g.db.QueryRowContext(ctx, "SELECT id FROM alias_ix WHERE alias = ?", id).Scan(&canon)
-	if errors.Is(err, sql.ErrNoRows) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	d := g.aliases.lookup(id)
+	if d < 0 {
 		return "", errDocumentNotFound(id)
 	}
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", id, err)
-	}
-	return canon, nil
+	return string(g.catalog.id(d)), nil
 }
 
 // Author is a document author in content responses.

@@ -1,7 +1,9 @@
 package archive
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -139,13 +141,22 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Tool:    &registry.Tool{Name: "list_topics", Description: "List the archive's topics with document counts and bundle prices"},
 			Handle: func(ctx context.Context, _ *registry.NoInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
+					// Encoded once per generation (and base URL).
+					if b, ok := g.topicsJSON.Load(s.BaseURL); ok {
+						return &res{Value: b.(json.RawMessage)}, nil
+					}
 					out := TopicList{Snapshot: g.snap.ID, Topics: make([]Topic, len(g.topics))}
 					for i, t := range g.topics {
 						t.BundlePrice = PriceBundle
 						t.BundleURL = s.BaseURL + "/api/topic/" + t.Slug + "/content"
 						out.Topics[i] = t
 					}
-					return &res{Value: out}, nil
+					b, err := encodeJSON(out)
+					if err != nil {
+						return nil, err
+					}
+					g.topicsJSON.Store(s.BaseURL, b)
+					return &res{Value: b}, nil
 				})
 			},
 		}.Endpoint(),
@@ -170,7 +181,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Summary: "Counts: documents, with full text, with references, per licence, per source, topics; snapshot id and build time.",
 			Output:  Stats{},
 			Handle: func(ctx context.Context, _ *registry.NoInput) (*res, error) {
-				return with(s.Store, func(g *generation) (*res, error) { return &res{Value: g.stats}, nil })
+				return with(s.Store, func(g *generation) (*res, error) { return &res{Value: g.statsJSON}, nil })
 			},
 		}.Endpoint(),
 		registry.Spec[DocumentInput]{
@@ -204,7 +215,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Output:  Fulltext{},
 			Tool:    &registry.Tool{Name: "get_fulltext", Description: "Get a document's full text as nested sections, with its rights"},
 			Check: func(ctx context.Context, in *DocumentInput) error {
-				return s.checkFlag(ctx, in, "has_fulltext", "fulltext_not_available", "has no full text")
+				return s.checkFlag(ctx, in, flagFulltext, "fulltext_not_available", "has no full text")
 			},
 			Handle: func(ctx context.Context, in *DocumentInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
@@ -224,7 +235,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Output:  References{},
 			Tool:    &registry.Tool{Name: "get_references", Description: "Get a document's parsed references, with its rights"},
 			Check: func(ctx context.Context, in *DocumentInput) error {
-				return s.checkFlag(ctx, in, "has_references", "references_not_available", "has no references")
+				return s.checkFlag(ctx, in, flagReferences, "references_not_available", "has no references")
 			},
 			Handle: func(ctx context.Context, in *DocumentInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
@@ -264,6 +275,20 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 	}
 }
 
+// encodeJSON encodes a response body once, to be served many times. HTML
+// characters are left as they are: the HTTP layer's encoder escapes them
+// in a json.RawMessage as it would in the value, and the MCP layer, which
+// does not escape them, sends them as they are, as before.
+func encodeJSON(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n")), nil
+}
+
 // TopicList is the body of /api/topics.
 type TopicList struct {
 	Snapshot string  `json:"snapshot"`
@@ -277,17 +302,21 @@ func (s *Service) checkDocument(ctx context.Context, in *DocumentInput) error {
 
 // checkFlag answers 404 before payment when the document is missing or
 // lacks the resource.
-func (s *Service) checkFlag(ctx context.Context, in *DocumentInput, column, code, what string) error {
+func (s *Service) checkFlag(ctx context.Context, in *DocumentInput, flag byte, code, what string) error {
 	_, err := with(s.Store, func(g *generation) (struct{}, error) {
 		id, err := g.resolve(ctx, in.ID)
 		if err != nil {
 			return struct{}{}, err
 		}
-		var ok bool
-		if err := g.db.QueryRowContext(ctx, "SELECT "+column+" FROM catalog WHERE id = ?", id).Scan(&ok); err != nil {
+		d := g.catalog.find(id)
+		if d < 0 {
+			return struct{}{}, errDocumentNotFound(id)
+		}
+		_, flags, err := g.catalog.entry(d)
+		if err != nil {
 			return struct{}{}, err
 		}
-		if !ok {
+		if flags&flag == 0 {
 			return struct{}{}, apierr.NotFound(code, "document "+id+" "+what)
 		}
 		return struct{}{}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -14,6 +15,10 @@ import (
 	"github.com/openshelf/openshelf/snapshot"
 )
 
+// duckMemoryLimit bounds DuckDB's memory per generation: its work is
+// streaming scans and point lookups, which need little.
+const duckMemoryLimit = "256MB"
+
 // generation is one opened snapshot: its DuckDB database and the answers
 // that never change while it is served.
 type generation struct {
@@ -23,10 +28,17 @@ type generation struct {
 	refs      atomic.Int64
 	closeOnce sync.Once
 
-	stats   Stats
-	topics  []Topic
-	byTopic map[string]*Topic
-	search  searchStats
+	stats Stats
+	// statsJSON is stats encoded: /api/stats is the most requested
+	// endpoint and never changes within a generation.
+	statsJSON json.RawMessage
+	// topicsJSON caches the encoded /api/topics body per base URL.
+	topicsJSON sync.Map
+	topics     []Topic
+	byTopic    map[string]*Topic
+	catalog    *catalogStore
+	aliases    *aliasStore
+	index      *searchIndex
 }
 
 func (g *generation) release() {
@@ -49,6 +61,15 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot) (*generation, 
 			"SET parquet_metadata_cache = true",
 			"SET threads = 2",
 			"SET preserve_insertion_order = true",
+			// DuckDB only reads Parquet on demand (paid content, and the
+			// catalog once at load): its cache of file blocks would keep
+			// the whole documents file in memory after the load, and the
+			// default limit is 80% of the machine's memory.
+			"SET enable_external_file_cache = false",
+			"SET memory_limit = '" + duckMemoryLimit + "'",
+			// Without background threads its allocator keeps what a query
+			// freed for good.
+			"SET allocator_background_threads = true",
 		} {
 			if _, err := execer.ExecContext(ctx, q, nil); err != nil {
 				return fmt.Errorf("%s: %w", q, err)
@@ -79,24 +100,6 @@ func (g *generation) load(ctx context.Context) error {
 		"CREATE VIEW fulltext AS SELECT * FROM read_parquet(" + p(snapshot.Fulltext) + ")",
 		"CREATE VIEW refs AS SELECT * FROM read_parquet(" + p(snapshot.References) + ")",
 		"CREATE VIEW aliases AS SELECT * FROM read_parquet(" + p(snapshot.Aliases) + ")",
-		"CREATE TABLE alias_ix AS SELECT alias, id FROM aliases ORDER BY alias",
-		// The search index.
-		"CREATE TABLE terms AS SELECT term_id, term, df FROM read_parquet(" + p(snapshot.SearchTerms) + ")",
-		"CREATE TABLE postings AS SELECT term_id, doc, field, tf FROM read_parquet(" + p(snapshot.SearchPostings) + ") ORDER BY term_id, doc",
-		"CREATE TABLE sdocs AS SELECT doc, id, len_title, len_keywords, len_authors, year, license, topics, has_fulltext FROM read_parquet(" + p(snapshot.SearchDocs) + ") ORDER BY doc",
-		"CREATE TABLE sfields AS SELECT field, name, avg_len, weight FROM read_parquet(" + p(snapshot.SearchFields) + ")",
-		"CREATE UNIQUE INDEX terms_term ON terms(term)",
-		// The catalog: the columns of a listing, numbered like the search
-		// index's documents (id order).
-		`CREATE TABLE catalog AS
-			SELECT s.doc, d.id, d.title, [a.name FOR a IN d.authors] AS authors, d.year, d.venue,
-				d.topics, d.license, d.license_url, d.has_fulltext, d.has_references
-			FROM documents d JOIN sdocs s USING (id) ORDER BY s.doc`,
-		"CREATE UNIQUE INDEX catalog_doc ON catalog(doc)",
-		// Rank of each document within each of its topics, for paging a topic.
-		`CREATE TABLE topic_docs AS
-			SELECT topic, (row_number() OVER (PARTITION BY topic ORDER BY doc) - 1)::INTEGER AS rank, doc
-			FROM (SELECT unnest(topics) AS topic, doc FROM catalog) ORDER BY topic, rank`,
 	}
 	for _, q := range stmts {
 		if _, err := g.db.ExecContext(ctx, q); err != nil {
@@ -109,7 +112,24 @@ func (g *generation) load(ctx context.Context) error {
 	if err := g.loadTopics(ctx); err != nil {
 		return err
 	}
-	return g.loadSearchStats(ctx)
+	var err error
+	if g.statsJSON, err = encodeJSON(g.stats); err != nil {
+		return err
+	}
+	// The catalog, the aliases and the search index live in Go memory:
+	// see catalogstore.go and searchindex.go.
+	cs, err := loadCatalog(ctx, g.snap.Path(snapshot.Documents))
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	g.catalog = cs
+	if g.aliases, err = loadAliases(ctx, g.snap.Path(snapshot.Aliases), cs); err != nil {
+		return fmt.Errorf("aliases: %w", err)
+	}
+	if g.index, err = loadSearchIndex(g.snap, cs); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	return nil
 }
 
 func firstLine(s string) string {

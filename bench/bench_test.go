@@ -1,0 +1,114 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openshelf/openshelf/ingest"
+)
+
+func TestSummarise(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, time.Duration(i)*time.Millisecond)
+	}
+	l := summarise(ds)
+	if l.N != 100 || l.P50 != 50*time.Millisecond || l.P95 != 95*time.Millisecond || l.P99 != 99*time.Millisecond || l.Max != 100*time.Millisecond {
+		t.Fatalf("%+v", l)
+	}
+	if l := summarise(nil); l != (Latency{}) {
+		t.Fatalf("empty: %+v", l)
+	}
+	if l := summarise([]time.Duration{7}); l.P50 != 7 || l.P99 != 7 {
+		t.Fatalf("one: %+v", l)
+	}
+}
+
+func TestDrive(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path == "/bad" {
+			http.Error(w, "no", http.StatusInternalServerError)
+			return
+		}
+		w.Write([]byte(`{"total": 3}`))
+	}))
+	defer srv.Close()
+	targets := []target{{"a", "/a"}, {"b", "/b"}, {"a", "/bad"}}
+	res := drive(context.Background(), srv.URL, targets, 2, 20*time.Millisecond, 200*time.Millisecond)
+	if res.Requests == 0 || res.Errors == 0 || res.RPS <= 0 || res.FirstError == "" {
+		t.Fatalf("%+v", res)
+	}
+	// Every third request fails; the warm-up is not recorded.
+	if got := res.Requests + res.Errors; int64(got) >= hits.Load() || res.Errors*2 > res.Requests+1 {
+		t.Errorf("recorded %d+%d of %d requests", res.Requests, res.Errors, hits.Load())
+	}
+	if a, b := res.ByClass["a"], res.ByClass["b"]; a.N == 0 || b.N == 0 || a.N+b.N != res.Requests {
+		t.Errorf("classes %+v", res.ByClass)
+	}
+
+	// Totals agree with themselves.
+	s := system{name: "x", base: srv.URL, search: "/a?q="}
+	ag, err := compareTotals(context.Background(), s, s, []query{{text: "one"}, {text: "two"}}, 5)
+	if err != nil || ag.Compared != 2 || ag.Equal != 2 {
+		t.Fatalf("%+v %v", ag, err)
+	}
+	bad := system{name: "bad", base: srv.URL, search: "/bad?q="}
+	if _, err := compareTotals(context.Background(), s, bad, []query{{text: "one"}}, 5); err == nil {
+		t.Fatal("a failing system compared")
+	}
+}
+
+func TestProcMemory(t *testing.T) {
+	m := procMemory(os.Getpid())
+	if m.RSS <= 0 || m.HWM < m.RSS {
+		t.Fatalf("%+v", m)
+	}
+	if m := procMemory(-1); m != (Memory{}) {
+		t.Fatalf("no process: %+v", m)
+	}
+}
+
+func TestDocTerms(t *testing.T) {
+	d := &ingest.Document{Title: "The neural basis of SARS-CoV-2 entry", Keywords: []string{"Zebrafish", "a b"},
+		Authors: []ingest.Author{{Name: "José Müller"}}}
+	got := docTerms(d)
+	want := []string{"neural", "basis", "sars", "cov", "entry", "zebrafish", "jose", "muller"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("docTerms = %q, want %q", got, want)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []Config{{}, {Dir: t.TempDir()}, {Dir: t.TempDir(), N: 10}} {
+		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
+			t.Errorf("Run(%+v) = %v, want ErrConfig", c, err)
+		}
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	r := &Report{N: 1000, Results: []Result{
+		{Scenario: "search", System: "openshelf", Requests: 10, RPS: 5, All: Latency{P50: time.Millisecond},
+			ByClass: map[string]Latency{classTwo: {N: 4, P50: 2 * time.Millisecond}}},
+		{Scenario: "search", System: "PostgreSQL", Requests: 8, RPS: 4, ByClass: map[string]Latency{classTwo: {N: 3}}},
+	}, Agreement: Agreement{Compared: 2, Equal: 1, Differences: []string{`"x": a 1, b 2`}}}
+	var b strings.Builder
+	r.Markdown(&b)
+	out := b.String()
+	for _, want := range []string{"| search | openshelf | 0 | 10 | 5 | 1.0 |", "| 2 words | 2.0 / 0.0 (n=4) | 0.0 / 0.0 (n=3) |",
+		"Totals agree for 1 of 2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

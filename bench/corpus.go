@@ -1,0 +1,265 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2" // database/sql driver "duckdb", to read the snapshot
+
+	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/index/tokenize"
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/internal/corpus"
+	"github.com/openshelf/openshelf/pipelines/topics"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// corpusVersion changes when the generator changes, invalidating caches.
+const corpusVersion = 2
+
+// corpusStamp is Dir/corpus.json: what the cached snapshot was built from.
+type corpusStamp struct {
+	Version  int    `json:"version"`
+	N        int    `json:"n"`
+	Seed     uint64 `json:"seed"`
+	Snapshot string `json:"snapshot"`
+	BuildMS  int64  `json:"build_ms"`
+}
+
+type topicInfo struct {
+	slug string
+	docs int64
+}
+
+// corpusInfo is the corpus being measured.
+type corpusInfo struct {
+	dataDir    string
+	snap       *snapshot.Snapshot
+	snapshotID string
+	buildTime  time.Duration
+	bytes      int64
+	n          int
+	gen        *corpus.Generator
+	topics     []topicInfo
+}
+
+// ensureCorpus returns the cached corpus for cfg.N and cfg.Seed, building
+// it first when missing, stale or cfg.Rebuild.
+func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
+	log := cfg.Logger
+	if cfg.Fixtures == "" {
+		return nil, fmt.Errorf("%w: no fixtures directory to read the vocabulary from", ErrConfig)
+	}
+	start := time.Now()
+	vocab, err := corpus.ReadVocabulary(ctx, corpus.VocabularyConfig{}, cfg.Fixtures)
+	if err != nil {
+		return nil, err
+	}
+	tax, err := topics.Default()
+	if err != nil {
+		return nil, err
+	}
+	var slugs []string
+	var its []index.Topic
+	for _, t := range tax.Topics() {
+		slugs = append(slugs, t.Slug)
+		its = append(its, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
+	}
+	gen, err := corpus.New(vocab, corpus.Config{Seed: cfg.Seed, Topics: slugs})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("bench: vocabulary read", "records", vocab.Records, "real_words", vocab.RealWords,
+		"words", len(vocab.Words), "elapsed", time.Since(start))
+
+	c := &corpusInfo{dataDir: filepath.Join(cfg.Dir, "data"), n: cfg.N, gen: gen}
+	stampPath := filepath.Join(cfg.Dir, "corpus.json")
+	var stamp corpusStamp
+	if b, err := os.ReadFile(stampPath); err == nil && !cfg.Rebuild {
+		if json.Unmarshal(b, &stamp) == nil && stamp.Version == corpusVersion && stamp.N == cfg.N && stamp.Seed == cfg.Seed {
+			if cur, err := snapshot.Current(c.dataDir); err == nil && cur == stamp.Snapshot {
+				log.Info("bench: reusing cached corpus", "snapshot", cur, "documents", cfg.N)
+				c.buildTime = time.Duration(stamp.BuildMS) * time.Millisecond
+				return c, c.open()
+			}
+		}
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	os.Remove(stampPath)
+	if err := os.RemoveAll(c.dataDir); err != nil {
+		return nil, err
+	}
+	log.Info("bench: building corpus", "documents", cfg.N, "dir", c.dataDir)
+	start = time.Now()
+	m, err := corpus.Build(ctx, corpus.BuildConfig{DataDir: c.dataDir, N: cfg.N, Generator: gen, Topics: its,
+		Logger: log, Progress: func(done int) {
+			log.Info("bench: corpus progress", "documents", done, "elapsed", time.Since(start).Round(time.Second))
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("bench: build corpus: %w", err)
+	}
+	c.buildTime = time.Since(start)
+	log.Info("bench: corpus built", "snapshot", m.ID, "elapsed", c.buildTime)
+	stamp = corpusStamp{Version: corpusVersion, N: cfg.N, Seed: cfg.Seed, Snapshot: m.ID, BuildMS: c.buildTime.Milliseconds()}
+	b, _ := json.Marshal(stamp)
+	if err := os.WriteFile(stampPath, b, 0o644); err != nil {
+		return nil, err
+	}
+	return c, c.open()
+}
+
+// open reads the snapshot's manifest and topic counts.
+func (c *corpusInfo) open() error {
+	snap, err := snapshot.Open(c.dataDir)
+	if err != nil {
+		return err
+	}
+	c.snap, c.snapshotID = snap, snap.ID
+	for _, f := range snap.Manifest.Files {
+		c.bytes += f.Bytes
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT slug, documents FROM read_parquet(" + sqlString(snap.Path(snapshot.Topics)) +
+		") WHERE documents > 0 ORDER BY slug")
+	if err != nil {
+		return fmt.Errorf("bench: topics: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t topicInfo
+		if err := rows.Scan(&t.slug, &t.docs); err != nil {
+			return err
+		}
+		c.topics = append(c.topics, t)
+	}
+	return rows.Err()
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// query is one search of the list.
+type query struct {
+	class string
+	text  string
+}
+
+// Query classes, in report order.
+const (
+	classCommon = "1 word, df ≥ N/100"
+	classMedium = "1 word, N/10⁴ ≤ df < N/100"
+	classRare   = "1 word, df < N/10⁴"
+	classTwo    = "2 words"
+	classThree  = "3 words"
+)
+
+var classOrder = []string{classCommon, classMedium, classRare, classTwo, classThree}
+
+// plainTerm is a term both tokenisers see the same way: PostgreSQL's
+// parser splits some mixed tokens differently from ours.
+var plainTerm = regexp.MustCompile(`^[a-z]{2,}$|^[a-z0-9]{3,}$`)
+
+// makeQueries returns n queries, shuffled: half single words, a sixth from
+// each document-frequency band, and a quarter each of two- and three-word
+// queries made of the title, keyword and author words of random
+// documents (so they have hits, like real queries).
+func makeQueries(ctx context.Context, c *corpusInfo, n int, rng *rand.Rand) ([]query, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	hi, lo := max(int64(c.n)/100, 2), max(int64(c.n)/10_000, 2)
+	bands := map[string][]string{}
+	rows, err := db.QueryContext(ctx, "SELECT term, df FROM read_parquet("+sqlString(c.snap.Path(snapshot.SearchTerms))+") WHERE df >= 1")
+	if err != nil {
+		return nil, fmt.Errorf("bench: terms: %w", err)
+	}
+	for rows.Next() {
+		var t string
+		var df int64
+		if err := rows.Scan(&t, &df); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if !plainTerm.MatchString(t) || tokenize.IsStopWord(t) {
+			continue
+		}
+		switch {
+		case df >= hi:
+			bands[classCommon] = append(bands[classCommon], t)
+		case df >= lo:
+			bands[classMedium] = append(bands[classMedium], t)
+		default:
+			bands[classRare] = append(bands[classRare], t)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []query
+	for _, cl := range []string{classCommon, classMedium, classRare} {
+		terms := bands[cl]
+		if len(terms) == 0 {
+			continue
+		}
+		for k := 0; k < n/6; k++ {
+			out = append(out, query{class: cl, text: terms[rng.IntN(len(terms))]})
+		}
+	}
+	for _, words := range []int{2, 3} {
+		cl := map[int]string{2: classTwo, 3: classThree}[words]
+		for k, tries := 0, 0; k < n/4 && tries < 100*n; tries++ {
+			terms := docTerms(c.gen.Doc(rng.IntN(c.n)))
+			if len(terms) < words {
+				continue
+			}
+			rng.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
+			out = append(out, query{class: cl, text: strings.Join(terms[:words], " ")})
+			k++
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("bench: no usable query terms in the snapshot")
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out, nil
+}
+
+// docTerms returns the distinct plain search terms of a generated
+// document's title, keywords and author names.
+func docTerms(d *ingest.Document) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(ts []string) {
+		for _, t := range ts {
+			if !seen[t] && plainTerm.MatchString(t) && !tokenize.IsStopWord(t) {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	add(tokenize.Terms(d.Title))
+	for _, k := range d.Keywords {
+		add(tokenize.Terms(k))
+	}
+	for _, a := range d.Authors {
+		add(tokenize.Tokens(a.Name))
+	}
+	return out
+}

@@ -1,0 +1,211 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// target is one request of a scenario, tagged with its class.
+type target struct {
+	class, path string
+}
+
+// Latency summarises a set of request durations.
+type Latency struct {
+	N                  int
+	P50, P95, P99, Max time.Duration
+}
+
+// Result is one scenario measured against one system.
+type Result struct {
+	Scenario, System string
+	Concurrency      int
+	Requests         int
+	Errors           int
+	Elapsed          time.Duration
+	RPS              float64
+	All              Latency
+	ByClass          map[string]Latency
+	FirstError       string
+}
+
+func summarise(ds []time.Duration) Latency {
+	if len(ds) == 0 {
+		return Latency{}
+	}
+	slices.Sort(ds)
+	at := func(q float64) time.Duration {
+		i := int(q*float64(len(ds))+0.5) - 1
+		return ds[min(max(i, 0), len(ds)-1)]
+	}
+	return Latency{N: len(ds), P50: at(0.50), P95: at(0.95), P99: at(0.99), Max: ds[len(ds)-1]}
+}
+
+// drive sends GET base+path requests from conc workers, cycling through
+// targets in order (each request takes the next one), for warmup (not
+// recorded) then d. A request fails on a transport error or a status other
+// than 200; every body is read to the end.
+func drive(ctx context.Context, base string, targets []target, conc int, warmup, d time.Duration) Result {
+	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, DisableCompression: true,
+		IdleConnTimeout: time.Minute}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	var next atomic.Int64
+	type sample struct {
+		class int
+		d     time.Duration
+	}
+	classes := map[string]int{}
+	var names []string
+	for _, t := range targets {
+		if _, ok := classes[t.class]; !ok {
+			classes[t.class] = len(names)
+			names = append(names, t.class)
+		}
+	}
+	var (
+		mu       sync.Mutex
+		samples  []sample
+		errs     int
+		firstErr string
+	)
+	one := func(t target) (time.Duration, error) {
+		start := time.Now()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+t.path, nil)
+		if err != nil {
+			return 0, err
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		el := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		if res.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("%s: status %d", t.path, res.StatusCode)
+		}
+		return el, nil
+	}
+	run := func(until time.Time, record bool) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := 0; w < conc; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var mine []sample
+				nerr, ferr := 0, ""
+				for time.Now().Before(until) && ctx.Err() == nil {
+					t := targets[int(next.Add(1)-1)%len(targets)]
+					el, err := one(t)
+					if !record {
+						continue
+					}
+					if err != nil {
+						if nerr == 0 {
+							ferr = err.Error()
+						}
+						nerr++
+						continue
+					}
+					mine = append(mine, sample{classes[t.class], el})
+				}
+				mu.Lock()
+				samples = append(samples, mine...)
+				errs += nerr
+				if firstErr == "" {
+					firstErr = ferr
+				}
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	if warmup > 0 {
+		run(time.Now().Add(warmup), false)
+	}
+	elapsed := run(time.Now().Add(d), true)
+
+	res := Result{Concurrency: conc, Requests: len(samples), Errors: errs, Elapsed: elapsed,
+		ByClass: map[string]Latency{}, FirstError: firstErr}
+	all := make([]time.Duration, len(samples))
+	per := make([][]time.Duration, len(names))
+	for i, s := range samples {
+		all[i] = s.d
+		per[s.class] = append(per[s.class], s.d)
+	}
+	res.All = summarise(all)
+	if len(names) > 1 {
+		for i, n := range names {
+			res.ByClass[n] = summarise(per[i])
+		}
+	}
+	if elapsed > 0 {
+		res.RPS = float64(len(samples)) / elapsed.Seconds()
+	}
+	return res
+}
+
+func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// Agreement compares the totals both systems report for the same queries.
+type Agreement struct {
+	Compared, Equal int
+	Differences     []string // a few examples
+}
+
+// compareTotals asks both systems for the first n queries and compares
+// the totals, a check that the two sides answer the same question.
+func compareTotals(ctx context.Context, a, b system, qs []query, n int) (Agreement, error) {
+	var ag Agreement
+	client := &http.Client{Timeout: 2 * time.Minute}
+	total := func(s system, q string) (int64, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+s.search+urlQuery(q), nil)
+		if err != nil {
+			return 0, err
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		defer res.Body.Close()
+		var body struct {
+			Total int64 `json:"total"`
+		}
+		if res.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("%s %q: status %d", s.name, q, res.StatusCode)
+		}
+		err = json.NewDecoder(res.Body).Decode(&body)
+		return body.Total, err
+	}
+	for _, q := range qs[:min(n, len(qs))] {
+		ta, err := total(a, q.text)
+		if err != nil {
+			return ag, err
+		}
+		tb, err := total(b, q.text)
+		if err != nil {
+			return ag, err
+		}
+		ag.Compared++
+		if ta == tb {
+			ag.Equal++
+		} else if len(ag.Differences) < 5 {
+			ag.Differences = append(ag.Differences, fmt.Sprintf("%q: %s %d, %s %d", q.text, a.name, ta, b.name, tb))
+		}
+	}
+	return ag, nil
+}

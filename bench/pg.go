@@ -1,0 +1,487 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// ErrPostgres reports a PostgreSQL cluster that cannot be set up.
+var ErrPostgres = errors.New("bench: PostgreSQL")
+
+// pgSide is the private PostgreSQL cluster and its HTTP front.
+type pgSide struct {
+	cfg      *Config
+	dir      string // Dir/pg: cluster, socket, log
+	data     string // Dir/pg/data
+	port     int
+	base     string
+	pool     chan *pgx.Conn
+	srv      *http.Server
+	total    int64
+	loadTime time.Duration
+	reused   bool
+	bytes    int64
+}
+
+// pgSettings are the server settings of the run. fsync and friends are
+// off because the cluster is scratch space rebuilt from the snapshot (they
+// only matter while loading); jit is off because it costs short queries
+// tens of milliseconds; shared_buffers holds the table and index.
+const pgSettings = "-c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c effective_cache_size=4GB " +
+	"-c work_mem=32MB -c maintenance_work_mem=1GB -c max_wal_size=8GB -c jit=off -c fsync=off " +
+	"-c synchronous_commit=off -c full_page_writes=off -c max_connections=64"
+
+// pgCommand runs a PostgreSQL binary as cfg.PGUser when we are root
+// (PostgreSQL refuses to run as root), directly otherwise.
+func (p *pgSide) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	bin := filepath.Join(p.cfg.PGBin, name)
+	if os.Geteuid() == 0 {
+		return exec.CommandContext(ctx, "runuser", append([]string{"-u", p.cfg.PGUser, "--", bin}, args...)...)
+	}
+	return exec.CommandContext(ctx, bin, args...)
+}
+
+func (p *pgSide) run(ctx context.Context, name string, args ...string) error {
+	out, err := p.command(ctx, name, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w: %s %s: %v: %s", ErrPostgres, name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// startPostgres starts (creating it when needed) the cluster under
+// cfg.Dir/pg, loads the corpus unless the cluster already holds this
+// snapshot, and serves it over HTTP on a loopback port.
+func startPostgres(ctx context.Context, cfg *Config, c *corpusInfo) (*pgSide, error) {
+	p := &pgSide{cfg: cfg, dir: filepath.Join(cfg.Dir, "pg")}
+	p.data = filepath.Join(p.dir, "data")
+	if strings.ContainsAny(p.dir, " '\"\\") {
+		return nil, fmt.Errorf("%w: directory %q must not contain spaces or quotes", ErrConfig, p.dir)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.PGBin, "pg_ctl")); err != nil {
+		return nil, fmt.Errorf("%w: no pg_ctl in %s (apt-get install postgresql, or scripts/setup.sh)", ErrPostgres, cfg.PGBin)
+	}
+	if _, err := os.Stat(filepath.Join(p.data, "PG_VERSION")); err != nil {
+		if err := p.initdb(ctx); err != nil {
+			return nil, err
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	p.port = port
+	opts := fmt.Sprintf("-c port=%d -c unix_socket_directories=%s %s", port, p.dir, pgSettings)
+	if err := p.run(ctx, "pg_ctl", "-D", p.data, "-l", filepath.Join(p.dir, "postgres.log"), "-w", "-t", "300",
+		"-o", opts, "start"); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			p.stop()
+		}
+	}()
+	size := max(cfg.Concurrency, cfg.StatsConcurrency) + 1
+	p.pool = make(chan *pgx.Conn, size)
+	for i := 0; i < size; i++ {
+		conn, err := p.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.pool <- conn
+	}
+	if err := p.ensureLoaded(ctx, c); err != nil {
+		return nil, err
+	}
+	conn := <-p.pool
+	err = conn.QueryRow(ctx, "SELECT count(*), pg_total_relation_size('docs') FROM docs").Scan(&p.total, &p.bytes)
+	p.pool <- conn
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPostgres, err)
+	}
+	if p.total != int64(c.n) {
+		return nil, fmt.Errorf("%w: the docs table has %d rows, the corpus %d", ErrPostgres, p.total, c.n)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p.base = "http://" + ln.Addr().String()
+	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 10 * time.Second}
+	go p.srv.Serve(ln)
+	ok = true
+	return p, nil
+}
+
+func (p *pgSide) initdb(ctx context.Context) error {
+	if err := os.RemoveAll(p.dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(p.data, 0o700); err != nil {
+		return err
+	}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup(p.cfg.PGUser)
+		if err != nil {
+			return fmt.Errorf("%w: user %s: %v", ErrPostgres, p.cfg.PGUser, err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		for _, d := range []string{p.dir, p.data} {
+			if err := os.Chown(d, uid, gid); err != nil {
+				return err
+			}
+		}
+		// The postgres user must be able to reach the directory.
+		for d := filepath.Dir(p.dir); d != "/"; d = filepath.Dir(d) {
+			if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
+				return fmt.Errorf("%w: %s is not searchable by %s; use a -dir under /tmp or chmod o+x it", ErrPostgres, d, p.cfg.PGUser)
+			}
+		}
+	}
+	return p.run(ctx, "initdb", "-D", p.data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
+}
+
+func (p *pgSide) connect(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", p.port))
+	if err != nil {
+		return nil, fmt.Errorf("%w: connect: %v", ErrPostgres, err)
+	}
+	return conn, nil
+}
+
+// ensureLoaded loads the snapshot's documents unless the cluster holds
+// them already (bench_meta names the snapshot).
+func (p *pgSide) ensureLoaded(ctx context.Context, c *corpusInfo) error {
+	conn := <-p.pool
+	defer func() { p.pool <- conn }()
+	var loaded string
+	err := conn.QueryRow(ctx, "SELECT snapshot FROM bench_meta").Scan(&loaded)
+	if err == nil && loaded == c.snapshotID && !p.cfg.Rebuild {
+		p.reused = true
+		p.cfg.Logger.Info("bench: reusing the PostgreSQL table", "snapshot", loaded)
+		return nil
+	}
+	p.cfg.Logger.Info("bench: loading PostgreSQL", "documents", c.n)
+	start := time.Now()
+	for _, q := range []string{
+		"CREATE EXTENSION IF NOT EXISTS unaccent",
+		"DROP TABLE IF EXISTS bench_meta, docs, docs_raw",
+		`CREATE UNLOGGED TABLE docs_raw (id text, title text, keywords text[], authors text[], year int, venue text,
+			topics text[], license text, license_url text, has_fulltext bool, has_references bool)`,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrPostgres, q, err)
+		}
+	}
+	if err := copyDocuments(ctx, conn, c.snap); err != nil {
+		return err
+	}
+	p.cfg.Logger.Info("bench: PostgreSQL rows copied", "elapsed", time.Since(start))
+	for _, q := range []string{
+		"SET max_parallel_workers_per_gather = 2",
+		// Weights: title A, keywords B, author names C; the 'simple'
+		// configuration (no stemming, no stop words, like ours) over
+		// unaccent (accent folding, like ours).
+		`CREATE TABLE docs AS SELECT id, title, keywords, authors, year, venue, topics, license, license_url,
+			has_fulltext, has_references,
+			setweight(to_tsvector('simple', unaccent(coalesce(title, ''))), 'A') ||
+			setweight(to_tsvector('simple', unaccent(array_to_string(keywords, ' '))), 'B') ||
+			setweight(to_tsvector('simple', unaccent(array_to_string(authors, ' '))), 'C') AS tsv
+			FROM docs_raw ORDER BY id`,
+		"DROP TABLE docs_raw",
+		"ALTER TABLE docs ADD PRIMARY KEY (id)",
+		"CREATE INDEX docs_tsv ON docs USING gin (tsv)",
+		"VACUUM (ANALYZE) docs",
+		"CREATE TABLE bench_meta (snapshot text)",
+	} {
+		qs := time.Now()
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrPostgres, firstLine(q), err)
+		}
+		p.cfg.Logger.Info("bench: PostgreSQL", "step", firstLine(q), "elapsed", time.Since(qs).Round(time.Millisecond))
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO bench_meta VALUES ($1)", c.snapshotID); err != nil {
+		return fmt.Errorf("%w: %v", ErrPostgres, err)
+	}
+	p.loadTime = time.Since(start)
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// copyDocuments streams documents.parquet into docs_raw with COPY.
+func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT id, title, keywords, [a.name FOR a IN authors], year, venue, topics,
+		license, license_url, has_fulltext, has_references FROM read_parquet(`+sqlString(snap.Path(snapshot.Documents))+`)`)
+	if err != nil {
+		return fmt.Errorf("bench: read documents: %w", err)
+	}
+	defer rows.Close()
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if !rows.Next() {
+			return nil, rows.Err()
+		}
+		var (
+			id, title, venue, lic, licURL string
+			kws, authors, topics          []any
+			year                          int32
+			ft, refs                      bool
+		)
+		if err := rows.Scan(&id, &title, &kws, &authors, &year, &venue, &topics, &lic, &licURL, &ft, &refs); err != nil {
+			return nil, err
+		}
+		return []any{id, title, strs(kws), strs(authors), year, venue, strs(topics), lic, licURL, ft, refs}, nil
+	})
+	cols := []string{"id", "title", "keywords", "authors", "year", "venue", "topics", "license", "license_url",
+		"has_fulltext", "has_references"}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"docs_raw"}, cols, src); err != nil {
+		return fmt.Errorf("%w: copy: %v", ErrPostgres, err)
+	}
+	return nil
+}
+
+func strs(v []any) []string {
+	out := make([]string, 0, len(v))
+	for _, x := range v {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// stop shuts the HTTP front and the cluster down.
+func (p *pgSide) stop() {
+	if p.srv != nil {
+		p.srv.Close()
+	}
+	if p.pool != nil {
+	drain:
+		for {
+			select {
+			case c := <-p.pool:
+				c.Close(context.Background())
+			default:
+				break drain
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.run(ctx, "pg_ctl", "-D", p.data, "-m", "fast", "-w", "stop"); err != nil {
+		p.cfg.Logger.Warn("bench: stopping PostgreSQL", "err", err)
+	}
+}
+
+// memory sums the proportional set size (PSS: shared pages divided among
+// the processes sharing them) of the postmaster and its children.
+func (p *pgSide) memory() Memory {
+	b, err := os.ReadFile(filepath.Join(p.data, "postmaster.pid"))
+	if err != nil {
+		return Memory{}
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		return Memory{}
+	}
+	pids := []int{pid}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so cut at ')'.
+		s := string(st)
+		if i := strings.LastIndexByte(s, ')'); i > 0 {
+			if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+				pids = append(pids, n)
+			}
+		}
+	}
+	var m Memory
+	for _, pid := range pids {
+		m.RSS += pss(pid)
+	}
+	m.HWM = -1 // no peak for a process tree
+	return m
+}
+
+func pss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "Pss:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n << 10
+		}
+	}
+	return 0
+}
+
+// pgEntry is a hit or catalog entry of the PostgreSQL front: the same
+// fields as the server's catalog entries.
+type pgEntry struct {
+	ID            string   `json:"id"`
+	Title         string   `json:"title"`
+	Authors       []string `json:"authors"`
+	Year          int32    `json:"year,omitempty"`
+	Venue         string   `json:"venue,omitempty"`
+	Topics        []string `json:"topics"`
+	License       string   `json:"license"`
+	LicenseURL    string   `json:"license_url"`
+	HasFulltext   bool     `json:"has_fulltext"`
+	HasReferences bool     `json:"has_references"`
+	Score         *float32 `json:"score,omitempty"`
+}
+
+type pgPage struct {
+	Query  string    `json:"query,omitempty"`
+	Total  int64     `json:"total"`
+	Limit  int       `json:"limit"`
+	Offset int       `json:"offset"`
+	Items  []pgEntry `json:"items"`
+}
+
+const pgEntryColumns = "id, title, authors, year, venue, topics, license, license_url, has_fulltext, has_references"
+
+// pgSearchSQL is the PostgreSQL equivalent of /api/search: every word
+// must match (plainto_tsquery joins them with &), ranked by ts_rank_cd
+// with weights in the ratio of our field weights (title 3, keywords 2,
+// authors 1; the array is {D, C, B, A}), best first, with the total.
+const pgSearchSQL = `SELECT ` + pgEntryColumns + `, ts_rank_cd('{0.1, 0.3333, 0.6667, 1.0}', tsv, q) AS rank,
+	count(*) OVER () AS total
+	FROM docs, plainto_tsquery('simple', unaccent($1)) AS q
+	WHERE tsv @@ q
+	ORDER BY rank DESC, id
+	LIMIT $2 OFFSET $3`
+
+const pgCatalogSQL = `SELECT ` + pgEntryColumns + ` FROM docs ORDER BY id LIMIT $1 OFFSET $2`
+
+func (p *pgSide) handler() http.Handler {
+	mux := http.NewServeMux()
+	intParam := func(r *http.Request, name string, def int) int {
+		if n, err := strconv.Atoi(r.URL.Query().Get(name)); err == nil && n >= 0 {
+			return n
+		}
+		return def
+	}
+	mux.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query().Get("q")
+		limit, offset := intParam(r, "limit", 10), intParam(r, "offset", 0)
+		page := pgPage{Query: q, Limit: limit, Offset: offset, Items: []pgEntry{}}
+		err := p.with(r.Context(), func(conn *pgx.Conn) error {
+			rows, err := conn.Query(r.Context(), pgSearchSQL, q, limit, offset)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var e pgEntry
+				var rank float32
+				if err := rows.Scan(&e.ID, &e.Title, &e.Authors, &e.Year, &e.Venue, &e.Topics, &e.License, &e.LicenseURL,
+					&e.HasFulltext, &e.HasReferences, &rank, &page.Total); err != nil {
+					return err
+				}
+				e.Score = &rank
+				page.Items = append(page.Items, e)
+			}
+			return rows.Err()
+		})
+		writePG(w, page, err)
+	})
+	mux.HandleFunc("GET /catalog", func(w http.ResponseWriter, r *http.Request) {
+		limit, offset := intParam(r, "limit", 20), intParam(r, "offset", 0)
+		page := pgPage{Total: p.total, Limit: limit, Offset: offset, Items: []pgEntry{}}
+		err := p.with(r.Context(), func(conn *pgx.Conn) error {
+			rows, err := conn.Query(r.Context(), pgCatalogSQL, limit, offset)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var e pgEntry
+				if err := rows.Scan(&e.ID, &e.Title, &e.Authors, &e.Year, &e.Venue, &e.Topics, &e.License, &e.LicenseURL,
+					&e.HasFulltext, &e.HasReferences); err != nil {
+					return err
+				}
+				page.Items = append(page.Items, e)
+			}
+			return rows.Err()
+		})
+		writePG(w, page, err)
+	})
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, r *http.Request) {
+		var n int64
+		err := p.with(r.Context(), func(conn *pgx.Conn) error {
+			return conn.QueryRow(r.Context(), "SELECT count(*) FROM docs").Scan(&n)
+		})
+		writePG(w, map[string]int64{"documents": n}, err)
+	})
+	return mux
+}
+
+// with runs fn on a pooled connection.
+func (p *pgSide) with(ctx context.Context, fn func(*pgx.Conn) error) error {
+	select {
+	case conn := <-p.pool:
+		defer func() {
+			if conn.IsClosed() {
+				// A cancelled query closes its connection: replace it.
+				if c, err := p.connect(context.Background()); err == nil {
+					conn = c
+				}
+			}
+			p.pool <- conn
+		}()
+		return fn(conn)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func writePG(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Write(append(b, '\n'))
+}

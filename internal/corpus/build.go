@@ -1,0 +1,123 @@
+package corpus
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// BuildConfig configures Build.
+type BuildConfig struct {
+	// DataDir receives the snapshot (DATA/current). Required.
+	DataDir string
+	// N is the number of documents, 1..MaxDocuments+1.
+	N int
+	// Generator makes the documents. Required.
+	Generator *Generator
+	// Topics is the taxonomy for topics.parquet (names and parents).
+	Topics []index.Topic
+	// Now is the snapshot time; zero means time.Now().
+	Now time.Time
+	// Workers generate documents in parallel; 0 means GOMAXPROCS.
+	Workers int
+	Logger  *slog.Logger
+	// Progress, when set, is called every 100 000 documents.
+	Progress func(done int)
+	// Index tunes the builder (RowGroupRows, SortMemory); other fields
+	// are set by Build.
+	Index index.Config
+}
+
+// batchSize is how many documents a worker makes per hand-over.
+const batchSize = 256
+
+// Build generates N documents and writes them, in id order, as a fresh
+// snapshot with index.NewBuilder, then publishes it.
+func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
+	if cfg.DataDir == "" || cfg.Generator == nil {
+		return nil, fmt.Errorf("%w: DataDir and Generator are required", ErrConfig)
+	}
+	if cfg.N < 1 || cfg.N > MaxDocuments+1 {
+		return nil, fmt.Errorf("%w: N=%d outside 1..%d", ErrConfig, cfg.N, MaxDocuments+1)
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	icfg := cfg.Index
+	icfg.DataDir, icfg.Fresh, icfg.Topics, icfg.Now, icfg.Logger = cfg.DataDir, true, cfg.Topics, cfg.Now, cfg.Logger
+	b, err := index.NewBuilder(icfg)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Abort()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Batches are handed out in order; each carries its own result
+	// channel, queued in the same order, so the writer sees documents in
+	// id order whatever worker finishes first.
+	type batch struct {
+		start int
+		out   chan []*ingest.Document
+	}
+	jobs := make(chan batch)
+	queue := make(chan batch, 4*workers)
+	go func() {
+		defer close(jobs)
+		defer close(queue)
+		for s := 0; s < cfg.N; s += batchSize {
+			bt := batch{start: s, out: make(chan []*ingest.Document, 1)}
+			select {
+			case queue <- bt:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- bt:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		go func() {
+			for bt := range jobs {
+				end := min(bt.start+batchSize, cfg.N)
+				docs := make([]*ingest.Document, 0, end-bt.start)
+				for i := bt.start; i < end; i++ {
+					docs = append(docs, cfg.Generator.Doc(i))
+				}
+				bt.out <- docs
+			}
+		}()
+	}
+	done := 0
+	for bt := range queue {
+		var docs []*ingest.Document
+		select {
+		case docs = <-bt.out:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		for _, d := range docs {
+			if err := b.Add(d); err != nil {
+				return nil, fmt.Errorf("corpus: document %s: %w", d.ID, err)
+			}
+			done++
+			if cfg.Progress != nil && done%100_000 == 0 {
+				cfg.Progress(done)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return b.Finish(ctx)
+}
