@@ -62,6 +62,7 @@ type Builder struct {
 	refs     *table[referenceRow]
 	rejects  *table[rejectRow]
 	sdocs    *table[searchDocRow]
+	content  *contentTable
 	aliases  *sorter
 	postings *sorter
 	bundles  map[string]*bundle
@@ -145,6 +146,9 @@ func (b *Builder) open() error {
 		return err
 	}
 	if b.sdocs, err = newTable[searchDocRow](b.tmp, snapshot.SearchDocs+".parquet", 8*b.cfg.RowGroupRows); err != nil {
+		return err
+	}
+	if b.content, err = newContentTable(b.tmp); err != nil {
 		return err
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
@@ -378,6 +382,7 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		if err := b.fulltext.write(row, n+32); err != nil {
 			return err
 		}
+		b.content.section(&row)
 		if len(s.Children) > 0 {
 			stack = append(stack, frame{s.Children, nsec, depth + 1})
 		}
@@ -390,6 +395,7 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		if err := b.refs.write(row, len(row.Raw)+len(row.Title)+128); err != nil {
 			return err
 		}
+		b.content.reference(&row)
 	}
 
 	authors := make([]authorRow, 0, len(d.Authors))
@@ -425,6 +431,9 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		Sources: cleanAll(d.Sources), Origin: clean(d.Origin), Updated: updated, Retracted: d.Retracted,
 	}
 	if err := b.docs.write(row, len(row.Abstract)+len(row.Title)+len(ev)+len(r.attribution)+256*len(authors)+512); err != nil {
+		return err
+	}
+	if err := b.content.add(&row); err != nil {
 		return err
 	}
 
@@ -536,6 +545,9 @@ func (b *Builder) Abort() error {
 	if b.sdocs != nil {
 		b.sdocs.abort()
 	}
+	if b.content != nil {
+		b.content.abort()
+	}
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
@@ -576,7 +588,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	var files []snapshot.File
 	for _, t := range []interface {
 		close() (snapshot.File, error)
-	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs} {
+	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content} {
 		f, err := t.close()
 		if err != nil {
 			return nil, err

@@ -38,6 +38,14 @@
 // tf) sorted by term then doc, and search/fields the per-field average
 // length, weight and b for BM25F.
 //
+// # Content store
+//
+// content/docs.bin (package [github.com/openshelf/openshelf/index/content],
+// written by contentstore.go) repeats each document's served fields, sections
+// and references, compressed per document with an offset table, for the read
+// server's paid lookups; it is written in the same pass as the rows it is made
+// from.
+//
 // # Publication and crash safety
 //
 // Everything is written in DATA/snapshots/.tmp-<id>/ and fsynced, renamed to

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/serve/x402"
 	"github.com/openshelf/openshelf/serve/x402/facilitatortest"
@@ -496,12 +498,14 @@ func TestPaidHandlerFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ft := snap.Path(snapshot.Fulltext)
+	// Full text is read from the content store, which the server keeps
+	// open: emptying the file in place makes the read fail.
+	ft := filepath.Join(snap.Dir, filepath.FromSlash(content.File))
 	saved, err := os.ReadFile(ft)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(ft); err != nil {
+	if err := os.Truncate(ft, 0); err != nil {
 		t.Fatal(err)
 	}
 	res, body := paidGET(t, h, target, x402.EncodeHeader(p), nil)

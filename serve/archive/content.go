@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/serve/apierr"
 )
 
@@ -77,7 +78,64 @@ type Document struct {
 	Rights
 }
 
+// contentDoc returns the doc number of canonical id in the content store.
+func (g *generation) contentDoc(ctx context.Context, id string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	d := g.catalog.find(id)
+	if d < 0 {
+		return 0, errDocumentNotFound(id)
+	}
+	return int(d), nil
+}
+
+// contentRecord reads the document part of id from the content store.
+func (g *generation) contentRecord(ctx context.Context, id string) (int, *content.Document, error) {
+	d, err := g.contentDoc(ctx, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	cd, err := g.content.Document(d)
+	if err != nil {
+		return 0, nil, fmt.Errorf("document %s: %w", id, err)
+	}
+	if cd.ID != id {
+		return 0, nil, fmt.Errorf("%w: content record of doc %d is %q, not %q", errIndex, d, cd.ID, id)
+	}
+	return d, cd, nil
+}
+
+func rightsOf(cd *content.Document) Rights {
+	return Rights{License: cd.License, LicenseVersion: cd.LicenseVersion, LicenseName: cd.LicenseName,
+		LicenseURL: cd.LicenseURL, Attribution: cd.Attribution, CopyrightNotice: cd.CopyrightNotice,
+		ShareAlikeNotice: cd.ShareAlikeNotice}
+}
+
+// document returns the body of GET /api/document/{id} for a canonical id:
+// from the content store (two positioned reads and a small decode), or
+// through DuckDB for a snapshot without one.
 func (g *generation) document(ctx context.Context, id string) (*Document, error) {
+	if g.content == nil {
+		return g.documentSQL(ctx, id)
+	}
+	_, cd, err := g.contentRecord(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	d := &Document{ID: cd.ID, Aliases: cd.Aliases, DOI: cd.DOI, PMID: cd.PMID, PMCID: cd.PMCID, OpenAlex: cd.OpenAlex,
+		Title: cd.Title, Authors: make([]Author, len(cd.Authors)), Venue: cd.Venue, Publisher: cd.Publisher,
+		Year: int(cd.Year), Date: cd.Date, Type: cd.Type, Language: cd.Language, Abstract: cd.Abstract,
+		Keywords: cd.Keywords, Topics: cd.Topics, Sources: cd.Sources, HasFulltext: cd.HasFulltext,
+		HasReferences: cd.HasReferences, Rights: rightsOf(cd)}
+	for i, a := range cd.Authors {
+		d.Authors[i] = Author{Name: a.Name, ORCID: a.ORCID, Affiliations: a.Affiliations}
+	}
+	return d, nil
+}
+
+// documentSQL is document through DuckDB (and the tests' oracle).
+func (g *generation) documentSQL(ctx context.Context, id string) (*Document, error) {
 	// DuckDB renders the nested columns as JSON; Go decodes them into the
 	// documented shape.
 	var raw string
@@ -137,36 +195,37 @@ type Fulltext struct {
 	Rights
 }
 
+// fulltext returns the body of GET /api/document/{id}/fulltext for a
+// canonical id.
 func (g *generation) fulltext(ctx context.Context, id string) (*Fulltext, error) {
-	r, title, err := g.rights(ctx, id)
+	if g.content == nil {
+		return g.fulltextSQL(ctx, id)
+	}
+	d, cd, err := g.contentRecord(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := g.db.QueryContext(ctx, "SELECT ordinal, parent, title, paragraphs FROM fulltext WHERE id = ? ORDER BY ordinal", id)
+	cs, err := g.content.Sections(d)
 	if err != nil {
 		return nil, fmt.Errorf("fulltext %s: %w", id, err)
 	}
-	defer rows.Close()
-	type flat struct {
-		parent int32
-		sec    Section
+	secs := make([]flatSection, len(cs))
+	for i, s := range cs {
+		secs[i] = flatSection{parent: s.Parent, sec: Section{Title: s.Title, Paragraphs: s.Paragraphs}}
 	}
-	var secs []flat
-	for rows.Next() {
-		var ord, parent int32
-		var f flat
-		var paras []any
-		if err := rows.Scan(&ord, &parent, &f.sec.Title, &paras); err != nil {
-			return nil, err
-		}
-		f.parent, f.sec.Paragraphs = parent, strings_(paras)
-		secs = append(secs, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	// Rebuild the tree bottom-up: a child always follows its parent, so
-	// walking backwards attaches every finished subtree once.
+	return &Fulltext{ID: id, Title: cd.Title, Sections: sectionTree(secs), Rights: rightsOf(cd)}, nil
+}
+
+// flatSection is a section row: its parent's index (-1 at the top) and
+// its fields.
+type flatSection struct {
+	parent int32
+	sec    Section
+}
+
+// sectionTree rebuilds the section tree bottom-up: a child always follows
+// its parent, so walking backwards attaches every finished subtree once.
+func sectionTree(secs []flatSection) []Section {
 	children := make([][]Section, len(secs))
 	var top []Section
 	for i := len(secs) - 1; i >= 0; i-- {
@@ -178,7 +237,35 @@ func (g *generation) fulltext(ctx context.Context, id string) (*Fulltext, error)
 			top = append(top, s)
 		}
 	}
-	return &Fulltext{ID: id, Title: title, Sections: nonNilSections(reverse(top)), Rights: r}, nil
+	return nonNilSections(reverse(top))
+}
+
+// fulltextSQL is fulltext through DuckDB (and the tests' oracle).
+func (g *generation) fulltextSQL(ctx context.Context, id string) (*Fulltext, error) {
+	r, title, err := g.rights(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := g.db.QueryContext(ctx, "SELECT ordinal, parent, title, paragraphs FROM fulltext WHERE id = ? ORDER BY ordinal", id)
+	if err != nil {
+		return nil, fmt.Errorf("fulltext %s: %w", id, err)
+	}
+	defer rows.Close()
+	var secs []flatSection
+	for rows.Next() {
+		var ord, parent int32
+		var f flatSection
+		var paras []any
+		if err := rows.Scan(&ord, &parent, &f.sec.Title, &paras); err != nil {
+			return nil, err
+		}
+		f.parent, f.sec.Paragraphs = parent, strings_(paras)
+		secs = append(secs, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return &Fulltext{ID: id, Title: title, Sections: sectionTree(secs), Rights: r}, nil
 }
 
 func reverse(s []Section) []Section {
@@ -219,7 +306,30 @@ type References struct {
 	Rights
 }
 
+// references returns the body of GET /api/document/{id}/references for a
+// canonical id.
 func (g *generation) references(ctx context.Context, id string) (*References, error) {
+	if g.content == nil {
+		return g.referencesSQL(ctx, id)
+	}
+	d, cd, err := g.contentRecord(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	crs, err := g.content.References(d)
+	if err != nil {
+		return nil, fmt.Errorf("references %s: %w", id, err)
+	}
+	out := &References{ID: id, Title: cd.Title, References: make([]Reference, len(crs)), Rights: rightsOf(cd)}
+	for i, r := range crs {
+		out.References[i] = Reference{Ordinal: i, Label: r.Label, Authors: r.Authors, Title: r.Title, Source: r.Source,
+			Year: r.Year, Volume: r.Volume, Issue: r.Issue, Pages: r.Pages, DOI: r.DOI, PMID: r.PMID, Raw: r.Raw}
+	}
+	return out, nil
+}
+
+// referencesSQL is references through DuckDB (and the tests' oracle).
+func (g *generation) referencesSQL(ctx context.Context, id string) (*References, error) {
 	r, title, err := g.rights(ctx, id)
 	if err != nil {
 		return nil, err

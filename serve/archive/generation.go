@@ -5,13 +5,17 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -39,6 +43,10 @@ type generation struct {
 	catalog    *catalogStore
 	aliases    *aliasStore
 	index      *searchIndex
+	// content serves the paid content (content/docs.bin); nil for a
+	// snapshot written before the content store existed, whose content
+	// is read from Parquet through DuckDB.
+	content *content.Reader
 }
 
 func (g *generation) release() {
@@ -46,6 +54,9 @@ func (g *generation) release() {
 		g.closeOnce.Do(func() {
 			g.db.Close()
 			g.connector.Close()
+			if g.content != nil {
+				g.content.Close()
+			}
 		})
 	}
 }
@@ -129,6 +140,24 @@ func (g *generation) load(ctx context.Context) error {
 	if g.index, err = loadSearchIndex(g.snap, cs); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
+	return g.openContent()
+}
+
+// openContent opens the content store, if the snapshot has one. Its
+// documents must be the catalog's: doc d is the d-th of both.
+func (g *generation) openContent() error {
+	cr, err := content.Open(filepath.Join(g.snap.Dir, filepath.FromSlash(content.File)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cr.Len() != g.catalog.len() {
+		cr.Close()
+		return fmt.Errorf("%w: %s has %d documents, the catalog %d", errIndex, content.File, cr.Len(), g.catalog.len())
+	}
+	g.content = cr
 	return nil
 }
 
