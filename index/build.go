@@ -52,6 +52,9 @@ func Build(ctx context.Context, cfg Config, feed Feed) (*snapshot.Manifest, erro
 			return nil, fmt.Errorf("index: feed: %w", err)
 		}
 	}
+	if cfg.FeedInputs != nil {
+		b.cfg.Inputs = cfg.FeedInputs()
+	}
 	if err := emit(ctx, m, func(d *ingest.Document) error {
 		if cfg.Prepare != nil && d.Licence.Accepted {
 			if err := cfg.Prepare(d); err != nil {

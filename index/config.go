@@ -40,6 +40,10 @@ type Config struct {
 	DataDir string
 	// Inputs are recorded in the manifest (see HashInput).
 	Inputs []snapshot.Input
+	// FeedInputs, when set, is called by Build once the feed has returned,
+	// and what it returns is recorded instead of Inputs: a caller that
+	// hashes its input files while reading them knows them only then.
+	FeedInputs func() []snapshot.Input
 	// Now is the run time: the snapshot id and created time, and the time
 	// licences are decided for. Zero means time.Now().
 	Now    time.Time

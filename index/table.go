@@ -8,6 +8,7 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
@@ -72,6 +73,14 @@ var zstdCodec = &pqzstd.Codec{Level: pqzstd.SpeedFastest}
 // in small batches, and a row group is cut every rowGroupRows rows or when
 // the rows written since the last cut reach rowGroupBytes (as estimated by
 // the caller), so memory stays bounded whatever the row size.
+//
+// Encoding and compressing the pages runs in a goroutine of the table's
+// own, fed batch by batch through a short queue: the builder's goroutine
+// goes on with the next document meanwhile, and the tables (full text,
+// references, documents...) compress on the other cores. The queue holds
+// at most tableQueue batches, so memory stays bounded; rows are written in
+// order, so the file is the same as if written in the caller's goroutine.
+// An error of the goroutine is returned by the next write or by close.
 type table[T any] struct {
 	out           *hashFile
 	w             *parquet.GenericWriter[T]
@@ -81,10 +90,24 @@ type table[T any] struct {
 	groupBytes    int
 	rowGroupRows  int
 	rowGroupBytes int
+
+	ops    chan tableOp[T]
+	free   chan []T
+	done   chan struct{}
+	err    atomic.Pointer[error] // first error of the goroutine
+	closed bool                  // ops is closed
+}
+
+// tableOp is one batch for the table's goroutine; cut ends the row group
+// after it.
+type tableOp[T any] struct {
+	rows []T
+	cut  bool
 }
 
 const (
 	writeBatch       = 256
+	tableQueue       = 2
 	defaultGroupRows = 100_000
 	maxGroupBytes    = 64 << 20
 )
@@ -102,47 +125,97 @@ func newTable[T any](dir, name string, rowGroupRows int) (*table[T], error) {
 		parquet.CreatedBy("openshelf", "1", ""),
 		parquet.KeyValueMetadata("openshelf.schema_version", fmt.Sprint(snapshot.SchemaVersion)),
 	)
-	return &table[T]{out: out, w: w, rowGroupRows: rowGroupRows, rowGroupBytes: maxGroupBytes,
-		batch: make([]T, 0, writeBatch)}, nil
+	t := &table[T]{out: out, w: w, rowGroupRows: rowGroupRows, rowGroupBytes: maxGroupBytes,
+		batch: make([]T, 0, writeBatch), ops: make(chan tableOp[T], tableQueue),
+		free: make(chan []T, tableQueue+1), done: make(chan struct{})}
+	go t.run()
+	return t, nil
+}
+
+// run is the table's goroutine: it writes the batches in order.
+func (t *table[T]) run() {
+	defer close(t.done)
+	for op := range t.ops {
+		if t.err.Load() == nil {
+			if err := t.writeOp(op); err != nil {
+				err = fmt.Errorf("index: write %s: %w", t.out.name, err)
+				t.err.Store(&err)
+			}
+		}
+		clear(op.rows) // drop references to the rows' strings
+		select {
+		case t.free <- op.rows[:0]:
+		default:
+		}
+	}
+}
+
+func (t *table[T]) writeOp(op tableOp[T]) error {
+	if len(op.rows) > 0 {
+		if _, err := t.w.Write(op.rows); err != nil {
+			return err
+		}
+	}
+	if op.cut {
+		return t.w.Flush()
+	}
+	return nil
+}
+
+func (t *table[T]) failure() error {
+	if p := t.err.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // write adds one row; size is a rough estimate of its bytes.
 func (t *table[T]) write(row T, size int) error {
+	if err := t.failure(); err != nil {
+		return err
+	}
+	if t.closed {
+		return fmt.Errorf("index: write %s: %w", t.out.name, ErrFinished)
+	}
 	t.batch = append(t.batch, row)
 	t.rows++
 	t.groupRows++
 	t.groupBytes += size
-	if len(t.batch) == cap(t.batch) {
-		if err := t.flushBatch(); err != nil {
-			return err
-		}
+	cut := t.groupRows >= t.rowGroupRows || t.groupBytes >= t.rowGroupBytes
+	if cut || len(t.batch) == cap(t.batch) {
+		t.send(cut)
 	}
-	if t.groupRows >= t.rowGroupRows || t.groupBytes >= t.rowGroupBytes {
-		if err := t.flushBatch(); err != nil {
-			return err
-		}
-		if err := t.w.Flush(); err != nil {
-			return fmt.Errorf("index: write %s: %w", t.out.name, err)
-		}
+	if cut {
 		t.groupRows, t.groupBytes = 0, 0
 	}
 	return nil
 }
 
-func (t *table[T]) flushBatch() error {
-	if len(t.batch) == 0 {
-		return nil
+// send queues the current batch and starts a new one.
+func (t *table[T]) send(cut bool) {
+	t.ops <- tableOp[T]{rows: t.batch, cut: cut}
+	select {
+	case t.batch = <-t.free:
+	default:
+		t.batch = make([]T, 0, writeBatch)
 	}
-	if _, err := t.w.Write(t.batch); err != nil {
-		return fmt.Errorf("index: write %s: %w", t.out.name, err)
+}
+
+// stop ends the goroutine once it has written what is queued.
+func (t *table[T]) stop() {
+	if !t.closed {
+		t.closed = true
+		close(t.ops)
 	}
-	clear(t.batch) // drop references to the rows' strings
-	t.batch = t.batch[:0]
-	return nil
+	<-t.done
 }
 
 func (t *table[T]) close() (snapshot.File, error) {
-	if err := t.flushBatch(); err != nil {
+	if len(t.batch) > 0 && !t.closed {
+		t.send(false)
+	}
+	t.stop()
+	if err := t.failure(); err != nil {
 		t.out.abort()
 		return snapshot.File{}, err
 	}
@@ -153,4 +226,7 @@ func (t *table[T]) close() (snapshot.File, error) {
 	return t.out.close(t.rows)
 }
 
-func (t *table[T]) abort() { t.out.abort() }
+func (t *table[T]) abort() {
+	t.stop()
+	t.out.abort()
+}

@@ -23,4 +23,9 @@
 //
 // [Build] feeds N documents straight into index.NewBuilder and publishes a
 // fresh snapshot: it measures the server, not the XML readers.
+//
+// [WriteJATS] makes the other kind of corpus, for the ingest benchmark
+// (`openshelf bench ingest`): JATS files on disk, copies of the CC-BY and
+// CC0 fixture articles with unique ids and perturbed titles (see jats.go),
+// so that the whole ingest pipeline runs on them.
 package corpus

@@ -83,9 +83,9 @@ type Config struct {
 // Progress receives progress events. Calls come from several goroutines
 // but never at the same time.
 type Progress interface {
-	// Phase starts a stage: "scan" (detect and hash the inputs), "read"
-	// (parse them), "publish" (merge and write the snapshot), with the
-	// files and bytes it will go through; bytes < 0 when unknown.
+	// Phase starts a stage: "read" (detect, hash and parse the inputs),
+	// then "publish" (merge and write the snapshot), with the files and
+	// bytes it will go through; bytes < 0 when unknown.
 	Phase(name string, files int, bytes int64)
 	// File reports one more file of the stage done, and its size.
 	File(path string, bytes int64)

@@ -6,8 +6,9 @@
 //
 // Data flow and concurrency:
 //
-//	Walk ─► scan (detect + SHA-256 of every file, W goroutines)
-//	     ─► read: W reader goroutines (GOMAXPROCS; parsing is the CPU cost)
+//	Walk ─► read: W reader goroutines (GOMAXPROCS; parsing is the CPU cost),
+//	          each detecting, hashing (SHA-256 for the manifest) and
+//	          parsing its file in one pass
 //	          │ records re-ordered into input order (sequencer)
 //	          ▼
 //	        index.Build: ingest.Merger (one goroutine; spills to disk)
@@ -15,11 +16,11 @@
 //	          ▼
 //	        Prepare: licence filter, topics.Assign ─► tables, bundles ─► DATA/current
 //
-// The scan reads every input once before the real read because the
-// snapshot manifest records each input's SHA-256 and index.Config wants the
-// inputs before the build starts; it also reports the files that are not
-// data before any work is done. It costs one extra sequential read (hashing
-// runs far faster than parsing).
+// Every input is read from disk once: its format is detected from its first
+// bytes and its digest computed while the reader consumes it, and the
+// manifest's list of inputs is handed to index.Build after the feed
+// (index.Config.FeedInputs). Files that are not data are reported as
+// skipped when their turn comes.
 //
 // Bad input never fails a run: a file that is not data is skipped, a file
 // or record that cannot be read is a problem; both are listed in the

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +25,15 @@ import (
 type job struct {
 	detect.File
 	readers detect.Readers
-	info    detect.Info // from the scan
+}
+
+// fileResult is what reading one file found out: its format and, for a
+// data file, its size and SHA-256 for the manifest.
+type fileResult struct {
+	info   detect.Info
+	data   bool // a data file with an enabled reader: listed in the manifest
+	digest string
+	bytes  int64
 }
 
 // Run ingests cfg's inputs into a new snapshot under cfg.DataDir and
@@ -69,13 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return sum, fmt.Errorf("%w: %v", ErrData, err)
 	}
 
-	// Scan: detect every file and hash it for the manifest. Files that are
-	// not data are reported here and not read again.
-	manifestInputs, data, err := scan(ctx, &cfg, jobs, col)
-	if err != nil {
-		return sum, err
-	}
-	log.Info("ingest: scanned", "files", len(jobs), "data_files", len(data), "skipped", sum.Skipped, "workers", cfg.Workers)
+	log.Info("ingest: found", "files", len(jobs), "workers", cfg.Workers)
 
 	families := cfg.families()
 	var taxonomy []index.Topic
@@ -83,14 +86,17 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		taxonomy = append(taxonomy, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
 	}
 	var read, deletions atomic.Int64
+	results := make([]fileResult, len(jobs))
 	icfg := index.Config{
 		DataDir: cfg.DataDir,
-		Inputs:  manifestInputs,
-		Now:     cfg.Now,
-		Logger:  log,
-		Keep:    cfg.Keep,
-		Fresh:   cfg.Fresh,
-		Topics:  taxonomy,
+		// Each file is hashed while it is read, so the manifest's inputs
+		// are known once the feed is done.
+		FeedInputs: func() []snapshot.Input { return manifestInputs(jobs, results) },
+		Now:        cfg.Now,
+		Logger:     log,
+		Keep:       cfg.Keep,
+		Fresh:      cfg.Fresh,
+		Topics:     taxonomy,
 		// Prepare sees every accepted merged document, from one goroutine.
 		Prepare: func(d *ingest.Document) error {
 			if !slices.Contains(families, d.Licence.Family) {
@@ -110,14 +116,23 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	feed := func(ctx context.Context, sink ingest.Sink) error {
 		if cfg.Progress != nil {
 			var total int64
-			for _, j := range data {
+			for _, j := range jobs {
 				total += j.Size
 			}
-			cfg.Progress.Phase("read", len(data), total)
+			cfg.Progress.Phase("read", len(jobs), total)
 		}
 		counter := &countingSink{Sink: sink, docs: &read, dels: &deletions}
-		err := readAll(ctx, &cfg, data, counter, col)
-		log.Info("ingest: read", "records", read.Load(), "deletions", deletions.Load(), "problems", sum.Problems)
+		err := readAll(ctx, &cfg, jobs, results, counter, col)
+		data := 0
+		for _, r := range results {
+			if r.data {
+				data++
+				sum.Formats[r.info.String()]++
+				sum.Bytes += r.bytes
+			}
+		}
+		log.Info("ingest: read", "data_files", data, "skipped", sum.Skipped, "records", read.Load(),
+			"deletions", deletions.Load(), "problems", sum.Problems)
 		if cfg.Progress != nil && err == nil {
 			cfg.Progress.Phase("publish", 0, -1)
 		}
@@ -193,97 +208,75 @@ feed:
 	wg.Wait()
 }
 
-// scan sniffs and hashes every file. It returns the manifest inputs and
-// the jobs worth reading; skips and unreadable files go to col.
-func scan(ctx context.Context, cfg *Config, jobs []job, col *collector) ([]snapshot.Input, []job, error) {
-	sum := col.sum
-	if cfg.Progress != nil {
-		var total int64
-		for _, j := range jobs {
-			total += j.Size
-		}
-		cfg.Progress.Phase("scan", len(jobs), total)
-	}
-	type result struct {
-		info   detect.Info
-		digest string
-		n      int64
-		err    error
-	}
-	res := make([]result, len(jobs))
-	var mu sync.Mutex
-	parallel(ctx, cfg.Workers, len(jobs), func(i int) {
-		info, digest, n, err := sniffAndHash(jobs[i].Path)
-		res[i] = result{info, digest, n, err}
-		if cfg.Progress != nil {
-			mu.Lock()
-			cfg.Progress.File(jobs[i].Path, jobs[i].Size)
-			mu.Unlock()
-		}
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	var inputs []snapshot.Input
-	var data []job
-	for i, r := range res {
-		j := jobs[i]
-		switch {
-		case r.err != nil:
-			col.problem(ingest.Problem{Path: j.Path, Reason: r.err.Error()})
-			cfg.Logger.Warn("ingest: file problem", "path", j.Path, "err", r.err)
-		case r.info.Format == "":
-			col.skip(Skip{Path: j.Path, Reason: r.info.Reason})
-			cfg.Logger.Debug("ingest: skipped", "path", j.Path, "reason", r.info.Reason)
-		case j.readers[r.info.Format] == nil:
-			reason := "detected " + r.info.String() + ", but no reader for it is enabled"
-			col.skip(Skip{Path: j.Path, Reason: reason})
-			cfg.Logger.Warn("ingest: skipped", "path", j.Path, "reason", reason)
-		default:
-			j.info = r.info
-			data = append(data, j)
-			inputs = append(inputs, snapshot.Input{Path: j.Path, SHA256: r.digest, Bytes: r.n, Kind: string(r.info.Format)})
-			sum.Formats[r.info.String()]++
-			sum.Bytes += r.n
+// manifestInputs lists the data files, in input order, for the manifest.
+func manifestInputs(jobs []job, results []fileResult) []snapshot.Input {
+	var in []snapshot.Input
+	for i, r := range results {
+		if r.data {
+			in = append(in, snapshot.Input{Path: jobs[i].Path, SHA256: r.digest, Bytes: r.bytes, Kind: string(r.info.Format)})
 		}
 	}
-	return inputs, data, nil
+	return in
 }
 
-func sniffAndHash(path string) (detect.Info, string, int64, error) {
-	f, err := os.Open(path)
+// hashReader hashes and counts what is read through it.
+type hashReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (h *hashReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	h.n += int64(n)
+	return n, err
+}
+
+// readFile detects and reads one file into sink, hashing it on the way:
+// each input is read from disk once. It returns what it learnt and the
+// error of opening or reading the file (a *detect.SkipError for a file
+// that is not data).
+func readFile(ctx context.Context, j job, sink ingest.Sink) (fileResult, error) {
+	var res fileResult
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	f, err := os.Open(j.Path)
 	if err != nil {
-		return detect.Info{}, "", 0, err
+		return res, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	info, rc, err := detect.Sniff(io.TeeReader(f, h))
-	if err != nil {
-		return info, "", 0, err
+	hr := &hashReader{r: f, h: sha256.New()}
+	info, rerr := j.readers.ReadFrom(ctx, hr, j.Path, sink)
+	res.info = info
+	if info.Format == "" || j.readers[info.Format] == nil || ctx.Err() != nil {
+		return res, rerr
 	}
-	rc.Close()
-	// Sniff read a prefix through the tee; hash the rest.
-	if _, err := io.Copy(h, f); err != nil {
-		return info, "", 0, err
+	// A reader may stop before the end (trailing bytes, a damaged
+	// record): hash the rest so the digest is the file's.
+	if _, err := io.Copy(io.Discard, hr); err != nil && rerr == nil {
+		rerr = err
 	}
-	n, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return info, "", 0, err
-	}
-	return info, hex.EncodeToString(h.Sum(nil)), n, nil
+	res.data, res.digest, res.bytes = true, hex.EncodeToString(hr.h.Sum(nil)), hr.n
+	return res, rerr
 }
 
-// readAll reads the data files with cfg.Workers goroutines into sink, in
-// input order (see sequencer). It fails only when sink fails or ctx ends.
-func readAll(ctx context.Context, cfg *Config, jobs []job, sink ingest.Sink, col *collector) error {
+// readAll reads the files with cfg.Workers goroutines into sink, in input
+// order (see sequencer), and fills results. Files that are not data are
+// skipped, files that cannot be read are problems; it fails only when sink
+// fails or ctx ends.
+func readAll(ctx context.Context, cfg *Config, jobs []job, results []fileResult, sink ingest.Sink, col *collector) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	seq := newSequencer(ctx, sink, cfg.BufferBytes)
+	seq.limit = cfg.Workers * cfg.BufferBytes
 	var mu sync.Mutex // serialises Progress calls
 	parallel(ctx, cfg.Workers, len(jobs), func(i int) {
 		j := jobs[i]
 		fs := seq.sink(i, col.problem)
-		_, rerr := j.readers.ReadFile(ctx, j.Path, fs)
+		res, rerr := readFile(ctx, j, fs)
+		results[i] = res
 		ferr := fs.finish()
 		if cfg.Progress != nil {
 			mu.Lock()
@@ -303,16 +296,16 @@ func readAll(ctx context.Context, cfg *Config, jobs []job, sink ingest.Sink, col
 			cancel(ferr)
 			return
 		}
+		var se *detect.SkipError
 		switch {
 		case rerr == nil:
-		case errors.Is(rerr, detect.ErrSkipped):
-			// The scan saw data; the file changed since. Report it.
-			var se *detect.SkipError
-			reason := rerr.Error()
-			if errors.As(rerr, &se) {
-				reason = se.Reason
+		case errors.As(rerr, &se):
+			col.skip(Skip{Path: j.Path, Reason: se.Reason})
+			if errors.Is(rerr, detect.ErrNoReader) {
+				cfg.Logger.Warn("ingest: skipped", "path", j.Path, "reason", se.Reason)
+			} else {
+				cfg.Logger.Debug("ingest: skipped", "path", j.Path, "reason", se.Reason)
 			}
-			col.skip(Skip{Path: j.Path, Reason: reason})
 		default:
 			// The file (or its end) could not be read: a problem, not a
 			// failure of the run. What was read before stands.
@@ -325,6 +318,12 @@ func readAll(ctx context.Context, cfg *Config, jobs []job, sink ingest.Sink, col
 			return cause
 		}
 		return ctx.Err()
+	}
+	if err := seq.failure(); err != nil {
+		return fmt.Errorf("%w: %v", ErrData, err)
+	}
+	if !seq.done(len(jobs)) {
+		return errors.New("ingest: internal error: records of some files were not delivered")
 	}
 	return nil
 }
