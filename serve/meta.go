@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -245,9 +246,5 @@ func (m *Meta) llmsTxt(reg *registry.Registry) string {
 }
 
 func textResult(s string) *registry.Result {
-	return &registry.Result{Body: nopCloser{strings.NewReader(s)}, ContentType: "text/plain; charset=utf-8"}
+	return &registry.Result{Body: io.NopCloser(strings.NewReader(s)), ContentType: "text/plain; charset=utf-8"}
 }
-
-type nopCloser struct{ *strings.Reader }
-
-func (nopCloser) Close() error { return nil }

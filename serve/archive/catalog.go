@@ -39,7 +39,7 @@ type Page struct {
 }
 
 // entries returns the catalog entries of docs, keeping their order.
-func (g *generation) entries(ctx context.Context, p *prices, docs []int32) ([]Entry, error) {
+func (g *generation) entries(ctx context.Context, docs []int32) ([]Entry, error) {
 	out := make([]Entry, 0, len(docs))
 	for _, d := range docs {
 		if d < 0 || int(d) >= g.catalog.len() {
@@ -49,7 +49,7 @@ func (g *generation) entries(ctx context.Context, p *prices, docs []int32) ([]En
 		if err != nil {
 			return nil, err
 		}
-		e.Prices = p.forEntry(e)
+		e.Prices = pricesFor(e)
 		out = append(out, e)
 	}
 	return out, ctx.Err()
@@ -68,7 +68,7 @@ func strings_(v []any) []string {
 // catalogPage lists documents in stable (id) order, optionally within one
 // topic. Both paths seek by a precomputed rank, so any offset costs the
 // same.
-func (g *generation) catalogPage(ctx context.Context, p *prices, topic string, limit, offset int) ([]Entry, int64, error) {
+func (g *generation) catalogPage(ctx context.Context, topic string, limit, offset int) ([]Entry, int64, error) {
 	var docs []int32
 	var total int64
 	if topic == "" {
@@ -90,6 +90,6 @@ func (g *generation) catalogPage(ctx context.Context, p *prices, topic string, l
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	items, err := g.entries(ctx, p, docs)
+	items, err := g.entries(ctx, docs)
 	return items, total, err
 }

@@ -20,9 +20,8 @@ const (
 	PriceBundle     = "0.5"
 )
 
-type prices struct{}
-
-func (prices) forEntry(e Entry) Prices {
+// pricesFor lists the prices of the paid resources a document has.
+func pricesFor(e Entry) Prices {
 	p := Prices{Document: PriceDocument}
 	if e.HasFulltext {
 		p.Fulltext = PriceFulltext
@@ -109,7 +108,6 @@ type Service struct {
 // Endpoints returns the archive's registry entries.
 func (s *Service) Endpoints() []*registry.Endpoint {
 	type res = registry.Result
-	p := &prices{}
 	return []*registry.Endpoint{
 		registry.Spec[CatalogInput]{
 			Name: "catalog", Method: http.MethodGet, Path: "/api/catalog", Group: registry.GroupDiscovery,
@@ -122,7 +120,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 				}),
 			Handle: func(ctx context.Context, in *CatalogInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
-					items, total, err := g.catalogPage(ctx, p, in.Topic, in.Limit, in.Offset)
+					items, total, err := g.catalogPage(ctx, in.Topic, in.Limit, in.Offset)
 					if err != nil {
 						return nil, err
 					}
@@ -172,7 +170,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 				}),
 			Handle: func(ctx context.Context, in *SearchInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
-					return s.search(ctx, g, p, in)
+					return s.search(ctx, g, in)
 				})
 			},
 		}.Endpoint(),
@@ -324,7 +322,7 @@ func (s *Service) checkFlag(ctx context.Context, in *DocumentInput, flag byte, c
 	return err
 }
 
-func (s *Service) search(ctx context.Context, g *generation, p *prices, in *SearchInput) (*registry.Result, error) {
+func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*registry.Result, error) {
 	f := filters{topic: in.Topic, yearFrom: in.YearFrom, yearTo: in.YearTo, license: in.License, fulltext: in.Fulltext}
 	hits, total, err := g.searchPage(ctx, in.Q, f, in.Limit, in.Offset)
 	if err != nil {
@@ -340,7 +338,7 @@ func (s *Service) search(ctx context.Context, g *generation, p *prices, in *Sear
 	for i, h := range hits {
 		docs[i] = h.doc
 	}
-	items, err := g.entries(ctx, p, docs)
+	items, err := g.entries(ctx, docs)
 	if err != nil {
 		return nil, err
 	}

@@ -314,7 +314,7 @@ func TestSearchMatchesSQLOracleFixtures(t *testing.T) {
 	}
 	defer st.Close()
 	g, _ := st.acquire()
-	titles, _, err := g.catalogPage(context.Background(), &prices{}, "", 25, 0)
+	titles, _, err := g.catalogPage(context.Background(), "", 25, 0)
 	g.release()
 	if err != nil {
 		t.Fatal(err)
@@ -460,8 +460,8 @@ func TestCatalogStoreMatchesDocuments(t *testing.T) {
 					t.Fatal(err)
 				}
 				e.Year, e.Authors, e.Topics = int(year.Int32), strings_(authors), strings_(topic)
-				e.Prices = (&prices{}).forEntry(e)
-				got, err := g.entries(ctx, &prices{}, []int32{doc})
+				e.Prices = pricesFor(e)
+				got, err := g.entries(ctx, []int32{doc})
 				if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], e) {
 					t.Fatalf("doc %d: %v\n got %+v\nwant %+v", doc, err, got, e)
 				}
@@ -471,7 +471,7 @@ func TestCatalogStoreMatchesDocuments(t *testing.T) {
 			if n == 0 || n != g.catalog.len() {
 				t.Fatalf("compared %d of %d entries", n, g.catalog.len())
 			}
-			if got, _ := g.entries(ctx, &prices{}, []int32{-1, int32(n), 0}); len(got) != 1 {
+			if got, _ := g.entries(ctx, []int32{-1, int32(n), 0}); len(got) != 1 {
 				t.Errorf("out-of-range docs not skipped: %d entries", len(got))
 			}
 

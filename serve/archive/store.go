@@ -2,7 +2,6 @@ package archive
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -115,10 +114,6 @@ func with[T any](s *Store, fn func(*generation) (T, error)) (T, error) {
 	defer g.release()
 	return fn(g)
 }
-
-// ErrClosed is returned by a generation used after its close; acquire makes
-// that impossible, so seeing it is a bug.
-var ErrClosed = errors.New("archive: generation closed")
 
 // Info describes the snapshot being served.
 func (s *Store) Info() (SnapshotInfo, error) {
