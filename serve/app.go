@@ -15,6 +15,7 @@ import (
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/tools"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -184,8 +185,18 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Probe.Logger == nil {
 		cfg.Probe.Logger = cfg.Logger
 	}
-	reg.Add(web.NewTools(fc, cfg.Tools).Endpoints()...)
-	reg.Add(web.NewProbe(fc, cfg.Probe).Endpoints()...)
+	// Tool families: each is one package under serve/tools, constructed
+	// from its own config; the server needs only its registry entries.
+	families := []tools.Family{
+		web.NewTools(fc, cfg.Tools),
+		web.NewProbe(fc, cfg.Probe),
+	}
+	for _, f := range families {
+		reg.Add(f.Endpoints()...)
+		if c, ok := f.(tools.Closer); ok {
+			a.closers = append(a.closers, c.Close)
+		}
+	}
 
 	// Alarms (serve/alarm): store, scheduler and endpoints.
 	alarms, err := alarm.Open(ctx, alarm.Config{DB: cfg.AlarmDB, DataDir: cfg.DataDir, Now: cfg.Now, Logger: cfg.Logger})
@@ -207,6 +218,13 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	srv.handler = srv.router()
 	a.HTTP = srv
 	alarms.Start()
+	for _, f := range families {
+		if s, ok := f.(tools.Starter); ok {
+			if err := s.Start(ctx); err != nil {
+				return nil, fmt.Errorf("serve: starting tools: %w", err)
+			}
+		}
+	}
 	ok = true
 	return a, nil
 }
