@@ -530,7 +530,7 @@ func TestLiveToolsPaid(t *testing.T) {
 	})
 
 	t.Run("extract_tables pdf", func(t *testing.T) {
-		// Rendered by Chromium now (skips without it, fails with CI=true).
+		// Rendered by Chromium now.
 		pdf := webtest.PrintToPDF(t, webtest.TablesDoc())
 		e.web.add("/report.pdf", ltRoute{contentType: "application/pdf", body: pdf})
 		m := e.paidCall(t, "extract_tables", map[string]any{"url": base + "/report.pdf", "pages": "1-2"})

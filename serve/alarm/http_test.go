@@ -290,7 +290,7 @@ func TestHTTPLifecycle(t *testing.T) {
 	res, raw = call(t, h, http.MethodPost, "/v1/alarm", body2, map[string]string{x402.HeaderPaymentSignature: pay(t, res)})
 	var acc2 alarm.Accepted
 	json.Unmarshal(raw, &acc2)
-	if res.StatusCode != 201 || acc2.RetryCount != 3 || acc2.DeliverAt.Sub(time.Now()) < 59*time.Minute {
+	if res.StatusCode != 201 || acc2.RetryCount != 3 || time.Until(acc2.DeliverAt) < 59*time.Minute {
 		t.Fatalf("second alarm: %d %s", res.StatusCode, raw)
 	}
 	res, raw = call(t, h, http.MethodPost, "/v1/alarm/"+acc2.ID+"/cancel", "", nil)

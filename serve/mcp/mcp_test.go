@@ -29,6 +29,7 @@ func TestInitializeAndList(t *testing.T) {
 	if init.ProtocolVersion != mcp.ProtocolVersion {
 		t.Errorf("protocolVersion = %q", init.ProtocolVersion)
 	}
+	//lint:ignore SA1019 the test checks that the deprecated logging capability is absent
 	if c := init.Capabilities; c.Tools == nil || c.Tools.ListChanged || c.Logging != nil || c.Resources != nil || c.Prompts != nil {
 		t.Errorf("capabilities = %+v, want only tools:{}", c)
 	}
