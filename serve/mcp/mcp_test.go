@@ -507,7 +507,6 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		"relative base":      {Registry: registry.New(), BaseURL: "/api"},
 		"tiny result cap":    {Registry: registry.New(), BaseURL: testBase, MaxResultBytes: 10},
 		"bad allowed origin": {Registry: registry.New(), BaseURL: testBase, AllowedOrigins: []string{"app.example"}},
-		"cursor clash":       {Registry: clash, BaseURL: testBase},
 	}
 	for name, cfg := range tests {
 		func() {
@@ -517,6 +516,29 @@ func TestNewRefusesBadConfig(t *testing.T) {
 				}
 			}()
 			mcp.New(cfg)
+		}()
+	}
+	// The tool list is built once, from the frozen registry, when /mcp
+	// first serves: a tool whose input clashes with the paging cursor
+	// fails there, before any tool runs.
+	for name, frozen := range map[string]bool{"cursor clash": true, "unfrozen registry": false} {
+		reg := clash
+		if !frozen {
+			reg = registry.New()
+		} else {
+			reg.Freeze()
+		}
+		h := mcp.New(mcp.Config{Registry: reg, BaseURL: testBase})
+		req := httptest.NewRequest(http.MethodPost, testBase+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: serving did not panic", name)
+				}
+			}()
+			h.ServeHTTP(httptest.NewRecorder(), req)
 		}()
 	}
 }
