@@ -110,7 +110,8 @@ func TestEndpointAdapter(t *testing.T) {
 		{"POST", "/echo/abc", "", 405, "method_not_allowed"},
 		{"POST", "/shout", `{"text":"hi"}`, 200, ""},
 		{"POST", "/shout", `{"text":""}`, 400, "invalid_input"},
-		{"POST", "/shout", `{"text":"hi","x":1}`, 400, "invalid_input"},
+		{"POST", "/shout", `{"text":"hi","x":1}`, 400, "unknown_parameter"},
+		{"GET", "/echo/abc?page=2", "", 400, "unknown_parameter"},
 		{"POST", "/shout", `{`, 400, "invalid_input"},
 		{"POST", "/shout", `"` + strings.Repeat("a", maxBody) + `"`, 413, "body_too_large"},
 	}

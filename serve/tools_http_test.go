@@ -629,7 +629,7 @@ func TestLiveToolsValidation(t *testing.T) {
 		{"extract_webpage", map[string]any{"url": ""}, "url", "empty"},
 		{"extract_webpage", map[string]any{"url": "ftp://example.com/file.html"}, "url", "http"},
 		{"extract_webpage", map[string]any{"url": long}, "url", "2048"},
-		{"extract_webpage", map[string]any{"url": base + "/x", "css": "main"}, "css", "unknown field"},
+		{"extract_webpage", map[string]any{"url": base + "/x", "css": "main"}, "css", "unknown parameter; allowed: url"},
 		{"extract_webpage", map[string]any{"url": "http://127.0.0.1/"}, "url", ""},
 		{"extract_webpage", map[string]any{"url": "http://2130706433/"}, "url", ""},
 		{"extract_webpage", map[string]any{"url": "http://0x7f.0.0.1/"}, "url", ""},
@@ -684,7 +684,11 @@ func TestLiveToolsValidation(t *testing.T) {
 				what = what[:160]
 			}
 			ae := ltObj(m["error"])
-			if res.StatusCode != http.StatusBadRequest || ae["code"] != "invalid_input" || ae["field"] != tt.field ||
+			code := "invalid_input"
+			if strings.HasPrefix(tt.rule, "unknown parameter") {
+				code = "unknown_parameter"
+			}
+			if res.StatusCode != http.StatusBadRequest || ae["code"] != code || ae["field"] != tt.field ||
 				!strings.Contains(ltStr(ae["message"]), tt.rule) || !strings.HasPrefix(ltStr(ae["message"]), tt.field+": ") {
 				t.Errorf("%s: %d %v, want 400 invalid_input field %q rule %q", what, res.StatusCode, ae, tt.field, tt.rule)
 			}

@@ -112,8 +112,12 @@ func TestHTTPInvalidInput(t *testing.T) {
 			res, body := call(t, a.HTTP, http.MethodPost, "/v1/alarm", tt.body, nil)
 			var e apiError
 			json.Unmarshal(body, &e)
-			if res.StatusCode != 400 || e.Error.Code != "invalid_input" || e.Error.Field != tt.field {
-				t.Fatalf("%d %s, want 400 invalid_input on %s", res.StatusCode, body, tt.field)
+			want := "invalid_input"
+			if tt.name == "unknown field" {
+				want = "unknown_parameter"
+			}
+			if res.StatusCode != 400 || e.Error.Code != want || e.Error.Field != tt.field {
+				t.Fatalf("%d %s, want 400 %s on %s", res.StatusCode, body, want, tt.field)
 			}
 			if res.Header.Get(x402.HeaderPaymentRequired) != "" {
 				t.Error("a 400 asks for payment")

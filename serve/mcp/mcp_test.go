@@ -145,7 +145,7 @@ func TestInvalidArguments(t *testing.T) {
 		{"echo_text", map[string]any{"text": "hi", "limit": 51}, "limit", "invalid_input: limit: must be at most 50"},
 		{"echo_text", map[string]any{"text": "hi", "limit": "5"}, "limit", "invalid_input: limit: must be an integer"},
 		{"echo_text", map[string]any{}, "text", "invalid_input: text: is required"},
-		{"echo_text", map[string]any{"text": "hi", "bogus": 1}, "bogus", "invalid_input: bogus: unknown field"},
+		{"echo_text", map[string]any{"text": "hi", "bogus": 1}, "bogus", "unknown_parameter: bogus: unknown parameter; allowed: text, limit"},
 		{"echo_text", []int{1}, "", "invalid_input: arguments must be a JSON object"},
 		{"echo_text", map[string]any{"text": "hi", "cursor": 7}, "cursor", "invalid_input: cursor: must be a string"},
 		{"echo_text", map[string]any{"text": "hi", "cursor": "nonsense!"}, "cursor", ""},
@@ -155,7 +155,11 @@ func TestInvalidArguments(t *testing.T) {
 	for _, tt := range tests {
 		res := callTool(t, cs, tt.tool, tt.args, nil)
 		e := toolError(t, res)
-		if e.Code != "invalid_input" || e.Field != tt.field || (tt.text != "" && text(t, res, 0) != tt.text) {
+		want := "invalid_input"
+		if tt.field == "bogus" {
+			want = "unknown_parameter"
+		}
+		if e.Code != want || e.Field != tt.field || (tt.text != "" && text(t, res, 0) != tt.text) {
 			t.Errorf("%s %v: %+v / %q", tt.tool, tt.args, e, text(t, res, 0))
 		}
 	}
