@@ -211,7 +211,8 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	reg.Add(meta.Endpoints(reg, metrics.Handler())...)
 	reg.Add(&registry.Endpoint{Name: "mcp", Method: http.MethodPost, Path: "/mcp", Group: registry.GroupMeta,
 		Summary: "Model Context Protocol endpoint (streamable HTTP, stateless, 2025-06-18) offering every tool.",
-		Raw:     mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger})})
+		Raw: mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger,
+			Version: mcp.DescriptionVersion})})
 	a.HTTP = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
 		Logger: cfg.Logger, Now: cfg.Now, Metrics: metrics}, reg, a.Payments)
 	alarms.Start()

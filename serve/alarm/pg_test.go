@@ -24,14 +24,14 @@ import (
 // through runuser. Without the binaries the tests fail: setup installs them.
 
 var pg struct {
-	once sync.Once
-	dir  string
-	bin  string
-	as   []string // command prefix to run as the cluster's owner
-	base string   // DSN without the database name
-	err  error
+	once    sync.Once
+	dir     string
+	bin     string
+	as      []string // command prefix to run as the cluster's owner
+	base    string   // DSN without the database name
+	err     error
 	missing string
-	n    atomic.Int64
+	n       atomic.Int64
 }
 
 func pgBinDir() string {

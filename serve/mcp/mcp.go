@@ -24,6 +24,14 @@ import (
 // ProtocolVersion is the only MCP version the endpoint speaks.
 const ProtocolVersion = "2025-06-18"
 
+// DescriptionVersion is the version of the tool-protocol description (the
+// serverInfo version), and SchemaVersion the version of the tools' input
+// and output schemas, as the specification states them.
+const (
+	DescriptionVersion = "1.0.0"
+	SchemaVersion      = "v1"
+)
+
 // Defaults of Config.
 const (
 	DefaultMaxResultBytes  = 64 << 10
