@@ -15,6 +15,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/x402"
 )
 
 // maxBody caps JSON request bodies; every input is small.
@@ -123,6 +124,11 @@ func (s *Server) router() http.Handler {
 			h = s.rateLimited(h)
 		}
 		rt.Handler(e.Method, e.Path, h)
+		if e.Method == http.MethodGet {
+			// HEAD answers what GET would, headers only (net/http drops
+			// the body), and never charges: see endpoint.
+			rt.Handler(http.MethodHead, e.Path, h)
+		}
 	}
 	return cors(rt)
 }
@@ -143,6 +149,12 @@ func (s *Server) endpoint(e *registry.Endpoint) http.Handler {
 			return
 		}
 		if e.Paid() {
+			if r.Method == http.MethodHead {
+				// A HEAD never buys anything: it gets the challenge a
+				// GET without payment gets, whatever it carries.
+				r = r.Clone(ctx)
+				r.Header.Del(x402.HeaderPaymentSignature)
+			}
 			s.servePaid(w, r, e, in)
 			return
 		}
