@@ -215,6 +215,40 @@ func TestSearch(t *testing.T) {
 			t.Errorf("year filter leak: %v", y)
 		}
 	}
+	// Undated documents match no year filter, even an open-ended one.
+	undated, total := 0, 0.0
+	for offset := 0; ; offset += 50 {
+		_, page := getJSON(t, h, fmt.Sprintf("/api/catalog?limit=50&offset=%d", offset))
+		items := page["items"].([]any)
+		for _, it := range items {
+			if y, _ := it.(map[string]any)["year"].(float64); y == 0 {
+				undated++
+			}
+		}
+		if total = page["total"].(float64); len(items) < 50 {
+			break
+		}
+	}
+	_, res = getJSON(t, h, "/api/search?year_to=9999&limit=50")
+	if got, want := res["total"].(float64), total-float64(undated); undated == 0 || got != want {
+		t.Errorf("year_to=9999: total %v, want %v (%d undated)", got, want, undated)
+	}
+	// fulltext=false restricts nothing; fulltext=true keeps those with it.
+	_, none := getJSON(t, h, "/api/search?limit=1")
+	_, f := getJSON(t, h, "/api/search?fulltext=false&limit=1")
+	_, tr := getJSON(t, h, "/api/search?fulltext=true&limit=1")
+	if f["total"] != none["total"] || tr["total"].(float64) >= none["total"].(float64) || tr["total"].(float64) == 0 {
+		t.Errorf("fulltext totals: none %v, false %v, true %v", none["total"], f["total"], tr["total"])
+	}
+	// Words the search does not use are reported, not silently dropped.
+	_, res = getJSON(t, h, "/api/search?q="+urlQuery("the cells of an organism"))
+	if got := fmt.Sprint(res["ignored_terms"]); got != "[the of an]" {
+		t.Errorf("ignored_terms = %s, want [the of an]", got)
+	}
+	_, res = getJSON(t, h, "/api/search?q=cells")
+	if got, ok := res["ignored_terms"].([]any); !ok || len(got) != 0 {
+		t.Errorf("ignored_terms without stop words = %v, want []", res["ignored_terms"])
+	}
 }
 
 func keywordHas(t *testing.T, h http.Handler, id, w string) bool {
@@ -245,7 +279,8 @@ func TestBadRequests(t *testing.T) {
 		{"/api/catalog?offset=-1", 400, "invalid_input"},
 		{"/api/catalog?offset=1.5", 400, "invalid_input"},
 		{"/api/catalog?topic=Not_A_Slug", 400, "invalid_input"},
-		{"/api/catalog?topic=no-such-topic", 404, "topic_not_found"},
+		{"/api/catalog?topic=no-such-topic", 400, "unknown_topic"},
+		{"/api/catalog?page=2", 400, "unknown_parameter"},
 		{"/api/search?q=" + long, 400, "invalid_input"},
 		{"/api/search?q=" + long[:200], 200, ""},
 		{"/api/search?year_from=2020&year_to=2019", 400, "invalid_input"},
@@ -256,7 +291,8 @@ func TestBadRequests(t *testing.T) {
 		{"/api/search?fulltext=1", 400, "invalid_input"},
 		{"/api/search?limit=51", 400, "invalid_input"},
 		{"/api/search?topic=bad%20slug", 400, "invalid_input"},
-		{"/api/search?topic=no-such-topic&q=cell", 404, "topic_not_found"},
+		{"/api/search?topic=no-such-topic&q=cell", 400, "unknown_topic"},
+		{"/api/search?q=cell&qq=x", 400, "unknown_parameter"},
 		{"/api/document/not-an-id", 400, "invalid_input"},
 		{"/api/document/pmc-99999999999", 404, "document_not_found"},
 		{"/api/topic/BAD/content", 400, "invalid_input"},

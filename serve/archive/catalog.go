@@ -79,7 +79,7 @@ func (g *generation) catalogPage(ctx context.Context, topic string, limit, offse
 	} else {
 		t, ok := g.byTopic[topic]
 		if !ok {
-			return nil, 0, errTopicNotFound(topic)
+			return nil, 0, errUnknownTopic(topic)
 		}
 		total = t.Documents
 		all := g.index.topicDocs[topic]

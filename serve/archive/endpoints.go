@@ -43,10 +43,10 @@ type CatalogInput struct {
 type SearchInput struct {
 	Q        string `json:"q,omitempty" maxLength:"200" doc:"Words that must all appear in the title, keywords or author names (case- and accent-insensitive, no stemming). Empty: filters only."`
 	Topic    string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
-	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year."`
-	YearTo   *int   `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year."`
+	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match a year filter."`
+	YearTo   *int   `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year; undated documents never match a year filter."`
 	License  string `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" doc:"Only documents under this licence family."`
-	Fulltext *bool  `json:"fulltext,omitempty" doc:"true: only documents with full text; false: only without."`
+	Fulltext bool   `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
 	Limit    int    `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits per page."`
 	Offset   int    `json:"offset,omitempty" min:"0" max:"10000" default:"0" doc:"Hits to skip."`
 }
@@ -73,9 +73,9 @@ type BundleInput struct {
 type SearchToolInput struct {
 	Query    string `json:"query" minLength:"1" maxLength:"200" doc:"Words that must all appear in the title, keywords or author names."`
 	Topic    string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
-	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year."`
+	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match."`
 	License  string `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" doc:"Only documents under this licence family."`
-	Fulltext *bool  `json:"fulltext,omitempty" doc:"Only documents with (true) or without (false) full text."`
+	Fulltext bool   `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
 	Limit    int    `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits to return."`
 }
 
@@ -91,6 +91,9 @@ const ToolPageSize = 100
 // SearchResult is the body of /api/search.
 type SearchResult struct {
 	Query string `json:"query"`
+	// IgnoredTerms are words of the query the search did not use (stop
+	// words, words past the sixteenth), so a caller knows what it got.
+	IgnoredTerms []string `json:"ignored_terms"`
 	Page
 }
 
@@ -358,10 +361,11 @@ func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*
 	if in.YearTo != nil {
 		set("year_to", strconv.Itoa(*in.YearTo))
 	}
-	if in.Fulltext != nil {
-		set("fulltext", strconv.FormatBool(*in.Fulltext))
+	if in.Fulltext {
+		set("fulltext", "true")
 	}
-	return &registry.Result{Value: SearchResult{Query: in.Q, Page: s.page(items, total, in.Limit, in.Offset, "/api/search", q)}}, nil
+	return &registry.Result{Value: SearchResult{Query: in.Q, IgnoredTerms: ignoredTerms(in.Q),
+		Page: s.page(items, total, in.Limit, in.Offset, "/api/search", q)}}, nil
 }
 
 func round(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }

@@ -2,9 +2,12 @@ package archive
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/openshelf/openshelf/index/tokenize"
+	"github.com/openshelf/openshelf/serve/apierr"
 )
 
 // BM25 parameters. Field weights and average lengths come from the
@@ -21,7 +24,7 @@ type filters struct {
 	topic            string
 	yearFrom, yearTo *int
 	license          string
-	fulltext         *bool
+	fulltext         bool // only documents with full text; false: no restriction
 }
 
 type hit struct {
@@ -29,12 +32,39 @@ type hit struct {
 	score float64
 }
 
+// errUnknownTopic is a topic filter naming no topic: the caller's mistake
+// (a 400, like any bad input), where a bundle of an unknown topic is a 404.
+func errUnknownTopic(slug string) error {
+	e := apierr.New(apierr.ErrInvalidInput, "unknown_topic",
+		fmt.Sprintf("topic: no topic %q in this snapshot; GET /api/topics lists them", slug))
+	e.Field = "topic"
+	return e
+}
+
+// ignoredTerms are the words of q that the search does not use: stop words
+// (unless the query has nothing else) and words past maxQueryTerms.
+func ignoredTerms(q string) []string {
+	used := tokenize.Query(q)
+	if len(used) > maxQueryTerms {
+		used = used[:maxQueryTerms]
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for _, t := range tokenize.Tokens(q) {
+		if !seen[t] && !slices.Contains(used, t) {
+			out = append(out, t)
+		}
+		seen[t] = true
+	}
+	return out
+}
+
 // searchPage returns one page of hits and the total. With no query terms
 // it lists the filtered documents in catalog order.
 func (g *generation) searchPage(ctx context.Context, q string, f filters, limit, offset int) ([]hit, int64, error) {
 	if f.topic != "" {
 		if _, ok := g.byTopic[f.topic]; !ok {
-			return nil, 0, errTopicNotFound(f.topic)
+			return nil, 0, errUnknownTopic(f.topic)
 		}
 	}
 	if err := ctx.Err(); err != nil {

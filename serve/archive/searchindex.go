@@ -338,11 +338,11 @@ type docFilter struct {
 	yearFrom, yearTo int32
 	useYear          bool
 	license          int // -1: any
-	fulltext         int // -1: any, 0: without, 1: with
+	fulltext         bool
 }
 
 func (ix *searchIndex) compile(f filters) docFilter {
-	df := docFilter{license: -1, fulltext: -1, yearFrom: math.MinInt32, yearTo: math.MaxInt32}
+	df := docFilter{license: -1, yearFrom: math.MinInt32, yearTo: math.MaxInt32, fulltext: f.fulltext}
 	if f.topic != "" {
 		df.topic = ix.topicBits[f.topic]
 		if df.topic == nil {
@@ -361,12 +361,6 @@ func (ix *searchIndex) compile(f filters) docFilter {
 			df.none = true
 		}
 	}
-	if f.fulltext != nil {
-		df.fulltext = 0
-		if *f.fulltext {
-			df.fulltext = 1
-		}
-	}
 	return df
 }
 
@@ -374,20 +368,21 @@ func clampInt32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxI
 
 // any reports whether the filter restricts anything.
 func (df *docFilter) any() bool {
-	return df.none || df.topic != nil || df.useYear || df.license >= 0 || df.fulltext >= 0
+	return df.none || df.topic != nil || df.useYear || df.license >= 0 || df.fulltext
 }
 
 func (ix *searchIndex) pass(df *docFilter, d int32) bool {
 	if df.topic != nil && !df.topic.has(d) {
 		return false
 	}
-	if df.useYear && (ix.year[d] < df.yearFrom || ix.year[d] > df.yearTo) {
+	// Year 0 is "unknown": an undated document matches no year filter.
+	if df.useYear && (ix.year[d] == 0 || ix.year[d] < df.yearFrom || ix.year[d] > df.yearTo) {
 		return false
 	}
 	if df.license >= 0 && int(ix.license[d]) != df.license {
 		return false
 	}
-	if df.fulltext >= 0 && ix.fulltext.has(d) != (df.fulltext == 1) {
+	if df.fulltext && !ix.fulltext.has(d) {
 		return false
 	}
 	return true

@@ -58,6 +58,9 @@ func (f filters) where(alias string) (string, []any) {
 	if f.topic != "" {
 		conds, args = append(conds, "list_contains("+alias+".topics, ?)"), append(args, f.topic)
 	}
+	if f.yearFrom != nil || f.yearTo != nil {
+		conds = append(conds, alias+".year <> 0") // undated never matches a year filter
+	}
 	if f.yearFrom != nil {
 		conds, args = append(conds, alias+".year >= ?"), append(args, *f.yearFrom)
 	}
@@ -67,8 +70,8 @@ func (f filters) where(alias string) (string, []any) {
 	if f.license != "" {
 		conds, args = append(conds, alias+".license = ?"), append(args, f.license)
 	}
-	if f.fulltext != nil {
-		conds, args = append(conds, alias+".has_fulltext = ?"), append(args, *f.fulltext)
+	if f.fulltext {
+		conds = append(conds, alias+".has_fulltext")
 	}
 	if len(conds) == 0 {
 		return "TRUE", nil
@@ -249,9 +252,9 @@ func compareWithOracle(t *testing.T, st *Store, queries []string, topics []strin
 	}
 	defer g.release()
 	oracleTables(t, ctx, g)
-	y1, y2, yes, no := 2015, 2020, true, false
-	fsets := []filters{{}, {yearFrom: &y1, yearTo: &y2}, {license: "CC0"}, {fulltext: &yes},
-		{license: "CC-BY-SA", fulltext: &no}}
+	y1, y2 := 2015, 2020
+	fsets := []filters{{}, {yearFrom: &y1, yearTo: &y2}, {yearTo: &y2}, {license: "CC0"}, {fulltext: true},
+		{license: "CC-BY-SA", fulltext: false}}
 	for _, tp := range topics {
 		fsets = append(fsets, filters{topic: tp, yearFrom: &y1, license: "CC-BY"})
 	}
