@@ -217,10 +217,11 @@ func (x *extractor) unitFor(u unitKind) string {
 	return x.currency
 }
 
-// findCurrency is the currency of the first money metric reported for the
-// year (a filer reports its statements in one currency; conversions for
-// convenience carry other units and are ignored).
+// findCurrency is the currency most of the year's money facts are
+// reported in (a filer reports its statements in one currency; a few
+// convenience translations carry another unit and must not win).
 func (x *extractor) findCurrency() string {
+	count := map[string]int{}
 	for _, m := range metrics {
 		if m.unit != money {
 			continue
@@ -236,13 +237,19 @@ func (x *extractor) findCurrency() string {
 				}
 				for _, ft := range facts {
 					if annualForms[ft.Form] && x.inYear(ft, m.kind) {
-						return unit
+						count[unit]++
 					}
 				}
 			}
 		}
 	}
-	return "USD"
+	best := "USD"
+	for unit, n := range count {
+		if n > count[best] || (n == count[best] && unit < best) {
+			best = unit
+		}
+	}
+	return best
 }
 
 func isCurrency(unit string) bool {

@@ -241,3 +241,14 @@ func decodeFacts(keep func(taxonomy, concept string) bool) func([]byte) (any, er
 		return out, nil
 	}
 }
+
+// DecodeCompanyFacts decodes a companyfacts body as the client does,
+// keeping the concepts keep accepts (nil keeps all); for tests and
+// benchmarks of code that reads facts.
+func DecodeCompanyFacts(body []byte, keep func(taxonomy, concept string) bool) (*CompanyFacts, error) {
+	v, err := decodeFacts(keep)(body)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*CompanyFacts), nil
+}
