@@ -196,7 +196,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 		cfg.Finance.Logger = cfg.Logger
 	}
 	if cfg.Finance.Website == nil {
-		cfg.Finance.Website = finance.NewWebsite(probe, nil)
+		cfg.Finance.Website = finance.NewWebsite(probe, cfg.Finance.WebsiteURL)
 	}
 	families := []tools.Family{
 		web.NewTools(fc, cfg.Tools),

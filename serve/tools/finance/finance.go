@@ -21,9 +21,13 @@ type Config struct {
 	// edgar.DefaultArchiveURL. Links are returned, never fetched.
 	ArchiveURL string
 	// Website checks a company's website for company_snapshot; nil leaves
-	// the website section out with a note.
+	// the website section out with a note. serve.NewApp builds it from the
+	// server's Probe and WebsiteURL.
 	Website *Website
-	Logger  *slog.Logger
+	// WebsiteURL builds the URL checked for a domain; default
+	// "https://" + domain + "/" (tests point it at a local server).
+	WebsiteURL func(domain string) string
+	Logger     *slog.Logger
 }
 
 // Family serves finance_snapshot and company_snapshot.

@@ -59,6 +59,11 @@ func (e *Error) As(target any) bool {
 	if !ok {
 		return false
 	}
-	*p = &apierr.Error{Status: e.Kind.Status, Code: e.Kind.Code, Message: e.Msg, Kind: e.Kind.Kind, RetryAfter: e.RetryAfter}
+	out := &apierr.Error{Status: e.Kind.Status, Code: e.Kind.Code, Message: e.Msg, Kind: e.Kind.Kind, RetryAfter: e.RetryAfter}
+	if e.Kind == ErrRateLimited || e.Kind == ErrUnavailable {
+		// Callers get a hint even when EDGAR sent none.
+		out.RetryAfter = max(out.RetryAfter, time.Second)
+	}
+	*p = out
 	return true
 }
