@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
@@ -35,7 +36,21 @@ type Family struct {
 	sec *edgar.Client
 	cfg Config
 	log *slog.Logger
+
+	// memo keeps the fundamentals read from each cached companyfacts
+	// value, so a warm call does not walk the facts again. An entry is
+	// valid while the client returns the same *CompanyFacts.
+	memoMu sync.Mutex
+	memo   map[edgar.CIK]memoEntry
 }
+
+type memoEntry struct {
+	facts *edgar.CompanyFacts
+	fund  *Fundamentals
+}
+
+// maxMemo bounds memo; past it the map starts afresh.
+const maxMemo = 1024
 
 // New returns the family with its EDGAR client.
 func New(cfg Config) *Family {
@@ -51,7 +66,7 @@ func New(cfg Config) *Family {
 	if ec.Logger == nil {
 		ec.Logger = cfg.Logger
 	}
-	return &Family{sec: edgar.New(ec), cfg: cfg, log: cfg.Logger}
+	return &Family{sec: edgar.New(ec), cfg: cfg, log: cfg.Logger, memo: map[edgar.CIK]memoEntry{}}
 }
 
 // Close releases the EDGAR client's connections.
@@ -181,7 +196,8 @@ func (f *Family) Finance(ctx context.Context, ticker string) (*FinanceOutput, er
 }
 
 // fundamentals reads the latest annual report of cik; 404
-// no_financial_data when EDGAR has no XBRL facts or no annual report.
+// no_financial_data when EDGAR has no XBRL facts or no annual report. The
+// result is shared between calls and must not be modified.
 func (f *Family) fundamentals(ctx context.Context, cik edgar.CIK) (*Fundamentals, error) {
 	cf, err := f.sec.CompanyFacts(ctx, cik)
 	if errors.Is(err, edgar.ErrNotFound) {
@@ -190,6 +206,27 @@ func (f *Family) fundamentals(ctx context.Context, cik edgar.CIK) (*Fundamentals
 	if err != nil {
 		return nil, err
 	}
+	f.memoMu.Lock()
+	m, ok := f.memo[cik]
+	f.memoMu.Unlock()
+	if ok && m.facts == cf {
+		return m.fund, nil
+	}
+	fund, err := f.read(cik, cf)
+	if err != nil {
+		return nil, err
+	}
+	f.memoMu.Lock()
+	if len(f.memo) >= maxMemo {
+		clear(f.memo)
+	}
+	f.memo[cik] = memoEntry{facts: cf, fund: fund}
+	f.memoMu.Unlock()
+	return fund, nil
+}
+
+// read extracts the fundamentals and links the filings.
+func (f *Family) read(cik edgar.CIK, cf *edgar.CompanyFacts) (*Fundamentals, error) {
 	fund, err := fundamentals(cf)
 	if errors.Is(err, errNoAnnual) {
 		return nil, apierr.NotFound("no_financial_data", "the company has filed no annual report (10-K, 20-F, 40-F) with XBRL financial data")
