@@ -128,8 +128,6 @@ type extractor struct {
 	tax      string
 	fyEnd    time.Time
 	currency string
-	// report is the original annual filing of the fiscal year.
-	report fact
 }
 
 // pickStandard chooses the taxonomy with the latest fiscal year (us-gaap

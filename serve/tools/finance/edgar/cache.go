@@ -52,5 +52,3 @@ func (l *lru) put(key string, e *entry) {
 		delete(l.items, last.Value.(*lruItem).key)
 	}
 }
-
-func (l *lru) len() int { return l.order.Len() }
