@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/openshelf/openshelf/internal/fixtures"
@@ -46,8 +47,24 @@ func BenchmarkColdParse(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(retained(b, body, bc.keep)), "cached-B")
 		})
 	}
+}
+
+// retained is the heap one decoded file keeps alive in the cache.
+func retained(b *testing.B, body []byte, keep func(string, string) bool) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	cf, err := edgar.DecodeCompanyFacts(body, keep)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(cf)
+	return after.HeapAlloc - before.HeapAlloc
 }
 
 // BenchmarkFinanceSnapshotWarm is finance_snapshot from a warm cache: the
