@@ -76,7 +76,6 @@ type Builder struct {
 	testHook  func() // between rename and switch (crash tests)
 	tokBuf    []string
 	recBuf    []byte
-	bundleBuf []byte
 }
 
 // NewBuilder takes the data directory's lock, removes what killed runs left

@@ -20,18 +20,22 @@ func TestFixturesPipeline(t *testing.T) {
 	if p.Name != "fixtures" || len(p.Sources) != 1 || p.Sources[0].Kind != Local {
 		t.Fatalf("parsed %+v", p)
 	}
+	// Relative to the file's directory: pipelines/../../shared/fixtures/*,
+	// the corpus directories and not the upstream API samples.
 	paths := p.LocalPaths()
-	if len(paths) != 1 {
-		t.Fatalf("LocalPaths = %v", paths)
+	want := fixtures.Corpus(t)
+	if len(paths) != len(want) {
+		t.Fatalf("LocalPaths = %v, want %v", paths, want)
 	}
-	// Relative to the file's directory: pipelines/../../shared/fixtures.
-	got, err := filepath.EvalSymlinks(paths[0])
-	if err != nil {
-		t.Fatalf("fixtures path %s: %v", paths[0], err)
-	}
-	want, _ := filepath.EvalSymlinks(fixtures.Dir(t))
-	if got != want {
-		t.Errorf("fixtures.toml resolves to %s, want %s", got, want)
+	for i := range paths {
+		got, err := filepath.EvalSymlinks(paths[i])
+		if err != nil {
+			t.Fatalf("fixtures path %s: %v", paths[i], err)
+		}
+		w, _ := filepath.EvalSymlinks(want[i])
+		if got != w {
+			t.Errorf("fixtures.toml path %d resolves to %s, want %s", i, got, w)
+		}
 	}
 	if !slices.Equal(p.AcceptedFamilies(), licence.Families) {
 		t.Errorf("AcceptedFamilies = %v", p.AcceptedFamilies())

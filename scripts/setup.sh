@@ -23,6 +23,13 @@ fi
 echo "setup: Go modules"
 go mod download
 
+# staticcheck, pinned: scripts/test.sh runs it.
+staticcheck_version=v0.8.2
+if ! "$(go env GOPATH)/bin/staticcheck" -version 2>/dev/null | grep -q "(${staticcheck_version#v})"; then
+  echo "setup: staticcheck $staticcheck_version"
+  go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+fi
+
 if [ -f interop/package.json ]; then
   echo "setup: npm interop clients"
   (cd interop && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi)

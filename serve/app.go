@@ -145,11 +145,10 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	reg := registry.New()
 	a.Registry = reg
-	// The HTTP server is built last, but payments report into its metrics.
-	var srv *Server
+	metrics := NewMetrics()
 	core, err := x402.New(x402.Config{PayTo: cfg.PayTo, Facilitator: fac, Ledger: ledger,
 		MaxTimeoutSeconds: cfg.MaxTimeoutSeconds, Now: cfg.Now, Logger: cfg.Logger,
-		Metrics: func(outcome string) { srv.CountPayment(outcome) }})
+		Metrics: metrics.CountPayment})
 	if err != nil {
 		return nil, err
 	}
@@ -219,16 +218,15 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	a.closers = append(a.closers, alarms.Close)
 	reg.Add(alarms.Endpoints()...)
 
-	srv = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
-		Logger: cfg.Logger, Now: cfg.Now}, reg, a.Payments)
-	// Meta endpoints describe the finished registry; the router is rebuilt
-	// once they are in.
-	reg.Add(meta.Endpoints(reg, srv.Metrics())...)
+	// The service documents and /mcp describe the registry they belong to;
+	// they read it only once NewHTTP has frozen it.
+	reg.Add(meta.Endpoints(reg, metrics.Handler())...)
 	reg.Add(&registry.Endpoint{Name: "mcp", Method: http.MethodPost, Path: "/mcp", Group: registry.GroupMeta,
 		Summary: "Model Context Protocol endpoint (streamable HTTP, stateless, 2025-06-18) offering every tool.",
-		Raw:     mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger})})
-	srv.handler = srv.router()
-	a.HTTP = srv
+		Raw: mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger,
+			Version: mcp.DescriptionVersion})})
+	a.HTTP = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
+		Logger: cfg.Logger, Now: cfg.Now, Metrics: metrics}, reg, a.Payments)
 	alarms.Start()
 	for _, f := range families {
 		if s, ok := f.(tools.Starter); ok {

@@ -208,7 +208,7 @@ func TestSearch(t *testing.T) {
 			t.Errorf("filter leak: %v", e)
 		}
 	}
-	code, res = getJSON(t, h, "/api/search?year_from=2015&year_to=2016&limit=50")
+	_, res = getJSON(t, h, "/api/search?year_from=2015&year_to=2016&limit=50")
 	for _, it := range res["items"].([]any) {
 		y := it.(map[string]any)["year"].(float64)
 		if y < 2015 || y > 2016 {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/openshelf/openshelf/serve/registry"
 )
@@ -77,8 +76,4 @@ func acceptsEncoding(header, enc string) bool {
 		return true
 	}
 	return false
-}
-
-func (s *Server) metricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }

@@ -21,7 +21,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", e.RetryAfterSeconds())
 	}
-	writeJSON(w, e.Status, e.Envelope())
+	body := e.Envelope()
+	body.Error.RequestID = requestID(r.Context())
+	writeJSON(w, e.Status, body)
 }
 
 // writeJSON sends v compactly with a trailing newline.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/serve/archive"
+	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 )
 
@@ -186,6 +187,7 @@ func (m *Meta) aiData(ctx context.Context, reg *registry.Registry) (map[string]a
 		"payment":        m.Service.Payment,
 		"mcp": map[string]any{
 			"endpoint": base + "/mcp", "transport": "streamable-http", "protocol_version": "2025-06-18",
+			"version": mcp.DescriptionVersion, "schema_version": mcp.SchemaVersion,
 			"stateless": true, "tools": tools,
 		},
 		"endpoints": m.endpointEntries(reg),

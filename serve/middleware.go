@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 type ctxKey int
@@ -21,17 +23,19 @@ func requestID(ctx context.Context) string {
 	return id
 }
 
-// metrics are the server's Prometheus collectors, on a registry of the
-// server's own (no global state).
-type metrics struct {
+// Metrics are the server's Prometheus collectors, on a registry of the
+// server's own (no global state). The payment core reports into them before
+// the HTTP server exists, so they are made first and handed to both.
+type Metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	payments *prometheus.CounterVec
 }
 
-func newMetrics() *metrics {
-	m := &metrics{
+// NewMetrics returns a fresh set of collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "openshelf_http_requests_total", Help: "HTTP requests by route, method and status.",
@@ -45,9 +49,17 @@ func newMetrics() *metrics {
 		}, []string{"outcome"}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.payments,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// Handler serves the collectors in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// CountPayment records a payment outcome.
+func (m *Metrics) CountPayment(outcome string) { m.payments.WithLabelValues(outcome).Inc() }
 
 // statusWriter remembers the status for logging and metrics.
 type statusWriter struct {

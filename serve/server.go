@@ -27,7 +27,7 @@ type Server struct {
 	log     *slog.Logger
 	reg     *registry.Registry
 	pay     Payments
-	metrics *metrics
+	metrics *Metrics
 	now     func() time.Time
 	limiter *limiter // shared by every route; nil when limiting is off
 	handler http.Handler
@@ -42,12 +42,19 @@ type HTTPConfig struct {
 	AccessLog bool
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// Metrics receives request counts; nil makes a fresh set.
+	Metrics *Metrics
 }
 
-// NewHTTP builds the handler for reg. pay may be nil when no endpoint is
-// paid.
+// NewHTTP builds the handler for reg and freezes reg: the router, like
+// every document generated from the registry, describes its final state.
+// pay may be nil when no endpoint is paid.
 func NewHTTP(cfg HTTPConfig, reg *registry.Registry, pay Payments) *Server {
-	s := &Server{cfg: cfg, log: cfg.Logger, reg: reg, pay: pay, metrics: newMetrics(), now: cfg.Now}
+	reg.Freeze()
+	s := &Server{cfg: cfg, log: cfg.Logger, reg: reg, pay: pay, metrics: cfg.Metrics, now: cfg.Now}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -66,10 +73,7 @@ func NewHTTP(cfg HTTPConfig, reg *registry.Registry, pay Payments) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // Metrics returns the Prometheus handler of this server's collectors.
-func (s *Server) Metrics() http.Handler { return s.metricsHandler() }
-
-// CountPayment records a payment outcome in /metrics.
-func (s *Server) CountPayment(outcome string) { s.metrics.payments.WithLabelValues(outcome).Inc() }
+func (s *Server) Metrics() http.Handler { return s.metrics.Handler() }
 
 func (s *Server) router() http.Handler {
 	rt := httprouter.New()

@@ -3,7 +3,9 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -42,6 +44,9 @@ func testRegistry() *registry.Registry {
 				}
 				if in.Name == "fail" {
 					return nil, io.ErrUnexpectedEOF
+				}
+				if in.Name == "leak" {
+					return nil, fmt.Errorf("open /var/lib/openshelf/secret.db at 10.1.2.3:5432: %w", apierr.ErrUnavailable)
 				}
 				return &registry.Result{Value: map[string]any{"name": strings.Repeat(in.Name, in.Times)}}, nil
 			},
@@ -99,12 +104,14 @@ func TestEndpointAdapter(t *testing.T) {
 		{"GET", "/echo/ABC", "", 400, "invalid_input"},
 		{"GET", "/echo/missing", "", 404, "thing_not_found"},
 		{"GET", "/echo/fail", "", 500, "internal_error"},
+		{"GET", "/echo/leak", "", 503, "unavailable"},
 		{"GET", "/echo/boom", "", 500, "internal_error"},
 		{"GET", "/nowhere", "", 404, "not_found"},
 		{"POST", "/echo/abc", "", 405, "method_not_allowed"},
 		{"POST", "/shout", `{"text":"hi"}`, 200, ""},
 		{"POST", "/shout", `{"text":""}`, 400, "invalid_input"},
-		{"POST", "/shout", `{"text":"hi","x":1}`, 400, "invalid_input"},
+		{"POST", "/shout", `{"text":"hi","x":1}`, 400, "unknown_parameter"},
+		{"GET", "/echo/abc?page=2", "", 400, "unknown_parameter"},
 		{"POST", "/shout", `{`, 400, "invalid_input"},
 		{"POST", "/shout", `"` + strings.Repeat("a", maxBody) + `"`, 413, "body_too_large"},
 	}
@@ -125,6 +132,37 @@ func TestEndpointAdapter(t *testing.T) {
 	res, _ = do(t, s, "POST", "/shout", `{"text":"hi"}`, map[string]string{"Content-Type": "text/plain"})
 	if res.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("text/plain body: %d", res.StatusCode)
+	}
+}
+
+// TestErrorsDoNotLeak: a server error's wrapped text (paths, addresses)
+// goes to the log under the request id; the client gets the code, a plain
+// message and the same id.
+func TestErrorsDoNotLeak(t *testing.T) {
+	var logged strings.Builder
+	s := NewHTTP(HTTPConfig{Logger: slog.New(slog.NewTextHandler(&logged, nil))}, testRegistry(), nil)
+	for _, target := range []string{"/echo/leak", "/echo/fail", "/echo/boom"} {
+		res, m := do(t, s, "GET", target, "", nil)
+		e, _ := m["error"].(map[string]any)
+		id := res.Header.Get("X-Request-Id")
+		if res.StatusCode < 500 || id == "" || e["request_id"] != id {
+			t.Fatalf("%s: %d %v, X-Request-Id %q", target, res.StatusCode, m, id)
+		}
+		msg, _ := e["message"].(string)
+		if strings.Contains(msg, "/var/lib") || strings.Contains(msg, "10.1.2.3") || strings.Contains(msg, "EOF") {
+			t.Errorf("%s: message leaks internals: %q", target, msg)
+		}
+		if !strings.Contains(logged.String(), "request_id="+id) {
+			t.Errorf("%s: log has no entry for request %s:\n%s", target, id, logged.String())
+		}
+	}
+	if !strings.Contains(logged.String(), "/var/lib/openshelf/secret.db") {
+		t.Errorf("the log lacks the wrapped error:\n%s", logged.String())
+	}
+	// A client error keeps its wrapping text: it describes the input.
+	_, m := do(t, s, "GET", "/echo/missing", "", nil)
+	if e, _ := m["error"].(map[string]any); e["message"] != "no such thing" || e["request_id"] == "" {
+		t.Errorf("404 body = %v", m)
 	}
 }
 

@@ -530,7 +530,7 @@ func TestLiveToolsPaid(t *testing.T) {
 	})
 
 	t.Run("extract_tables pdf", func(t *testing.T) {
-		// Rendered by Chromium now (skips without it, fails with CI=true).
+		// Rendered by Chromium now.
 		pdf := webtest.PrintToPDF(t, webtest.TablesDoc())
 		e.web.add("/report.pdf", ltRoute{contentType: "application/pdf", body: pdf})
 		m := e.paidCall(t, "extract_tables", map[string]any{"url": base + "/report.pdf", "pages": "1-2"})
@@ -629,7 +629,7 @@ func TestLiveToolsValidation(t *testing.T) {
 		{"extract_webpage", map[string]any{"url": ""}, "url", "empty"},
 		{"extract_webpage", map[string]any{"url": "ftp://example.com/file.html"}, "url", "http"},
 		{"extract_webpage", map[string]any{"url": long}, "url", "2048"},
-		{"extract_webpage", map[string]any{"url": base + "/x", "css": "main"}, "css", "unknown field"},
+		{"extract_webpage", map[string]any{"url": base + "/x", "css": "main"}, "css", "unknown parameter; allowed: url"},
 		{"extract_webpage", map[string]any{"url": "http://127.0.0.1/"}, "url", ""},
 		{"extract_webpage", map[string]any{"url": "http://2130706433/"}, "url", ""},
 		{"extract_webpage", map[string]any{"url": "http://0x7f.0.0.1/"}, "url", ""},
@@ -648,6 +648,7 @@ func TestLiveToolsValidation(t *testing.T) {
 		{"extract_tables", map[string]any{"url": base + "/branches", "pages": "one"}, "pages", "must match"},
 		{"extract_tables", map[string]any{"url": base + "/branches", "pages": "5-2"}, "pages", ""},
 		{"extract_tables", map[string]any{"url": base + "/branches", "pages": "0"}, "pages", ""},
+		{"extract_tables", map[string]any{"url": base + "/branches", "pages": strings.Repeat("1,", 32) + "1"}, "pages", "at most 64"},
 		{"extract_tables", map[string]any{"url": base + "/branches", "max_tables": 201}, "max_tables", "at most 200"},
 		{"extract_tables", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}, "url", ""},
 		{"ping_status", map[string]any{"url": base + "/", "method": "POST"}, "method", "one of"},
@@ -656,6 +657,7 @@ func TestLiveToolsValidation(t *testing.T) {
 		{"domain_intel", map[string]any{"domain": "example.com", "checks": []string{"whois"}}, "checks[0]", "one of"},
 		{"domain_intel", map[string]any{"domain": "example.com", "checks": []string{"dns", "dns", "tech", "registration"}}, "checks", "at most 3"},
 		{"domain_intel", map[string]any{"domain": "localhost"}, "domain", ""},
+		{"domain_intel", map[string]any{"domain": strings.Repeat("a", 250) + ".com"}, "domain", "at most 253"},
 		{"domain_intel", map[string]any{"domain": "10.0.0.1"}, "domain", "IP address"},
 		{"domain_intel", map[string]any{"domain": "metadata.google.internal"}, "domain", ""},
 		{"domain_intel", map[string]any{}, "domain", "required"},
@@ -684,7 +686,11 @@ func TestLiveToolsValidation(t *testing.T) {
 				what = what[:160]
 			}
 			ae := ltObj(m["error"])
-			if res.StatusCode != http.StatusBadRequest || ae["code"] != "invalid_input" || ae["field"] != tt.field ||
+			code := "invalid_input"
+			if strings.HasPrefix(tt.rule, "unknown parameter") {
+				code = "unknown_parameter"
+			}
+			if res.StatusCode != http.StatusBadRequest || ae["code"] != code || ae["field"] != tt.field ||
 				!strings.Contains(ltStr(ae["message"]), tt.rule) || !strings.HasPrefix(ltStr(ae["message"]), tt.field+": ") {
 				t.Errorf("%s: %d %v, want 400 invalid_input field %q rule %q", what, res.StatusCode, ae, tt.field, tt.rule)
 			}

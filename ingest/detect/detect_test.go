@@ -51,7 +51,7 @@ func fixtureFormat(rel string) (Info, bool) {
 func TestFixtures(t *testing.T) {
 	dir := fixtures.Dir(t)
 	var files []string
-	if err := Walk(context.Background(), []string{dir}, func(f File) error {
+	if err := Walk(context.Background(), fixtures.Corpus(t), func(f File) error {
 		files = append(files, f.Path)
 		return nil
 	}); err != nil {
@@ -376,7 +376,7 @@ func (c *countSink) Problem(ingest.Problem)          { c.probs++ }
 func TestDefaultReadersOnFixtures(t *testing.T) {
 	dir := fixtures.Dir(t)
 	rs := Default()
-	err := Walk(context.Background(), []string{dir}, func(f File) error {
+	err := Walk(context.Background(), fixtures.Corpus(t), func(f File) error {
 		rel, _ := filepath.Rel(dir, f.Path)
 		var c countSink
 		info, err := rs.ReadFile(context.Background(), f.Path, &c)

@@ -190,18 +190,6 @@ func (t *tree) child(n int32, local string) int32 {
 	return none
 }
 
-// children calls f for every element child of n.
-func (t *tree) children(n int32, f func(c int32)) {
-	if n == none {
-		return
-	}
-	for c := t.nodes[n].first; c != none; c = t.nodes[c].next {
-		if t.nodes[c].local != "" {
-			f(c)
-		}
-	}
-}
-
 func (t *tree) is(n int32, local string) bool { return n != none && t.nodes[n].local == local }
 
 // attrBytes returns the decoded value of n's attribute named local (any
@@ -366,7 +354,7 @@ func clean(b []byte) bool {
 			return false
 		}
 	}
-	return bytes.Index(b, doubleSpace) < 0
+	return !bytes.Contains(b, doubleSpace)
 }
 
 var doubleSpace = []byte("  ")

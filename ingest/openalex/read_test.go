@@ -238,9 +238,6 @@ func TestEvidence(t *testing.T) {
 // TestLicenceVerdicts checks the verdicts the fixture notes imply, once the
 // real licence.Decide is in place.
 func TestLicenceVerdicts(t *testing.T) {
-	if !decideReady() {
-		t.Skip("licence.Decide is still the placeholder")
-	}
 	c := readFile(t, "works_with_licences.jsonl")
 	for _, tc := range []struct {
 		id     string
@@ -263,18 +260,6 @@ func TestLicenceVerdicts(t *testing.T) {
 	}
 }
 
-func decideReady() bool {
-	url := "https://creativecommons.org/licenses/by/4.0/"
-	for _, ev := range []licence.Evidence{
-		{Kind: licence.KindURL, Value: url},
-		{Kind: licence.KindCrossref, Source: licence.SourceCrossref, Value: url, ContentVersion: "vor"},
-	} {
-		if licence.Decide([]licence.Evidence{ev}, time.Now()).Accepted {
-			return true
-		}
-	}
-	return false
-}
 
 // TestNewestWins merges the older copies with the current sample the way
 // the merge step does (keep the Newer one per id) and checks the sample's

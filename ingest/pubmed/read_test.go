@@ -504,27 +504,10 @@ type iotestErr struct{ err error }
 
 func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }
 
-// decideReady reports whether licence.Decide is the real implementation: the
-// placeholder rejects even plain CC BY 4.0.
-func decideReady() bool {
-	url := "https://creativecommons.org/licenses/by/4.0/"
-	for _, ev := range []licence.Evidence{
-		{Kind: licence.KindURL, Value: url},
-		{Kind: licence.KindCrossref, Source: licence.SourceCrossref, Value: url, ContentVersion: "vor"},
-	} {
-		if licence.Decide([]licence.Evidence{ev}, time.Now()).Accepted {
-			return true
-		}
-	}
-	return false
-}
 
 // TestLicenceVerdicts checks the fixture's expected verdict: PubMed records
 // carry no licence, so every one is rejected as missing or unknown.
 func TestLicenceVerdicts(t *testing.T) {
-	if !decideReady() {
-		t.Skip("licence.Decide is still the placeholder")
-	}
 	c := readFile(t, "pubmedsample_2019.xml")
 	for _, d := range c.docs {
 		if d.Licence.Accepted || (d.Licence.Reason != licence.Missing && d.Licence.Reason != licence.Unknown &&

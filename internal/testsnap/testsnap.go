@@ -32,15 +32,19 @@ var (
 func Fixtures(tb testing.TB) string {
 	tb.Helper()
 	once.Do(func() {
-		var fx string
-		if fx, err = fixtures.Find(); err != nil {
+		var corpus []string
+		if corpus, err = fixtures.FindCorpus(); err != nil {
 			return
+		}
+		var inputs []run.Input
+		for _, p := range corpus {
+			inputs = append(inputs, run.Input{Path: p})
 		}
 		if root, err = os.MkdirTemp("", "openshelf-testsnap-"); err != nil {
 			return
 		}
 		dataDir = filepath.Join(root, "data")
-		_, err = run.Run(context.Background(), run.Config{DataDir: dataDir, Inputs: []run.Input{{Path: fx}}, Now: Now, Workers: 2})
+		_, err = run.Run(context.Background(), run.Config{DataDir: dataDir, Inputs: inputs, Now: Now, Workers: 2})
 	})
 	if err != nil {
 		tb.Fatalf("testsnap: building the fixture snapshot: %v", err)

@@ -20,7 +20,7 @@ const Price = "0.001"
 type ScheduleInput struct {
 	CallbackURL  string          `json:"callback_url" maxLength:"2048" doc:"Public https URL the payload is POSTed to. Private, loopback and link-local addresses and internal names are refused, also after DNS resolution at delivery time."`
 	DelaySeconds *int64          `json:"delay_seconds,omitempty" min:"60" max:"2592000" doc:"Deliver this many seconds from now (60 to 2592000, i.e. 30 days). Give this or deliver_at, not both."`
-	DeliverAt    json.RawMessage `json:"deliver_at,omitempty" doc:"When to deliver: an ISO-8601 date-time with a time zone (2026-12-01T09:30:00Z, 2026-12-01T10:30:00+01:00) or Unix seconds as a JSON number or numeric string; 60 s to 30 days ahead. Give this or delay_seconds, not both."`
+	DeliverAt    json.RawMessage `json:"deliver_at,omitempty" doc:"When to deliver: an ISO-8601 date-time with a time zone (2026-12-01T09:30:00Z, 2026-12-01T10:30:00+01:00) or Unix seconds as a JSON number or numeric string; 60 s to 30 days ahead. Give this or delay_seconds, not both. At most 40 characters."`
 	Payload      json.RawMessage `json:"payload,omitempty" doc:"JSON object sent as the request body, at most 8192 bytes serialized; default {}."`
 	RetryCount   int             `json:"retry_count,omitempty" min:"0" max:"5" default:"3" doc:"Retries after a failed attempt (non-2xx, error or timeout), after 1, 5, 15, 30 and 60 minutes."`
 

@@ -112,8 +112,12 @@ func TestHTTPInvalidInput(t *testing.T) {
 			res, body := call(t, a.HTTP, http.MethodPost, "/v1/alarm", tt.body, nil)
 			var e apiError
 			json.Unmarshal(body, &e)
-			if res.StatusCode != 400 || e.Error.Code != "invalid_input" || e.Error.Field != tt.field {
-				t.Fatalf("%d %s, want 400 invalid_input on %s", res.StatusCode, body, tt.field)
+			want := "invalid_input"
+			if tt.name == "unknown field" {
+				want = "unknown_parameter"
+			}
+			if res.StatusCode != 400 || e.Error.Code != want || e.Error.Field != tt.field {
+				t.Fatalf("%d %s, want 400 %s on %s", res.StatusCode, body, want, tt.field)
 			}
 			if res.Header.Get(x402.HeaderPaymentRequired) != "" {
 				t.Error("a 400 asks for payment")
@@ -290,7 +294,7 @@ func TestHTTPLifecycle(t *testing.T) {
 	res, raw = call(t, h, http.MethodPost, "/v1/alarm", body2, map[string]string{x402.HeaderPaymentSignature: pay(t, res)})
 	var acc2 alarm.Accepted
 	json.Unmarshal(raw, &acc2)
-	if res.StatusCode != 201 || acc2.RetryCount != 3 || acc2.DeliverAt.Sub(time.Now()) < 59*time.Minute {
+	if res.StatusCode != 201 || acc2.RetryCount != 3 || time.Until(acc2.DeliverAt) < 59*time.Minute {
 		t.Fatalf("second alarm: %d %s", res.StatusCode, raw)
 	}
 	res, raw = call(t, h, http.MethodPost, "/v1/alarm/"+acc2.ID+"/cancel", "", nil)

@@ -3,10 +3,12 @@ package alarm
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // unixRE is Unix seconds as accepted in deliver_at: digits, optionally a
@@ -28,6 +30,10 @@ var isoLayouts = []string{
 // zoneless are forms that would parse but for the missing zone, to say so.
 var zoneless = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"}
 
+// MaxDeliverAtLength is the specification's limit on deliver_at, in
+// characters (of the string, or of the number as written).
+const MaxDeliverAtLength = 40
+
 // ParseDeliverAt parses the deliver_at input: a JSON string holding an
 // ISO-8601 date-time with a time zone or Unix seconds, or Unix seconds as a
 // JSON number. The result is UTC, to the millisecond.
@@ -38,7 +44,13 @@ func ParseDeliverAt(raw json.RawMessage) (time.Time, error) {
 		if err := json.Unmarshal([]byte(v), &s); err != nil {
 			return time.Time{}, errors.New("is not a valid JSON string")
 		}
+		if utf8.RuneCountInString(s) > MaxDeliverAtLength {
+			return time.Time{}, fmt.Errorf("is longer than %d characters", MaxDeliverAtLength)
+		}
 		return parseTimeText(strings.TrimSpace(s))
+	}
+	if len(v) > MaxDeliverAtLength {
+		return time.Time{}, fmt.Errorf("is longer than %d characters", MaxDeliverAtLength)
 	}
 	if !unixRE.MatchString(v) {
 		return time.Time{}, errors.New("must be an ISO-8601 date-time with a time zone, or Unix seconds (a non-negative number without exponent)")

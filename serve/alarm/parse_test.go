@@ -39,6 +39,9 @@ func TestParseDeliverAt(t *testing.T) {
 		`"tomorrow"`, `""`, `"   "`, `"2026-13-01T09:30:00Z"`, `"2026-12-01T25:30:00Z"`, `"1969-12-31T23:59:59Z"`,
 		`-1`, `1e9`, `1.8E9`, `"0x10"`, `true`, `null`, `{}`, `[]`, `"\u0000"`, `123456789012`, `1.`, `.5`, `"+1800000000"`,
 		`"2026-12-01T09:30:00+25:00"`, `"abc`,
+		// Over the specification's 40 characters, though they would parse.
+		`"2026-12-01T09:30:00.0000000000000000000000Z"`, `"2026-12-01T09:30:00Z                     "`,
+		`1800000000.00000000000000000000000000000000`,
 	}
 	for _, in := range bad {
 		if got, err := ParseDeliverAt(json.RawMessage(in)); err == nil {

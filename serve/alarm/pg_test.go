@@ -21,18 +21,17 @@ import (
 // postgresql binaries (scripts/setup.sh installs them), initdb on a temp
 // directory, a random loopback port, trust authentication. PostgreSQL
 // refuses to run as root, so as root the cluster runs as the postgres user
-// through runuser. Without the binaries the tests skip, except under
-// CI=true, where they fail.
+// through runuser. Without the binaries the tests fail: setup installs them.
 
 var pg struct {
-	once sync.Once
-	dir  string
-	bin  string
-	as   []string // command prefix to run as the cluster's owner
-	base string   // DSN without the database name
-	err  error
-	skip string
-	n    atomic.Int64
+	once    sync.Once
+	dir     string
+	bin     string
+	as      []string // command prefix to run as the cluster's owner
+	base    string   // DSN without the database name
+	err     error
+	missing string
+	n       atomic.Int64
 }
 
 func pgBinDir() string {
@@ -50,7 +49,7 @@ func pgBinDir() string {
 func startPostgresOnce() {
 	bin := pgBinDir()
 	if bin == "" {
-		pg.skip = "PostgreSQL binaries not found under /usr/lib/postgresql/*/bin (apt-get install postgresql, or set PG_BIN)"
+		pg.missing = "PostgreSQL binaries not found under /usr/lib/postgresql/*/bin (apt-get install postgresql, or set PG_BIN)"
 		return
 	}
 	pg.bin = bin
@@ -124,11 +123,8 @@ func stopPostgres() {
 func postgresDSN(t testing.TB) string {
 	t.Helper()
 	pg.once.Do(startPostgresOnce)
-	if pg.skip != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s", pg.skip)
-		}
-		t.Skip(pg.skip)
+	if pg.missing != "" {
+		t.Fatalf("%s; run scripts/setup.sh", pg.missing)
 	}
 	if pg.err != nil {
 		t.Fatalf("starting PostgreSQL: %v", pg.err)

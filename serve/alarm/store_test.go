@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// storeKinds opens each Store implementation; PostgreSQL skips (or fails
-// under CI=true) without its binaries.
+// storeKinds opens each Store implementation; PostgreSQL fails without its
+// binaries (setup installs them).
 var storeKinds = []struct {
 	name string
 	open func(t *testing.T) Store
@@ -185,8 +185,8 @@ func TestStoreConcurrentClaims(t *testing.T) {
 	for _, k := range storeKinds {
 		t.Run(k.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := k.open(t)
-			stores := []Store{st}
+			var st Store
+			var stores []Store
 			if k.name == "sqlite" {
 				// Separate handles on one file behave like processes.
 				path := filepath.Join(t.TempDir(), "shared.db")
@@ -199,6 +199,7 @@ func TestStoreConcurrentClaims(t *testing.T) {
 					stores = append(stores, o)
 				}
 			} else {
+				st = k.open(t)
 				stores = []Store{st, st, st, st}
 			}
 			const n = 300

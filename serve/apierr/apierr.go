@@ -80,6 +80,11 @@ func NotFound(code, message string) *Error { return New(ErrNotFound, code, messa
 
 // From finds the *Error in err's chain. An error without one is an internal
 // error whose message is not shown to clients.
+//
+// A client error (4xx) that wraps a bare sentinel takes the wrapping text
+// as its message: it describes the client's input. A server error (5xx)
+// never does: its wrapping text may hold file paths, addresses or SQL, which
+// go to the log with the request id, and the client gets the id.
 func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
@@ -87,8 +92,7 @@ func From(err error) *Error {
 		if out.Message == "" {
 			out.Message = http.StatusText(out.Status)
 		}
-		if w := err.Error(); out.Kind == nil && e.Message == "" && w != e.Error() {
-			// A wrapped sentinel: the wrapping context is the message.
+		if w := err.Error(); out.Status < 500 && out.Kind == nil && e.Message == "" && w != e.Error() {
 			out.Message = w
 		}
 		return &out
@@ -106,6 +110,9 @@ type BodyError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// RequestID is the X-Request-Id of the failed request, the key to the
+	// server's log entry for it.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // Envelope returns the JSON body for e.

@@ -32,11 +32,6 @@ func pricesFor(e Entry) Prices {
 	return p
 }
 
-const (
-	idPattern   = `^(pmc-[0-9]{1,12}|pmid-[0-9]{1,12}|doi-[0-9a-f]{20}|oa-w[0-9]{1,15})$`
-	slugPattern = `^[a-z0-9-]{1,64}$`
-)
-
 // CatalogInput pages through the catalog.
 type CatalogInput struct {
 	Topic  string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic (a slug from /api/topics)."`

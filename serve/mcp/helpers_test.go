@@ -128,6 +128,7 @@ func newEnv(t *testing.T, opts ...envOption) *testEnv {
 			},
 		}.Endpoint(),
 	)
+	env.reg.Freeze()
 	var err error
 	env.ledger, err = x402.OpenLedger(":memory:")
 	if err != nil {

@@ -17,8 +17,7 @@ import (
 )
 
 // interop returns node and the interop directory with its npm packages
-// installed (scripts/setup.sh). Without them the test is skipped, except
-// under CI=true, where it fails.
+// installed (scripts/setup.sh). Without them the test fails.
 func interop(t *testing.T, pkgs ...string) (node, dir string) {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "interop"))
@@ -26,10 +25,7 @@ func interop(t *testing.T, pkgs ...string) (node, dir string) {
 		t.Fatal(err)
 	}
 	missing := func(what string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("interop: %s; run scripts/setup.sh (cd interop && npm ci)", what)
-		}
-		t.Skipf("interop: %s; run scripts/setup.sh to enable", what)
+		t.Fatalf("interop: %s; run scripts/setup.sh (cd interop && npm ci)", what)
 	}
 	node, err = exec.LookPath("node")
 	if err != nil {

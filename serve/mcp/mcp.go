@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,6 +23,14 @@ import (
 
 // ProtocolVersion is the only MCP version the endpoint speaks.
 const ProtocolVersion = "2025-06-18"
+
+// DescriptionVersion is the version of the tool-protocol description (the
+// serverInfo version), and SchemaVersion the version of the tools' input
+// and output schemas, as the specification states them.
+const (
+	DescriptionVersion = "1.0.0"
+	SchemaVersion      = "v1"
+)
 
 // Defaults of Config.
 const (
@@ -75,8 +84,11 @@ type Config struct {
 // handler is the HTTP front: method, Host, Origin, Accept and batch checks,
 // then the SDK's stateless streamable handler.
 type handler struct {
-	cfg     Config
-	sdk     http.Handler
+	cfg Config
+	// sdk is built on first use from the frozen registry: the handler
+	// is itself an endpoint of that registry, so it exists before the
+	// registry is final, and its tool list must never change afterwards.
+	sdk     func() http.Handler
 	origins map[string]bool // normalised scheme://host[:port]
 	hosts   map[string]bool // lower-case host names
 }
@@ -124,6 +136,18 @@ func New(cfg Config) http.Handler {
 		h.hosts[strings.ToLower(hostOnly(a))] = true
 	}
 
+	h.sdk = sync.OnceValue(h.build)
+	return h
+}
+
+// build makes the SDK server with one tool per registry tool. It panics
+// when the registry is not frozen: a programming error every test of a
+// served /mcp catches.
+func (h *handler) build() http.Handler {
+	cfg := h.cfg
+	if !cfg.Registry.Frozen() {
+		panic("mcp: the registry must be frozen before /mcp serves")
+	}
 	// The SDK logs every stateless request's session at Info.
 	sdkLog := slog.New(quieter{cfg.Logger.Handler()}).With("component", "mcp-sdk")
 	srv := sdk.NewServer(&sdk.Implementation{Name: "openshelf", Title: "openshelf", Version: cfg.Version},
@@ -143,7 +167,7 @@ func New(cfg Config) http.Handler {
 		t := newTool(h, e)
 		srv.AddTool(t.def, t.call)
 	}
-	h.sdk = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{
 			Stateless:    true,
 			JSONResponse: true,
@@ -152,7 +176,6 @@ func New(cfg Config) http.Handler {
 			DisableLocalhostProtection: true,
 			MaxRequestBodyBytes:        cfg.MaxRequestBytes,
 		})
-	return h
 }
 
 const instructions = "openshelf: open-licensed scholarly literature and live tools. Free tools answer at once. " +
@@ -203,7 +226,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// accepts JSON is served in full; the SDK insists on both types.
 		r2.Header.Add("Accept", "text/event-stream")
 	}
-	h.sdk.ServeHTTP(w, r2)
+	h.sdk().ServeHTTP(w, r2)
 }
 
 // rpcError answers an HTTP-level refusal with a JSON-RPC error that has no

@@ -29,6 +29,7 @@ func TestInitializeAndList(t *testing.T) {
 	if init.ProtocolVersion != mcp.ProtocolVersion {
 		t.Errorf("protocolVersion = %q", init.ProtocolVersion)
 	}
+	//lint:ignore SA1019 the test checks that the deprecated logging capability is absent
 	if c := init.Capabilities; c.Tools == nil || c.Tools.ListChanged || c.Logging != nil || c.Resources != nil || c.Prompts != nil {
 		t.Errorf("capabilities = %+v, want only tools:{}", c)
 	}
@@ -144,7 +145,7 @@ func TestInvalidArguments(t *testing.T) {
 		{"echo_text", map[string]any{"text": "hi", "limit": 51}, "limit", "invalid_input: limit: must be at most 50"},
 		{"echo_text", map[string]any{"text": "hi", "limit": "5"}, "limit", "invalid_input: limit: must be an integer"},
 		{"echo_text", map[string]any{}, "text", "invalid_input: text: is required"},
-		{"echo_text", map[string]any{"text": "hi", "bogus": 1}, "bogus", "invalid_input: bogus: unknown field"},
+		{"echo_text", map[string]any{"text": "hi", "bogus": 1}, "bogus", "unknown_parameter: bogus: unknown parameter; allowed: text, limit"},
 		{"echo_text", []int{1}, "", "invalid_input: arguments must be a JSON object"},
 		{"echo_text", map[string]any{"text": "hi", "cursor": 7}, "cursor", "invalid_input: cursor: must be a string"},
 		{"echo_text", map[string]any{"text": "hi", "cursor": "nonsense!"}, "cursor", ""},
@@ -154,7 +155,11 @@ func TestInvalidArguments(t *testing.T) {
 	for _, tt := range tests {
 		res := callTool(t, cs, tt.tool, tt.args, nil)
 		e := toolError(t, res)
-		if e.Code != "invalid_input" || e.Field != tt.field || (tt.text != "" && text(t, res, 0) != tt.text) {
+		want := "invalid_input"
+		if tt.field == "bogus" {
+			want = "unknown_parameter"
+		}
+		if e.Code != want || e.Field != tt.field || (tt.text != "" && text(t, res, 0) != tt.text) {
 			t.Errorf("%s %v: %+v / %q", tt.tool, tt.args, e, text(t, res, 0))
 		}
 	}
@@ -506,7 +511,6 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		"relative base":      {Registry: registry.New(), BaseURL: "/api"},
 		"tiny result cap":    {Registry: registry.New(), BaseURL: testBase, MaxResultBytes: 10},
 		"bad allowed origin": {Registry: registry.New(), BaseURL: testBase, AllowedOrigins: []string{"app.example"}},
-		"cursor clash":       {Registry: clash, BaseURL: testBase},
 	}
 	for name, cfg := range tests {
 		func() {
@@ -516,6 +520,29 @@ func TestNewRefusesBadConfig(t *testing.T) {
 				}
 			}()
 			mcp.New(cfg)
+		}()
+	}
+	// The tool list is built once, from the frozen registry, when /mcp
+	// first serves: a tool whose input clashes with the paging cursor
+	// fails there, before any tool runs.
+	for name, frozen := range map[string]bool{"cursor clash": true, "unfrozen registry": false} {
+		reg := clash
+		if !frozen {
+			reg = registry.New()
+		} else {
+			reg.Freeze()
+		}
+		h := mcp.New(mcp.Config{Registry: reg, BaseURL: testBase})
+		req := httptest.NewRequest(http.MethodPost, testBase+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: serving did not panic", name)
+				}
+			}()
+			h.ServeHTTP(httptest.NewRecorder(), req)
 		}()
 	}
 }

@@ -3,7 +3,6 @@ package registry
 import (
 	"net/http"
 	"reflect"
-	"sort"
 	"strings"
 
 	"github.com/openshelf/openshelf/serve/schema"
@@ -222,17 +221,4 @@ func (r *Registry) operation(svc Service, e *Endpoint) map[string]any {
 	}
 	op["responses"] = responses
 	return op
-}
-
-// sortedEndpoints returns the endpoints ordered by path then method, for
-// documents whose order should not depend on registration.
-func (r *Registry) sortedEndpoints() []*Endpoint {
-	out := append([]*Endpoint(nil), r.endpoints...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
-		}
-		return out[i].Method < out[j].Method
-	})
-	return out
 }

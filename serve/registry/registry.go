@@ -186,10 +186,14 @@ var paramRE = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
-// Registry holds every endpoint in registration order.
+// Registry holds every endpoint in registration order. Registration ends
+// with Freeze; everything generated from a registry (router, OpenAPI, MCP
+// tools, discovery documents, prices) is generated from its frozen state,
+// so what a client discovers is what the server serves.
 type Registry struct {
 	endpoints []*Endpoint
 	byName    map[string]*Endpoint
+	frozen    bool
 }
 
 // New returns an empty registry.
@@ -199,6 +203,9 @@ func New() *Registry { return &Registry{byName: map[string]*Endpoint{}} }
 // or a malformed declaration: these are programming errors that any test
 // building the server catches.
 func (r *Registry) Add(eps ...*Endpoint) {
+	if r.frozen {
+		panic("registry: Add after Freeze")
+	}
 	for _, e := range eps {
 		if !nameRE.MatchString(e.Name) {
 			panic(fmt.Sprintf("registry: bad endpoint name %q", e.Name))
@@ -232,6 +239,12 @@ func (r *Registry) Add(eps ...*Endpoint) {
 		r.byName[e.Name] = e
 	}
 }
+
+// Freeze ends registration: a later Add panics. It is idempotent.
+func (r *Registry) Freeze() { r.frozen = true }
+
+// Frozen reports whether registration has ended.
+func (r *Registry) Frozen() bool { return r.frozen }
 
 // Endpoints returns every endpoint in registration order.
 func (r *Registry) Endpoints() []*Endpoint { return r.endpoints }

@@ -21,9 +21,15 @@ type Validator interface {
 }
 
 // DecodeStrings fills dst, a pointer to the input struct, from string values:
-// an HTTP query string and path parameters. Unknown query parameters are
-// ignored; everything else is checked against the schema.
+// an HTTP query string and path parameters. An unknown query parameter is
+// refused (a typo must never cost money); everything else is checked
+// against the schema.
 func (in *Input) DecodeStrings(dst any, query map[string][]string, path map[string]string) error {
+	for k := range query {
+		if f := in.byName[k]; f == nil || f.In == InPath {
+			return in.unknown(k)
+		}
+	}
 	raw := make(map[string]any, len(query)+len(path))
 	for _, f := range in.Fields {
 		if f.In == InPath {
@@ -84,13 +90,31 @@ func (in *Input) DecodeJSON(dst any, body []byte, path map[string]string) error 
 	for k := range raw {
 		f := in.byName[k]
 		if f == nil || f.In == InPath {
-			return apierr.Invalid(k, "unknown field")
+			return in.unknown(k)
 		}
 	}
 	for k, v := range path {
 		raw[k] = v
 	}
 	return in.decode(dst, raw, false)
+}
+
+// unknown is the error for a parameter the input does not have, naming the
+// ones it does.
+func (in *Input) unknown(name string) error {
+	var allowed []string
+	for _, f := range in.Fields {
+		if f.In != InPath {
+			allowed = append(allowed, f.Name)
+		}
+	}
+	msg := name + ": unknown parameter; this endpoint takes none"
+	if len(allowed) > 0 {
+		msg = name + ": unknown parameter; allowed: " + strings.Join(allowed, ", ")
+	}
+	e := apierr.New(apierr.ErrInvalidInput, "unknown_parameter", msg)
+	e.Field = name
+	return e
 }
 
 // decode converts, checks and stores every field. fromStrings says that

@@ -65,6 +65,8 @@ func TestDecodeStrings(t *testing.T) {
 		{"repeated", map[string][]string{"q": {"a", "b"}}, map[string]string{"id": "a"}, "q", nil},
 		{"float bound", map[string][]string{"ratio": {"1.5"}}, map[string]string{"id": "a"}, "ratio", nil},
 		{"object in query", map[string][]string{"payload": {"{}"}}, map[string]string{"id": "a"}, "payload", nil},
+		{"unknown parameter", map[string][]string{"page": {"2"}}, map[string]string{"id": "a"}, "page", nil},
+		{"path parameter in query", map[string][]string{"id": {"b"}}, map[string]string{"id": "a"}, "id", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,8 +118,12 @@ func TestDecodeJSON(t *testing.T) {
 			continue
 		}
 		e, ok := errors.AsType[*apierr.Error](err)
-		if !ok || e.Code != "invalid_input" || e.Field != tt.wantField {
-			t.Errorf("%s: err = %v, want invalid_input on %q", tt.body, err, tt.wantField)
+		want := "invalid_input"
+		if tt.body == `{"unknown": 1}` || tt.body == `{"id": "x"}` {
+			want = "unknown_parameter" // still an invalid_input (errors.Is)
+		}
+		if !ok || e.Code != want || e.Field != tt.wantField || !errors.Is(err, apierr.ErrInvalidInput) {
+			t.Errorf("%s: err = %v, want %s on %q", tt.body, err, want, tt.wantField)
 		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // DomainInput is the input of domain_intel.
 type DomainInput struct {
-	Domain string   `json:"domain" doc:"A host name such as example.com or www.bücher.de (IDN is converted to punycode); a URL's host is taken." minLength:"1" maxLength:"300"`
+	Domain string   `json:"domain" doc:"A host name such as example.com or www.bücher.de (IDN is converted to punycode); a URL's host is taken." minLength:"1" maxLength:"253"`
 	Checks []string `json:"checks,omitempty" doc:"Which checks to run; default all." enum:"registration|dns|tech" default:"registration|dns|tech" maxItems:"3"`
 }
 

@@ -24,7 +24,7 @@ const pdfTimeout = 30 * time.Second
 // TablesInput is the input of extract_tables.
 type TablesInput struct {
 	URL   string `json:"url" doc:"URL of an HTML page or a PDF (at most 10 MB)." minLength:"1" maxLength:"2048"`
-	Pages string `json:"pages,omitempty" doc:"PDF pages to read, like 1-3,5 or 10- (at most 30 pages); default the first 30. Ignored for HTML." maxLength:"200" pattern:"^[0-9,\\s-]*$"`
+	Pages string `json:"pages,omitempty" doc:"PDF pages to read, like 1-3,5 or 10- (at most 30 pages); default the first 30. Ignored for HTML." maxLength:"64" pattern:"^[0-9,\\s-]*$"`
 	// MaxTables caps the tables returned.
 	MaxTables int `json:"max_tables,omitempty" doc:"Return at most this many tables." min:"1" max:"200" default:"50"`
 }

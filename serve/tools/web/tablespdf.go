@@ -170,7 +170,7 @@ func pageTables(pc pageContent) []Table {
 	}
 	lines := buildLines(words)
 	for _, st := range streamTables(lines) {
-		out = append(out, found{st.top, st.t})
+		out = append(out, found(st))
 	}
 	slices.SortStableFunc(out, func(a, b found) int { return cmp.Compare(b.top, a.top) })
 	tables := make([]Table, 0, len(out))
@@ -310,8 +310,7 @@ func latticeGrids(hsegs, vsegs []pdfSeg) []latticeGrid {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
