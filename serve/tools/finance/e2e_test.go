@@ -61,6 +61,7 @@ func newFakeEDGAR(t testing.TB) *fakeEDGAR {
 		files: map[string][]byte{
 			"/files/company_tickers.json":                     tb,
 			"/submissions/CIK0000320193.json":                 fx("submissions_CIK0000320193.json"),
+			"/submissions/CIK0000350001.json":                 fx("submissions_CIK0000350001_no_filings.json"),
 			"/api/xbrl/companyfacts/CIK0000320193.json":       fx("companyfacts_CIK0000320193.trimmed.json"),
 			"/api/xbrl/companyfacts/CIK0001835632.json":       fx("companyfacts_CIK0001835632.json"),
 			"/api/xbrl/companyfacts/CIK0009900001.json":       []byte(finance.SampleIFRSFacts),
@@ -320,5 +321,24 @@ func TestCompanySnapshotWithoutWebsite(t *testing.T) {
 	m := env.PaidCall(t, http.MethodGet, "/v1/company-snapshot", map[string]any{"ticker": "AAPL"})
 	if m["website"] != nil || !strings.Contains(m["website_note"].(string), "no website") {
 		t.Errorf("website %v note %v", m["website"], m["website_note"])
+	}
+}
+
+// EDGAR's test entity has no filings and no XBRL facts: company_snapshot
+// still answers (and is charged) with the profile, an empty filing list and
+// a note instead of fundamentals.
+func TestCompanySnapshotNoFilings(t *testing.T) {
+	fake := newFakeEDGAR(t)
+	env := newEnv(t, fake, nil)
+	m := env.PaidCall(t, http.MethodGet, "/v1/company-snapshot", map[string]any{"ticker": "xnof"})
+	p := m["profile"].(map[string]any)
+	if !strings.HasPrefix(p["name"].(string), "Company Name Three") || p["cik"] != "0000350001" || len(p["listings"].([]any)) != 0 {
+		t.Errorf("profile %v", p)
+	}
+	if m["fundamentals"] != nil || m["ratios"] != nil || !strings.Contains(m["fundamentals_note"].(string), "no XBRL") {
+		t.Errorf("fundamentals %v note %v", m["fundamentals"], m["fundamentals_note"])
+	}
+	if f := m["recent_filings"].([]any); len(f) != 0 {
+		t.Errorf("recent filings %v", f)
 	}
 }

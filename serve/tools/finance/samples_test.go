@@ -10,8 +10,11 @@ package finance
 // accession numbers and values are made up, not real filings; CIKs 9900001
 // and 9900002 are not assigned by the SEC.
 
-// SampleTickers extends the real ticker map with the two sample filers.
+// SampleTickers extends the real ticker map with the two sample filers,
+// and with a ticker for EDGAR's real test entity without filings (CIK
+// 350001, which has none in the real map).
 var SampleTickers = map[string]string{
+	"XNOF": `{"cik_str":350001,"ticker":"XNOF","title":"EDGAR TEST ENTITY"}`,
 	"XFPI": `{"cik_str":9900001,"ticker":"XFPI","title":"EXAMPLE FOREIGN ISSUER N.V."}`,
 	"XRST": `{"cik_str":9900002,"ticker":"XRST","title":"EXAMPLE RESTATING CORP"}`,
 }
