@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/finance"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -50,6 +51,9 @@ type Config struct {
 	Probe web.ProbeConfig
 	// Tools configures extract_webpage, site_metadata and read_feed.
 	Tools web.ToolsConfig
+	// Finance configures finance_snapshot and company_snapshot (EDGAR
+	// URLs, User-Agent, rate). Its Website is set from the Probe above.
+	Finance finance.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -186,9 +190,17 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	// Tool families: each is one package under serve/tools, constructed
 	// from its own config; the server needs only its registry entries.
+	probe := web.NewProbe(fc, cfg.Probe)
+	if cfg.Finance.Logger == nil {
+		cfg.Finance.Logger = cfg.Logger
+	}
+	if cfg.Finance.Website == nil {
+		cfg.Finance.Website = finance.NewWebsite(probe, cfg.Finance.WebsiteURL)
+	}
 	families := []tools.Family{
 		web.NewTools(fc, cfg.Tools),
-		web.NewProbe(fc, cfg.Probe),
+		probe,
+		finance.New(cfg.Finance),
 	}
 	for _, f := range families {
 		reg.Add(f.Endpoints()...)

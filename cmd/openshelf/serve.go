@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/serve"
+	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
 )
 
 func init() {
@@ -74,6 +75,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
 	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
+	fs.StringVar(&cfg.Finance.EDGAR.UserAgent, "sec-user-agent", "", `User-Agent for SEC EDGAR: "Company Name contact@example.com" (the SEC requires one)`)
+	fs.StringVar(&cfg.Finance.EDGAR.TickersURL, "sec-tickers-url", edgar.DefaultTickersURL, "SEC ticker map (company_tickers.json)")
+	fs.StringVar(&cfg.Finance.EDGAR.DataURL, "sec-data-url", edgar.DefaultDataURL, "base URL of EDGAR submissions/ and api/xbrl/")
+	fs.StringVar(&cfg.Finance.ArchiveURL, "sec-archive-url", edgar.DefaultArchiveURL, "base URL of EDGAR filing links in answers")
+	fs.Float64Var(&cfg.Finance.EDGAR.Rate, "sec-rate", edgar.MaxRate, "requests per second to EDGAR, process-wide (at most 8)")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {
@@ -103,6 +109,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 
+	if cfg.Finance.EDGAR.UserAgent == "" {
+		log.Warn("no -sec-user-agent: EDGAR may refuse the default; set \"Company Name contact@example.com\"")
+	}
 	app, err := serve.NewApp(ctx, cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)

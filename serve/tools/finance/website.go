@@ -1,0 +1,106 @@
+package finance
+
+// This is the only file that uses package web: company_snapshot checks a
+// website with the ping_status and domain_intel code of web.Probe, called
+// in process through their registry entries (not over HTTP, and without a
+// payment of their own).
+
+import (
+	"context"
+	"sync"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/tools/web"
+)
+
+// Website checks company websites with a web.Probe.
+type Website struct {
+	ping, intel *registry.Endpoint
+	urlFor      func(domain string) string
+}
+
+// NewWebsite returns a checker using p (share the server's Probe, so its
+// RDAP bootstrap cache is shared too). urlFor builds the URL ping_status
+// checks for a domain; nil means "https://" + domain + "/".
+func NewWebsite(p *web.Probe, urlFor func(domain string) string) *Website {
+	if urlFor == nil {
+		urlFor = func(d string) string { return "https://" + d + "/" }
+	}
+	w := &Website{urlFor: urlFor}
+	for _, e := range p.Endpoints() {
+		switch e.Name {
+		case "ping_status":
+			w.ping = e
+		case "domain_intel":
+			w.intel = e
+		}
+	}
+	return w
+}
+
+// WebsiteHealth is the website part of company_snapshot: the ping_status
+// and domain_intel answers for the domain. A check that failed leaves its
+// part null and says why in Errors; a down site is an answer, not an error.
+type WebsiteHealth struct {
+	Domain string `json:"domain"`
+	// Source is "input" (the domain parameter) or "edgar" (the website the
+	// company records).
+	Source      string            `json:"source"`
+	URL         string            `json:"url"`
+	Up          *bool             `json:"up"`
+	Ping        *web.PingOutput   `json:"ping"`
+	DomainIntel *web.DomainOutput `json:"domain_intel"`
+	Errors      []string          `json:"errors"`
+}
+
+// Check runs ping_status and domain_intel on domain in parallel.
+func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHealth {
+	h := &WebsiteHealth{Domain: domain, Source: source, URL: w.urlFor(domain), Errors: []string{}}
+	var mu sync.Mutex
+	fail := func(check string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		h.Errors = append(h.Errors, check+": "+apierr.From(err).Message)
+	}
+	var wg sync.WaitGroup
+	if w.ping != nil {
+		wg.Go(func() {
+			in := &web.PingInput{URL: h.URL, Method: "HEAD", CheckSSL: true, FollowRedirects: true}
+			res, err := w.ping.Handle(ctx, in)
+			if err != nil {
+				fail("ping_status", err)
+				return
+			}
+			if p, ok := res.Value.(*web.PingOutput); ok {
+				h.Ping = p
+				up := p.Up
+				h.Up = &up
+			}
+		})
+	}
+	if w.intel != nil {
+		wg.Go(func() {
+			res, err := w.intel.Handle(ctx, &web.DomainInput{Domain: domain})
+			if err != nil {
+				fail("domain_intel", err)
+				return
+			}
+			if d, ok := res.Value.(*web.DomainOutput); ok {
+				h.DomainIntel = d
+			}
+		})
+	}
+	wg.Wait()
+	return h
+}
+
+// normalizeDomain applies domain_intel's rules (IDN to punycode, a URL's
+// host, no private names) so a bad domain is a 400 before payment.
+func normalizeDomain(s string) (string, error) {
+	in := &web.DomainInput{Domain: s}
+	if err := in.Validate(); err != nil {
+		return "", err
+	}
+	return in.Domain, nil
+}
