@@ -16,6 +16,9 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/data"
+	"github.com/openshelf/openshelf/serve/tools/place"
+	"github.com/openshelf/openshelf/serve/tools/place/geo"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -50,6 +53,12 @@ type Config struct {
 	Probe web.ProbeConfig
 	// Tools configures extract_webpage, site_metadata and read_feed.
 	Tools web.ToolsConfig
+	// Datasets is the directory of the offline reference data (npm
+	// packages installed by scripts/setup.sh); default "datasets", the
+	// repository's directory when run from its root.
+	Datasets string
+	// Place configures geocode, weather_risk and location_report.
+	Place place.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -187,9 +196,28 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	// Tool families: each is one package under serve/tools, constructed
 	// from its own config; the server needs only its registry entries.
+	// The offline place data is loaded on first use and shared by the
+	// place tools and the datasets.
+	if cfg.Datasets == "" {
+		cfg.Datasets = "datasets"
+	}
+	geoData := &geo.Lazy{Dir: cfg.Datasets}
+	a.closers = append(a.closers, geoData.Close)
+	if cfg.Place.Logger == nil {
+		cfg.Place.Logger = cfg.Logger
+	}
+	if cfg.Place.Now == nil {
+		cfg.Place.Now = cfg.Now
+	}
+	placeTools, err := place.New(fc, geoData, cfg.Place)
+	if err != nil {
+		return nil, err
+	}
 	families := []tools.Family{
 		web.NewTools(fc, cfg.Tools),
 		web.NewProbe(fc, cfg.Probe),
+		placeTools,
+		data.New(geoData, func(ctx context.Context) ([]data.Topic, string, error) { return archiveTopics(store) }),
 	}
 	for _, f := range families {
 		reg.Add(f.Endpoints()...)
@@ -279,4 +307,22 @@ func datasets(store *archive.Store, base string) ([]Dataset, error) {
 			Records: t.Documents, Description: "All documents of topic " + t.Name + ": metadata and rights, one JSON object per line."})
 	}
 	return out, nil
+}
+
+// archiveTopics is the archive-topics dataset: the current snapshot's
+// topics with their document counts.
+func archiveTopics(store *archive.Store) ([]data.Topic, string, error) {
+	ts, err := store.Topics()
+	if err != nil {
+		return nil, "", err
+	}
+	info, err := store.Info()
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]data.Topic, len(ts))
+	for i, t := range ts {
+		out[i] = data.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent, Documents: t.Documents}
+	}
+	return out, info.ID, nil
 }
