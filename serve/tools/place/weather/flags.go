@@ -2,6 +2,7 @@ package weather
 
 import (
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -174,6 +175,8 @@ func (t Thresholds) Score(hours []Hour) Flags {
 	default:
 		f.EventRisk.Level = "low"
 	}
+	slices.SortFunc(f.EventRisk.Hours, func(a, b time.Time) int { return a.Compare(b) })
+	f.EventRisk.Hours = slices.CompactFunc(f.EventRisk.Hours, func(a, b time.Time) bool { return a.Equal(b) })
 	for _, p := range []*[]time.Time{&f.DroneSafe.Hours, &f.RainExpected.Hours, &f.FrostRisk.Hours, &f.HighWind.Hours, &f.EventRisk.Hours} {
 		if *p == nil {
 			*p = []time.Time{}

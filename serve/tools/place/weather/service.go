@@ -26,8 +26,6 @@ type Config struct {
 	// CacheEntries caps the cache (default 10000 positions x hours).
 	CacheEntries int
 	Now          func() time.Time
-	// custom replaces the provider (tests of other packages).
-	custom Provider
 }
 
 // MaxHours is the longest forecast window.
