@@ -72,10 +72,10 @@ var knownCities = []struct {
 	{"Reykjavik", "", 3413829, "IS"},
 	{"Tokyo", "JPN", 1850147, "JP"},
 	{"Munich", "", 2867714, "DE"},
-	{"Suva", "", 2198148, "FJ"},                // 178.44 E, next to the antimeridian
-	{"Apia", "", 4035413, "WS"},                // 171.77 W, across it
-	{"Longyearbyen", "", 2729907, "SJ"},        // 78.2 N
-	{"McMurdo Station", "", 6696480, "AQ"},     // 77.8 S
+	{"Suva", "", 2198148, "FJ"},            // 178.44 E, next to the antimeridian
+	{"Apia", "", 4035413, "WS"},            // 171.77 W, across it
+	{"Longyearbyen", "", 2729907, "SJ"},    // 78.2 N
+	{"McMurdo Station", "", 6696480, "AQ"}, // 77.8 S
 	{"Ushuaia", "", 3833367, "AR"},
 	{"Wellington", "New Zealand", 2179537, "NZ"},
 	{"Wellington, Florida", "", 4177703, "US"},
