@@ -74,7 +74,10 @@ func packageVersion(dir, pkg string) string {
 
 // index builds the k-d tree, the name index and the country lookups.
 func (d *Data) index() {
-	d.kd = buildKD(d.Cities)
+	// The tree and the name index are independent: build them side by side.
+	kd := make(chan *kdTree, 1)
+	go func() { kd <- buildKD(d.Cities) }()
+	defer func() { d.kd = <-kd }()
 	d.names = make(map[string][]int32, len(d.Cities))
 	d.byID = make(map[int64]int32, len(d.Cities))
 	for i, c := range d.Cities {

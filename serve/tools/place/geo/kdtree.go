@@ -40,18 +40,12 @@ func buildKD(cities []City) *kdTree {
 		if hi-lo <= 1 {
 			return
 		}
-		axis := depth % 3
-		s := items[lo:hi]
-		slices.SortFunc(s, func(a, b item) int {
-			switch {
-			case a.p[axis] < b.p[axis]:
-				return -1
-			case a.p[axis] > b.p[axis]:
-				return 1
-			}
-			return int(a.id - b.id)
-		})
 		mid := (lo + hi) / 2
+		// Only the median needs its place: quickselect, not a sort, keeps
+		// the build at O(n log n).
+		s := items[lo:hi]
+		axis := depth % 3
+		selectNth(len(s), mid-lo, func(i int) float64 { return s[i].p[axis] }, func(i, j int) { s[i], s[j] = s[j], s[i] })
 		build(lo, mid, depth+1)
 		build(mid+1, hi, depth+1)
 	}
@@ -60,6 +54,38 @@ func buildKD(cities []City) *kdTree {
 		t.pts[i], t.ids[i] = it.p, it.id
 	}
 	return t
+}
+
+// selectNth reorders n elements so that element k has its sorted place,
+// with no greater element before it and no smaller one after (Hoare's
+// selection).
+func selectNth(n, k int, key func(int) float64, swap func(i, j int)) {
+	lo, hi := 0, n-1
+	for lo < hi {
+		p := key((lo + hi) / 2)
+		i, j := lo, hi
+		for i <= j {
+			for key(i) < p {
+				i++
+			}
+			for key(j) > p {
+				j--
+			}
+			if i <= j {
+				swap(i, j)
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // neighbour is a candidate with its squared chord distance.
