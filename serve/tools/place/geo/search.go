@@ -147,17 +147,3 @@ func (d *Data) NearestLinear(lat, lon float64, limit int) []Match {
 	}
 	return out
 }
-
-// SearchLinear is Search's exact-name step by scanning every city: the
-// benchmark's baseline.
-func (d *Data) SearchLinear(text string, limit int) []Match {
-	name := Fold(text)
-	var cand []int32
-	for i := range d.Cities {
-		if Fold(d.Cities[i].Name) == name {
-			cand = append(cand, int32(i))
-		}
-	}
-	sort.SliceStable(cand, func(a, b int) bool { return d.rank(cand[a]) > d.rank(cand[b]) })
-	return d.collect(cand, func(int32) bool { return true }, limit)
-}
