@@ -148,9 +148,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// thresholdFlags makes every weather-flag threshold overridable; 0 keeps
-// the documented default.
+// thresholdFlags makes every weather-flag threshold overridable, each
+// flag defaulting to the documented value.
 func thresholdFlags(fs *flag.FlagSet, t *weather.Thresholds) {
+	t.Complete = true // every field has a flag, so 0 means 0 °C, not "default"
 	for _, f := range []struct {
 		name string
 		dst  *float64

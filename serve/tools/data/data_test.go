@@ -29,8 +29,15 @@ func newEnv(t *testing.T, datasets string) *servetest.Env {
 	return servetest.New(t, func(c *serve.Config) { c.Datasets = datasets })
 }
 
-func TestCatalogue(t *testing.T) {
+// TestDatasets runs the cases over one server, loading the data once.
+func TestDatasets(t *testing.T) {
 	e := newEnv(t, filepath.Join(repoDir(t), "datasets"))
+	t.Run("Catalogue", func(t *testing.T) { testCatalogue(t, e) })
+	t.Run("RefusedBeforePayment", func(t *testing.T) { testRefusedBeforePayment(t, e) })
+	t.Run("PaidPagesAndRecords", func(t *testing.T) { testPaidPagesAndRecords(t, e) })
+}
+
+func testCatalogue(t *testing.T, e *servetest.Env) {
 	res, m := e.Call(t, http.MethodGet, "/v1/datasets", nil, "")
 	if res.StatusCode != 200 {
 		t.Fatalf("catalogue: %d %v", res.StatusCode, m)
@@ -78,8 +85,7 @@ func TestMissingDatasets(t *testing.T) {
 
 // Unknown keys and ids, and facets of the wrong dataset, are refused
 // before payment.
-func TestRefusedBeforePayment(t *testing.T) {
-	e := newEnv(t, filepath.Join(repoDir(t), "datasets"))
+func testRefusedBeforePayment(t *testing.T, e *servetest.Env) {
 	for _, c := range []struct {
 		path   string
 		in     map[string]any
@@ -106,8 +112,7 @@ func TestRefusedBeforePayment(t *testing.T) {
 	}
 }
 
-func TestPaidPagesAndRecords(t *testing.T) {
-	e := newEnv(t, filepath.Join(repoDir(t), "datasets"))
+func testPaidPagesAndRecords(t *testing.T, e *servetest.Env) {
 	rights := func(m map[string]any) {
 		t.Helper()
 		if m["licence"] == "" || m["source_version"] == "" || len(m["attribution"].([]any)) == 0 {

@@ -61,7 +61,7 @@ func (in *GeocodeInput) Validate() error {
 	}
 	switch in.Mode() {
 	case ModeIP:
-		if _, err := netip.ParseAddr(in.IP); err != nil {
+		if a, err := netip.ParseAddr(in.IP); err != nil || a.Zone() != "" {
 			return apierr.Invalid("ip", "is not an IPv4 or IPv6 address")
 		}
 	case ModeName:

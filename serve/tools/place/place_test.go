@@ -95,9 +95,29 @@ func newEnv(t *testing.T) (*servetest.Env, *upstreams) {
 	return e, u
 }
 
+// TestPlace runs the end-to-end cases over one server: loading the offline
+// data once keeps the package's tests short.
+func TestPlace(t *testing.T) {
+	e, u := newEnv(t)
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T, *servetest.Env, *upstreams)
+	}{
+		{"GeocodeBadInputIsFree", testGeocodeBadInputIsFree},
+		{"GeocodeNotFoundIsFree", testGeocodeNotFoundIsFree},
+		{"GeocodePaidModes", testGeocodePaidModes},
+		{"GeocodePostcode", testGeocodePostcode},
+		{"WeatherEndToEnd", testWeatherEndToEnd},
+		{"LocationReport", testLocationReport},
+	} {
+		u.fail.Store(false)
+		t.Run(c.name, func(t *testing.T) { c.run(t, e, u) })
+	}
+}
+
 // Every malformed request is refused before payment is asked.
-func TestGeocodeBadInputIsFree(t *testing.T) {
-	e, _ := newEnv(t)
+func testGeocodeBadInputIsFree(t *testing.T, e *servetest.Env, _ *upstreams) {
+	before := e.Settlements(t)
 	for _, in := range []map[string]any{
 		{},
 		{"q": "Paris", "ip": "8.8.8.8"},
@@ -106,6 +126,7 @@ func TestGeocodeBadInputIsFree(t *testing.T) {
 		{"postcode": "75001"},
 		{"ip": "8.8.8.8", "country": "FR"},
 		{"ip": "not-an-ip"},
+		{"ip": "fe80::1%eth0"},
 		{"q": "Paris", "limit": 11},
 		{"q": "Paris", "limit": 0},
 		{"lat": 91, "lon": 0},
@@ -120,14 +141,13 @@ func TestGeocodeBadInputIsFree(t *testing.T) {
 			t.Errorf("%v: %d %v, want 400 invalid_input", in, res.StatusCode, m)
 		}
 	}
-	if n := e.Settlements(t); n != 0 {
-		t.Fatalf("%d settlements", n)
+	if n := e.Settlements(t); n != before {
+		t.Fatalf("%d settlements", n-before)
 	}
 }
 
 // Offline misses are 404s nobody pays for.
-func TestGeocodeNotFoundIsFree(t *testing.T) {
-	e, _ := newEnv(t)
+func testGeocodeNotFoundIsFree(t *testing.T, e *servetest.Env, _ *upstreams) {
 	for in, code := range map[string]string{"Qwxzzyplace": "place_not_found", "Paris, Nowhereland": "place_not_found"} {
 		res, m := e.Call(t, http.MethodGet, "/v1/geocode", map[string]any{"q": in}, "")
 		if res.StatusCode != 404 || servetest.ErrCode(m) != code {
@@ -156,8 +176,8 @@ func results(t *testing.T, m map[string]any) []map[string]any {
 	return out
 }
 
-func TestGeocodePaidModes(t *testing.T) {
-	e, u := newEnv(t)
+func testGeocodePaidModes(t *testing.T, e *servetest.Env, u *upstreams) {
+	asked := u.geocodes.Load()
 	r := results(t, e.PaidCall(t, http.MethodGet, "/v1/geocode", map[string]any{"q": "Paris, Texas"}))
 	if r[0]["name"] != "Paris" || r[0]["region"] != "Texas" || r[0]["country_code"] != "US" || r[0]["timezone"] != "America/Chicago" {
 		t.Errorf("Paris, Texas: %v", r[0])
@@ -178,15 +198,14 @@ func TestGeocodePaidModes(t *testing.T) {
 	if a := m["attribution"].([]any)[0].(map[string]any); !strings.Contains(a["attribution"].(string), "db-ip.com") {
 		t.Errorf("DB-IP attribution missing: %v", a)
 	}
-	if u.geocodes.Load() != 0 {
-		t.Errorf("offline modes asked the upstream geocoder %d times", u.geocodes.Load())
+	if n := u.geocodes.Load() - asked; n != 0 {
+		t.Errorf("offline modes asked the upstream geocoder %d times", n)
 	}
 }
 
 // Postcodes go to the upstream geocoder (a local fake replaying real
 // Open-Meteo bodies); a miss or an upstream failure is not charged.
-func TestGeocodePostcode(t *testing.T) {
-	e, u := newEnv(t)
+func testGeocodePostcode(t *testing.T, e *servetest.Env, u *upstreams) {
 	r := results(t, e.PaidCall(t, http.MethodGet, "/v1/geocode", map[string]any{"postcode": "7511", "country": "Netherlands"}))
 	if len(r) != 1 || r[0]["name"] != "Enschede" || r[0]["region"] != "Overijssel" || r[0]["source"] != "open-meteo-geocoding" {
 		t.Errorf("7511 NL: %v", r)
@@ -214,8 +233,7 @@ func TestGeocodePostcode(t *testing.T) {
 	}
 }
 
-func TestWeatherEndToEnd(t *testing.T) {
-	e, u := newEnv(t)
+func testWeatherEndToEnd(t *testing.T, e *servetest.Env, u *upstreams) {
 	for _, in := range []map[string]any{{"lat": 52.2}, {"lat": 91, "lon": 0}, {"lat": 52, "lon": 6, "hours": 49}, {"lat": 52, "lon": 6, "hours": 0}} {
 		if res, m := e.Call(t, http.MethodGet, "/v1/weather", in, ""); res.StatusCode != 400 {
 			t.Errorf("%v: %d %v", in, res.StatusCode, m)
@@ -237,8 +255,7 @@ func TestWeatherEndToEnd(t *testing.T) {
 	}
 }
 
-func TestLocationReport(t *testing.T) {
-	e, _ := newEnv(t)
+func testLocationReport(t *testing.T, e *servetest.Env, _ *upstreams) {
 	for _, in := range []map[string]any{{}, {"q": "Enschede", "lat": 1, "lon": 2}, {"lat": 1}, {"q": "x", "hours": 49}} {
 		if res, m := e.Call(t, http.MethodGet, "/v1/location-report", in, ""); res.StatusCode != 400 {
 			t.Errorf("%v: %d %v", in, res.StatusCode, m)

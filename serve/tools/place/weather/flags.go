@@ -34,10 +34,13 @@ type Thresholds struct {
 	// when rain_expected, frost_risk or high_wind; low otherwise.
 	EventHighGustKmh  float64 `json:"event_high_gust_kmh"`
 	EventHighPrecipMM float64 `json:"event_high_precipitation_mm"`
+	// Complete says every field is set, zeros included (the command line
+	// fills them all); otherwise a zero field takes its default.
+	Complete bool `json:"-"`
 }
 
-// DefaultThresholds are used for every field left zero. Temperatures use
-// a sentinel: set DroneMinTempC to a tiny non-zero value to mean 0 °C.
+// DefaultThresholds are used for every field left zero, unless the
+// Thresholds are Complete (then a zero is a zero: 0 °C).
 var DefaultThresholds = Thresholds{
 	DroneMaxWindKmh: 29, DroneMaxGustKmh: 38, DroneMaxPrecipMM: 0.1, DroneMaxPrecipProbPct: 40,
 	DroneMinTempC: -10, DroneMaxTempC: 40,
@@ -48,6 +51,9 @@ var DefaultThresholds = Thresholds{
 }
 
 func (t Thresholds) withDefaults() Thresholds {
+	if t.Complete {
+		return t
+	}
 	d := DefaultThresholds
 	for _, p := range []struct{ dst, def *float64 }{
 		{&t.DroneMaxWindKmh, &d.DroneMaxWindKmh}, {&t.DroneMaxGustKmh, &d.DroneMaxGustKmh},

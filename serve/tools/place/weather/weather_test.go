@@ -297,3 +297,16 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("min above max accepted")
 	}
 }
+
+// A Complete set of thresholds keeps its zeros: frost at 0 °C, not 1 °C.
+func TestCompleteThresholdsKeepZero(t *testing.T) {
+	th := DefaultThresholds
+	th.FrostMaxTempC, th.Complete = 0, true
+	hours := []Hour{{TemperatureC: 0.5}, {TemperatureC: 0}}
+	if got := th.withDefaults().Score(hours).FrostRisk.Hours; len(got) != 1 {
+		t.Errorf("complete: %d frost hours, want 1", len(got))
+	}
+	if got := (Thresholds{}).withDefaults().Score(hours).FrostRisk.Hours; len(got) != 2 {
+		t.Errorf("defaults: %d frost hours, want 2", len(got))
+	}
+}
