@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/fetch"
 )
@@ -39,6 +41,8 @@ type Service struct {
 
 	mu    sync.Mutex
 	cache map[cacheKey]*Forecast
+	// flight makes concurrent misses of one key share one upstream request.
+	flight singleflight.Group
 }
 
 type cacheKey struct {
@@ -104,12 +108,23 @@ func (s *Service) Report(ctx context.Context, lat, lon float64, hours int) (*Rep
 	key := cacheKey{int32(math.Round(lat * 100)), int32(math.Round(lon * 100)), now.Unix() / 3600}
 	f, cached := s.cached(key)
 	if !cached {
-		var err error
-		f, err = s.provider.Forecast(ctx, float64(key.lat)/100, float64(key.lon)/100, MaxHours)
+		v, err, _ := s.flight.Do(fmt.Sprint(key), func() (any, error) {
+			if f, ok := s.cached(key); ok {
+				return f, nil
+			}
+			// Shared by every waiting caller: one caller leaving must not
+			// fail the others (the fetch client bounds the time).
+			f, err := s.provider.Forecast(context.WithoutCancel(ctx), float64(key.lat)/100, float64(key.lon)/100, MaxHours)
+			if err != nil {
+				return nil, err
+			}
+			s.store(key, f)
+			return f, nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		s.store(key, f)
+		f = v.(*Forecast)
 	}
 	window := hoursFrom(f.Hourly, now.Truncate(time.Hour), hours)
 	if len(window) == 0 {

@@ -310,3 +310,23 @@ func TestCompleteThresholdsKeepZero(t *testing.T) {
 		t.Errorf("defaults: %d frost hours, want 2", len(got))
 	}
 }
+
+// Concurrent requests for one position and hour share one upstream call.
+func TestConcurrentMissesShareOneRequest(t *testing.T) {
+	s, n, _ := enschede(t, Thresholds{})
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			_, err := s.Report(context.Background(), 52.276, 6.873, 3)
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n.Load() != 1 {
+		t.Fatalf("%d upstream requests for 16 concurrent calls, want 1", n.Load())
+	}
+}
