@@ -83,6 +83,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.Place.Weather.OpenMeteoURL, "open-meteo-url", "", "Open-Meteo forecast base URL (default the free API, or the commercial one with -open-meteo-key)")
 	fs.StringVar(&cfg.Place.Weather.OpenMeteoKey, "open-meteo-key", "", "Open-Meteo commercial API key (the free API is non-commercial)")
 	fs.StringVar(&cfg.Place.Weather.METNorwayURL, "met-norway-url", weather.METNorwayURL, "MET Norway Locationforecast base URL")
+	fs.Float64Var(&cfg.Place.Weather.RequestsPerSecond, "weather-rps", 10, "forecast provider calls per second (cache misses); beyond it 503")
+	fs.Float64Var(&cfg.Place.GeocoderPerSecond, "geocoder-rps", 5, "postcode geocoder calls per second; beyond it 503")
 	thresholdFlags(fs, &cfg.Place.Weather.Thresholds)
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/registry"
@@ -22,6 +24,9 @@ type Config struct {
 	// API (GET /v1/search), asked for postcodes the offline data lacks.
 	// Default https://geocoding-api.open-meteo.com.
 	GeocoderURL string
+	// GeocoderPerSecond caps postcode calls to the geocoder (default 5,
+	// burst of twice that); beyond it a request is a 503.
+	GeocoderPerSecond float64
 	// Weather configures the forecast provider, cache and thresholds.
 	Weather weather.Config
 	Now     func() time.Time
@@ -37,6 +42,7 @@ type Tools struct {
 	data    *geo.Lazy
 	fetch   *fetch.Client
 	weather *weather.Service
+	geocode *rate.Limiter
 }
 
 // New returns the place tools over the shared offline data, reaching
@@ -55,11 +61,15 @@ func New(fc *fetch.Client, data *geo.Lazy, cfg Config) (*Tools, error) {
 	if cfg.Weather.Now == nil {
 		cfg.Weather.Now = cfg.Now
 	}
+	if cfg.GeocoderPerSecond <= 0 {
+		cfg.GeocoderPerSecond = 5
+	}
 	ws, err := weather.New(fc, cfg.Weather)
 	if err != nil {
 		return nil, fmt.Errorf("place: %w", err)
 	}
-	return &Tools{cfg: cfg, data: data, fetch: fc, weather: ws}, nil
+	return &Tools{cfg: cfg, data: data, fetch: fc, weather: ws,
+		geocode: rate.NewLimiter(rate.Limit(cfg.GeocoderPerSecond), int(2*cfg.GeocoderPerSecond)+1)}, nil
 }
 
 // ErrDataUnavailable: the offline datasets are not installed (503).

@@ -11,6 +11,7 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools/place/geo"
+	"github.com/openshelf/openshelf/serve/tools/place/weather"
 )
 
 // geocodingResponse is the body of Open-Meteo's GET /v1/search: no
@@ -42,6 +43,9 @@ func (t *Tools) postcode(ctx context.Context, d *geo.Data, in *GeocodeInput) (*G
 	cc, err := resolveCountry(d, in.Country)
 	if err != nil {
 		return nil, err
+	}
+	if !t.geocode.Allow() {
+		return nil, weather.ErrBusy
 	}
 	q := url.Values{"name": {in.Postcode}, "countryCode": {cc}, "count": {strconv.Itoa(10)},
 		"language": {"en"}, "format": {"json"}}

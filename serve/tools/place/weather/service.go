@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/fetch"
@@ -27,7 +28,10 @@ type Config struct {
 	Thresholds Thresholds
 	// CacheEntries caps the cache (default 10000 positions x hours).
 	CacheEntries int
-	Now          func() time.Time
+	// RequestsPerSecond caps calls to the provider (default 10, burst of
+	// twice that); beyond it a request is a 503, not a queue.
+	RequestsPerSecond float64
+	Now               func() time.Time
 }
 
 // MaxHours is the longest forecast window.
@@ -38,6 +42,8 @@ type Service struct {
 	cfg      Config
 	provider Provider
 	th       Thresholds
+
+	limit *rate.Limiter
 
 	mu    sync.Mutex
 	cache map[cacheKey]*Forecast
@@ -58,7 +64,11 @@ func New(fc *fetch.Client, cfg Config) (*Service, error) {
 	if cfg.CacheEntries <= 0 {
 		cfg.CacheEntries = 10000
 	}
-	s := &Service{cfg: cfg, th: cfg.Thresholds.withDefaults(), cache: map[cacheKey]*Forecast{}}
+	if cfg.RequestsPerSecond <= 0 {
+		cfg.RequestsPerSecond = 10
+	}
+	s := &Service{cfg: cfg, th: cfg.Thresholds.withDefaults(), cache: map[cacheKey]*Forecast{},
+		limit: rate.NewLimiter(rate.Limit(cfg.RequestsPerSecond), int(2*cfg.RequestsPerSecond)+1)}
 	switch cfg.Provider {
 	case "", "open-meteo":
 		s.provider = &OpenMeteo{Fetch: fc, BaseURL: cfg.OpenMeteoURL, APIKey: cfg.OpenMeteoKey}
@@ -75,13 +85,18 @@ func New(fc *fetch.Client, cfg Config) (*Service, error) {
 
 // NewWithProvider returns a Service over any Provider.
 func NewWithProvider(p Provider, cfg Config) (*Service, error) {
-	s, err := New(nil, Config{Thresholds: cfg.Thresholds, CacheEntries: cfg.CacheEntries, Now: cfg.Now})
+	s, err := New(nil, Config{Thresholds: cfg.Thresholds, CacheEntries: cfg.CacheEntries, Now: cfg.Now,
+		RequestsPerSecond: cfg.RequestsPerSecond})
 	if err != nil {
 		return nil, err
 	}
 	s.provider = p
 	return s, nil
 }
+
+// ErrBusy: the provider call budget is spent for now (503, Retry-After).
+var ErrBusy = &apierr.Error{Status: 503, Code: "upstream_rate_limited", Kind: apierr.ErrUnavailable,
+	Message: "too many forecast requests right now; try again shortly", RetryAfter: time.Second}
 
 // Report is the answer of weather_risk.
 type Report struct {
@@ -111,6 +126,9 @@ func (s *Service) Report(ctx context.Context, lat, lon float64, hours int) (*Rep
 		v, err, _ := s.flight.Do(fmt.Sprint(key), func() (any, error) {
 			if f, ok := s.cached(key); ok {
 				return f, nil
+			}
+			if !s.limit.Allow() {
+				return nil, ErrBusy
 			}
 			// Shared by every waiting caller: one caller leaving must not
 			// fail the others (the fetch client bounds the time).

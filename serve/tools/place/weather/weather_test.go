@@ -330,3 +330,25 @@ func TestConcurrentMissesShareOneRequest(t *testing.T) {
 		t.Fatalf("%d upstream requests for 16 concurrent calls, want 1", n.Load())
 	}
 }
+
+// Past the provider budget a miss is a 503, not a queue; cached answers
+// still flow.
+func TestProviderBudget(t *testing.T) {
+	srv, n := fakeUpstream(t, "/v1/forecast", 200, upstreamFixture(t, "open-meteo/forecast_enschede.trimmed.json"))
+	now := time.Date(2026, 10, 2, 22, 10, 0, 0, time.UTC)
+	s, err := New(testFetch(t), Config{OpenMeteoURL: srv.URL, RequestsPerSecond: 0.001, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Report(ctx, 52.27, 6.87, 1); err != nil { // the burst of one
+		t.Fatal(err)
+	}
+	_, err = s.Report(ctx, 40, 40, 1)
+	if e := apierr.From(err); e.Status != 503 || e.Code != "upstream_rate_limited" || e.RetryAfter <= 0 {
+		t.Fatalf("over budget: %v", err)
+	}
+	if _, err := s.Report(ctx, 52.27, 6.87, 2); err != nil || n.Load() != 1 {
+		t.Fatalf("cached answer over budget: %v, %d requests", err, n.Load())
+	}
+}
