@@ -7,11 +7,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools/place/geo"
-	"github.com/openshelf/openshelf/serve/tools/place/weather"
 )
 
 // geocodingResponse is the body of Open-Meteo's GET /v1/search: no
@@ -34,6 +34,10 @@ type geocodingResponse struct {
 	Reason string `json:"reason"`
 }
 
+// ErrGeocoderBusy: the postcode call budget is spent for now (503).
+var ErrGeocoderBusy = &apierr.Error{Status: http.StatusServiceUnavailable, Code: "upstream_rate_limited",
+	Kind: apierr.ErrUnavailable, Message: "too many postcode lookups right now; try again shortly", RetryAfter: time.Second}
+
 // maxGeocoderBody caps an upstream geocoding answer (a page of 10 is ~6 KB).
 const maxGeocoderBody = 1 << 20
 
@@ -45,7 +49,7 @@ func (t *Tools) postcode(ctx context.Context, d *geo.Data, in *GeocodeInput) (*G
 		return nil, err
 	}
 	if !t.geocode.Allow() {
-		return nil, weather.ErrBusy
+		return nil, ErrGeocoderBusy
 	}
 	q := url.Values{"name": {in.Postcode}, "countryCode": {cc}, "count": {strconv.Itoa(10)},
 		"language": {"en"}, "format": {"json"}}
