@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
+	_ "time/tzdata"
 )
 
 // DatasetsDir is the repository's datasets directory, installed by
@@ -252,5 +254,27 @@ func TestTimeZoneBorders(t *testing.T) {
 	}
 	if got := d.TimeZone(91, 0); got != "" {
 		t.Errorf("TimeZone(91, 0) = %q, want empty", got)
+	}
+}
+
+// Every valid position on a half-degree grid, edges included, has a zone
+// that Go's time package knows.
+func TestTimeZoneEverywhere(t *testing.T) {
+	d := testData(t)
+	known := map[string]bool{}
+	for lat := -90.0; lat <= 90; lat += 0.5 {
+		for lon := -180.0; lon <= 180; lon += 0.5 {
+			z := d.TimeZone(lat, lon)
+			if z == "" {
+				t.Fatalf("no zone at %v,%v", lat, lon)
+			}
+			if _, seen := known[z]; !seen {
+				_, err := time.LoadLocation(z)
+				known[z] = err == nil
+				if err != nil {
+					t.Errorf("zone %q at %v,%v: %v", z, lat, lon, err)
+				}
+			}
+		}
 	}
 }
