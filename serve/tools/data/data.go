@@ -252,16 +252,13 @@ func cities(d *geo.Data, in *Input) (*Output, error) {
 		return out, nil
 	}
 	// The data is in GeoNames id order; a facet keeps that order.
-	idx := make([]int, 0, len(d.Cities))
-	for i := range d.Cities {
-		if in.CountryCode == "" || d.Cities[i].Country == in.CountryCode {
-			idx = append(idx, i)
-		}
-	}
 	if in.CountryCode != "" {
+		idx := d.CitiesIn(in.CountryCode)
 		out.Facets = map[string]any{"country_code": in.CountryCode}
+		page(out, len(idx), in, func(i int) any { return cityRecord(d, &d.Cities[idx[i]]) })
+		return out, nil
 	}
-	page(out, len(idx), in, func(i int) any { return cityRecord(d, &d.Cities[idx[i]]) })
+	page(out, len(d.Cities), in, func(i int) any { return cityRecord(d, &d.Cities[i]) })
 	return out, nil
 }
 

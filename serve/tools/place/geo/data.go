@@ -28,6 +28,7 @@ type Data struct {
 	byCode    map[string]int     // alpha-2 → index in Countries
 	countryBy map[string]int     // folded alpha-2, alpha-3, names and aliases → index
 	byID      map[int64]int32
+	inCountry map[string][]int32 // alpha-2 → cities, in data order
 	tz        *tzLookup
 	ip        *ipDB
 }
@@ -80,7 +81,9 @@ func (d *Data) index() {
 	defer func() { d.kd = <-kd }()
 	d.names = make(map[string][]int32, len(d.Cities))
 	d.byID = make(map[int64]int32, len(d.Cities))
+	d.inCountry = map[string][]int32{}
 	for i, c := range d.Cities {
+		d.inCountry[c.Country] = append(d.inCountry[c.Country], int32(i))
 		k := Fold(c.Name)
 		d.names[k] = append(d.names[k], int32(i))
 		d.byID[c.ID] = int32(i)
@@ -169,6 +172,10 @@ func (d *Data) CityByID(id int64) (*City, bool) {
 	}
 	return &d.Cities[i], true
 }
+
+// CitiesIn returns the indexes in Cities of a country's places, in data
+// order. The slice is shared: do not modify it.
+func (d *Data) CitiesIn(country string) []int32 { return d.inCountry[country] }
 
 // TimeZone returns the IANA zone at a point ("" when unknown).
 func (d *Data) TimeZone(lat, lon float64) string { return d.tz.lookup(lat, lon) }
