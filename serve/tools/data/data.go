@@ -251,7 +251,7 @@ func cities(d *geo.Data, in *Input) (*Output, error) {
 		out.Record, out.Total, out.Records = cityRecord(d, c), 1, []any{}
 		return out, nil
 	}
-	// The data is in GeoNames id order; a facet keeps that order.
+	// The package lists places by country, then GeoNames id; pages keep it.
 	if in.CountryCode != "" {
 		idx := d.CitiesIn(in.CountryCode)
 		out.Facets = map[string]any{"country_code": in.CountryCode}
