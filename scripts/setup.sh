@@ -31,7 +31,25 @@ if ! "$(go env GOPATH)/bin/staticcheck" -version 2>/dev/null | grep -q "(${stati
 fi
 
 if [ -f interop/package.json ]; then
-  echo "setup: npm interop clients"
-  (cd interop && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi)
+  if (cd interop && npm ls --all >/dev/null 2>&1); then
+    echo "setup: npm interop clients already installed"
+  else
+    echo "setup: npm interop clients"
+    (cd interop && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
+
+# Offline place and reference data for serve/tools/place and serve/tools/data
+# (cities, countries, regions, IP ranges, time zones): npm packages pinned in
+# datasets/package-lock.json, installed without their scripts, never fetched
+# at run time. Licences and attribution: datasets/ATTRIBUTION.md. Skipped
+# when the installed tree already matches the lock file.
+if [ -f datasets/package.json ]; then
+  if (cd datasets && npm ls --all >/dev/null 2>&1); then
+    echo "setup: datasets already installed"
+  else
+    echo "setup: datasets (npm, ~70 MB download)"
+    (cd datasets && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  fi
 fi
 echo "setup: done"

@@ -17,6 +17,7 @@ import (
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
 	"github.com/openshelf/openshelf/serve/tools/finance"
+	"github.com/openshelf/openshelf/serve/tools/place"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -54,6 +55,12 @@ type Config struct {
 	// Finance configures finance_snapshot and company_snapshot (EDGAR
 	// URLs, User-Agent, rate). Its Website is set from the Probe above.
 	Finance finance.Config
+	// Datasets is the directory of the offline reference data (npm
+	// packages installed by scripts/setup.sh); default "datasets", the
+	// repository's directory when run from its root.
+	Datasets string
+	// Place configures geocode, weather_risk and location_report.
+	Place place.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -185,22 +192,9 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	fc := fetch.New(cfg.Fetch)
 	a.Fetch = fc
-	if cfg.Probe.Logger == nil {
-		cfg.Probe.Logger = cfg.Logger
-	}
-	// Tool families: each is one package under serve/tools, constructed
-	// from its own config; the server needs only its registry entries.
-	probe := web.NewProbe(fc, cfg.Probe)
-	if cfg.Finance.Logger == nil {
-		cfg.Finance.Logger = cfg.Logger
-	}
-	if cfg.Finance.Website == nil {
-		cfg.Finance.Website = finance.NewWebsite(probe, cfg.Finance.WebsiteURL)
-	}
-	families := []tools.Family{
-		web.NewTools(fc, cfg.Tools),
-		probe,
-		finance.New(cfg.Finance),
+	families, err := a.toolFamilies(&cfg, fc, store)
+	if err != nil {
+		return nil, err
 	}
 	for _, f := range families {
 		reg.Add(f.Endpoints()...)

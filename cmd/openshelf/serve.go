@@ -16,6 +16,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
+	"github.com/openshelf/openshelf/serve/tools/place"
+	"github.com/openshelf/openshelf/serve/tools/place/weather"
 )
 
 func init() {
@@ -81,6 +83,15 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.Finance.ArchiveURL, "sec-archive-url", edgar.DefaultArchiveURL, "base URL of EDGAR filing links in answers")
 	fs.Float64Var(&cfg.Finance.EDGAR.Rate, "sec-rate", edgar.MaxRate, "requests per second to EDGAR, process-wide (at most 8)")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&cfg.Datasets, "datasets", "datasets", "directory of the offline place and reference data (npm packages installed by scripts/setup.sh)")
+	fs.StringVar(&cfg.Place.GeocoderURL, "geocoder-url", place.DefaultGeocoderURL, "base URL of the Open-Meteo-compatible geocoding API asked for postcodes")
+	fs.StringVar(&cfg.Place.Weather.Provider, "weather-provider", "open-meteo", `forecast provider: "open-meteo" or "met-norway"`)
+	fs.StringVar(&cfg.Place.Weather.OpenMeteoURL, "open-meteo-url", "", "Open-Meteo forecast base URL (default the free API, or the commercial one with -open-meteo-key)")
+	fs.StringVar(&cfg.Place.Weather.OpenMeteoKey, "open-meteo-key", "", "Open-Meteo commercial API key (the free API is non-commercial)")
+	fs.StringVar(&cfg.Place.Weather.METNorwayURL, "met-norway-url", weather.METNorwayURL, "MET Norway Locationforecast base URL")
+	fs.Float64Var(&cfg.Place.Weather.RequestsPerSecond, "weather-rps", 10, "forecast provider calls per second (cache misses); beyond it 503")
+	fs.Float64Var(&cfg.Place.GeocoderPerSecond, "geocoder-rps", 5, "postcode geocoder calls per second; beyond it 503")
+	thresholdFlags(fs, &cfg.Place.Weather.Thresholds)
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -146,4 +157,31 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// thresholdFlags makes every weather-flag threshold overridable, each
+// flag defaulting to the documented value.
+func thresholdFlags(fs *flag.FlagSet, t *weather.Thresholds) {
+	t.Complete = true // every field has a flag, so 0 means 0 °C, not "default"
+	for _, f := range []struct {
+		name string
+		dst  *float64
+		def  float64
+	}{
+		{"drone-max-wind-kmh", &t.DroneMaxWindKmh, weather.DefaultThresholds.DroneMaxWindKmh},
+		{"drone-max-gust-kmh", &t.DroneMaxGustKmh, weather.DefaultThresholds.DroneMaxGustKmh},
+		{"drone-max-precipitation-mm", &t.DroneMaxPrecipMM, weather.DefaultThresholds.DroneMaxPrecipMM},
+		{"drone-max-precipitation-probability", &t.DroneMaxPrecipProbPct, weather.DefaultThresholds.DroneMaxPrecipProbPct},
+		{"drone-min-temperature-c", &t.DroneMinTempC, weather.DefaultThresholds.DroneMinTempC},
+		{"drone-max-temperature-c", &t.DroneMaxTempC, weather.DefaultThresholds.DroneMaxTempC},
+		{"rain-min-precipitation-mm", &t.RainMinMM, weather.DefaultThresholds.RainMinMM},
+		{"rain-min-probability", &t.RainMinProbPct, weather.DefaultThresholds.RainMinProbPct},
+		{"frost-max-temperature-c", &t.FrostMaxTempC, weather.DefaultThresholds.FrostMaxTempC},
+		{"high-wind-kmh", &t.HighWindKmh, weather.DefaultThresholds.HighWindKmh},
+		{"high-wind-gust-kmh", &t.HighWindGustKmh, weather.DefaultThresholds.HighWindGustKmh},
+		{"event-high-gust-kmh", &t.EventHighGustKmh, weather.DefaultThresholds.EventHighGustKmh},
+		{"event-high-precipitation-mm", &t.EventHighPrecipMM, weather.DefaultThresholds.EventHighPrecipMM},
+	} {
+		fs.Float64Var(f.dst, "weather-"+f.name, f.def, "weather flag threshold "+f.name+" (see docs/tools-place.md)")
+	}
 }
