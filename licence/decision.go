@@ -111,6 +111,10 @@ type Evidence struct {
 	ContentVersion string `json:"content_version,omitempty"`
 	// Lang is the xml:lang of the licence element, when stated.
 	Lang string `json:"lang,omitempty"`
+	// Path is where in the record the value was read, for the receipt:
+	// "front/article-meta/permissions/license[1]/@xlink:href",
+	// "license[0].URL", "locations[2].license".
+	Path string `json:"path,omitempty"`
 }
 
 // Decision is the outcome for one document.

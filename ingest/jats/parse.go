@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,8 @@ type article struct {
 	back     []ingest.Section
 	refs     []ingest.Reference
 	evidence []licence.Evidence
+	fronts   int // <front> elements seen
+	subs     int // sub-article and response elements seen
 }
 
 // parsers recycles parser workspaces (read buffer, trees, name table)
@@ -233,9 +236,13 @@ func (p *parser) articleChildren(a *article) error {
 			switch string(p.s.local) {
 			case "front":
 				if a.front {
-					err = p.s.skip()
+					// A second <front>: its licence evidence still
+					// counts, the rest was read from the first.
+					a.fronts++
+					err = p.extraFront(a, "front["+strconv.Itoa(a.fronts)+"]")
 					break
 				}
+				a.fronts = 1
 				a.front = true
 				p.front.reset()
 				var root int32
@@ -252,11 +259,68 @@ func (p *parser) articleChildren(a *article) error {
 				}
 			case "back":
 				err = p.back(a)
+			case "sub-article", "response":
+				// Separate works (decision letters, referee reports,
+				// translations, replies) whose text is not served, but
+				// whose permissions are licence evidence for the whole.
+				a.subs++
+				err = p.subArticle(a, string(p.s.local)+"["+strconv.Itoa(a.subs)+"]", 1)
 			default:
-				// sub-article, response (decision letters, referee reports,
-				// translations, replies: separate works with their own
-				// authors and permissions), floats-group (figures and
-				// tables), and anything else.
+				// floats-group (figures and tables), and anything else.
+				err = p.s.skip()
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// maxSubArticleDepth bounds how deeply nested sub-articles are searched
+// for permissions; the scanner's own depth limit bounds the rest.
+const maxSubArticleDepth = 8
+
+// extraFront captures a <front> or <front-stub> after the first into the
+// scratch tree and keeps only its licence evidence.
+func (p *parser) extraFront(a *article, path string) error {
+	p.tmp.reset()
+	root, err := p.tmp.capture(&p.s, nil)
+	if err != nil {
+		return err
+	}
+	p.frontEvidence(a, &p.tmp, root, path)
+	if p.tmp.nodes[root].local == "front-stub" {
+		a.evidence = licenceEvidence(a.evidence, &p.tmp, root, path)
+	}
+	return nil
+}
+
+// subArticle reads the licence evidence of a sub-article or response (its
+// front or front-stub, and those of nested sub-articles) and skips the
+// rest. The scanner sits on its start tag.
+func (p *parser) subArticle(a *article, path string, depth int) error {
+	var nf, ns int
+	for {
+		if err := p.s.next(); err != nil {
+			return err
+		}
+		switch p.s.kind {
+		case tokEnd:
+			return nil
+		case tokStart:
+			var err error
+			switch local := string(p.s.local); {
+			case local == "front" || local == "front-stub":
+				nf++
+				err = p.extraFront(a, indexed(path+"/"+local, nf))
+			case local == "sub-article" || local == "response":
+				if depth >= maxSubArticleDepth {
+					// Unread permissions could hide a restriction.
+					return fmt.Errorf("%w: sub-articles nested deeper than %d", errCaptureLimit, maxSubArticleDepth)
+				}
+				ns++
+				err = p.subArticle(a, indexed(path+"/"+local, ns), depth+1)
+			default:
 				err = p.s.skip()
 			}
 			if err != nil {
