@@ -138,7 +138,7 @@ func isFuture(e *Evidence, now time.Time) bool {
 func classify(p *parsed, ok bool, now time.Time) {
 	e, t := p.e, p.t
 	switch {
-	case !ok:
+	case !ok || (e.Kind == KindOpenAlex && strings.TrimSpace(e.Value) == OpenAlexNoLicence):
 		p.role = roleNone
 		return
 	case e.Kind == KindJATSCopyright && t.Accepted():
@@ -256,6 +256,7 @@ func (fb *fallback) decision(ps []parsed) Decision {
 func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 	var cur, fut, cpy, oth merger
 	tdmVersion := -1
+	vorOpen := false // the version of record is there, without a licence
 	for i := range ps {
 		p := &ps[i]
 		if p.rank != r {
@@ -265,6 +266,9 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 		case roleNone:
 			if licenceBearing(p.e.Kind) && fb.unrecognised < 0 {
 				fb.unrecognised = i
+			}
+			if p.e.Kind == KindOpenAlex && strings.TrimSpace(p.e.Value) == OpenAlexNoLicence {
+				vorOpen = true
 			}
 		case roleWeakLabel:
 			if fb.weakLabel < 0 {
@@ -320,7 +324,7 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 		return d, true
 	case cur.hasTDM:
 		return outcome(&cur, ""), true
-	case oth.hasRestr || oth.hasAcc():
+	case !vorOpen && (oth.hasRestr || oth.hasAcc()):
 		// No licence for the version of record: the only licensed
 		// version (a preprint or accepted manuscript) is the one served,
 		// so its licences decide, all of them.

@@ -58,6 +58,8 @@ var Reasons = []Reason{NonCommercial, NoDerivatives, TDMOnly, CustomTerms, Unkno
 //   - KindOpenAlex: a location's license ("cc-by", "other-oa"...) or
 //     license_id URL; ContentVersion = the location's version. Only
 //     publishedVersion locations count.
+//     An open location whose licence is null is recorded with Value
+//     [OpenAlexNoLicence]: the version it holds is open but unlicensed.
 //   - KindPMCLicenseCode: PMC metadata license_code or file-list License
 //     ("CC BY", "CC BY-NC-ND", "CC0", "TDM", "NO-CC CODE").
 //   - KindPubMedCopyright: PubMed <CopyrightInformation>; weak evidence (see
@@ -79,6 +81,10 @@ const (
 	KindPMCLicenseCode  Kind = "pmc-license-code"  // PMC OA file list / bucket license_code
 	KindPubMedCopyright Kind = "pubmed-copyright"  // PubMed <CopyrightInformation> (weak)
 )
+
+// OpenAlexNoLicence is the Value of KindOpenAlex evidence for an open
+// location whose license is null.
+const OpenAlexNoLicence = "null"
 
 // Source ranks where a record came from, for precedence between sources that
 // disagree: PMC JATS > publisher JATS > Crossref version of record > OpenAlex

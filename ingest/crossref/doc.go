@@ -32,8 +32,9 @@
 // # Retractions and corrections
 //
 // A work whose update-to names another work as retracted, withdrawn or
-// removed is a retraction notice: Type "retraction", Retracted set. A work
-// whose updated-by lists such an update is itself retracted. Corrections
+// removed is a retraction notice: Type "retraction", judged by its own
+// licence like any document. A work whose updated-by lists such an update
+// is itself retracted (Retracted set, removed from the archive). Corrections
 // (update-to correction, erratum, corrigendum) get Type "correction".
 // relation[] is not used: its vocabulary (is-preprint-of, has-review...) has
 // no retraction link.

@@ -220,7 +220,7 @@ func (rd *reader) article(a *pubmedArticle) *ingest.Document {
 	if notice {
 		doc.Type = "retraction"
 	}
-	doc.Retracted = retracted || notice
+	doc.Retracted = retracted
 
 	doc.References = references(a.Data.References, nil, 0)
 	doc.Licence = licence.Decide(evidence(art.Abstract, c.OtherAbstract), rd.now)
@@ -274,7 +274,7 @@ func (rd *reader) book(b *pubmedBookArticle) *ingest.Document {
 	if notice {
 		doc.Type = "retraction"
 	}
-	doc.Retracted = retracted || notice
+	doc.Retracted = retracted
 	doc.Licence = licence.Decide(evidence(bd.Abstract, nil), rd.now)
 	return doc
 }
@@ -447,14 +447,14 @@ func abstractString(a abstract) string {
 // statement on the abstract. It never licenses reuse.
 func evidence(main abstract, other []abstract) []licence.Evidence {
 	var ev []licence.Evidence
-	add := func(s text) {
+	add := func(s text, path string) {
 		if s != "" {
-			ev = append(ev, licence.Evidence{Kind: licence.KindPubMedCopyright, Source: licence.SourcePubMed, Value: string(s)})
+			ev = append(ev, licence.Evidence{Kind: licence.KindPubMedCopyright, Source: licence.SourcePubMed, Value: string(s), Path: path})
 		}
 	}
-	add(main.Copyright)
-	for _, o := range other {
-		add(o.Copyright)
+	add(main.Copyright, "Abstract/CopyrightInformation")
+	for i, o := range other {
+		add(o.Copyright, "OtherAbstract["+strconv.Itoa(i+1)+"]/CopyrightInformation")
 	}
 	return ev
 }
