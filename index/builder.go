@@ -63,6 +63,8 @@ type Builder struct {
 	rejects  *table[rejectRow]
 	sdocs    *table[searchDocRow]
 	content  *contentTable
+	receipts *table[evidenceRow] // licence_evidence (evidence.go)
+	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
 	postings *sorter
 	bundles  map[string]*bundle
@@ -151,6 +153,9 @@ func (b *Builder) open() error {
 	if b.content, err = newContentTable(b.tmp); err != nil {
 		return err
 	}
+	if err := b.openReceipts(); err != nil {
+		return err
+	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
 	b.postings = newSorter(b.work, b.cfg.SortMemory)
 	return nil
@@ -227,6 +232,7 @@ func (b *Builder) rejectDoc(d *ingest.Document, reason, detail string) error {
 		id = firstNonEmpty(ingest.DOIID(d.DOI), prefixed("pmc-", d.PMCID), prefixed("oa-", strings.ToLower(d.OpenAlex)),
 			prefixed("pmid-", d.PMID))
 	}
+	b.stampInputs(d.Licence.Evidence)
 	return b.Reject(Reject{Path: d.Origin, SourceID: id, Reason: reason, Detail: detail,
 		Evidence: d.Licence.Evidence, Sources: d.Sources})
 }
@@ -345,6 +351,7 @@ func authorName(a ingest.Author) string {
 }
 
 func (b *Builder) publishDoc(d *ingest.Document) error {
+	b.stampInputs(d.Licence.Evidence)
 	ev, err := evidenceJSON(d.Licence.Evidence)
 	if err != nil {
 		return err
@@ -434,6 +441,9 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		return err
 	}
 	if err := b.content.add(&row); err != nil {
+		return err
+	}
+	if err := b.writeReceipts(d); err != nil {
 		return err
 	}
 
@@ -548,6 +558,9 @@ func (b *Builder) Abort() error {
 	if b.content != nil {
 		b.content.abort()
 	}
+	if b.receipts != nil {
+		b.receipts.abort()
+	}
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
@@ -588,7 +601,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	var files []snapshot.File
 	for _, t := range []interface {
 		close() (snapshot.File, error)
-	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content} {
+	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content, b.receipts} {
 		f, err := t.close()
 		if err != nil {
 			return nil, err

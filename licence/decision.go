@@ -121,6 +121,13 @@ type Evidence struct {
 	// "front/article-meta/permissions/license[1]/@xlink:href",
 	// "license[0].URL", "locations[2].license".
 	Path string `json:"path,omitempty"`
+	// Origin is the input file (and archive member) the record was read
+	// from, InputSHA256 that file's SHA-256 and ReadAt the time of the run
+	// that read it: the provenance of the receipt. The ingest run fills
+	// them in; readers leave them empty.
+	Origin      string    `json:"origin,omitempty"`
+	InputSHA256 string    `json:"input_sha256,omitempty"`
+	ReadAt      time.Time `json:"read_at,omitzero"`
 }
 
 // Decision is the outcome for one document.

@@ -48,10 +48,20 @@ func fixtureFormat(rel string) (Info, bool) {
 	return i, ok
 }
 
+// corpusDirs are the scholarly corpus folders of the shared fixtures; the
+// sibling upstreams/ holds other tools' upstream responses.
+func corpusDirs(dir string) []string {
+	var out []string
+	for _, c := range []string{"jats", "pubmed", "crossref", "openalex"} {
+		out = append(out, filepath.Join(dir, c))
+	}
+	return out
+}
+
 func TestFixtures(t *testing.T) {
 	dir := fixtures.Dir(t)
 	var files []string
-	if err := Walk(context.Background(), []string{dir}, func(f File) error {
+	if err := Walk(context.Background(), corpusDirs(dir), func(f File) error {
 		files = append(files, f.Path)
 		return nil
 	}); err != nil {
@@ -376,7 +386,7 @@ func (c *countSink) Problem(ingest.Problem)          { c.probs++ }
 func TestDefaultReadersOnFixtures(t *testing.T) {
 	dir := fixtures.Dir(t)
 	rs := Default()
-	err := Walk(context.Background(), []string{dir}, func(f File) error {
+	err := Walk(context.Background(), corpusDirs(dir), func(f File) error {
 		rel, _ := filepath.Rel(dir, f.Path)
 		var c countSink
 		info, err := rs.ReadFile(context.Background(), f.Path, &c)
