@@ -440,10 +440,11 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	if err := b.docs.write(row, len(row.Abstract)+len(row.Title)+len(ev)+len(r.attribution)+256*len(authors)+512); err != nil {
 		return err
 	}
-	if err := b.content.add(&row); err != nil {
+	receipts, err := b.writeReceipts(d)
+	if err != nil {
 		return err
 	}
-	if err := b.writeReceipts(d); err != nil {
+	if err := b.content.add(&row, receipts); err != nil {
 		return err
 	}
 

@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -67,22 +69,29 @@ func (b *Builder) stampInputs(ev []licence.Evidence) {
 	}
 }
 
-// writeReceipts writes the licence_evidence rows of a published document.
-func (b *Builder) writeReceipts(d *ingest.Document) error {
-	for i := range d.Licence.Evidence {
-		r := licence.ReceiptOf(&d.Licence.Evidence[i])
+// writeReceipts writes the licence_evidence rows of a published document
+// and returns them as the JSON array the paid document answer carries.
+func (b *Builder) writeReceipts(d *ingest.Document) (string, error) {
+	rs := licence.Receipts(d.Licence)
+	for i := range rs {
+		r := &rs[i]
+		r.Value = truncate(r.Value, maxReceiptValue)
 		row := evidenceRow{
 			ID: d.ID, Ordinal: int32(min(i, 1<<31-1)), Decision: string(d.Licence.Family),
 			Source: clean(string(r.Source)), Kind: clean(string(r.Kind)), Path: clean(r.Path),
-			Value: clean(truncate(r.Value, maxReceiptValue)), SPDX: r.SPDX, Family: string(r.Family),
+			Value: clean(r.Value), SPDX: r.SPDX, Family: string(r.Family),
 			Restriction: string(r.Restriction), LicenceVersion: clean(r.LicenceVersion), AppliesTo: clean(r.AppliesTo),
 			Start: timePtr(r.Start), Input: clean(r.Input), InputSHA256: r.InputSHA256, ReadAt: timePtr(r.ReadAt),
 		}
 		if err := b.receipts.write(row, len(row.Value)+len(row.Path)+len(row.Input)+160); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	js, err := json.Marshal(rs)
+	if err != nil {
+		return "", fmt.Errorf("index: encode receipts: %w", err)
+	}
+	return clean(string(js)), nil
 }
 
 func timePtr(t time.Time) *time.Time {
