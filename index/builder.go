@@ -187,6 +187,11 @@ func (b *Builder) Add(d *ingest.Document) error {
 	if d.ID == "" {
 		return b.rejectDoc(d, ReasonNoID, "the record has no usable identifier (pmc, pmid, doi, openalex)")
 	}
+	if over := d.Oversize(); over != "" {
+		// Served fields have caps: an oversized record never reaches the
+		// catalog, whatever its licence.
+		return b.rejectDoc(d, ingest.ReasonTooLarge, ingest.ReasonTooLarge+": "+over)
+	}
 	if !d.Licence.Accepted {
 		reason := string(d.Licence.Reason)
 		if reason == "" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 	"github.com/openshelf/openshelf/licence"
 )
 
@@ -50,14 +51,15 @@ type oaiRecord struct {
 
 // article collects one article while it streams past.
 type article struct {
-	doc      *ingest.Document
-	front    bool
-	sections []ingest.Section
-	back     []ingest.Section
-	refs     []ingest.Reference
-	evidence []licence.Evidence
-	fronts   int // <front> elements seen
-	subs     int // sub-article and response elements seen
+	doc       *ingest.Document
+	front     bool
+	sections  []ingest.Section
+	back      []ingest.Section
+	refs      []ingest.Reference
+	evidence  []licence.Evidence
+	fronts    int // <front> elements seen
+	textBytes int // body and back paragraph text held
+	subs      int // sub-article and response elements seen
 }
 
 // parsers recycles parser workspaces (read buffer, trees, name table)
@@ -214,7 +216,7 @@ func (p *parser) article() error {
 				return err
 			}
 		}
-		p.sink.Problem(ingest.Problem{Path: p.origin, Record: p.record(a), Reason: err.Error()})
+		p.sink.Problem(ingest.Problem{Path: p.origin, Record: p.record(a), Reason: limit.Reason + ": " + err.Error()})
 		return nil
 	}
 	if err != nil {
@@ -275,6 +277,10 @@ func (p *parser) articleChildren(a *article) error {
 		}
 	}
 }
+
+// maxArticleText bounds the paragraph text one article may hold (the
+// largest PMC articles have a few MiB).
+const maxArticleText = 64 << 20
 
 // maxSubArticleDepth bounds how deeply nested sub-articles are searched
 // for permissions; the scanner's own depth limit bounds the rest.
@@ -451,6 +457,9 @@ func (p *parser) flow(a *article, cur *ingest.Section, direct bool) error {
 			var text string
 			if text, err = p.captureText(skipInPara, nil); err == nil && text != "" {
 				cur.Paragraphs = append(cur.Paragraphs, text)
+				if a.textBytes += len(text); a.textBytes > maxArticleText {
+					err = fmt.Errorf("%w: body: more than %d bytes of text", errCaptureLimit, maxArticleText)
+				}
 			}
 		case clsTitle:
 			if !direct || cur.Title != "" {
@@ -551,6 +560,10 @@ func (p *parser) refList(a *article) error {
 			var n int32
 			if n, err = p.tmp.capture(&p.s, nil); err == nil {
 				if r, ok := reference(&p.tmp, n); ok {
+					if len(a.refs) >= limit.ArrayLen {
+						err = fmt.Errorf("%w: ref-list: more than %d references", errCaptureLimit, limit.ArrayLen)
+						break
+					}
 					a.refs = append(a.refs, r)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/ingest/internal/clean"
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 	"github.com/openshelf/openshelf/ingest/internal/lines"
 
 	"github.com/openshelf/openshelf/ingest"
@@ -65,11 +66,16 @@ func read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink, max
 		record := "line " + strconv.Itoa(num)
 		if tooLong {
 			sink.Problem(ingest.Problem{Path: origin, Record: record,
-				Reason: fmt.Sprintf("openalex: line longer than %d bytes", max)})
+				Reason: fmt.Sprintf("openalex: %s: (record): line longer than %d bytes", limit.Reason, max)})
 			continue
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			continue
+		}
+		// Field, array and nesting caps before anything is decoded.
+		if err := limit.CheckJSON(line); err != nil {
+			sink.Problem(ingest.Problem{Path: origin, Record: record, Reason: "openalex: " + err.Error()})
 			continue
 		}
 		var w work
