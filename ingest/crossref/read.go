@@ -285,6 +285,10 @@ func (rd *reader) streamObject(dec *json.Decoder, record string, depth int) erro
 		return nil
 	}
 	rest.WriteByte('}')
+	if err := limit.CheckJSON(rest.Bytes()); err != nil {
+		rd.problem(record, err.Error())
+		return nil
+	}
 	var env envelope
 	if err := json.Unmarshal(rest.Bytes(), &env); err != nil {
 		rd.problem(record, "malformed work: "+err.Error())

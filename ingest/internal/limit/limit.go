@@ -177,6 +177,11 @@ func (b *Budget) Read(p []byte) (int, error) {
 	if b.used > b.Max {
 		return 0, Record(int(b.used))
 	}
+	// Never read more than one byte past the budget, so a decoder that
+	// grows its buffer cannot swallow a whole oversized record in one read.
+	if rest := b.Max - b.used + 1; int64(len(p)) > rest {
+		p = p[:rest]
+	}
 	n, err := b.R.Read(p)
 	b.used += int64(n)
 	return n, err
