@@ -33,4 +33,11 @@
 //
 // referenced_works are bare OpenAlex ids without citation text, so they are
 // not turned into references.
+//
+// # Caps
+//
+// A line over 16 MiB, a string over 1 MiB, an array over 50,000 elements or
+// nesting over 64 levels is a Problem whose reason contains
+// record_too_large and names the field; reading goes on with the next line
+// (data/README.md, "Caps").
 package openalex

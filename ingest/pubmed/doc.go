@@ -22,4 +22,9 @@
 // Type "retraction", a document in its own right judged by its own licence
 // (issue 13). Only the retracted work sets Document.Retracted, which
 // removes it from the archive.
+//
+// Caps: one PubmedArticle, PubmedBookArticle or DeleteCitation may take at
+// most 16 MiB of input; a larger one is a record_too_large Problem, and
+// since XML cannot be resynchronised the rest of the file is not read
+// (data/README.md, "Caps").
 package pubmed
