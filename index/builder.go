@@ -189,7 +189,9 @@ func (b *Builder) Add(d *ingest.Document) error {
 	}
 	if over := d.Oversize(); over != "" {
 		// Served fields have caps: an oversized record never reaches the
-		// catalog, whatever its licence.
+		// catalog, whatever its licence. Its evidence is kept short in
+		// rejects too.
+		d.Licence.Evidence = shortEvidence(d.Licence.Evidence)
 		return b.rejectDoc(d, ingest.ReasonTooLarge, ingest.ReasonTooLarge+": "+over)
 	}
 	if !d.Licence.Accepted {

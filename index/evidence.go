@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,16 @@ func (b *Builder) writeReceipts(d *ingest.Document) (string, error) {
 		return "", fmt.Errorf("index: encode receipts: %w", err)
 	}
 	return clean(string(js)), nil
+}
+
+// shortEvidence returns at most 100 pieces of ev with values cut to
+// maxReceiptValue, for the rejects row of an oversized record.
+func shortEvidence(ev []licence.Evidence) []licence.Evidence {
+	out := slices.Clone(ev[:min(len(ev), 100)])
+	for i := range out {
+		out[i].Value = truncate(out[i].Value, maxReceiptValue)
+	}
+	return out
 }
 
 func timePtr(t time.Time) *time.Time {
