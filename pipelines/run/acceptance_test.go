@@ -893,8 +893,8 @@ func TestAcceptanceFoolingCases(t *testing.T) {
 			t.Errorf("%s: %s (%s) should be published with a receipt: table %q, bundle %v, receipt %v", name, id, d.Licence.Detail, where, bundles[id], receipts[id] > 0)
 		case !accept && d.Licence.Accepted:
 			t.Errorf("%s: ACCEPTED %s: %s", name, id, d.Licence.Detail)
-		case !accept && (pub || bundles[id]):
-			t.Errorf("%s: rejected %s is PUBLISHED in %q (bundle %v)", name, id, where, bundles[id])
+		case !accept && (pub || bundles[id] || receipts[id] > 0):
+			t.Errorf("%s: rejected %s is PUBLISHED in %q (bundle %v, receipts %d)", name, id, where, bundles[id], receipts[id])
 		}
 		if !accept {
 			t.Logf("%s: %s %s", name, d.Licence.Reason, d.Licence.Detail)
