@@ -28,19 +28,20 @@ const (
 // Table names for [Snapshot.Path]. Each is a Parquet file <name>.parquet
 // relative to the snapshot directory; data/README.md documents the columns.
 const (
-	Documents  = "documents"
-	Aliases    = "aliases"
-	Fulltext   = "fulltext"
-	References = "references"
-	Topics     = "topics"
-	Rejects    = "rejects"
-	// LicenceEvidence holds the licence receipts of published documents.
-	LicenceEvidence = "licence_evidence"
-	SearchTerms     = "search/terms"
-	SearchPostings  = "search/postings"
-	SearchDocs      = "search/docs"
-	SearchFields    = "search/fields"
+	Documents      = "documents"
+	Aliases        = "aliases"
+	Fulltext       = "fulltext"
+	References     = "references"
+	Topics         = "topics"
+	Rejects        = "rejects"
+	SearchTerms    = "search/terms"
+	SearchPostings = "search/postings"
+	SearchDocs     = "search/docs"
+	SearchFields   = "search/fields"
 )
+
+// LicenceEvidence holds the licence receipts of published documents.
+const LicenceEvidence = "licence_evidence"
 
 // Tables lists every table of a snapshot.
 var Tables = []string{
