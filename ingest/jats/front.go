@@ -38,11 +38,11 @@ func (p *parser) readFront(a *article, root int32) {
 		doc.Venue = t.text(jt, skipInTitle)
 		doc.Publisher = t.text(t.child(t.child(jm, "publisher"), "publisher-name"), nil)
 	}
+	p.frontEvidence(a, t, root, "front")
 	am := t.child(root, "article-meta")
 	if am == none {
 		return
 	}
-	p.frontEvidence(a, t, root, "front")
 	for c := range t.elems(am) {
 		switch t.nodes[c].local {
 		case "article-id":
