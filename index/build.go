@@ -48,7 +48,7 @@ func Build(ctx context.Context, cfg Config, feed Feed) (*snapshot.Manifest, erro
 		cfg.Logger.Info("index: carried over the previous snapshot", "id", prev.ID, "documents", n)
 	}
 	if feed != nil {
-		if err := feed(ctx, m); err != nil {
+		if err := withProvenance(feed, cfg.Now)(ctx, m); err != nil {
 			return nil, fmt.Errorf("index: feed: %w", err)
 		}
 	}

@@ -63,6 +63,8 @@ type Builder struct {
 	rejects  *table[rejectRow]
 	sdocs    *table[searchDocRow]
 	content  *contentTable
+	receipts *table[evidenceRow] // licence_evidence (evidence.go)
+	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
 	postings *sorter
 	bundles  map[string]*bundle
@@ -150,6 +152,9 @@ func (b *Builder) open() error {
 	if b.content, err = newContentTable(b.tmp); err != nil {
 		return err
 	}
+	if err := b.openReceipts(); err != nil {
+		return err
+	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
 	b.postings = newSorter(b.work, b.cfg.SortMemory)
 	return nil
@@ -180,6 +185,13 @@ func (b *Builder) Add(d *ingest.Document) error {
 	}
 	if d.ID == "" {
 		return b.rejectDoc(d, ReasonNoID, "the record has no usable identifier (pmc, pmid, doi, openalex)")
+	}
+	if over := d.Oversize(); over != "" {
+		// Served fields have caps: an oversized record never reaches the
+		// catalog, whatever its licence. Its evidence is kept short in
+		// rejects too.
+		d.Licence.Evidence = shortEvidence(d.Licence.Evidence)
+		return b.rejectDoc(d, ingest.ReasonTooLarge, ingest.ReasonTooLarge+": "+over)
 	}
 	if !d.Licence.Accepted {
 		reason := string(d.Licence.Reason)
@@ -226,6 +238,7 @@ func (b *Builder) rejectDoc(d *ingest.Document, reason, detail string) error {
 		id = firstNonEmpty(ingest.DOIID(d.DOI), prefixed("pmc-", d.PMCID), prefixed("oa-", strings.ToLower(d.OpenAlex)),
 			prefixed("pmid-", d.PMID))
 	}
+	b.stampInputs(d.Licence.Evidence)
 	return b.Reject(Reject{Path: d.Origin, SourceID: id, Reason: reason, Detail: detail,
 		Evidence: d.Licence.Evidence, Sources: d.Sources})
 }
@@ -344,6 +357,7 @@ func authorName(a ingest.Author) string {
 }
 
 func (b *Builder) publishDoc(d *ingest.Document) error {
+	b.stampInputs(d.Licence.Evidence)
 	ev, err := evidenceJSON(d.Licence.Evidence)
 	if err != nil {
 		return err
@@ -432,7 +446,11 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	if err := b.docs.write(row, len(row.Abstract)+len(row.Title)+len(ev)+len(r.attribution)+256*len(authors)+512); err != nil {
 		return err
 	}
-	if err := b.content.add(&row); err != nil {
+	receipts, err := b.writeReceipts(d)
+	if err != nil {
+		return err
+	}
+	if err := b.content.add(&row, receipts); err != nil {
 		return err
 	}
 
@@ -547,6 +565,9 @@ func (b *Builder) Abort() error {
 	if b.content != nil {
 		b.content.abort()
 	}
+	if b.receipts != nil {
+		b.receipts.abort()
+	}
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
@@ -587,7 +608,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	var files []snapshot.File
 	for _, t := range []interface {
 		close() (snapshot.File, error)
-	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content} {
+	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content, b.receipts} {
 		f, err := t.close()
 		if err != nil {
 			return nil, err

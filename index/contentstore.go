@@ -100,7 +100,7 @@ func (c *contentTable) reference(r *referenceRow) {
 
 // add writes the record of the document of row with the sections and
 // references recorded since the last add.
-func (c *contentTable) add(r *documentRow) error {
+func (c *contentTable) add(r *documentRow, receipts string) error {
 	if err := c.failure(); err != nil {
 		return err
 	}
@@ -112,7 +112,8 @@ func (c *contentTable) add(r *documentRow) error {
 		Year: r.Year, Date: r.Date, Type: r.Type, Language: r.Language, Abstract: r.Abstract, Keywords: r.Keywords,
 		Topics: r.Topics, Sources: r.Sources, HasFulltext: r.HasFulltext, HasReferences: r.HasReferences,
 		License: r.License, LicenseVersion: r.LicenseVersion, LicenseName: r.LicenseName, LicenseURL: r.LicenseURL,
-		Attribution: r.Attribution, CopyrightNotice: r.CopyrightNotice, ShareAlikeNotice: r.ShareAlikeNotice}
+		Attribution: r.Attribution, CopyrightNotice: r.CopyrightNotice, ShareAlikeNotice: r.ShareAlikeNotice,
+		LicenseEvidence: receipts}
 	for _, a := range r.Authors {
 		d.Authors = append(d.Authors, content.Author{Name: a.Name, ORCID: a.ORCID, Affiliations: a.Affiliations})
 	}

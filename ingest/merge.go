@@ -888,6 +888,10 @@ func spillEncode(b []byte, d *Document) []byte {
 		e.int(int64(ev.DelayDays))
 		e.str(ev.ContentVersion)
 		e.str(ev.Lang)
+		e.str(ev.Path)
+		e.str(ev.Origin)
+		e.str(ev.InputSHA256)
+		e.time(ev.ReadAt)
 	}
 	e.sections(d.Sections)
 	e.uint(uint64(len(d.References)))
@@ -1008,6 +1012,10 @@ func spillDecode(b []byte) (*Document, error) {
 			ev.DelayDays = int(dec.int())
 			ev.ContentVersion = dec.str()
 			ev.Lang = dec.str()
+			ev.Path = dec.str()
+			ev.Origin = dec.str()
+			ev.InputSHA256 = dec.str()
+			ev.ReadAt = dec.time()
 		}
 	}
 	d.Sections = dec.sections(0)

@@ -1,6 +1,7 @@
 package licence
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,7 +67,47 @@ const (
 	roleTDMVersion               // Crossref content-version tdm
 	roleOtherVersion             // Crossref am, OpenAlex accepted/submitted version
 	roleWeakLabel                // permissive label that proves nothing
+	roleOtherFuture              // another version's licence, not yet in force
 )
+
+// servableVersion reports whether a content version names a text the archive
+// can serve in place of the version of record: an accepted manuscript
+// (Crossref am, OpenAlex acceptedVersion) or a preprint (OpenAlex
+// submittedVersion). An unstated or unknown version proves nothing.
+func servableVersion(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "am", "acceptedversion", "submittedversion":
+		return true
+	}
+	return false
+}
+
+func otherVersionRole(e *Evidence, now time.Time) role {
+	if isFuture(e, now) {
+		return roleOtherFuture
+	}
+	return roleOtherVersion
+}
+
+// otherVersions names the versions of rank r's other-version evidence, for
+// Decision.Detail: "am", "submittedVersion, acceptedVersion".
+func otherVersions(ps []parsed, r int8) string {
+	var vs []string
+	for i := range ps {
+		p := &ps[i]
+		if p.rank != r || (p.role != roleOtherVersion && p.role != roleOtherFuture) {
+			continue
+		}
+		v := strings.TrimSpace(p.e.ContentVersion)
+		if v == "" {
+			v = "unstated version"
+		}
+		if !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, ", ")
+}
 
 type parsed struct {
 	t    Term
@@ -97,10 +138,13 @@ func isFuture(e *Evidence, now time.Time) bool {
 func classify(p *parsed, ok bool, now time.Time) {
 	e, t := p.e, p.t
 	switch {
-	case !ok:
+	case !ok || (e.Kind == KindOpenAlex && strings.TrimSpace(e.Value) == OpenAlexNoLicence):
 		p.role = roleNone
 		return
-	case e.Kind == KindJATSCopyright:
+	case e.Kind == KindJATSCopyright && t.Accepted():
+		// A permissive copyright statement is a last resort; a
+		// restrictive one ("all rights reserved", "not for commercial
+		// use") vetoes like any other licence evidence.
 		p.role = roleCopyright
 		return
 	case t.Weak && t.Accepted():
@@ -112,13 +156,13 @@ func classify(p *parsed, ok bool, now time.Time) {
 		case "tdm":
 			p.role = roleTDMVersion
 			return
-		default: // am and anything new: not the text we redistribute
-			p.role = roleOtherVersion
+		default: // am and anything new: another version of the work
+			p.role = otherVersionRole(e, now)
 			return
 		}
 	case e.Kind == KindOpenAlex:
 		if !strings.EqualFold(strings.TrimSpace(e.ContentVersion), "publishedVersion") {
-			p.role = roleOtherVersion
+			p.role = otherVersionRole(e, now)
 			return
 		}
 	}
@@ -210,8 +254,9 @@ func (fb *fallback) decision(ps []parsed) Decision {
 
 // decideSource applies the within-source rules to the evidence of rank r.
 func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
-	var cur, fut, cpy merger
+	var cur, fut, cpy, oth merger
 	tdmVersion := -1
+	vorOpen := false // the version of record is there, without a licence
 	for i := range ps {
 		p := &ps[i]
 		if p.rank != r {
@@ -222,6 +267,9 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 			if licenceBearing(p.e.Kind) && fb.unrecognised < 0 {
 				fb.unrecognised = i
 			}
+			if p.e.Kind == KindOpenAlex && strings.TrimSpace(p.e.Value) == OpenAlexNoLicence {
+				vorOpen = true
+			}
 		case roleWeakLabel:
 			if fb.weakLabel < 0 {
 				fb.weakLabel = i
@@ -230,6 +278,19 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 			if fb.otherVersion < 0 {
 				fb.otherVersion = i
 			}
+			// A permissive licence counts only for a version we could serve
+			// instead of the version of record; any restriction vetoes.
+			if !p.t.Accepted() || servableVersion(p.e.ContentVersion) {
+				oth.add(p.t, p.e)
+			}
+		case roleOtherFuture:
+			// Another version's licence not yet in force: that version
+			// cannot be served yet either.
+			t := p.t
+			if t.Accepted() {
+				t = Term{Reason: Embargoed, Note: t.Label() + " not yet in force", Basis: t.Basis}
+			}
+			oth.add(t, p.e)
 		case roleTDMVersion:
 			if tdmVersion < 0 {
 				tdmVersion = i
@@ -263,6 +324,11 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 		return d, true
 	case cur.hasTDM:
 		return outcome(&cur, ""), true
+	case !vorOpen && (oth.hasRestr || oth.hasAcc()):
+		// No licence for the version of record: the only licensed
+		// version (a preprint or accepted manuscript) is the one served,
+		// so its licences decide, all of them.
+		return outcome(&oth, " (licence of the "+otherVersions(ps, r)+", the only version with a licence)"), true
 	case tdmVersion >= 0:
 		return Decision{Reason: TDMOnly, Detail: "tdm-only: the only licence is for text and data mining: " +
 			describe(ps[tdmVersion])}, true
@@ -327,18 +393,36 @@ func outcome(m *merger, suffix string) Decision {
 	return Decision{Reason: Unknown, Detail: "no licence" + suffix}
 }
 
-// contradicted looks below rank r for an explicit, current NC or ND licence
-// on the version of record (Crossref vor/unspecified, OpenAlex
-// publishedVersion, JATS): publishing would then rest on one source
-// overruling another's explicit restriction, so the document is held as a
-// conflict instead. Weak labels and wording-only PubMed text do not count.
+// contradicted looks below rank r for a restriction on the version of
+// record (Crossref vor/unspecified, OpenAlex publishedVersion, JATS, PubMed
+// copyright text): any current non-commercial, no-derivatives or custom
+// term, or a licence not yet in force. One restrictive signal outweighs
+// any number of permissive ones, so publishing would rest on one source
+// overruling another's restriction; the document is held as a conflict
+// instead. Unrecognised values, OpenAlex "other-oa" and TDM-only grants do
+// not count.
 func contradicted(ps []parsed, r int8) (parsed, bool) {
 	for _, p := range ps {
-		if p.rank <= r || p.role != roleMain || p.t.Weak {
+		if p.rank <= r {
 			continue
 		}
-		if p.t.Reason == NonCommercial || p.t.Reason == NoDerivatives {
-			return p, true
+		switch p.role {
+		case roleMain:
+			switch p.t.Reason {
+			case NonCommercial, NoDerivatives:
+				return p, true
+			case CustomTerms:
+				// OpenAlex "other-oa" means "open, licence not named":
+				// it rejects when OpenAlex decides, but is not a
+				// restriction that overrules a better source.
+				if p.e.Kind != KindOpenAlex {
+					return p, true
+				}
+			}
+		case roleFuture:
+			if p.t.Accepted() || p.t.Reason == NonCommercial || p.t.Reason == NoDerivatives || p.t.Reason == CustomTerms {
+				return p, true
+			}
 		}
 	}
 	return parsed{}, false

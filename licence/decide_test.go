@@ -110,10 +110,33 @@ var decideCases = []decideCase{
 		{Kind: KindJATSCopyright, Source: SourcePublisher, Value: "© 2013 X. " + textPLOSBy},
 		href(SourcePublisher, nc30),
 	}, reason: NonCommercial},
-	{name: "all rights reserved copyright ignored next to CC BY", ev: []Evidence{
+	// Issue 13: restrictive wording in a copyright-statement vetoes.
+	{name: "all rights reserved copyright next to CC BY", ev: []Evidence{
 		{Kind: KindJATSCopyright, Source: SourcePublisher, Value: "© 2013 Elsevier. All rights reserved."},
 		href(SourcePublisher, by40),
+	}, reason: CustomTerms},
+	{name: "not for commercial use in copyright next to CC BY", ev: []Evidence{
+		href(SourcePMC, by40),
+		{Kind: KindJATSCopyright, Source: SourcePMC, Value: "© The Authors 2019. Not for commercial use."},
+	}, reason: NonCommercial},
+	{name: "non-commercial copyright next to CC BY", ev: []Evidence{
+		href(SourcePMC, by40),
+		{Kind: KindJATSCopyright, Source: SourcePMC, Value: "Licensed for non-commercial use only"},
+	}, reason: NonCommercial},
+	{name: "plain copyright next to CC BY", ev: []Evidence{
+		href(SourcePMC, by40),
+		{Kind: KindJATSCopyright, Source: SourcePMC, Value: "© 2019 Smith et al."},
 	}, family: CCBY, version: "4.0"},
+	{name: "two license elements disagree", ev: []Evidence{href(SourcePMC, by40), href(SourcePMC, nc30)},
+		reason: NonCommercial},
+	{name: "NC text under a CC BY href", ev: []Evidence{
+		href(SourcePMC, by40),
+		{Kind: KindJATSLicenseP, Source: SourcePMC, Value: "This article may be used for non-commercial purposes only."},
+	}, reason: NonCommercial},
+	{name: "ND URL beside CC BY", ev: []Evidence{href(SourcePMC, by40), {Kind: KindJATSALI, Source: SourcePMC, Value: "https://creativecommons.org/licenses/by-nd/4.0/"}},
+		reason: NoDerivatives},
+	{name: "CC BY starting in the future", ev: []Evidence{{Kind: KindJATSALI, Source: SourcePMC, Value: by40, Start: day(2030, 1, 1)}},
+		reason: Embargoed},
 	{name: "PMC code plus PMC JATS href", ev: []Evidence{
 		{Kind: KindPMCLicenseCode, Value: "CC BY"}, href(SourcePMC, by40),
 	}, family: CCBY, version: "4.0"},
@@ -191,7 +214,16 @@ var decideCases = []decideCase{
 	{name: "TDM URL does not veto a vor CC BY", ev: []Evidence{
 		crossref(tdmEls, "unspecified", day(2015, 1, 1), 0), crossref(by40, "vor", day(2015, 1, 1), 0),
 	}, family: CCBY, version: "4.0"},
-	{name: "crossref am only", ev: []Evidence{crossref(by40, "am", day(2015, 1, 1), 0)}, reason: Unknown, detail: "another version"},
+	// Issue 13: the only licensed version is the one served.
+	{name: "crossref am only", ev: []Evidence{crossref(by40, "am", day(2015, 1, 1), 0)}, family: CCBY, version: "4.0", detail: "licence of the am"},
+	{name: "crossref am CC BY plus tdm", ev: []Evidence{crossref(by40, "am", day(2015, 1, 1), 0), crossref("https://www.elsevier.com/tdm/userlicense/1.0/", "tdm", day(2015, 1, 1), 0)},
+		family: CCBY, version: "4.0"},
+	{name: "crossref am NC", ev: []Evidence{crossref(nc30, "am", day(2015, 1, 1), 0)}, reason: NonCommercial},
+	{name: "crossref am in the future", ev: []Evidence{crossref(by40, "am", day(2030, 1, 1), 0)}, reason: Embargoed},
+	{name: "crossref vor CC BY in the future, am now", ev: []Evidence{crossref(by40, "vor", day(2030, 1, 1), 0), crossref(by40, "am", day(2015, 1, 1), 0)},
+		reason: Embargoed},
+	{name: "crossref tdm-only versus vor", ev: []Evidence{crossref("https://www.elsevier.com/tdm/userlicense/1.0/", "tdm", day(2015, 1, 1), 0), crossref(by40, "vor", day(2015, 1, 1), 0)},
+		family: CCBY, version: "4.0"},
 	{name: "crossref two vor versions", ev: []Evidence{crossref(by30, "vor", day(2015, 1, 1), 0), crossref(by40, "vor", day(2015, 1, 1), 0)},
 		reason: Conflict},
 	{name: "crossref publisher terms vor", ev: []Evidence{crossref("http://onlinelibrary.wiley.com/termsAndConditions#vor", "vor", day(2015, 1, 1), 0)},
@@ -204,8 +236,14 @@ var decideCases = []decideCase{
 	{name: "openalex SHILAP cc-by-sa submitted ignored", ev: []Evidence{
 		openalex("cc-by", "publishedVersion"), openalex("cc-by-sa", "submittedVersion"), openalex("cc-by", "submittedVersion"),
 	}, family: CCBY},
-	{name: "openalex submitted only", ev: []Evidence{openalex("cc-by", "submittedVersion")}, reason: Unknown, detail: "submittedVersion"},
-	{name: "openalex version unknown", ev: []Evidence{openalex("cc-by-nc-nd", "")}, reason: Unknown},
+	{name: "openalex submitted only", ev: []Evidence{openalex("cc-by", "submittedVersion")}, family: CCBY, detail: "submittedVersion"},
+	{name: "openalex accepted only", ev: []Evidence{openalex("cc-by", "acceptedVersion")}, family: CCBY, detail: "acceptedVersion"},
+	{name: "openalex preprint CC BY, manuscript NC", ev: []Evidence{openalex("cc-by", "submittedVersion"), openalex("cc-by-nc", "acceptedVersion")},
+		reason: NonCommercial},
+	{name: "openalex published CC BY wins over other versions", ev: []Evidence{openalex("cc-by", "publishedVersion"), openalex("other-oa", "acceptedVersion")},
+		family: CCBY},
+	{name: "openalex version unknown NC", ev: []Evidence{openalex("cc-by-nc-nd", "")}, reason: NonCommercial},
+	{name: "openalex version unknown CC BY", ev: []Evidence{openalex("cc-by", "")}, reason: Unknown},
 	{name: "openalex public-domain (Nature 1992)", ev: []Evidence{openalex("public-domain", "publishedVersion")}, reason: Unknown},
 	{name: "openalex other-oa", ev: []Evidence{openalex("other-oa", "publishedVersion")}, reason: CustomTerms},
 	{name: "openalex cc-by + other-oa published", ev: []Evidence{openalex("cc-by", "publishedVersion"), openalex("other-oa", "publishedVersion")},
@@ -239,9 +277,18 @@ var decideCases = []decideCase{
 	{name: "PubMed weak text does not block crossref", ev: []Evidence{
 		{Kind: KindPubMedCopyright, Value: "Copyright 2000 Wiley-Liss, Inc."}, crossref(by40, "vor", day(2015, 1, 1), 0),
 	}, family: CCBY, version: "4.0"},
-	{name: "lower weak pubmed NC does not conflict", ev: []Evidence{
+	{name: "lower weak pubmed NC conflicts", ev: []Evidence{
 		href(SourcePMC, by40), {Kind: KindPubMedCopyright, Value: "Published under CC BY-NC-ND"},
-	}, family: CCBY, version: "4.0"},
+	}, reason: Conflict},
+	{name: "lower pubmed all rights reserved conflicts", ev: []Evidence{
+		href(SourcePMC, by40), {Kind: KindPubMedCopyright, Value: "Copyright 2014 Elsevier Inc. All rights reserved."},
+	}, reason: Conflict},
+	{name: "lower crossref custom vor conflicts", ev: []Evidence{
+		href(SourcePMC, by40), crossref("http://onlinelibrary.wiley.com/termsAndConditions#vor", "vor", day(2015, 1, 1), 0),
+	}, reason: Conflict},
+	{name: "lower crossref future vor conflicts", ev: []Evidence{
+		href(SourcePMC, by40), crossref(by40, "vor", day(2030, 1, 1), 0),
+	}, reason: Conflict},
 	{name: "unknown source ranks last", ev: []Evidence{
 		{Kind: KindJATSHref, Source: "mystery", Value: by40}, href(SourcePublisher, nc30),
 	}, reason: NonCommercial},

@@ -58,6 +58,8 @@ var Reasons = []Reason{NonCommercial, NoDerivatives, TDMOnly, CustomTerms, Unkno
 //   - KindOpenAlex: a location's license ("cc-by", "other-oa"...) or
 //     license_id URL; ContentVersion = the location's version. Only
 //     publishedVersion locations count.
+//     An open location whose licence is null is recorded with Value
+//     [OpenAlexNoLicence]: the version it holds is open but unlicensed.
 //   - KindPMCLicenseCode: PMC metadata license_code or file-list License
 //     ("CC BY", "CC BY-NC-ND", "CC0", "TDM", "NO-CC CODE").
 //   - KindPubMedCopyright: PubMed <CopyrightInformation>; weak evidence (see
@@ -79,6 +81,10 @@ const (
 	KindPMCLicenseCode  Kind = "pmc-license-code"  // PMC OA file list / bucket license_code
 	KindPubMedCopyright Kind = "pubmed-copyright"  // PubMed <CopyrightInformation> (weak)
 )
+
+// OpenAlexNoLicence is the Value of KindOpenAlex evidence for an open
+// location whose license is null.
+const OpenAlexNoLicence = "null"
 
 // Source ranks where a record came from, for precedence between sources that
 // disagree: PMC JATS > publisher JATS > Crossref version of record > OpenAlex
@@ -111,6 +117,17 @@ type Evidence struct {
 	ContentVersion string `json:"content_version,omitempty"`
 	// Lang is the xml:lang of the licence element, when stated.
 	Lang string `json:"lang,omitempty"`
+	// Path is where in the record the value was read, for the receipt:
+	// "front/article-meta/permissions/license[1]/@xlink:href",
+	// "license[0].URL", "locations[2].license".
+	Path string `json:"path,omitempty"`
+	// Origin is the input file (and archive member) the record was read
+	// from, InputSHA256 that file's SHA-256 and ReadAt the time of the run
+	// that read it: the provenance of the receipt. The ingest run fills
+	// them in; readers leave them empty.
+	Origin      string    `json:"origin,omitempty"`
+	InputSHA256 string    `json:"input_sha256,omitempty"`
+	ReadAt      time.Time `json:"read_at,omitzero"`
 }
 
 // Decision is the outcome for one document.

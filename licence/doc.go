@@ -44,6 +44,13 @@
 //
 // # Deciding
 //
+// Every piece of evidence a record carries counts (issue 13): every
+// <license>, ali:license_ref, license-p text and copyright-statement in any
+// article-meta, front-stub or sub-article of a JATS article; every Crossref
+// license[] entry with its content-version and start; every OpenAlex
+// location with its version; PubMed copyright text. One restrictive signal
+// outweighs any number of permissive ones.
+//
 // [Decide] groups evidence by source, in the precedence of sources.md 7.5:
 // PMC (JATS and license_code) > publisher JATS > Crossref > OpenAlex >
 // PubMed. The first source that says anything about the licence decides; a
@@ -57,12 +64,18 @@
 //     (or rejected with their restriction when they would not be acceptable
 //     anyway). Crossref start already includes delay-in-days; a Crossref
 //     delay without a start date cannot be shown to have passed.
-//   - Crossref entries count only for content-version vor, unspecified or
-//     empty; tdm entries grant mining, not republication (TDMOnly when they
-//     are all there is); am entries license a text we do not redistribute.
-//     OpenAlex locations count only for publishedVersion (the SHILAP
-//     repository copies and other mis-attached licences are submitted
-//     versions).
+//   - A licence applies to the version that is served. Crossref vor,
+//     unspecified or empty entries and OpenAlex publishedVersion locations
+//     are about the version of record; tdm entries grant mining, not
+//     republication (TDMOnly when they are all there is). When the source
+//     has no licence for the version of record, the accepted manuscript
+//     (Crossref am, OpenAlex acceptedVersion) or preprint (OpenAlex
+//     submittedVersion) is the version served, and its licences decide, all
+//     of them (the detail says "licence of the am, the only version with a
+//     licence"); an open OpenAlex publishedVersion location without a
+//     licence ([OpenAlexNoLicence]) rules that out. A permissive licence on
+//     a location whose version is not stated proves nothing; a restrictive
+//     one still vetoes.
 //   - The most restrictive current term wins: any non-commercial,
 //     no-derivatives, custom or unrecognised licence rejects; otherwise CC
 //     BY-SA over CC BY over CC0/PDM. TDM-only licences do not veto a reuse
@@ -72,17 +85,52 @@
 //     family (by/3.0 and by/4.0), or CC0 against PDM stated equally
 //     directly. Wording refines nothing: a versioned URL plus CC BY wording is
 //     the URL's version.
-//   - A JATS copyright-statement is read only when the source has no other
-//     licence evidence (a CC sentence in a bare copyright-statement, PLoS ONE
-//     2007). PubMed copyright text and JATS license-type labels are weak:
-//     they can veto but never prove a licence.
+//   - A JATS copyright-statement that reads as a licence ("distributed under
+//     the Creative Commons Attribution License") is used only when the source
+//     has no other licence evidence (PLoS ONE 2007); one that restricts ("All
+//     rights reserved", "not for commercial use", "non-commercial") vetoes
+//     like any licence. PubMed copyright text and JATS license-type labels
+//     are weak: they can veto but never prove a licence.
 //
 // Finally an accepted decision becomes a Conflict when a lower-precedence
-// source explicitly states a non-commercial or no-derivatives licence for
-// the version of record (Crossref vor, OpenAlex publishedVersion, publisher
-// JATS): one source would otherwise overrule another's explicit
-// restriction. No evidence at all, or only copyright lines and open-access
-// labels, is Missing; licence evidence that cannot be read is Unknown.
+// source restricts the version of record: a current NC, ND or custom term
+// (OpenAlex "other-oa" excepted: it means "open, licence not named"),
+// weak PubMed wording included, or a licence not yet in force. No evidence
+// at all, or only copyright lines and open-access labels, is Missing;
+// licence evidence that cannot be read is Unknown.
+//
+// Retraction and correction notices are documents in their own right,
+// judged by their own licence; readers set ingest.Document.Retracted only
+// on a retracted work, which the merge removes.
+//
+// # Reason codes
+//
+// Decision.Reason of a rejected document, as written to rejects.parquet
+// (the index adds its own: record_too_large, invalid, no-id, excluded):
+//
+//	code            meaning
+//	non-commercial  an NC licence (URL, code or wording) among the evidence
+//	no-derivatives  an ND licence among the evidence
+//	custom-terms    publisher terms, "all rights reserved", other-oa, WHO terms
+//	tdm-only        the only licence is for text and data mining
+//	unknown         licence evidence that cannot be read, or only for a version
+//	                not served, or only weak labels
+//	missing         no licence evidence at all (copyright lines only)
+//	embargoed       the only licence starts after the run date
+//	conflict        sources disagree: two versions of a family, CC0 against
+//	                PDM, or a lower source restricting what a higher one permits
+//
+// # Receipts
+//
+// Readers record where each value was read (Evidence.Path, e.g.
+// "front/article-meta[1]/permissions[1]/license[1]/@xlink:href",
+// "license[1].URL", "locations[2].license"); the ingest run adds the input
+// file, its SHA-256 and the time it was read. [Receipts] turns a decision's
+// evidence into [Receipt]s: source, kind, field path, raw value, the
+// licence it was read as (SPDX id beside the family), the version of the
+// work it applies to and that provenance. The snapshot's licence_evidence
+// table, the paid document answer's license_evidence and `openshelf
+// explain ID` all show them.
 //
 // # Attribution
 //

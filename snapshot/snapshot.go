@@ -40,9 +40,12 @@ const (
 	SearchFields   = "search/fields"
 )
 
+// LicenceEvidence holds the licence receipts of published documents.
+const LicenceEvidence = "licence_evidence"
+
 // Tables lists every table of a snapshot.
 var Tables = []string{
-	Documents, Aliases, Fulltext, References, Topics, Rejects,
+	Documents, Aliases, Fulltext, References, Topics, Rejects, LicenceEvidence,
 	SearchTerms, SearchPostings, SearchDocs, SearchFields,
 }
 

@@ -33,6 +33,10 @@ type Document struct {
 	LicenseName, LicenseURL        string
 	Attribution, CopyrightNotice   string
 	ShareAlikeNotice               string
+	// LicenseEvidence is the licence receipt, a JSON array of
+	// licence.Receipt. It is encoded last: records written before it
+	// existed decode with it empty.
+	LicenseEvidence string
 }
 
 // Section is one full-text section, in document order (depth first); Parent
@@ -94,7 +98,7 @@ func AppendDocument(b []byte, d *Document) []byte {
 	b = appendBool(b, d.HasFulltext)
 	b = appendBool(b, d.HasReferences)
 	for _, s := range []string{d.License, d.LicenseVersion, d.LicenseName, d.LicenseURL, d.Attribution,
-		d.CopyrightNotice, d.ShareAlikeNotice} {
+		d.CopyrightNotice, d.ShareAlikeNotice, d.LicenseEvidence} {
 		b = appendString(b, s)
 	}
 	return b
@@ -224,6 +228,9 @@ func DecodeDocument(b []byte) (*Document, error) {
 	doc.License, doc.LicenseVersion, doc.LicenseName = d.string("license"), d.string("license_version"), d.string("license_name")
 	doc.LicenseURL, doc.Attribution = d.string("license_url"), d.string("attribution")
 	doc.CopyrightNotice, doc.ShareAlikeNotice = d.string("copyright_notice"), d.string("share_alike_notice")
+	if d.err == nil && len(d.b) > 0 {
+		doc.LicenseEvidence = d.string("license_evidence")
+	}
 	if err := d.done("document"); err != nil {
 		return nil, err
 	}

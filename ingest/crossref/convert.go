@@ -2,6 +2,7 @@ package crossref
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +47,9 @@ func convert(w *work, origin string, now time.Time) *ingest.Document {
 	for _, u := range w.UpdateTo {
 		switch updateKind(u.Type) {
 		case "retraction":
-			doc.Type, doc.Retracted = "retraction", true
+			// A notice is a document in its own right, judged by its
+			// own licence (issue 13); only the retracted work goes.
+			doc.Type = "retraction"
 		case "correction":
 			if doc.Type != "retraction" {
 				doc.Type = "correction"
@@ -157,7 +160,7 @@ func references(list []reference) []ingest.Reference {
 // documentation for Start).
 func evidence(list []license, issued dateField) []licence.Evidence {
 	var ev []licence.Evidence
-	for _, l := range list {
+	for i, l := range list {
 		url := strings.TrimSpace(l.URL)
 		if url == "" {
 			continue
@@ -168,6 +171,7 @@ func evidence(list []license, issued dateField) []licence.Evidence {
 			Value:          url,
 			ContentVersion: strings.ToLower(strings.TrimSpace(l.ContentVersion)),
 			Start:          l.Start.instant(),
+			Path:           "license[" + strconv.Itoa(i) + "].URL",
 		}
 		if l.Delay.set {
 			e.DelayDays = l.Delay.n
@@ -177,7 +181,8 @@ func evidence(list []license, issued dateField) []licence.Evidence {
 				}
 			}
 		}
-		if !slices.Contains(ev, e) {
+		// A repeated entry is recorded once, at its first path.
+		if !slices.ContainsFunc(ev, func(x licence.Evidence) bool { x.Path = e.Path; return x == e }) {
 			ev = append(ev, e)
 		}
 	}

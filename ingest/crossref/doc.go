@@ -32,8 +32,9 @@
 // # Retractions and corrections
 //
 // A work whose update-to names another work as retracted, withdrawn or
-// removed is a retraction notice: Type "retraction", Retracted set. A work
-// whose updated-by lists such an update is itself retracted. Corrections
+// removed is a retraction notice: Type "retraction", judged by its own
+// licence like any document. A work whose updated-by lists such an update
+// is itself retracted (Retracted set, removed from the archive). Corrections
 // (update-to correction, erratum, corrigendum) get Type "correction".
 // relation[] is not used: its vocabulary (is-preprint-of, has-review...) has
 // no retraction link.
@@ -41,4 +42,13 @@
 // Malformed DOIs that embed a resolver URL
 // ("10.5424/http://dx.doi.org/10.5424/sjar/20110903-330-10") are repaired to
 // the DOI after the last resolver prefix.
+//
+// # Caps
+//
+// A record (a line, a list item, a stream-mode value) over 16 MiB, a string
+// over 1 MiB, an array over 50,000 elements or nesting over 64 levels is a
+// Problem whose reason starts with record_too_large and names the field
+// ("record_too_large: reference[50000]: ..."); reading goes on with the
+// next line. In stream mode an oversized value ends the file, since JSON
+// cannot be resynchronised there. See data/README.md, "Caps".
 package crossref

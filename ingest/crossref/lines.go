@@ -1,8 +1,11 @@
 package crossref
 
-// maxLine caps one JSON line in line mode. Real works (thousands of
-// references) are a few megabytes; a longer line is reported and skipped.
-const maxLine = 64 << 20
+import "github.com/openshelf/openshelf/ingest/internal/limit"
+
+// maxLine caps one JSON line in line mode, and one value in stream mode.
+// Real works (thousands of references) are a few megabytes; a longer record
+// is reported as record_too_large and skipped.
+const maxLine = limit.RecordBytes
 
 // sniffSize is how much input is examined to choose between line mode and
 // stream mode.

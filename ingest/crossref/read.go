@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 	"github.com/openshelf/openshelf/ingest/internal/lines"
 
 	"github.com/openshelf/openshelf/ingest"
@@ -36,6 +37,7 @@ type reader struct {
 	sink   ingest.Sink
 	in     *lines.ErrReader
 	now    time.Time
+	budget *limit.Budget // stream mode: bytes per value
 }
 
 func read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink, max int) error {
@@ -54,7 +56,9 @@ func read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink, max
 		if looksLikeLines(head, len(head) < sniffSize) {
 			err = rd.lines(&lines.Reader{BR: br, Max: max})
 		} else {
-			err = rd.stream(json.NewDecoder(br))
+			// Stream mode holds one value at a time, at most maxLine.
+			rd.budget = &limit.Budget{R: br, Max: int64(max)}
+			err = rd.stream(json.NewDecoder(rd.budget))
 		}
 	}
 	if errors.Is(err, errStop) {
@@ -109,7 +113,7 @@ func (rd *reader) lines(lr *lines.Reader) error {
 			return rd.broken(record, err)
 		}
 		if tooLong {
-			rd.problem(record, fmt.Sprintf("line longer than %d bytes", lr.Max))
+			rd.problem(record, fmt.Sprintf("%s: (record): line longer than %d bytes", limit.Reason, lr.Max))
 			continue
 		}
 		if line = bytes.TrimSpace(line); len(line) == 0 {
@@ -125,6 +129,13 @@ func (rd *reader) lines(lr *lines.Reader) error {
 // list. depth counts "message" wrappers, which nest once at most.
 func (rd *reader) value(b []byte, record string, depth int) error {
 	b = bytes.TrimSpace(b)
+	if depth == 0 {
+		// Field, array and nesting caps before anything is decoded.
+		if err := limit.CheckJSON(b); err != nil {
+			rd.problem(record, err.Error())
+			return nil
+		}
+	}
 	if len(b) > 0 && b[0] == '[' {
 		var items []json.RawMessage
 		if err := json.Unmarshal(b, &items); err != nil {
@@ -178,6 +189,7 @@ func (rd *reader) stream(dec *json.Decoder) error {
 			return fmt.Errorf("crossref: %s: %w", rd.origin, err)
 		}
 		record := "value " + strconv.Itoa(n)
+		rd.budget.Reset()
 		tok, err := dec.Token()
 		if err == io.EOF {
 			return nil
@@ -273,6 +285,10 @@ func (rd *reader) streamObject(dec *json.Decoder, record string, depth int) erro
 		return nil
 	}
 	rest.WriteByte('}')
+	if err := limit.CheckJSON(rest.Bytes()); err != nil {
+		rd.problem(record, err.Error())
+		return nil
+	}
 	var env envelope
 	if err := json.Unmarshal(rest.Bytes(), &env); err != nil {
 		rd.problem(record, "malformed work: "+err.Error())
@@ -292,11 +308,17 @@ func (rd *reader) streamItems(dec *json.Decoder, record string) error {
 			return fmt.Errorf("crossref: %s: %w", rd.origin, err)
 		}
 		rec := fmt.Sprintf("%s item %d", record, i)
+		rd.budget.Reset()
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return rd.broken(rec, err)
+		}
+		if err := limit.CheckJSON(raw); err != nil {
+			rd.problem(rec, err.Error())
+			continue
+		}
 		var w work
-		if err := dec.Decode(&w); err != nil {
-			if !recoverable(err) {
-				return rd.broken(rec, err)
-			}
+		if err := json.Unmarshal(raw, &w); err != nil {
 			// The value was read whole; only its shape was wrong.
 			rd.problem(rec, "malformed work: "+err.Error())
 			continue

@@ -315,8 +315,8 @@ func TestRetractionsAndCorrections(t *testing.T) {
 		typ       string
 		retracted bool
 	}{
-		{"notice", `{"DOI":"10.1/n","type":"journal-article","update-to":[{"DOI":"10.1/orig","type":"retraction","label":"Retraction"}]}`, "retraction", true},
-		{"withdrawal", `{"DOI":"10.1/w","type":"journal-article","update-to":[{"DOI":"10.1/orig","type":"withdrawal"}]}`, "retraction", true},
+		{"notice", `{"DOI":"10.1/n","type":"journal-article","update-to":[{"DOI":"10.1/orig","type":"retraction","label":"Retraction"}]}`, "retraction", false}, // issue 13: a notice is a document
+		{"withdrawal", `{"DOI":"10.1/w","type":"journal-article","update-to":[{"DOI":"10.1/orig","type":"withdrawal"}]}`, "retraction", false},
 		{"retracted work", `{"DOI":"10.1/r","type":"journal-article","updated-by":[{"DOI":"10.1/n","type":"retraction","source":"retraction-watch"}]}`, "research-article", true},
 		{"correction", `{"DOI":"10.1/c","type":"journal-article","update-to":[{"DOI":"10.1/orig","type":"correction"}]}`, "correction", false},
 		{"corrected work", `{"DOI":"10.1/k","type":"journal-article","updated-by":[{"DOI":"10.1/c","type":"erratum"}]}`, "research-article", false},

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 )
 
 // Format names the reader a stream belongs to. The zero value means the
@@ -143,7 +145,12 @@ func Detect(prefix []byte) Info {
 // an I/O error from r, or ErrCorrupt when a compressed stream cannot be
 // opened; an unrecognised stream is not an error (Info.Format is "").
 func Sniff(r io.Reader) (Info, io.ReadCloser, error) {
-	br := bufio.NewReaderSize(r, SniffSize)
+	in := &limit.Counter{R: r}
+	br := bufio.NewReaderSize(in, SniffSize)
+	// Decompression is bounded in ratio and size (limit.Expansion): a
+	// bomb fails the file with limit.ErrBomb instead of filling memory or
+	// disk downstream.
+	bounded := func(r io.Reader) io.Reader { return &limit.Expansion{R: r, In: func() int64 { return in.N }} }
 	head, err := br.Peek(len(magicZstd))
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
 		return Info{}, nil, err
@@ -162,14 +169,14 @@ func Sniff(r io.Reader) (Info, io.ReadCloser, error) {
 		}
 		// gzip.Reader reads several concatenated members (pigz, bgzip)
 		// as one stream by default, which is what we want.
-		stream = gz
+		stream = bounded(gz)
 	case bytes.HasPrefix(head, magicZstd):
 		info.Compression = Zstd
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			return info, nil, fmt.Errorf("%w: zstd: %v", ErrCorrupt, err)
 		}
-		stream, closer = zr, zr.Close
+		stream, closer = bounded(zr), zr.Close
 	}
 	inner := br
 	if stream != io.Reader(br) {

@@ -295,7 +295,8 @@ func TestEncodingsAndNamespaces(t *testing.T) {
 }
 
 func TestLicenceScope(t *testing.T) {
-	// Only article-meta permissions count: not figures, not sub-articles.
+	// Article-meta and sub-article permissions count (issue 13), figure
+	// permissions do not; sub-article text is not served.
 	in := `<article xmlns:ali="http://www.niso.org/schemas/ali/1.0/" xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>` +
 		`<article-id pub-id-type="pmcid">PMC77</article-id>` +
 		`<permissions><copyright-statement>© 2030 A</copyright-statement>` +
@@ -321,7 +322,14 @@ func TestLicenceScope(t *testing.T) {
 		{lP, "creativecommons.org/licenses/by/4.0/legalcode", "en"},
 		{lP, "See https://creativecommons.org/licenses/by/4.0/ or creativecommons.org/licenses/by/4.0/legalcode.", "en"},
 		{lALI, "http://example.org/direct", ""},
+		{lHref, "http://sub-article", ""},
 	}, licence.SourcePMC)
+	if p := d.Licence.Evidence[len(d.Licence.Evidence)-1].Path; p != "sub-article[1]/front-stub[1]/permissions[1]/license[1]/@xlink:href" {
+		t.Errorf("sub-article evidence path %q", p)
+	}
+	if p := d.Licence.Evidence[2].Path; p != "front/article-meta[1]/permissions[1]/license[1]/@xlink:href" {
+		t.Errorf("href path %q", p)
+	}
 	if ali := d.Licence.Evidence[3]; !ali.Start.Equal(time.Date(2030, 2, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("ali start %v", ali.Start)
 	}
@@ -433,9 +441,20 @@ func TestContent(t *testing.T) {
 			t.Error("referee report in the text")
 		}
 	})
+	t.Run("retracted work", func(t *testing.T) {
+		in := `<article article-type="research-article"><front><article-meta><article-id pub-id-type="doi">10.1/r</article-id>` +
+			`<related-article related-article-type="retraction-forward" xlink:href="10.1/n" xmlns:xlink="http://www.w3.org/1999/xlink"/>` +
+			`<permissions><license xlink:href="http://creativecommons.org/licenses/by/4.0/" xmlns:xlink="http://www.w3.org/1999/xlink"/></permissions>` +
+			`</article-meta></front></article>`
+		sink, err := readString(t, rd, in)
+		if err != nil || len(sink.docs) != 1 || !sink.docs[0].Retracted {
+			t.Fatalf("%v %+v", err, sink.docs)
+		}
+	})
 	t.Run("retraction notice", func(t *testing.T) {
+		// A notice is a document in its own right (issue 13).
 		d := readFile(t, rd, "plos/journal.pcbi.0030158.xml")
-		if !d.Retracted || d.Type != "retraction" {
+		if d.Retracted || d.Type != "retraction" {
 			t.Errorf("retracted %v type %q", d.Retracted, d.Type)
 		}
 		d = readFile(t, rd, "elife/elife07586.xml")

@@ -55,22 +55,30 @@
 //     which keeps the publisher's punctuation, else the flattened
 //     structured citation. A DOI written only in the text is picked up.
 //   - sub-articles and responses (eLife decision letters, F1000 referee
-//     reports, SciELO translations and replies) are skipped entirely: they
-//     are separate works with their own authors and permissions.
+//     reports, SciELO translations and replies) are not text: they are
+//     separate works with their own authors. Their permissions are licence
+//     evidence (below).
 //
 // # Retractions
 //
-// Retracted is set for retraction notices (article-type "retraction" or
-// "partial-retraction", or a related-article of type "retracted-article",
-// which points from a notice to the work it retracts) and for retracted
-// works that PMC links forward to their notice ("retraction-forward").
-// Corrections are not retractions.
+// Retracted is set only for retracted works, which PMC links forward to
+// their notice (related-article "retraction-forward"); they are removed
+// from the archive. Retraction notices (article-type "retraction" or
+// "partial-retraction", or a related-article of type "retracted-article"
+// pointing from the notice to the work it retracts, which makes the Type
+// "retraction") are documents in their own right, judged by their own
+// licence like corrections.
 //
 // # Licence
 //
-// Licence evidence comes only from the main article's
-// front/article-meta/permissions (plus a bare article-meta
-// copyright-statement, where NLM 2.x files state the licence). Per
+// Licence evidence comes from the permissions of every article-meta (a
+// second one, or a second <front>, cannot hide a restriction), every
+// front-stub, and every sub-article or response (their front or
+// front-stub, nested ones included, up to 8 deep; deeper nesting makes the
+// article a Problem), plus a bare article-meta copyright-statement, where
+// NLM 2.x files state the licence. Figure and table permissions are not
+// read: figures are not served. Each Evidence carries its Path, e.g.
+// "front/article-meta[1]/permissions[1]/license[1]/@xlink:href". Per
 // <license>, in document order: license-type, xlink:href, each
 // ali:license_ref with its start_date, then the URLs linked or spelled out
 // in each license-p (or NLM 2.x <p>) followed by its text; Lang is the

@@ -38,6 +38,7 @@ func (p *parser) readFront(a *article, root int32) {
 		doc.Venue = t.text(jt, skipInTitle)
 		doc.Publisher = t.text(t.child(t.child(jm, "publisher"), "publisher-name"), nil)
 	}
+	p.frontEvidence(a, t, root, "front")
 	am := t.child(root, "article-meta")
 	if am == none {
 		return
@@ -65,18 +66,22 @@ func (p *parser) readFront(a *article, root int32) {
 				doc.Title = t.text(t.child(c, "article-title"), skipInTitle)
 			}
 		case "related-article":
-			// A retraction notice points at the retracted work with
-			// "retracted-article"; PMC marks the retracted work itself
-			// with "retraction-forward". Both are removed from the archive.
+			// PMC marks a retracted work with "retraction-forward",
+			// pointing to its notice: the work is removed. A notice
+			// points back with "retracted-article" (or
+			// "partial-retraction"): the notice is a document in its own
+			// right, judged by its own licence (issue 13).
 			switch strings.ToLower(t.attr(c, "related-article-type")) {
-			case "retracted-article", "retraction-forward", "partial-retraction":
+			case "retraction-forward":
 				doc.Retracted = true
+			case "retracted-article", "partial-retraction":
+				if doc.Type == "" || doc.Type == "article" || doc.Type == "research-article" {
+					doc.Type = "retraction"
+				}
 			}
 		}
 	}
 	switch doc.Type {
-	case "retraction", "partial-retraction", "retraction-notice":
-		doc.Retracted = true
 	case "article":
 		// bioRxiv and medRxiv label every preprint plain "article".
 		if v := strings.ToLower(doc.Venue); v == "biorxiv" || v == "medrxiv" {
@@ -88,7 +93,23 @@ func (p *parser) readFront(a *article, root int32) {
 	doc.Abstract = abstract(t, am)
 	doc.Keywords = keywords(t, am)
 	doc.Subjects = subjects(t, am)
-	a.evidence = licenceEvidence(t, am)
+}
+
+// frontEvidence appends the licence evidence of every article-meta (a
+// malformed or hostile file may carry several) and front-stub directly
+// under root, named by path.
+func (p *parser) frontEvidence(a *article, t *tree, root int32, path string) {
+	var nm, ns int
+	for c := range t.elems(root) {
+		switch t.nodes[c].local {
+		case "article-meta":
+			nm++
+			a.evidence = licenceEvidence(a.evidence, t, c, indexed(path+"/article-meta", nm))
+		case "front-stub":
+			ns++
+			a.evidence = licenceEvidence(a.evidence, t, c, indexed(path+"/front-stub", ns))
+		}
+	}
 }
 
 // skipInAff leaves labels, identifiers and contact details out of

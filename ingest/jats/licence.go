@@ -1,14 +1,16 @@
 package jats
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/openshelf/openshelf/licence"
 )
 
-// licenceEvidence collects what the main article's front/article-meta says
-// about its licence, in document order:
+// licenceEvidence appends what one article-meta or front-stub (node am of
+// t, reached by path prefix, e.g. "front/article-meta[2]") says about the
+// licence, in document order:
 //
 //   - per <license>: license-type (KindJATSLicenseType), xlink:href
 //     (KindJATSHref), each ali:license_ref with its start_date (KindJATSALI),
@@ -18,11 +20,12 @@ import (
 //   - copyright-statement text (KindJATSCopyright), also when it sits bare
 //     in article-meta without <permissions> (NLM 2.x, PLoS ONE 2007).
 //
-// Permissions of figures, tables, supplementary material and sub-articles
-// never reach this function: it reads article-meta only. Source is filled
-// in later, once the article's ids are known.
-func licenceEvidence(t *tree, am int32) []licence.Evidence {
-	var ev []licence.Evidence
+// Every article-meta, front-stub and sub-article of an article is read
+// (issue 13: a second article-meta must not hide a non-commercial
+// licence); permissions of figures, tables and supplementary material
+// never reach this function. Source is filled in later, once the article's
+// ids are known.
+func licenceEvidence(ev []licence.Evidence, t *tree, am int32, prefix string) []licence.Evidence {
 	add := func(e licence.Evidence) {
 		if e.Value == "" {
 			return
@@ -34,53 +37,72 @@ func licenceEvidence(t *tree, am int32) []licence.Evidence {
 		}
 		ev = append(ev, e)
 	}
+	var np, nc int
 	for c := range t.elems(am) {
 		switch t.nodes[c].local {
 		case "permissions":
+			np++
+			pp := indexed(prefix+"/permissions", np)
+			var nl, nr, ncs int
 			for d := range t.elems(c) {
 				switch t.nodes[d].local {
 				case "license":
-					licenseEvidence(t, d, add)
+					nl++
+					licenseEvidence(t, d, indexed(pp+"/license", nl), add)
 				case "license_ref":
-					add(aliEvidence(t, d, ""))
+					nr++
+					add(aliEvidence(t, d, "", indexed(pp+"/ali:license_ref", nr)))
 				case "copyright-statement":
-					add(licence.Evidence{Kind: licence.KindJATSCopyright, Value: t.text(d, nil)})
+					ncs++
+					add(licence.Evidence{Kind: licence.KindJATSCopyright, Value: t.text(d, nil),
+						Path: indexed(pp+"/copyright-statement", ncs)})
 				}
 			}
 		case "copyright-statement":
-			add(licence.Evidence{Kind: licence.KindJATSCopyright, Value: t.text(c, nil)})
+			nc++
+			add(licence.Evidence{Kind: licence.KindJATSCopyright, Value: t.text(c, nil),
+				Path: indexed(prefix+"/copyright-statement", nc)})
 		}
 	}
 	return ev
 }
 
-func licenseEvidence(t *tree, l int32, add func(licence.Evidence)) {
+// indexed appends a 1-based position to a path element: "license[2]".
+func indexed(path string, n int) string {
+	return path + "[" + strconv.Itoa(n) + "]"
+}
+
+func licenseEvidence(t *tree, l int32, path string, add func(licence.Evidence)) {
 	lang := t.lang(l)
 	if v := t.attr(l, "license-type"); v != "" {
-		add(licence.Evidence{Kind: licence.KindJATSLicenseType, Value: v, Lang: lang})
+		add(licence.Evidence{Kind: licence.KindJATSLicenseType, Value: v, Lang: lang, Path: path + "/@license-type"})
 	}
 	if v := t.attr(l, "href"); v != "" {
-		add(licence.Evidence{Kind: licence.KindJATSHref, Value: v, Lang: lang})
+		add(licence.Evidence{Kind: licence.KindJATSHref, Value: v, Lang: lang, Path: path + "/@xlink:href"})
 	}
+	var nr, np int
 	for c := range t.elems(l) {
-		switch t.nodes[c].local {
+		switch local := t.nodes[c].local; local {
 		case "license_ref":
-			add(aliEvidence(t, c, lang))
+			nr++
+			add(aliEvidence(t, c, lang, indexed(path+"/ali:license_ref", nr)))
 		case "license-p", "p":
+			np++
+			pp := indexed(path+"/"+local, np)
 			for _, u := range linkedURLs(t, c, nil) {
-				add(licence.Evidence{Kind: licence.KindJATSLicenseP, Value: u, Lang: lang})
+				add(licence.Evidence{Kind: licence.KindJATSLicenseP, Value: u, Lang: lang, Path: pp + "//@xlink:href"})
 			}
 			text := t.text(c, nil)
 			for _, u := range bareURLs(text) {
-				add(licence.Evidence{Kind: licence.KindJATSLicenseP, Value: u, Lang: lang})
+				add(licence.Evidence{Kind: licence.KindJATSLicenseP, Value: u, Lang: lang, Path: pp + " (URL in text)"})
 			}
-			add(licence.Evidence{Kind: licence.KindJATSLicenseP, Value: text, Lang: lang})
+			add(licence.Evidence{Kind: licence.KindJATSLicenseP, Value: text, Lang: lang, Path: pp})
 		}
 	}
 }
 
-func aliEvidence(t *tree, n int32, lang string) licence.Evidence {
-	e := licence.Evidence{Kind: licence.KindJATSALI, Value: t.text(n, nil), Lang: lang}
+func aliEvidence(t *tree, n int32, lang, path string) licence.Evidence {
+	e := licence.Evidence{Kind: licence.KindJATSALI, Value: t.text(n, nil), Lang: lang, Path: path}
 	if sd := t.attr(n, "start_date"); sd != "" {
 		e.Start = parseStart(sd)
 	}

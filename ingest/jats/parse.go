@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 	"github.com/openshelf/openshelf/licence"
 )
 
@@ -49,12 +51,15 @@ type oaiRecord struct {
 
 // article collects one article while it streams past.
 type article struct {
-	doc      *ingest.Document
-	front    bool
-	sections []ingest.Section
-	back     []ingest.Section
-	refs     []ingest.Reference
-	evidence []licence.Evidence
+	doc       *ingest.Document
+	front     bool
+	sections  []ingest.Section
+	back      []ingest.Section
+	refs      []ingest.Reference
+	evidence  []licence.Evidence
+	fronts    int // <front> elements seen
+	textBytes int // body and back paragraph text held
+	subs      int // sub-article and response elements seen
 }
 
 // parsers recycles parser workspaces (read buffer, trees, name table)
@@ -211,7 +216,7 @@ func (p *parser) article() error {
 				return err
 			}
 		}
-		p.sink.Problem(ingest.Problem{Path: p.origin, Record: p.record(a), Reason: err.Error()})
+		p.sink.Problem(ingest.Problem{Path: p.origin, Record: p.record(a), Reason: limit.Reason + ": " + err.Error()})
 		return nil
 	}
 	if err != nil {
@@ -233,9 +238,13 @@ func (p *parser) articleChildren(a *article) error {
 			switch string(p.s.local) {
 			case "front":
 				if a.front {
-					err = p.s.skip()
+					// A second <front>: its licence evidence still
+					// counts, the rest was read from the first.
+					a.fronts++
+					err = p.extraFront(a, "front["+strconv.Itoa(a.fronts)+"]")
 					break
 				}
+				a.fronts = 1
 				a.front = true
 				p.front.reset()
 				var root int32
@@ -252,11 +261,72 @@ func (p *parser) articleChildren(a *article) error {
 				}
 			case "back":
 				err = p.back(a)
+			case "sub-article", "response":
+				// Separate works (decision letters, referee reports,
+				// translations, replies) whose text is not served, but
+				// whose permissions are licence evidence for the whole.
+				a.subs++
+				err = p.subArticle(a, string(p.s.local)+"["+strconv.Itoa(a.subs)+"]", 1)
 			default:
-				// sub-article, response (decision letters, referee reports,
-				// translations, replies: separate works with their own
-				// authors and permissions), floats-group (figures and
-				// tables), and anything else.
+				// floats-group (figures and tables), and anything else.
+				err = p.s.skip()
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// maxArticleText bounds the paragraph text one article may hold (the
+// largest PMC articles have a few MiB).
+const maxArticleText = 64 << 20
+
+// maxSubArticleDepth bounds how deeply nested sub-articles are searched
+// for permissions; the scanner's own depth limit bounds the rest.
+const maxSubArticleDepth = 8
+
+// extraFront captures a <front> or <front-stub> after the first into the
+// scratch tree and keeps only its licence evidence.
+func (p *parser) extraFront(a *article, path string) error {
+	p.tmp.reset()
+	root, err := p.tmp.capture(&p.s, nil)
+	if err != nil {
+		return err
+	}
+	p.frontEvidence(a, &p.tmp, root, path)
+	if p.tmp.nodes[root].local == "front-stub" {
+		a.evidence = licenceEvidence(a.evidence, &p.tmp, root, path)
+	}
+	return nil
+}
+
+// subArticle reads the licence evidence of a sub-article or response (its
+// front or front-stub, and those of nested sub-articles) and skips the
+// rest. The scanner sits on its start tag.
+func (p *parser) subArticle(a *article, path string, depth int) error {
+	var nf, ns int
+	for {
+		if err := p.s.next(); err != nil {
+			return err
+		}
+		switch p.s.kind {
+		case tokEnd:
+			return nil
+		case tokStart:
+			var err error
+			switch local := string(p.s.local); {
+			case local == "front" || local == "front-stub":
+				nf++
+				err = p.extraFront(a, indexed(path+"/"+local, nf))
+			case local == "sub-article" || local == "response":
+				if depth >= maxSubArticleDepth {
+					// Unread permissions could hide a restriction.
+					return fmt.Errorf("%w: sub-articles nested deeper than %d", errCaptureLimit, maxSubArticleDepth)
+				}
+				ns++
+				err = p.subArticle(a, indexed(path+"/"+local, ns), depth+1)
+			default:
 				err = p.s.skip()
 			}
 			if err != nil {
@@ -387,6 +457,9 @@ func (p *parser) flow(a *article, cur *ingest.Section, direct bool) error {
 			var text string
 			if text, err = p.captureText(skipInPara, nil); err == nil && text != "" {
 				cur.Paragraphs = append(cur.Paragraphs, text)
+				if a.textBytes += len(text); a.textBytes > maxArticleText {
+					err = fmt.Errorf("%w: body: more than %d bytes of text", errCaptureLimit, maxArticleText)
+				}
 			}
 		case clsTitle:
 			if !direct || cur.Title != "" {
@@ -487,6 +560,10 @@ func (p *parser) refList(a *article) error {
 			var n int32
 			if n, err = p.tmp.capture(&p.s, nil); err == nil {
 				if r, ok := reference(&p.tmp, n); ok {
+					if len(a.refs) >= limit.ArrayLen {
+						err = fmt.Errorf("%w: ref-list: more than %d references", errCaptureLimit, limit.ArrayLen)
+						break
+					}
 					a.refs = append(a.refs, r)
 				}
 			}

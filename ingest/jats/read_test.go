@@ -374,6 +374,10 @@ var fixtureWants = []fixtureWant{
 			{lCopy, "Copyright: © 2018 Beck J et al.", ""},
 			{lHref, "http://creativecommons.org/licenses/by/4.0/", ""},
 			{lP, "This is an open access article d…", ""},
+			// The referee reports' own permissions (sub-articles).
+			{lCopy, "Copyright: © 2018 Ross-Hellauer T", ""},
+			{lP, "This is an open access peer review report distributed under the terms of the Creative Commons Attribution Licence, which permits unrestricted use, distribution, and reproduction in any medium, provided the original work is properly cited.", ""},
+			{lCopy, "Copyright: © 2018 Polka JK", ""},
 		},
 	},
 	{
@@ -409,7 +413,7 @@ var fixtureWants = []fixtureWant{
 		doi:     "10.1371/journal.pcbi.0030158",
 		title:   "Retraction: Measures of Clade Confidence Do Not Co",
 		authors: 2, orcids: 0, affiliated: 0, sections: true, refs: 0,
-		typ: "retraction", date: "2007-07-20", lang: "en", retracted: true,
+		typ: "retraction", date: "2007-07-20", lang: "en", retracted: false, // a notice, not a retracted work
 		evidence: []ev{{lP, "This is an open-access article d…", ""}},
 	},
 	{
@@ -516,7 +520,7 @@ var fixtureWants = []fixtureWant{
 		doi:     "10.1371/journal.ppat.1005207",
 		title:   "Retraction: Extreme Resistance as a Host Counter-c",
 		authors: 7, orcids: 0, affiliated: 0, sections: true, refs: 1,
-		typ: "retraction", date: "2015-09-22", lang: "en", retracted: true,
+		typ: "retraction", date: "2015-09-22", lang: "en", retracted: false, // a notice, not a retracted work
 		evidence: []ev{
 			{lHref, "http://creativecommons.org/licenses/by/4.0/", ""},
 			{lP, "http://creativecommons.org/licenses/by/4.0/", ""},

@@ -10,24 +10,20 @@
 //
 // OpenAlex states a licence per location (primary_location,
 // best_oa_location, locations[]), and some are wrong: repository copies of
-// one journal are attached to unrelated works, and a submitted or accepted
-// manuscript's licence says nothing about the version of record. What the
-// archive redistributes from an OpenAlex record is the publisher's metadata
-// and abstract, and sources.md ranks primary_location above every other
-// location, so the reader applies that precedence itself (an Evidence value
-// cannot say which location it came from):
-//
-//   - the primary_location's licence, whatever its version (it is the work
-//     itself; the version is passed on as ContentVersion), when it has one;
-//   - otherwise the licences of best_oa_location and locations[] entries
-//     whose version is "publishedVersion".
-//
-// Licences of submittedVersion and acceptedVersion copies, and of other
-// locations without a version, are never evidence. Repeated (licence,
-// version) pairs are recorded once. Every value is [licence.KindOpenAlex]
-// evidence from [licence.SourceOpenAlex], left for [licence.Decide] to
-// interpret (it ranks OpenAlex below PMC, publisher JATS and Crossref, and
-// treats "public-domain" with suspicion).
+// one journal are attached to unrelated works. The reader records every
+// location's licence as [licence.KindOpenAlex] evidence from
+// [licence.SourceOpenAlex], with the location's version as ContentVersion
+// and its field as Path ("locations[2].license"); repeated (licence,
+// version) pairs are recorded once. [licence.Decide] judges the version that
+// is served: the publishedVersion locations' licences when there are any
+// (all of them: one restrictive value rejects, and other versions' licences
+// are then ignored, which is why a wrong SHILAP submittedVersion copy does
+// not matter), else the licences of the acceptedVersion and
+// submittedVersion locations (a work whose only open copy is its preprint
+// or accepted manuscript is served as that version). Restrictions on a
+// location without a version veto; permissive values there prove nothing.
+// OpenAlex ranks below PMC, publisher JATS and Crossref, and "public-domain"
+// is treated with suspicion.
 //
 // # Versions of a work
 //
@@ -37,4 +33,11 @@
 //
 // referenced_works are bare OpenAlex ids without citation text, so they are
 // not turned into references.
+//
+// # Caps
+//
+// A line over 16 MiB, a string over 1 MiB, an array over 50,000 elements or
+// nesting over 64 levels is a Problem whose reason contains
+// record_too_large and names the field; reading goes on with the next line
+// (data/README.md, "Caps").
 package openalex

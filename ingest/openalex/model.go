@@ -61,6 +61,7 @@ type location struct {
 	} `json:"source"`
 	License string `json:"license"`
 	Version string `json:"version"`
+	IsOA    bool   `json:"is_oa"`
 }
 
 // keyword is a keywords[] entry: display_name since 2024, keyword before.

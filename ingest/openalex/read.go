@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/ingest/internal/clean"
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 	"github.com/openshelf/openshelf/ingest/internal/lines"
 
 	"github.com/openshelf/openshelf/ingest"
@@ -65,11 +66,16 @@ func read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink, max
 		record := "line " + strconv.Itoa(num)
 		if tooLong {
 			sink.Problem(ingest.Problem{Path: origin, Record: record,
-				Reason: fmt.Sprintf("openalex: line longer than %d bytes", max)})
+				Reason: fmt.Sprintf("openalex: %s: (record): line longer than %d bytes", limit.Reason, max)})
 			continue
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			continue
+		}
+		// Field, array and nesting caps before anything is decoded.
+		if err := limit.CheckJSON(line); err != nil {
+			sink.Problem(ingest.Problem{Path: origin, Record: record, Reason: "openalex: " + err.Error()})
 			continue
 		}
 		var w work
@@ -301,31 +307,37 @@ func subjects(w *work) []string {
 	return clean.Dedupe(out)
 }
 
-// evidence collects the location licences that count (see the package
-// documentation): the primary location's when it states one, else those of
-// the other locations holding the published version.
+// evidence records the licence of every location (primary_location,
+// best_oa_location, locations[]) with its version and path; repeated
+// (licence, version) pairs are recorded once. [licence.Decide] picks the
+// version that is served: the published version's licences when there are
+// any, else those of the accepted or submitted version (issue 13).
 func evidence(w *work) []licence.Evidence {
 	var ev []licence.Evidence
-	add := func(l *location, primary bool) {
+	add := func(l *location, path string) {
 		if l == nil {
 			return
 		}
 		value := strings.TrimSpace(l.License)
 		version := strings.TrimSpace(l.Version)
-		if value == "" || (!primary && version != "publishedVersion") {
-			return
+		if value == "" {
+			if !l.IsOA || version != "publishedVersion" {
+				return
+			}
+			// An open published copy without a licence: the published
+			// version is what would be served, so another version's
+			// licence must not stand in for it.
+			value = licence.OpenAlexNoLicence
 		}
-		e := licence.Evidence{Kind: licence.KindOpenAlex, Source: licence.SourceOpenAlex, Value: value, ContentVersion: version}
-		if !slices.Contains(ev, e) {
+		e := licence.Evidence{Kind: licence.KindOpenAlex, Source: licence.SourceOpenAlex, Value: value, ContentVersion: version, Path: path}
+		if !slices.ContainsFunc(ev, func(x licence.Evidence) bool { return x.Value == e.Value && x.ContentVersion == e.ContentVersion }) {
 			ev = append(ev, e)
 		}
 	}
-	if add(w.PrimaryLocation, true); len(ev) > 0 {
-		return ev
-	}
-	add(w.BestOALocation, false)
+	add(w.PrimaryLocation, "primary_location.license")
+	add(w.BestOALocation, "best_oa_location.license")
 	for i := range w.Locations {
-		add(&w.Locations[i], false)
+		add(&w.Locations[i], "locations["+strconv.Itoa(i)+"].license")
 	}
 	return ev
 }

@@ -212,17 +212,18 @@ func TestEvidence(t *testing.T) {
 		want []ev
 		why  string
 	}{
-		{"W1481692236", []ev{{"cc-by", "publishedVersion"}}, "SHILAP cc-by-sa submittedVersion copies are wrongly attached"},
-		{"W2144516619", []ev{{"cc-by", "publishedVersion"}}, "SHILAP cc-by-sa and PMC cc-by submittedVersion copies ignored"},
-		{"W2122299184", []ev{{"cc-by", "publishedVersion"}}, "SHILAP cc-by-sa ignored"},
-		{"W220978818", []ev{{"cc-by", "publishedVersion"}}, "primary wins over a repository's other-oa"},
-		{"W2012599372", []ev{{"other-oa", "publishedVersion"}}, "repeated value recorded once"},
+		// Every location is evidence (issue 13); Decide picks the version.
+		{"W1481692236", []ev{{"cc-by", "publishedVersion"}, {"cc-by-sa", "submittedVersion"}, {"cc-by", "submittedVersion"}}, "SHILAP copies recorded, ignored by Decide"},
+		{"W2144516619", []ev{{"cc-by", "publishedVersion"}, {"cc-by-sa", "submittedVersion"}, {"cc-by", "submittedVersion"}}, "SHILAP and PMC submittedVersion copies recorded"},
+		{"W2122299184", []ev{{"cc-by", "publishedVersion"}, {"cc-by-sa", "submittedVersion"}}, "SHILAP recorded"},
+		{"W220978818", []ev{{"cc-by", "publishedVersion"}, {"other-oa", "publishedVersion"}}, "a repository's other-oa on the published version"},
+		{"W2012599372", []ev{{"other-oa", "publishedVersion"}, {"null", "publishedVersion"}}, "repeated value recorded once; open PMC copy without licence"},
 		{"W1621318800", []ev{{"public-domain", "publishedVersion"}}, "Nature 1992 labelled public-domain: passed on for Decide to doubt"},
 		{"W2123181255", []ev{{"cc-by-nc-nd", ""}}, "primary without a version still counts"},
 		{"W1603314123", []ev{{"cc-by-sa", "submittedVersion"}}, "primary location is a submitted version"},
-		{"W1540100396", nil, "only a repository preprint is cc-by"},
-		{"W2011555605", nil, "cc-by-nc-nd only on a submittedVersion"},
-		{"W2098498233", nil, "published copies carry no licence"},
+		{"W1540100396", []ev{{"cc-by", "submittedVersion"}}, "only a repository preprint is cc-by"},
+		{"W2011555605", []ev{{"cc-by-nc-nd", "submittedVersion"}}, "cc-by-nc-nd only on a submittedVersion"},
+		{"W2098498233", []ev{{"null", "publishedVersion"}, {"cc-by", "submittedVersion"}}, "open published copy without licence"},
 	} {
 		d := c.byID(t, tc.id)
 		var got []ev
@@ -247,11 +248,14 @@ func TestLicenceVerdicts(t *testing.T) {
 		{"W2144516619", licence.CCBY}, // not BY-SA from the stray SHILAP copy
 		{"W2122299184", licence.CCBY},
 		{"W2120048887", licence.CCBY},
-		{"W1621318800", ""}, // Nature 1992 "public-domain" is not proven
-		{"W2123181255", ""}, // cc-by-nc-nd
-		{"W2012599372", ""}, // other-oa
-		{"W1540100396", ""}, // no licence on the published version
-		{"W2011555605", ""},
+		{"W1621318800", ""},           // Nature 1992 "public-domain" is not proven
+		{"W2123181255", ""},           // cc-by-nc-nd
+		{"W2012599372", ""},           // other-oa
+		{"W1540100396", licence.CCBY}, // its only open copy is a CC BY preprint (issue 13)
+		{"W1603314123", licence.CCBYSA},
+		{"W2011555605", ""}, // NC on the only open copy
+		{"W2098498233", ""}, // the published copy is open without a licence
+		{"W220978818", ""},  // other-oa on a published copy
 	} {
 		d := c.byID(t, tc.id).Licence
 		if d.Accepted != (tc.family != "") || d.Family != tc.family {

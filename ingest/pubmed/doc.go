@@ -19,6 +19,12 @@
 // Retractions: a record typed "Retracted Publication" (or carrying a
 // RetractionIn comment) is a retracted work; one typed "Retraction of
 // Publication" (or carrying RetractionOf) is the retraction notice itself,
-// Type "retraction". Both set Document.Retracted, which removes them from
-// the archive.
+// Type "retraction", a document in its own right judged by its own licence
+// (issue 13). Only the retracted work sets Document.Retracted, which
+// removes it from the archive.
+//
+// Caps: one PubmedArticle, PubmedBookArticle or DeleteCitation may take at
+// most 16 MiB of input; a larger one is a record_too_large Problem, and
+// since XML cannot be resynchronised the rest of the file is not read
+// (data/README.md, "Caps").
 package pubmed

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/ingest/internal/clean"
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 	"github.com/openshelf/openshelf/ingest/internal/lines"
 
 	"github.com/openshelf/openshelf/ingest"
@@ -39,7 +41,10 @@ func Read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink) err
 		sink.Problem(ingest.Problem{Path: origin, Reason: "pubmed: bad gzip stream: " + err.Error()})
 		return nil
 	}
-	d := xml.NewDecoder(src)
+	// One article (or book article, or DeleteCitation) may take at most
+	// limit.RecordBytes of input: the decoder never holds more.
+	budget := &limit.Budget{R: src, Max: limit.RecordBytes}
+	d := xml.NewDecoder(budget)
 	d.Strict = true
 	// PubMed uses numeric character references, but hand-made and older
 	// files use HTML names (&nbsp;); accept them rather than lose the file.
@@ -53,6 +58,7 @@ func Read(ctx context.Context, r io.Reader, origin string, sink ingest.Sink) err
 			return fmt.Errorf("pubmed: %s: %w", origin, err)
 		}
 		line, _ := d.InputPos()
+		budget.Reset()
 		tok, err := d.Token()
 		if err == io.EOF {
 			return nil
@@ -124,8 +130,12 @@ func (rd *reader) broken(in *lines.ErrReader, d *xml.Decoder, err error) error {
 		return fmt.Errorf("pubmed: reading %s: %w", rd.origin, in.Err)
 	}
 	line, _ := d.InputPos()
-	rd.sink.Problem(ingest.Problem{Path: rd.origin, Record: "line " + strconv.Itoa(line),
-		Reason: "pubmed: malformed XML: " + err.Error()})
+	reason := "pubmed: malformed XML: " + err.Error()
+	if errors.Is(err, limit.ErrTooLarge) || errors.Is(err, limit.ErrBomb) {
+		// XML cannot be resynchronised: the rest of the file is lost.
+		reason = "pubmed: " + err.Error() + "; the rest of the file is not read"
+	}
+	rd.sink.Problem(ingest.Problem{Path: rd.origin, Record: "line " + strconv.Itoa(line), Reason: reason})
 	return nil
 }
 
@@ -220,7 +230,7 @@ func (rd *reader) article(a *pubmedArticle) *ingest.Document {
 	if notice {
 		doc.Type = "retraction"
 	}
-	doc.Retracted = retracted || notice
+	doc.Retracted = retracted
 
 	doc.References = references(a.Data.References, nil, 0)
 	doc.Licence = licence.Decide(evidence(art.Abstract, c.OtherAbstract), rd.now)
@@ -274,7 +284,7 @@ func (rd *reader) book(b *pubmedBookArticle) *ingest.Document {
 	if notice {
 		doc.Type = "retraction"
 	}
-	doc.Retracted = retracted || notice
+	doc.Retracted = retracted
 	doc.Licence = licence.Decide(evidence(bd.Abstract, nil), rd.now)
 	return doc
 }
@@ -447,14 +457,14 @@ func abstractString(a abstract) string {
 // statement on the abstract. It never licenses reuse.
 func evidence(main abstract, other []abstract) []licence.Evidence {
 	var ev []licence.Evidence
-	add := func(s text) {
+	add := func(s text, path string) {
 		if s != "" {
-			ev = append(ev, licence.Evidence{Kind: licence.KindPubMedCopyright, Source: licence.SourcePubMed, Value: string(s)})
+			ev = append(ev, licence.Evidence{Kind: licence.KindPubMedCopyright, Source: licence.SourcePubMed, Value: string(s), Path: path})
 		}
 	}
-	add(main.Copyright)
-	for _, o := range other {
-		add(o.Copyright)
+	add(main.Copyright, "Abstract/CopyrightInformation")
+	for i, o := range other {
+		add(o.Copyright, "OtherAbstract["+strconv.Itoa(i+1)+"]/CopyrightInformation")
 	}
 	return ev
 }

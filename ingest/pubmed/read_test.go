@@ -142,7 +142,7 @@ func TestReadSample2019(t *testing.T) {
 	for name, tc := range map[string]struct{ got, want int }{
 		"with DOI":            {withDOI, 70},
 		"with PMC id":         {withPMC, 20},
-		"retracted":           {retracted, 5}, // 3 retracted works + 2 notices
+		"retracted":           {retracted, 3}, // 3 retracted works; the 2 notices are documents (issue 13)
 		"retraction notices":  {notices, 2},
 		"copyright evidences": {copyright, 14},
 		"references":          {refs, 599},
@@ -172,7 +172,7 @@ func TestReadSampleRecords(t *testing.T) {
 
 	// A retraction notice; one of its seven authors is flagged ValidYN="N".
 	d = c.byPMID(t, "9634358")
-	if d.Type != "retraction" || !d.Retracted || len(d.Authors) != 6 {
+	if d.Type != "retraction" || d.Retracted || len(d.Authors) != 6 {
 		t.Errorf("9634358: type %q retracted %v authors %d", d.Type, d.Retracted, len(d.Authors))
 	}
 	// Retracted works keep their own type.

@@ -148,8 +148,11 @@ var jatsVerdicts = map[string]verdict{
 }
 
 // retractionNotices are the JATS files whose SOURCES.md row says
-// retraction: they are removed from the archive whatever their licence.
+// retraction notice. A notice is a document in its own right (issue 13):
+// accepted by its own licence and published with its receipt.
 var retractionNotices = []string{"journal.ppat.1005207.xml", "journal.pcbi.0030158.xml"}
+
+
 
 // crossrefVerdicts is transcribed from shared/fixtures/crossref/SOURCES.md
 // ("Licence arrays to test"); every other Crossref work there is "REJECT".
@@ -264,15 +267,11 @@ func TestAcceptanceFixtures(t *testing.T) {
 	docs := queryDocuments(t, db, snap)
 	byOrigin := map[string][]published{}
 	byDOI := map[string]published{}
-	publishedIDs := map[string]string{} // id or alias -> table
+	publishedIDs, bundleIDs := publishedSet(t, db, snap, docs) // id or alias -> table
 	for _, d := range docs {
 		byOrigin[d.Origin] = append(byOrigin[d.Origin], d)
 		if d.DOI != "" {
 			byDOI[d.DOI] = d
-		}
-		publishedIDs[d.ID] = "documents"
-		for _, a := range split(d.Aliases) {
-			publishedIDs[a] = "documents.aliases"
 		}
 		if !slices.Contains(licence.Families, licence.Family(d.License)) {
 			t.Errorf("published %s with licence %q", d.ID, d.License)
@@ -287,20 +286,18 @@ func TestAcceptanceFixtures(t *testing.T) {
 	if int64(len(docs)) != sum.Accepted {
 		t.Errorf("documents.parquet has %d rows, summary accepted %d", len(docs), sum.Accepted)
 	}
-	for _, tc := range [][2]string{
-		{snapshot.Fulltext, "id"}, {snapshot.References, "id"}, {snapshot.SearchDocs, "id"},
-		{snapshot.Aliases, "alias"}, {snapshot.Aliases, "id"},
-	} {
-		for _, id := range queryColumn(t, db, snap.Path(tc[0]), tc[1]) {
-			if _, ok := publishedIDs[id]; !ok {
-				publishedIDs[id] = tc[0]
-			}
+	// Every published document has its licence receipt, and one of its
+	// rows names the published family (issue 13).
+	receipts := queryReceipts(t, db, snap)
+	for _, d := range docs {
+		rs := receipts[d.ID]
+		if !slices.ContainsFunc(rs, func(r receipt) bool { return r.Family == d.License }) {
+			t.Errorf("published %s (%s) has no receipt naming %s: %+v", d.ID, d.License, d.License, rs)
 		}
 	}
-	bundleIDs := readBundles(t, db, snap)
-	for id := range bundleIDs {
-		if _, ok := publishedIDs[id]; !ok {
-			t.Errorf("bundle line %s is not in documents.parquet", id)
+	for id := range receipts {
+		if publishedIDs[id] != "documents" {
+			t.Errorf("receipt for %s, which is not published", id)
 		}
 	}
 
@@ -343,13 +340,15 @@ func TestAcceptanceFixtures(t *testing.T) {
 		if !want.allows(d.Licence) {
 			t.Errorf("%s: decided %s, want %v (SOURCES.md); detail: %s", name, describe(d.Licence), want, d.Licence.Detail)
 		}
-		retraction := slices.Contains(retractionNotices, name)
-		if d.Retracted != retraction {
-			t.Errorf("%s: retracted = %v, want %v", name, d.Retracted, retraction)
+		if d.Retracted {
+			t.Errorf("%s: retracted, but no JATS fixture is a retracted work", name)
+		}
+		if slices.Contains(retractionNotices, name) && (d.Type != "retraction" || !d.Licence.Accepted) {
+			t.Errorf("%s: retraction notice read as type %q, %s; want a published retraction", name, d.Type, describe(d.Licence))
 		}
 		pubs := byOrigin[d.Origin]
 		switch {
-		case d.Licence.Accepted && !retraction:
+		case d.Licence.Accepted:
 			if len(pubs) != 1 || pubs[0].License != string(d.Licence.Family) {
 				t.Errorf("%s: accepted as %s but published as %+v", name, d.Licence.Family, pubs)
 			}
@@ -474,6 +473,76 @@ func TestAcceptanceFixtures(t *testing.T) {
 			t.Errorf("deleted %s is published in %s", del.ID, where)
 		}
 	}
+}
+
+// publishedSet returns every id the snapshot publishes, mapped to the first
+// table that holds it (documents, aliases, fulltext, references, the
+// search index, the licence receipts), and the ids in its bundles.
+func publishedSet(t *testing.T, db *sql.DB, snap *snapshot.Snapshot, docs []published) (map[string]string, map[string]bool) {
+	t.Helper()
+	ids := map[string]string{}
+	for _, d := range docs {
+		ids[d.ID] = "documents"
+		for _, a := range split(d.Aliases) {
+			ids[a] = "documents.aliases"
+		}
+	}
+	for _, tc := range [][2]string{
+		{snapshot.Fulltext, "id"}, {snapshot.References, "id"}, {snapshot.SearchDocs, "id"},
+		{snapshot.Aliases, "alias"}, {snapshot.Aliases, "id"},
+	} {
+		for _, id := range queryColumn(t, db, snap.Path(tc[0]), tc[1]) {
+			if _, ok := ids[id]; !ok {
+				ids[id] = tc[0]
+			}
+		}
+	}
+	bundleIDs := readBundles(t, db, snap)
+	for id := range bundleIDs {
+		if _, ok := ids[id]; !ok {
+			t.Errorf("bundle line %s is not in documents.parquet", id)
+		}
+	}
+	return ids, bundleIDs
+}
+
+// receipt is one row of licence_evidence.parquet.
+type receipt struct {
+	ID, Source, Kind, Path, Value, SPDX, Family, AppliesTo, Input, SHA256 string
+	ReadAt                                                                sql.NullTime
+}
+
+// queryReceipts reads licence_evidence.parquet by document id and checks
+// that every row says where it was read, from which input and when, and
+// that the input's checksum is the manifest's.
+func queryReceipts(t *testing.T, db *sql.DB, snap *snapshot.Snapshot) map[string][]receipt {
+	t.Helper()
+	digests := map[string]string{}
+	for _, in := range snap.Manifest.Inputs {
+		digests[in.Path] = in.SHA256
+	}
+	rows, err := db.Query(fmt.Sprintf(`SELECT id, source, kind, path, value, spdx, family, applies_to, input, input_sha256, read_at
+		FROM read_parquet('%s') ORDER BY id, ordinal`, snap.Path(snapshot.LicenceEvidence)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string][]receipt{}
+	for rows.Next() {
+		var r receipt
+		if err := rows.Scan(&r.ID, &r.Source, &r.Kind, &r.Path, &r.Value, &r.SPDX, &r.Family, &r.AppliesTo, &r.Input, &r.SHA256, &r.ReadAt); err != nil {
+			t.Fatal(err)
+		}
+		file, _, _ := strings.Cut(r.Input, "!")
+		if r.Path == "" || r.Input == "" || !r.ReadAt.Valid || r.AppliesTo == "" || r.SHA256 == "" || digests[file] != r.SHA256 {
+			t.Errorf("incomplete receipt: %+v (manifest sha256 %q)", r, digests[file])
+		}
+		out[r.ID] = append(out[r.ID], r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func describe(d licence.Decision) string {
@@ -649,4 +718,189 @@ func openalexLicences(t *testing.T, dir string) map[string]bool {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Fooling cases (issue 13). The records below are written for this test;
+// they follow the documented formats of the fixture corpus: JATS 1.2
+// front/article-meta/permissions (jats/*/SOURCES.md), a PMC OAI-PMH
+// GetRecord envelope, Crossref works JSON Lines (license[] with URL,
+// content-version, start) and OpenAlex works JSON Lines (locations with
+// license, version, is_oa).
+
+const (
+	ccBY    = "http://creativecommons.org/licenses/by/4.0/"
+	ccBYNC  = "http://creativecommons.org/licenses/by-nc/4.0/"
+	ccBYND  = "https://creativecommons.org/licenses/by-nd/4.0/"
+	jatsNS  = `xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:ali="http://www.niso.org/schemas/ali/1.0/"`
+	jatsMid = `<title-group><article-title>Sample %[1]s on microbial ecology</article-title></title-group>` +
+		`<pub-date pub-type="epub"><year>2020</year></pub-date>` +
+		`<kwd-group><kwd>microbiology</kwd></kwd-group>`
+)
+
+// jatsArticle is a publisher article with DOI 10.5555/<name> whose
+// article-meta ends with meta, followed by extra inside <article>.
+func jatsArticle(name, articleType, meta, extra string) string {
+	return `<?xml version="1.0"?><article ` + jatsNS + ` article-type="` + articleType + `"><front>` +
+		`<journal-meta><journal-title-group><journal-title>Sample Journal</journal-title></journal-title-group></journal-meta>` +
+		`<article-meta><article-id pub-id-type="doi">10.5555/` + name + `</article-id>` +
+		fmt.Sprintf(jatsMid, name) + meta + `</article-meta></front>` +
+		`<body><sec><title>Results</title><p>Body text of ` + name + `.</p></sec></body>` + extra + `</article>`
+}
+
+func permissions(inner string) string { return `<permissions>` + inner + `</permissions>` }
+func license(href, p string) string {
+	return `<license xlink:href="` + href + `"><license-p>` + p + `</license-p></license>`
+}
+
+func TestAcceptanceFoolingCases(t *testing.T) {
+	byP := license(ccBY, "This article is distributed under the Creative Commons Attribution License.")
+	jats := map[string]struct {
+		xml    string
+		accept bool
+	}{
+		// Controls: prove the test can see a published document.
+		"control-cc-by": {jatsArticle("control-cc-by", "research-article", permissions(byP), ""), true},
+		"retraction-notice": {jatsArticle("retraction-notice", "retraction",
+			`<related-article related-article-type="retracted-article" xlink:href="10.5555/x"/>`+permissions(byP), ""), true},
+		// A non-commercial licence in a second article-meta.
+		"second-article-meta": {strings.Replace(jatsArticle("second-article-meta", "research-article", permissions(byP), ""),
+			`</article-meta></front>`, `</article-meta><article-meta>`+permissions(license(ccBYNC, "Non-commercial use only."))+`</article-meta></front>`, 1), false},
+		// ... in a second <front>.
+		"second-front": {strings.Replace(jatsArticle("second-front", "research-article", permissions(byP), ""),
+			`</front>`, `</front><front><article-meta>`+permissions(license(ccBYNC, ""))+`</article-meta></front>`, 1), false},
+		// ... in a sub-article's front-stub.
+		"sub-article": {jatsArticle("sub-article", "research-article", permissions(byP),
+			`<sub-article article-type="reply"><front-stub>`+permissions(license(ccBYNC, ""))+`</front-stub><body><p>Reply.</p></body></sub-article>`), false},
+		// Restrictive wording in copyright-statement beside CC BY.
+		"copyright-all-rights-reserved": {jatsArticle("copyright-all-rights-reserved", "research-article",
+			permissions(`<copyright-statement>© 2020 Sample Press. All rights reserved.</copyright-statement>`+byP), ""), false},
+		"copyright-not-commercial": {jatsArticle("copyright-not-commercial", "research-article",
+			permissions(`<copyright-statement>© 2020 The Authors. Not for commercial use.</copyright-statement>`+byP), ""), false},
+		// Two <license> elements disagreeing.
+		"two-licenses": {jatsArticle("two-licenses", "research-article", permissions(byP+license("http://creativecommons.org/licenses/by-nc-nd/4.0/", "")), ""), false},
+		// Non-commercial text under a CC BY href.
+		"nc-text-under-by": {jatsArticle("nc-text-under-by", "research-article",
+			permissions(license(ccBY, "Free to use for non-commercial purposes only.")), ""), false},
+		// No derivatives.
+		"nd": {jatsArticle("nd", "research-article",
+			permissions(`<license><ali:license_ref>`+ccBYND+`</ali:license_ref></license>`), ""), false},
+		// CC BY that starts in the future.
+		"future-cc-by": {jatsArticle("future-cc-by", "research-article",
+			permissions(`<license><ali:license_ref start_date="2031-01-01">`+ccBY+`</ali:license_ref></license>`), ""), false},
+	}
+	// An OAI-PMH-wrapped record: CC BY href, non-commercial license-p.
+	oai := `<?xml version="1.0"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-01-01T00:00:00Z</responseDate>` +
+		`<request verb="GetRecord">https://www.ncbi.nlm.nih.gov/pmc/oai/oai.cgi</request><GetRecord><record>` +
+		`<header><identifier>oai:pubmedcentral.nih.gov:9990001</identifier><datestamp>2026-01-01</datestamp></header><metadata>` +
+		strings.TrimPrefix(jatsArticle("oai-wrapped", "research-article",
+			permissions(license(ccBY, "Licensed for noncommercial use only.")), ""), `<?xml version="1.0"?>`) +
+		`</metadata></record></GetRecord></OAI-PMH>`
+
+	crossref := []struct {
+		doi, licences string
+		accept        bool
+	}{
+		{"10.5555/cr-control", `{"URL":"` + ccBY + `","content-version":"vor","start":{"date-time":"2020-01-01T00:00:00Z"},"delay-in-days":0}`, true},
+		// Accepted manuscript is the only licensed version: it is served.
+		{"10.5555/cr-am-only", `{"URL":"` + ccBY + `","content-version":"am","start":{"date-time":"2020-01-01T00:00:00Z"},"delay-in-days":0}`, true},
+		{"10.5555/cr-tdm-only", `{"URL":"https://www.elsevier.com/tdm/userlicense/1.0/","content-version":"tdm","start":{"date-time":"2020-01-01T00:00:00Z"},"delay-in-days":0}`, false},
+		{"10.5555/cr-future", `{"URL":"` + ccBY + `","content-version":"vor","start":{"date-time":"2031-01-01T00:00:00Z"},"delay-in-days":0}`, false},
+		{"10.5555/cr-vor-disagree", `{"URL":"` + ccBY + `","content-version":"vor","start":{"date-time":"2020-01-01T00:00:00Z"}},` +
+			`{"URL":"` + ccBYNC + `","content-version":"vor","start":{"date-time":"2020-01-01T00:00:00Z"}}`, false},
+	}
+	openalex := []struct {
+		id, locations string
+		accept        bool
+	}{
+		// The only open location is a CC BY preprint: served as that version.
+		{"W9990000001", `{"is_oa":true,"license":"cc-by","version":"submittedVersion","source":{"display_name":"Preprint Server"}}`, true},
+		{"W9990000002", `{"is_oa":true,"license":"other-oa","version":"publishedVersion"}`, false},
+		{"W9990000003", `{"is_oa":true,"license":"cc-by","version":"publishedVersion"},{"is_oa":true,"license":"cc-by-nc-nd","version":"publishedVersion"}`, false},
+		{"W9990000004", `{"is_oa":true,"license":null,"version":"publishedVersion"},{"is_oa":true,"license":"cc-by","version":"submittedVersion"}`, false},
+	}
+
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, c := range jats {
+		write(name+".xml", c.xml)
+	}
+	write("oai-wrapped.xml", oai)
+	var cr, oa strings.Builder
+	for _, c := range crossref {
+		fmt.Fprintf(&cr, `{"DOI":"%s","type":"journal-article","title":["Crossref sample %s"],"container-title":["Sample Journal"],"member":"1","prefix":"10.5555","issued":{"date-parts":[[2020,1,1]]},"subject":["Microbiology"],"license":[%s]}`+"\n",
+			c.doi, c.doi, c.licences)
+	}
+	for _, c := range openalex {
+		fmt.Fprintf(&oa, `{"id":"https://openalex.org/%s","doi":null,"title":"OpenAlex sample %s","display_name":"OpenAlex sample %s","publication_year":2020,"publication_date":"2020-01-01","type":"article","authorships":[],"primary_location":null,"best_oa_location":null,"locations":[%s],"updated_date":"2025-01-01T00:00:00","open_access":{"is_oa":true}}`+"\n",
+			c.id, c.id, c.id, c.locations)
+	}
+	write("crossref.jsonl", cr.String())
+	write("openalex.jsonl", oa.String())
+
+	data := t.TempDir()
+	obs := &observed{}
+	sum, err := Run(context.Background(), Config{
+		DataDir: data, Inputs: []Input{{Path: dir}}, Fresh: true,
+		Now:     time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC),
+		Readers: watch(detect.Default(), obs),
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if sum.Problems != 0 || sum.Skipped != 0 {
+		t.Errorf("problems %v, skipped %v", sum.ProblemList, sum.SkippedFiles)
+	}
+	snap, err := snapshot.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids, bundles := publishedSet(t, db, snap, queryDocuments(t, db, snap))
+	receipts := map[string]int{}
+	for id, rs := range queryReceipts(t, db, snap) {
+		receipts[id] = len(rs)
+	}
+
+	decided := map[string]ingest.Document{} // by id
+	for _, d := range obs.docs {
+		decided[d.ID] = d
+	}
+	check := func(name, id string, accept bool) {
+		t.Helper()
+		d, ok := decided[id]
+		if !ok {
+			t.Errorf("%s: %s was not read", name, id)
+			return
+		}
+		where, pub := ids[id]
+		switch {
+		case accept && (!pub || !bundles[id] || receipts[id] == 0):
+			t.Errorf("%s: %s (%s) should be published with a receipt: table %q, bundle %v, receipt %v", name, id, d.Licence.Detail, where, bundles[id], receipts[id] > 0)
+		case !accept && d.Licence.Accepted:
+			t.Errorf("%s: ACCEPTED %s: %s", name, id, d.Licence.Detail)
+		case !accept && (pub || bundles[id] || receipts[id] > 0):
+			t.Errorf("%s: rejected %s is PUBLISHED in %q (bundle %v, receipts %d)", name, id, where, bundles[id], receipts[id])
+		}
+		if !accept {
+			t.Logf("%s: %s %s", name, d.Licence.Reason, d.Licence.Detail)
+		}
+	}
+	for name, c := range jats {
+		check(name, ingest.DOIID("10.5555/"+name), c.accept)
+	}
+	check("oai-wrapped", "pmc-9990001", false)
+	for _, c := range crossref {
+		check(c.doi, ingest.DOIID(c.doi), c.accept)
+	}
+	for _, c := range openalex {
+		check(c.id, "oa-"+strings.ToLower(c.id), c.accept)
+	}
 }

@@ -39,6 +39,10 @@ type Summary struct {
 	// ProblemList holds up to MaxListed of them, with their paths.
 	Problems    int              `json:"problems"`
 	ProblemList []ingest.Problem `json:"problem_list,omitempty"`
+	// TooLarge counts the problems that are records or streams over a
+	// reader cap (reason record_too_large, or a decompression bound);
+	// documents over a served-field cap are in RejectedByReason instead.
+	TooLarge int `json:"too_large"`
 
 	Read      int64 `json:"read"`      // records received from the readers
 	Deletions int64 `json:"deletions"` // deletion requests (PubMed DeleteCitation)
@@ -85,6 +89,9 @@ func (c *collector) problem(p ingest.Problem) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sum.Problems++
+	if strings.Contains(p.Reason, ingest.ReasonTooLarge) || strings.Contains(p.Reason, "decompression bound") {
+		c.sum.TooLarge++
+	}
 	if len(c.sum.ProblemList) < MaxListed {
 		c.sum.ProblemList = append(c.sum.ProblemList, p)
 	}
@@ -135,7 +142,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	line("accepted", "%d%s", s.Accepted, paren(counts(s.AcceptedByLicence)))
 	line("rejected", "%d%s", s.Rejected, paren(counts(s.RejectedByReason)))
 	line("topics", "%d with documents%s", len(s.Topics), paren(counts(s.Topics)))
-	line("problems", "%d", s.Problems)
+	line("problems", "%d (%d over a size cap)", s.Problems, s.TooLarge)
 	line("elapsed", "%s, %.0f documents/s, %.1f MB/s", s.Elapsed.Round(time.Millisecond), s.DocsPerSecond(), s.MBPerSecond())
 	if len(s.SkippedFiles) > 0 {
 		p("skipped files:\n")

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/openshelf/openshelf/index/content"
+	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/serve/apierr"
 )
 
@@ -76,6 +77,10 @@ type Document struct {
 	HasFulltext   bool     `json:"has_fulltext"`
 	HasReferences bool     `json:"has_references"`
 	Rights
+	// LicenseEvidence is the licence receipt: every piece of evidence
+	// behind the licence decision, where it was read and from which input
+	// (issue 13).
+	LicenseEvidence []licence.Receipt `json:"license_evidence"`
 }
 
 // contentDoc returns the doc number of canonical id in the content store.
@@ -127,9 +132,14 @@ func (g *generation) document(ctx context.Context, id string) (*Document, error)
 		Title: cd.Title, Authors: make([]Author, len(cd.Authors)), Venue: cd.Venue, Publisher: cd.Publisher,
 		Year: int(cd.Year), Date: cd.Date, Type: cd.Type, Language: cd.Language, Abstract: cd.Abstract,
 		Keywords: cd.Keywords, Topics: cd.Topics, Sources: cd.Sources, HasFulltext: cd.HasFulltext,
-		HasReferences: cd.HasReferences, Rights: rightsOf(cd)}
+		HasReferences: cd.HasReferences, Rights: rightsOf(cd), LicenseEvidence: []licence.Receipt{}}
 	for i, a := range cd.Authors {
 		d.Authors[i] = Author{Name: a.Name, ORCID: a.ORCID, Affiliations: a.Affiliations}
+	}
+	if cd.LicenseEvidence != "" {
+		if err := json.Unmarshal([]byte(cd.LicenseEvidence), &d.LicenseEvidence); err != nil {
+			return nil, fmt.Errorf("document %s: licence receipt: %w", id, err)
+		}
 	}
 	return d, nil
 }
@@ -158,6 +168,16 @@ func (g *generation) documentSQL(ctx context.Context, id string) (*Document, err
 	if d.Authors == nil {
 		d.Authors = []Author{}
 	}
+	// The receipt, from the evidence documents.parquet keeps.
+	var ev string
+	if err := g.db.QueryRowContext(ctx, `SELECT licence_evidence FROM documents WHERE id = ?`, id).Scan(&ev); err != nil {
+		return nil, fmt.Errorf("document %s: %w", id, err)
+	}
+	var dec licence.Decision
+	if err := json.Unmarshal([]byte(ev), &dec.Evidence); err != nil {
+		return nil, fmt.Errorf("document %s: licence evidence: %w", id, err)
+	}
+	d.LicenseEvidence = licence.Receipts(dec)
 	return &d, nil
 }
 

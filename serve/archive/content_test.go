@@ -5,11 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/internal/testsnap"
+	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -60,6 +62,14 @@ func TestContentStoreMatchesParquet(t *testing.T) {
 				}
 				same("document", func() (any, error) { return g.document(ctx, id) },
 					func() (any, error) { return g.documentSQL(ctx, id) })
+				// The paid answer carries the licence receipt (issue 13):
+				// one of its rows names the published licence.
+				if doc, err := g.document(ctx, id); err == nil && name == "fixtures" &&
+					!slices.ContainsFunc(doc.LicenseEvidence, func(r licence.Receipt) bool {
+						return string(r.Family) == doc.License && r.Path != "" && r.Input != ""
+					}) {
+					t.Errorf("document %s (%s): license_evidence %+v names no such licence", id, doc.License, doc.LicenseEvidence)
+				}
 				same("fulltext", func() (any, error) { return g.fulltext(ctx, id) },
 					func() (any, error) { return g.fulltextSQL(ctx, id) })
 				same("references", func() (any, error) { return g.references(ctx, id) },

@@ -8,6 +8,8 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 )
 
 // Reader splits its input into lines of at most Max bytes.
@@ -66,9 +68,11 @@ func (e *ErrReader) Read(p []byte) (int, error) {
 }
 
 // MaybeGunzip returns a buffered r, decompressing it when it starts with
-// the gzip magic bytes.
+// the gzip magic bytes; decompression is bounded (limit.Expansion: a bomb
+// fails with limit.ErrBomb).
 func MaybeGunzip(r io.Reader) (*bufio.Reader, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	in := &limit.Counter{R: r}
+	br := bufio.NewReaderSize(in, 256<<10)
 	magic, err := br.Peek(2)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
@@ -78,7 +82,8 @@ func MaybeGunzip(r io.Reader) (*bufio.Reader, error) {
 		if err != nil {
 			return nil, err
 		}
-		return bufio.NewReaderSize(zr, 256<<10), nil
+		x := &limit.Expansion{R: zr, In: func() int64 { return in.N }}
+		return bufio.NewReaderSize(x, 256<<10), nil
 	}
 	return br, nil
 }
