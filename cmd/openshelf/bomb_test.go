@@ -185,16 +185,6 @@ func bombCases() []bombCase {
 	return cs
 }
 
-// TestMain lets the bomb test run this test binary as the openshelf
-// command (OPENSHELF_TEST_AS_CLI=1), so it needs no separate build.
-func TestMain(m *testing.M) {
-	if os.Getenv("OPENSHELF_TEST_AS_CLI") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // TestIngestBombs runs `openshelf ingest` as a child process over hostile
 // inputs for every reader (issue 13): the run completes, its peak RSS stays
 // under 1 GiB, every hostile record is rejected as record_too_large naming
