@@ -190,18 +190,13 @@ func WriteFileAtomic(path string, b []byte) error {
 }
 
 // HTTPSBase turns a source URL into the HTTPS base its objects are fetched
-// from: https_mirror when set, an http(s) URL as is, s3://bucket/prefix as
-// the bucket's public virtual-host endpoint.
+// from: an http(s) URL as is; for s3://bucket/prefix, the bucket endpoint
+// (BucketBase) followed by the prefix.
 func HTTPSBase(env *Env) string {
-	if m := env.Param("https_mirror", ""); m != "" {
-		return withSlash(m)
+	if strings.HasPrefix(env.Source.URL, "s3://") {
+		return BucketBase(env) + withSlash(S3Key(env.Source.URL))
 	}
-	u := env.Source.URL
-	if rest, ok := strings.CutPrefix(u, "s3://"); ok {
-		bucket, prefix, _ := strings.Cut(rest, "/")
-		return withSlash("https://" + bucket + ".s3.amazonaws.com/" + prefix)
-	}
-	return withSlash(u)
+	return withSlash(env.Source.URL)
 }
 
 // S3Key returns the key of an s3://bucket/key URL (query dropped), or ""
@@ -217,7 +212,8 @@ func S3Key(u string) string {
 }
 
 // BucketBase returns the HTTPS endpoint of the bucket of an s3:// source
-// URL (https_mirror's scheme and host when set), ending in "/".
+// URL, ending in "/": params.https_mirror when set (tests point it at a
+// local server), else https://BUCKET.s3.amazonaws.com/.
 func BucketBase(env *Env) string {
 	if m := env.Param("https_mirror", ""); m != "" {
 		return withSlash(m)
