@@ -15,6 +15,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/openshelf/openshelf/ingest/remote/nightly"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/pipelines"
 	"github.com/openshelf/openshelf/pipelines/run"
@@ -42,6 +43,8 @@ type ingestConfig struct {
 	LogLevel string
 	Progress string
 	Paths    []string
+	// Metrics is the nightly run's Prometheus textfile (remote sources).
+	Metrics string
 
 	levelSet bool // -log-level or OPENSHELF_LOG_LEVEL was given
 }
@@ -69,6 +72,7 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	fs.BoolVar(&c.JSON, "json", false, "print the summary as JSON on stdout")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `level`: debug, info, warn, error")
 	fs.StringVar(&c.Progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
+	fs.StringVar(&c.Metrics, "metrics-file", "", "Prometheus textfile with the outcome of a pipeline with remote sources (default DATA/state/nightly.prom; - for none)")
 	fs.Usage = flagUsage(fs, e.stderr, ingestSynopsis)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -151,6 +155,9 @@ func runIngest(ctx context.Context, e *env, args []string) int {
 	}
 
 	showBar := c.Progress == "always" || (c.Progress == "auto" && e.stderrTTY)
+	if nightly.HasRemote(cfg.Pipeline) {
+		return runNightly(ctx, e, c, cfg, showBar)
+	}
 	level, _ := parseLevel(c.LogLevel)
 	if showBar && !c.levelSet {
 		level = slog.LevelWarn // info lines would tear the bar apart

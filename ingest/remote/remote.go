@@ -73,10 +73,23 @@ type Result struct {
 	// DropDeletions discards the deletions the readers report (the
 	// adapter's Filter applies them instead).
 	DropDeletions bool
-	// Commit makes this run's cursor and mirror the last good state. The
-	// orchestrator calls it once the snapshot is published.
-	Commit func() error
+	// State is the source's checkpoint once this run is published (its
+	// new cursor and mirror). The orchestrator stages it beside the
+	// committed one (commit.json) before publishing and renames it over
+	// state.json once the snapshot is published, so a run killed between
+	// the two finishes the commit when it resumes.
+	State any
+	// Cleanup, when set, runs after the commit (removing files the new
+	// state no longer names); it may be skipped by a crash.
+	Cleanup func()
 }
+
+// StateFile and CommitFile are the committed and staged checkpoints in a
+// source's directory.
+const (
+	StateFile  = "state.json"
+	CommitFile = "commit.json"
+)
 
 // Adapter fetches one kind of remote source.
 type Adapter interface {

@@ -77,7 +77,7 @@ const maxPages = 10_000
 // Fetch implements remote.Adapter.
 func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, error) {
 	var st state
-	statePath := filepath.Join(env.Dir, "state.json")
+	statePath := filepath.Join(env.Dir, remote.StateFile)
 	pendPath := filepath.Join(env.Dir, "pending.json")
 	if _, err := remote.LoadJSON(statePath, &st); err != nil {
 		return nil, err
@@ -92,6 +92,10 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		return nil, err
 	}
 	dir := filepath.Join(env.Dir, "pages")
+	if pend.Complete && len(pend.Pages) > 0 && slices.Contains(st.Pages, pend.Pages[0]) {
+		// Committed already; only its cleanup was interrupted.
+		pend = pending{}
+	}
 	if pend.From == from && pend.Complete {
 		env.Logger.Info("crossref: delta already paged, not fetched again", "from", from, "pages", len(pend.Pages))
 		env.Stats.Add(0, int64(len(pend.Pages)), 0)
@@ -111,14 +115,10 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		files[i] = filepath.Join(dir, p)
 	}
 	return &remote.Result{
-		Files:  files,
-		Format: "crossref",
-		Commit: func() error {
-			if err := remote.SaveJSON(statePath, next); err != nil {
-				return err
-			}
-			return os.Remove(pendPath)
-		},
+		Files:   files,
+		Format:  "crossref",
+		State:   next,
+		Cleanup: func() { os.Remove(pendPath) },
 	}, nil
 }
 
@@ -197,7 +197,9 @@ func pageAll(ctx context.Context, env *remote.Env, dir string, pend *pending, pe
 		if env.Progress != nil {
 			env.Progress.Done(1)
 		}
-		if p.Message.NextCursor == "" || p.Message.NextCursor == cursor {
+		// The cursor may stay the same from page to page (it names a
+		// server-side scroll): only an empty page ends the delta.
+		if p.Message.NextCursor == "" {
 			break
 		}
 		cursor = p.Message.NextCursor

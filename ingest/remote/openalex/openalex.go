@@ -70,7 +70,7 @@ type part struct {
 // Fetch implements remote.Adapter.
 func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, error) {
 	var st state
-	statePath := filepath.Join(env.Dir, "state.json")
+	statePath := filepath.Join(env.Dir, remote.StateFile)
 	if _, err := remote.LoadJSON(statePath, &st); err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		Files:  files,
 		Format: "openalex",
 		Filter: filter(next.Merged, env.Stats),
-		Commit: func() error { return remote.SaveJSON(statePath, next) },
+		State:  next,
 	}, nil
 }
 

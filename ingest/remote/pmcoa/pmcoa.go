@@ -92,7 +92,7 @@ var (
 // Fetch implements remote.Adapter.
 func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, error) {
 	st := state{ETags: map[string]string{}, Articles: map[string]article{}}
-	statePath := filepath.Join(env.Dir, "state.json")
+	statePath := filepath.Join(env.Dir, remote.StateFile)
 	if _, err := remote.LoadJSON(statePath, &st); err != nil {
 		return nil, err
 	}
@@ -154,13 +154,11 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	return &remote.Result{
 		Files:  files,
 		Format: "jats",
-		Commit: func() error {
-			if err := remote.SaveJSON(statePath, next); err != nil {
-				return err
-			}
+		State:  next,
+		Cleanup: func() {
 			prune(filepath.Join(env.Dir, "xml"), next.Articles)
 			// The metadata files only spared a resumed run their download.
-			return os.RemoveAll(filepath.Join(env.Dir, "metadata"))
+			os.RemoveAll(filepath.Join(env.Dir, "metadata"))
 		},
 	}, nil
 }

@@ -65,7 +65,7 @@ func Seq(name string) int64 {
 // Fetch implements remote.Adapter.
 func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, error) {
 	var st state
-	statePath := filepath.Join(env.Dir, "state.json")
+	statePath := filepath.Join(env.Dir, remote.StateFile)
 	if _, err := remote.LoadJSON(statePath, &st); err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		Filter: filter(next.Deleted, env.Stats),
 		// Deletions are applied by the filter (see the package comment).
 		DropDeletions: true,
-		Commit:        func() error { return remote.SaveJSON(statePath, next) },
+		State:         next,
 	}, nil
 }
 
