@@ -45,6 +45,8 @@ type ingestConfig struct {
 	Paths    []string
 	// Metrics is the nightly run's Prometheus textfile (remote sources).
 	Metrics string
+	// Retries is how often a failed download is retried (remote sources).
+	Retries int
 
 	levelSet bool // -log-level or OPENSHELF_LOG_LEVEL was given
 }
@@ -72,6 +74,7 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	fs.BoolVar(&c.JSON, "json", false, "print the summary as JSON on stdout")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `level`: debug, info, warn, error")
 	fs.StringVar(&c.Progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
+	fs.IntVar(&c.Retries, "retries", 6, "times a failed download of a remote source is retried, with jittered exponential backoff from 1s")
 	fs.StringVar(&c.Metrics, "metrics-file", "", "Prometheus textfile with the outcome of a pipeline with remote sources (default DATA/state/nightly.prom; - for none)")
 	fs.Usage = flagUsage(fs, e.stderr, ingestSynopsis)
 	if err := fs.Parse(args); err != nil {
@@ -89,8 +92,8 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	if c.Data == "" {
 		return nil, errors.New("-data is empty")
 	}
-	if c.Workers < 0 || c.Keep < 0 {
-		return nil, errors.New("-workers and -keep cannot be negative")
+	if c.Workers < 0 || c.Keep < 0 || c.Retries < 0 {
+		return nil, errors.New("-workers, -keep and -retries cannot be negative")
 	}
 	switch c.Progress {
 	case "auto", "always", "never":

@@ -30,6 +30,10 @@ func runNightly(ctx context.Context, e *env, c *ingestConfig, cfg run.Config, sh
 	}
 	cfg.Logger = slog.New(handler)
 	ncfg := nightly.Config{Run: cfg, MetricsFile: c.Metrics}
+	ncfg.Download.Retries = c.Retries
+	if c.Retries == 0 {
+		ncfg.Download.Retries = -1 // download.Config: 0 means the default
+	}
 	var bar *barProgress
 	if showBar {
 		ncfg.Display = nightly.NewDisplay(e.stderr)

@@ -16,8 +16,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/openshelf/openshelf/ingest/remote/download"
-	"github.com/openshelf/openshelf/ingest/remote/internal/fake"
 	"github.com/openshelf/openshelf/internal/fixtures"
+	fake "github.com/openshelf/openshelf/internal/upstreamfake"
 	"github.com/openshelf/openshelf/pipelines"
 	"github.com/openshelf/openshelf/pipelines/run"
 	"github.com/openshelf/openshelf/snapshot"

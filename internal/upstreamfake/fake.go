@@ -1,4 +1,4 @@
-// Package fake is a local stand-in for the four upstreams of the nightly
+// Package upstreamfake is a local stand-in for the four upstreams of the nightly
 // job, for tests and the benchmark: one HTTP server speaking the real
 // formats under four path prefixes.
 //
@@ -13,7 +13,7 @@
 // wherever a real sample exists. Faults can be injected per path: a
 // number of 429 answers, corrupt bodies, or a body that stops half-way
 // and hangs (to kill a client mid-download).
-package fake
+package upstreamfake
 
 import (
 	"bytes"
