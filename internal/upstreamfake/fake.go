@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ type Server struct {
 	*httptest.Server
 	mu      sync.Mutex
 	objects map[string][]byte // "/pmc/metadata/PMC1.1.json" -> body
+	files   map[string]string // path -> file on disk (large corpora)
 	// Crossref answers: from-index-date -> pages in order (bodies).
 	crossref map[string][][]byte
 	scroll   map[string]int // from-index-date -> next page of the open scroll
@@ -52,7 +54,7 @@ type Server struct {
 
 // New starts a fake upstream on loopback.
 func New() *Server {
-	s := &Server{objects: map[string][]byte{}, crossref: map[string][][]byte{}, scroll: map[string]int{}, hits: map[string]int{},
+	s := &Server{objects: map[string][]byte{}, files: map[string]string{}, crossref: map[string][][]byte{}, scroll: map[string]int{}, hits: map[string]int{},
 		inflight: map[string]int{}, peak: map[string]int{}, tooMany: map[string]int{}, corrupt: map[string]int{},
 		hang: map[string]chan struct{}{}, Hung: make(chan string, 16), Headers: http.Header{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -64,6 +66,13 @@ func (s *Server) Put(path string, body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.objects[path] = body
+}
+
+// PutFile serves the file at disk under path, without holding it in memory.
+func (s *Server) PutFile(path, disk string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files[path] = disk
 }
 
 // Delete removes an object.
@@ -183,7 +192,12 @@ func (s *Server) serveObject(w http.ResponseWriter, p string) {
 		s.corrupt[p]--
 	}
 	hang := s.hang[p]
+	disk, isFile := s.files[p]
 	s.mu.Unlock()
+	if isFile {
+		http.ServeFile(w, &http.Request{Method: http.MethodGet, URL: &url.URL{Path: p}, Header: http.Header{}}, disk)
+		return
+	}
 	if !ok {
 		http.NotFound(w, nil)
 		return

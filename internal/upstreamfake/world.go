@@ -18,6 +18,16 @@ type PMCArticle struct {
 	OpenAccess  bool
 	Retracted   bool
 	XML         []byte // the JATS article
+	// File, when set instead of XML, is the article on disk and MD5 its
+	// digest (large corpora are served from disk).
+	File, MD5 string
+}
+
+func (a PMCArticle) md5() string {
+	if a.File != "" {
+		return a.MD5
+	}
+	return MD5(a.XML)
 }
 
 // Metadata returns the article's metadata/PMCxxx.N.json. No complete real
@@ -35,7 +45,7 @@ func (a PMCArticle) Metadata() []byte {
 		"pmcid": a.PMCID, "version": a.Version, "pmid": json.Number(orZero(a.PMID)), "doi": a.DOI,
 		"title": "", "citation": "", "is_pmc_openaccess": a.OpenAccess, "is_manuscript": !a.OpenAccess,
 		"is_historical_ocr": false, "is_retracted": a.Retracted, "license_code": lic,
-		"xml_url":    fmt.Sprintf("s3://pmc-oa-opendata/%s/%s.xml?md5=%s", v, v, MD5(a.XML)),
+		"xml_url":    fmt.Sprintf("s3://pmc-oa-opendata/%s/%s.xml?md5=%s", v, v, a.md5()),
 		"text_url":   fmt.Sprintf("s3://pmc-oa-opendata/%s/%s.txt?md5=%s", v, v, MD5(nil)),
 		"pdf_url":    nil,
 		"media_urls": []string{},
@@ -69,7 +79,11 @@ func (s *Server) PublishPMC(date string, arts []PMCArticle) {
 		v := fmt.Sprintf("%s.%d", a.PMCID, a.Version)
 		meta := a.Metadata()
 		s.Put("/pmc/metadata/"+v+".json", meta)
-		s.Put("/pmc/"+v+"/"+v+".xml", a.XML)
+		if a.File != "" {
+			s.PutFile("/pmc/"+v+"/"+v+".xml", a.File)
+		} else {
+			s.Put("/pmc/"+v+"/"+v+".xml", a.XML)
+		}
 		cw.Write([]string{"pmc-oa-opendata", "metadata/" + v + ".json", fmt.Sprint(len(meta)), "2026-11-23T11:47:59.000Z", MD5(meta)})
 	}
 	cw.Flush()
