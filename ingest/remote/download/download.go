@@ -85,7 +85,11 @@ type host struct {
 // New returns a Client.
 func New(cfg Config) *Client {
 	if cfg.HTTP == nil {
-		cfg.HTTP = &http.Client{Timeout: 30 * time.Minute}
+		// No overall timeout short enough to cut a 2 GB OpenAlex part on a
+		// slow link, but a server that does not answer at all is retried.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ResponseHeaderTimeout = 2 * time.Minute
+		cfg.HTTP = &http.Client{Transport: t, Timeout: 6 * time.Hour}
 	}
 	if cfg.PerHost <= 0 {
 		cfg.PerHost = 4

@@ -139,6 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		// Publish with the interrupted run's time: its snapshot, if it
 		// was published, is recognised by it.
 		now, sum.Resumed = rs.Now, true
+		sum.Now = now
 		log.Info("nightly: resuming an interrupted run", "run", now)
 		if cur, err := snapshot.Open(cfg.Run.DataDir); err == nil && cur.Manifest.Created.Equal(now) {
 			log.Info("nightly: its snapshot was published; finishing the commit", "snapshot", cur.ID)

@@ -101,6 +101,12 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	if err != nil {
 		return nil, err
 	}
+	// A report that lost most of the bucket is a broken report, not a
+	// mass withdrawal: refuse it rather than empty the mirror.
+	if len(st.ETags) > 100 && len(etags) < len(st.ETags)/2 {
+		return nil, fmt.Errorf("%w: inventory %s lists %d metadata keys, the last one applied %d; refusing a report that lost half the bucket",
+			remote.ErrUpstream, date, len(etags), len(st.ETags))
+	}
 	var changed []string
 	for k, e := range etags {
 		if st.ETags[k] != e {
