@@ -79,6 +79,10 @@ type Result struct {
 	// state.json once the snapshot is published, so a run killed between
 	// the two finishes the commit when it resumes.
 	State any
+	// Changed reports that the mirror or the filters differ from the last
+	// committed state (new files, removed articles, new merges): when no
+	// source changed, the orchestrator publishes nothing new.
+	Changed bool
 	// Cleanup, when set, runs after the commit (removing files the new
 	// state no longer names); it may be skipped by a crash.
 	Cleanup func()

@@ -118,6 +118,7 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		Files:   files,
 		Format:  "crossref",
 		State:   next,
+		Changed: len(pend.Pages) > 0,
 		Cleanup: func() { os.Remove(pendPath) },
 	}, nil
 }

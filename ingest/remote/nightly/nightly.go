@@ -2,6 +2,7 @@ package nightly
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -174,6 +175,13 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return sum, fmt.Errorf("%w: %v", run.ErrData, err)
 		}
 	}
+	if cur, ok := unchanged(cfg.Run.DataDir, p, results); ok {
+		// Nothing new upstream: another copy of the same snapshot would
+		// only push a real one out of the retained history.
+		log.Info("nightly: nothing changed upstream; the current snapshot stays", "snapshot", cur)
+		sum.Snapshot, sum.Unchanged = cur, true
+		return sum, finish(cfg.Run.DataDir, "", srcs, results, sum, log)
+	}
 	if err := remote.SaveJSON(runPath, runState{Now: now, Phase: "publish"}); err != nil {
 		return sum, fmt.Errorf("%w: %v", run.ErrData, err)
 	}
@@ -204,11 +212,48 @@ func finish(dataDir, runPath string, srcs []srcDir, results []*remote.Result, su
 			results[i].Cleanup()
 		}
 	}
+	sum.OK = true
+	if runPath == "" { // nothing was published
+		return nil
+	}
 	if err := recordInManifest(dataDir, sum); err != nil {
 		log.Warn("nightly: summary not recorded in manifest.json", "err", err)
 	}
-	sum.OK = true
 	return os.Remove(runPath)
+}
+
+// unchanged reports whether no source changed since the current snapshot
+// was built by a nightly run of this pipeline, and that snapshot's id. A
+// pipeline with local sources always builds (their files are not
+// tracked).
+func unchanged(dataDir string, p *pipelines.Pipeline, results []*remote.Result) (string, bool) {
+	for _, s := range p.Sources {
+		if s.IsEnabled() && !s.Kind.Remote() {
+			return "", false
+		}
+	}
+	for _, r := range results {
+		if r.Changed {
+			return "", false
+		}
+	}
+	cur, err := snapshot.Open(dataDir)
+	if err != nil {
+		return "", false
+	}
+	b, err := os.ReadFile(filepath.Join(cur.Dir, "manifest.json"))
+	if err != nil {
+		return "", false
+	}
+	var m struct {
+		Nightly *struct {
+			Pipeline string `json:"pipeline"`
+		} `json:"nightly"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Nightly == nil || m.Nightly.Pipeline != p.Name {
+		return "", false
+	}
+	return cur.ID, true
 }
 
 // srcDir is an enabled remote source and its state directory.

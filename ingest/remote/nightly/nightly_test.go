@@ -218,6 +218,25 @@ func TestNights(t *testing.T) {
 		!strings.Contains(string(metrics), `openshelf_nightly_source_fetched_files{source="pubmed-updates"} 1`) {
 		t.Errorf("metrics file: %v\n%s", err, metrics)
 	}
+
+	// Night 3: nothing new upstream. Nothing is fetched but the listings,
+	// and no new snapshot pushes a real one out of the history.
+	sum3, err := h.run("2026-11-26T03:30:00Z")
+	if err != nil {
+		t.Fatalf("night 3: %v", err)
+	}
+	if !sum3.OK || !sum3.Unchanged || sum3.Snapshot != sum2.Snapshot || sum3.Ingest != nil {
+		t.Errorf("night 3: ok %v, unchanged %v, snapshot %s (night 2: %s)", sum3.OK, sum3.Unchanged, sum3.Snapshot, sum2.Snapshot)
+	}
+	for _, src := range sum3.Sources {
+		if src.Fetched != 0 {
+			t.Errorf("night 3: %s fetched %d files", src.Name, src.Fetched)
+		}
+	}
+	if c := source(t, sum3, "crossref-works"); c.Cursor != "2026-11-23" {
+		t.Errorf("night 3: crossref asked from %s, want 2026-11-23 (the cursor moves on even without news)", c.Cursor)
+	}
+
 	var text strings.Builder
 	sum.WriteText(&text)
 	if !strings.Contains(text.String(), "pmc-oa") || !strings.Contains(text.String(), "rejected before download: licence:CC BY-NC 1, not-open-access 1") {

@@ -29,10 +29,13 @@ type Summary struct {
 	Resumed bool             `json:"resumed,omitempty"`
 	Sources []*SourceSummary `json:"sources"`
 	// Ingest is the build's summary (nil when no build ran).
-	Ingest   *run.Summary  `json:"ingest,omitempty"`
-	Snapshot string        `json:"snapshot,omitempty"`
-	OK       bool          `json:"ok"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
+	Ingest   *run.Summary `json:"ingest,omitempty"`
+	Snapshot string       `json:"snapshot,omitempty"`
+	// Unchanged is true when no source changed: nothing was built and
+	// Snapshot, the current one, stays.
+	Unchanged bool          `json:"unchanged,omitempty"`
+	OK        bool          `json:"ok"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
 }
 
 // SourceSummary is one source's outcome.
@@ -68,6 +71,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "  %-16s rejected before download: %s\n", "", strings.Join(parts, ", "))
 		}
+	}
+	if s.Unchanged {
+		fmt.Fprintf(&b, "  nothing changed upstream: snapshot %s stays current\n", s.Snapshot)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err

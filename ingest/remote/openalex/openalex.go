@@ -120,10 +120,11 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	}
 	env.Stats.Cursor = next.Last
 	return &remote.Result{
-		Files:  files,
-		Format: "openalex",
-		Filter: filter(next.Merged, env.Stats),
-		State:  next,
+		Files:   files,
+		Format:  "openalex",
+		Filter:  filter(next.Merged, env.Stats),
+		State:   next,
+		Changed: len(parts) > 0 || len(next.MergedFiles) != len(st.MergedFiles),
 	}, nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path"
@@ -158,9 +159,10 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	}
 	env.Stats.Cursor = date
 	return &remote.Result{
-		Files:  files,
-		Format: "jats",
-		State:  next,
+		Files:   files,
+		Format:  "jats",
+		State:   next,
+		Changed: !maps.Equal(st.Articles, next.Articles),
 		Cleanup: func() {
 			prune(filepath.Join(env.Dir, "xml"), next.Articles)
 			// The metadata files only spared a resumed run their download.
@@ -200,14 +202,14 @@ func fetchArticle(ctx context.Context, env *remote.Env, bucket, key, etag string
 	}
 	if reason := gate(env, &m); reason != "" {
 		env.Stats.Reject(reason)
-		if reason == "retracted" {
-			mu.Lock()
-			if _, ok := next.Articles[m.PMCID]; ok {
-				delete(next.Articles, m.PMCID)
-				env.Stats.Add(0, 0, 1)
-			}
-			mu.Unlock()
+		// A retraction, or a licence changed to one not published, takes
+		// the article out of the mirror (unless a newer version is there).
+		mu.Lock()
+		if a, ok := next.Articles[m.PMCID]; ok && a.Version <= m.Version {
+			delete(next.Articles, m.PMCID)
+			env.Stats.Add(0, 0, 1)
 		}
+		mu.Unlock()
 		return nil
 	}
 	mu.Lock()

@@ -151,6 +151,7 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		// Deletions are applied by the filter (see the package comment).
 		DropDeletions: true,
 		State:         next,
+		Changed:       len(names) > 0,
 	}, nil
 }
 
