@@ -155,9 +155,9 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	}, nil
 }
 
-// startSeq reads a cursor start: a file name or a bare number within the
-// current release year is not knowable, so a bare number compares with
-// the file number alone.
+// startSeq reads a cursor start: a file name with or without its
+// extension ("pubmed26n1275"). Files up to and including it are not
+// fetched. A bare number is not enough (numbers restart every year).
 func startSeq(s string) int64 {
 	if s == "" {
 		return 0
