@@ -135,6 +135,11 @@ func TestNightlyKilled(t *testing.T) {
 					if n != before[p]+1 {
 						t.Errorf("%s: fetched %d times by the resumed run, want once", p, n-before[p])
 					}
+					// It continues where the killed run stopped.
+					rs := srv.Ranges(p)
+					if last := rs[len(rs)-1]; !strings.HasPrefix(last, "bytes=") || last == "bytes=0-" {
+						t.Errorf("%s: resumed with Range %q, want the bytes after the half on disk", p, last)
+					}
 					continue
 				}
 				if n != before[p] {

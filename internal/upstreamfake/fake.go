@@ -24,10 +24,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Server is the fake upstream.
@@ -40,6 +41,7 @@ type Server struct {
 	crossref map[string][][]byte
 	scroll   map[string]int // from-index-date -> next page of the open scroll
 	hits     map[string]int
+	ranges   map[string][]string // path -> Range header of each request
 	inflight map[string]int
 	peak     map[string]int
 	// faults
@@ -54,7 +56,7 @@ type Server struct {
 
 // New starts a fake upstream on loopback.
 func New() *Server {
-	s := &Server{objects: map[string][]byte{}, files: map[string]string{}, crossref: map[string][][]byte{}, scroll: map[string]int{}, hits: map[string]int{},
+	s := &Server{objects: map[string][]byte{}, files: map[string]string{}, crossref: map[string][][]byte{}, scroll: map[string]int{}, hits: map[string]int{}, ranges: map[string][]string{},
 		inflight: map[string]int{}, peak: map[string]int{}, tooMany: map[string]int{}, corrupt: map[string]int{},
 		hang: map[string]chan struct{}{}, Hung: make(chan string, 16), Headers: http.Header{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -155,6 +157,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	top := "/" + strings.SplitN(strings.TrimPrefix(p, "/"), "/", 2)[0] + "/"
 	s.mu.Lock()
 	s.hits[p]++
+	s.ranges[p] = append(s.ranges[p], r.Header.Get("Range"))
 	s.inflight[top]++
 	s.peak[top] = max(s.peak[top], s.inflight[top])
 	n429 := s.tooMany[p]
@@ -180,11 +183,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(p, "/") && strings.HasPrefix(p, "/pubmed/"):
 		s.serveDir(w, p)
 	default:
-		s.serveObject(w, p)
+		s.serveObject(w, r, p)
 	}
 }
 
-func (s *Server) serveObject(w http.ResponseWriter, p string) {
+func (s *Server) serveObject(w http.ResponseWriter, r *http.Request, p string) {
 	s.mu.Lock()
 	body, ok := s.objects[p]
 	corrupt := s.corrupt[p]
@@ -195,7 +198,13 @@ func (s *Server) serveObject(w http.ResponseWriter, p string) {
 	disk, isFile := s.files[p]
 	s.mu.Unlock()
 	if isFile {
-		http.ServeFile(w, &http.Request{Method: http.MethodGet, URL: &url.URL{Path: p}, Header: http.Header{}}, disk)
+		f, err := os.Open(disk)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer f.Close()
+		http.ServeContent(w, r, "", time.Time{}, f)
 		return
 	}
 	if !ok {
@@ -206,16 +215,25 @@ func (s *Server) serveObject(w http.ResponseWriter, p string) {
 		body = slices.Clone(body)
 		body[len(body)/2] ^= 0xff
 	}
-	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 	w.Header().Set("ETag", `"`+MD5(body)+`"`)
 	if hang != nil {
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 		w.Write(body[:len(body)/2])
 		w.(http.Flusher).Flush()
 		s.Hung <- p
 		<-hang
 		return
 	}
-	w.Write(body)
+	// Range requests are answered as S3 does (206 with Content-Range).
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+// Ranges returns the Range header of every request for path, in order
+// ("" for a request of the whole object).
+func (s *Server) Ranges(path string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ranges[path])
 }
 
 // serveList answers ListObjectsV2 for the bucket at p.

@@ -5,7 +5,8 @@
 // Crossref sends), bounded in concurrency per host, and skipped when the
 // file on disk already has the expected content.
 //
-// A Client counts what it did (files, bytes, retries, cache hits) for the
+// An interrupted download is continued with a range request on the next
+// attempt or run. A Client counts what it did (files, bytes, retries, cache hits) for the
 // run summary. Outbound URLs come from the operator's pipeline file, not
 // from users, so this client does not go through serve/fetch's guard.
 package download

@@ -182,9 +182,12 @@ func Have(path string, exp Expect) bool {
 }
 
 // File downloads rawURL to dst, verified against exp, unless dst already
-// matches exp. The body streams into dst's directory as a temporary file
-// that replaces dst only once verified. It reports whether the file was
-// already there.
+// matches exp. The body streams into dst + ".part", which replaces dst only
+// once verified. A .part left by an interrupted attempt or a killed run is
+// resumed with an HTTP range request when the file's size is known; a
+// server that answers the range with the whole file (200) restarts it, and
+// a resumed file that fails its checksum is fetched again from the start.
+// It reports whether the file was already there.
 func (c *Client) File(ctx context.Context, rawURL, dst string, exp Expect) (cached bool, err error) {
 	if Have(dst, exp) {
 		c.cached.Add(1)
@@ -193,8 +196,30 @@ func (c *Client) File(ctx context.Context, rawURL, dst string, exp Expect) (cach
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return false, err
 	}
-	err = c.do(ctx, rawURL, func(resp *http.Response) error {
-		return c.save(resp.Body, dst, exp)
+	part := dst + ".part"
+	if Have(part, exp) {
+		// Killed after the last byte, before the rename.
+		if err := os.Rename(part, dst); err != nil {
+			return false, err
+		}
+		c.files.Add(1)
+		return false, nil
+	}
+	first := true
+	prepare := func(req *http.Request) {
+		// Only the first attempt resumes, and only a file with an MD5 or
+		// a size to check (the check says whether the pieces make the
+		// whole); any retry starts from the first byte.
+		st, err := os.Stat(part)
+		if first && err == nil && st.Size() > 0 && (exp.MD5 != "" || exp.Size > 0) && (exp.Size <= 0 || st.Size() < exp.Size) {
+			req.Header.Set("Range", fmt.Sprintf("bytes=%d-", st.Size()))
+		} else {
+			os.Remove(part)
+		}
+		first = false
+	}
+	err = c.do(ctx, rawURL, prepare, func(resp *http.Response) error {
+		return c.save(resp, part, dst, exp)
 	})
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", rawURL, err)
@@ -203,20 +228,31 @@ func (c *Client) File(ctx context.Context, rawURL, dst string, exp Expect) (cach
 	return false, nil
 }
 
-// save streams body into a temporary file beside dst, verifies it and
-// renames it into place.
-func (c *Client) save(body io.Reader, dst string, exp Expect) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".part-"+filepath.Base(dst)+"-*")
+// save streams a response into part (appending to it for a 206 answer to
+// a range request), verifies the whole file and renames it to dst. A
+// broken transfer keeps part for the next attempt.
+func (c *Client) save(resp *http.Response, part, dst string, exp Expect) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	h := md5.New()
+	var n int64
+	if resp.StatusCode == http.StatusPartialContent {
+		have, err := hashFile(part, h)
+		if err != nil || !strings.HasPrefix(resp.Header.Get("Content-Range"), fmt.Sprintf("bytes %d-", have)) {
+			os.Remove(part)
+			return retryable{fmt.Errorf("range answer %q does not continue the %d bytes on disk", resp.Header.Get("Content-Range"), have)}
+		}
+		flags, n = os.O_WRONLY|os.O_APPEND, have
+	}
+	f, err := os.OpenFile(part, flags, 0o644)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	h := md5.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), c.counting(body))
+	m, err := io.Copy(io.MultiWriter(f, h), c.counting(resp.Body))
+	n += m
 	if err == nil {
-		err = tmp.Sync()
+		err = f.Sync()
 	}
-	if cerr := tmp.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -225,16 +261,27 @@ func (c *Client) save(body io.Reader, dst string, exp Expect) error {
 	sum := hex.EncodeToString(h.Sum(nil))
 	if (exp.Size > 0 && n != exp.Size) || (exp.MD5 != "" && sum != exp.MD5) {
 		c.corrupt.Add(1)
+		os.Remove(part)
 		return retryable{fmt.Errorf("%w: got md5 %s, %d bytes; want %s", ErrChecksum, sum, n, exp)}
 	}
-	return os.Rename(tmp.Name(), dst)
+	return os.Rename(part, dst)
+}
+
+// hashFile feeds the file at path into h and returns its length.
+func hashFile(path string, h io.Writer) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return io.Copy(h, f)
 }
 
 // Bytes fetches a small document (a listing, a manifest, an API page) of
 // at most max bytes.
 func (c *Client) Bytes(ctx context.Context, rawURL string, max int64) ([]byte, error) {
 	var b []byte
-	err := c.do(ctx, rawURL, func(resp *http.Response) error {
+	err := c.do(ctx, rawURL, nil, func(resp *http.Response) error {
 		var err error
 		b, err = io.ReadAll(io.LimitReader(c.counting(resp.Body), max+1))
 		if err != nil {
@@ -259,7 +306,7 @@ func (r retryable) Unwrap() error { return r.err }
 
 // do runs GET rawURL with retries and hands a 200 response to use; use's
 // retryable errors (a broken body, a bad checksum) are retried too.
-func (c *Client) do(ctx context.Context, rawURL string, use func(*http.Response) error) error {
+func (c *Client) do(ctx context.Context, rawURL string, prepare func(*http.Request), use func(*http.Response) error) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return err
@@ -279,7 +326,7 @@ func (c *Client) do(ctx context.Context, rawURL string, use func(*http.Response)
 			}
 		}
 		var retry bool
-		retry, last = c.attempt(ctx, h, rawURL, use)
+		retry, last = c.attempt(ctx, h, rawURL, prepare, use)
 		if last == nil {
 			return nil
 		}
@@ -301,7 +348,7 @@ type statusError struct {
 func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d", e.code) }
 func (e *statusError) Unwrap() error { return ErrStatus }
 
-func (c *Client) attempt(ctx context.Context, h *host, rawURL string, use func(*http.Response) error) (retry bool, err error) {
+func (c *Client) attempt(ctx context.Context, h *host, rawURL string, prepare func(*http.Request), use func(*http.Response) error) (retry bool, err error) {
 	if err := h.acquire(ctx, c.cfg.Sleep); err != nil {
 		return false, err
 	}
@@ -313,6 +360,9 @@ func (c *Client) attempt(ctx context.Context, h *host, rawURL string, use func(*
 	if c.cfg.UserAgent != "" {
 		req.Header.Set("User-Agent", c.cfg.UserAgent)
 	}
+	if prepare != nil {
+		prepare(req)
+	}
 	resp, err := c.cfg.HTTP.Do(req)
 	if err != nil {
 		return true, err
@@ -320,10 +370,14 @@ func (c *Client) attempt(ctx context.Context, h *host, rawURL string, use func(*
 	defer resp.Body.Close()
 	h.pace(resp.Header)
 	switch {
-	case resp.StatusCode == http.StatusOK:
+	case resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusPartialContent && req.Header.Get("Range") != "":
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return true, &statusError{code: resp.StatusCode, retryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && req.Header.Get("Range") != "":
+		// The part on disk is not a prefix of the file (or all of it but
+		// unverified): start again.
+		return true, fmt.Errorf("%w: %s for %s", ErrStatus, resp.Status, req.Header.Get("Range"))
 	default:
 		return false, fmt.Errorf("%w: %s", ErrStatus, resp.Status)
 	}

@@ -1,10 +1,12 @@
 package download
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -185,5 +187,56 @@ func TestFromETag(t *testing.T) {
 		if got := FromETag(tc.etag, 7); got != tc.want {
 			t.Errorf("FromETag(%s) = %+v, want %+v", tc.etag, got, tc.want)
 		}
+	}
+}
+
+// TestResume: a .part left by a killed run is continued with a range
+// request; a part that is not a prefix of the file is fetched again whole.
+func TestResume(t *testing.T) {
+	body := []byte("0123456789abcdefghijklmnopqrstuvwxyz, a body of some length\n")
+	var ranges []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ranges = append(ranges, r.Header.Get("Range"))
+		mu.Unlock()
+		http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name       string
+		part       []byte
+		exp        Expect
+		wantRanges []string
+		wantBytes  int64 // received
+	}{
+		{"half, md5 known", body[:20], Expect{MD5: sum(body)}, []string{"bytes=20-"}, int64(len(body) - 20)},
+		{"half, size known", body[:20], Expect{Size: int64(len(body))}, []string{"bytes=20-"}, int64(len(body) - 20)},
+		{"complete, not renamed", body, Expect{MD5: sum(body)}, nil, 0},
+		{"not a prefix", []byte("XXXXXXXXXX"), Expect{MD5: sum(body)}, []string{"bytes=10-", ""}, int64(2*len(body) - 10)},
+		{"nothing to check it by", body[:20], Expect{}, []string{""}, int64(len(body))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ranges = nil
+			dst := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(dst+".part", tc.part, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := New(Config{Retries: 2, Sleep: (&recorder{}).sleep})
+			if _, err := c.File(context.Background(), srv.URL, dst, tc.exp); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(dst)
+			if !bytes.Equal(got, body) {
+				t.Errorf("file %q", got)
+			}
+			if fmt.Sprint(ranges) != fmt.Sprint(tc.wantRanges) || c.Stats().Bytes != tc.wantBytes {
+				t.Errorf("ranges %q, %d bytes received; want %q, %d", ranges, c.Stats().Bytes, tc.wantRanges, tc.wantBytes)
+			}
+			if _, err := os.Stat(dst + ".part"); err == nil {
+				t.Error(".part left behind")
+			}
+		})
 	}
 }
