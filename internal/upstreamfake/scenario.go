@@ -24,7 +24,8 @@ const (
 )
 
 // Pipeline returns a pipeline definition with the four remote sources
-// pointed at the server; start is the OpenAlex and Crossref cursor start.
+// pointed at the server, as pipelines/nightly.toml defines them (cursors
+// starting on 2026-01-01).
 func (s *Server) Pipeline() string {
 	return fmt.Sprintf(`name = "nightly-test"
 licences = ["CC0", "PDM", "CC-BY", "CC-BY-SA"]
