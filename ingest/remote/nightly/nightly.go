@@ -180,6 +180,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		// only push a real one out of the retained history.
 		log.Info("nightly: nothing changed upstream; the current snapshot stays", "snapshot", cur)
 		sum.Snapshot, sum.Unchanged = cur, true
+		if resumed {
+			os.Remove(runPath)
+		}
 		return sum, finish(cfg.Run.DataDir, "", srcs, results, sum, log)
 	}
 	if err := remote.SaveJSON(runPath, runState{Now: now, Phase: "publish"}); err != nil {
