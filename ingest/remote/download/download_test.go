@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -238,5 +239,26 @@ func TestResume(t *testing.T) {
 				t.Error(".part left behind")
 			}
 		})
+	}
+}
+
+// TestRateLimitHeaders: Crossref's x-rate-limit-limit and
+// x-rate-limit-interval space the requests to that host.
+func TestRateLimitHeaders(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Rate-Limit-Limit", "50")
+		w.Header().Set("X-Rate-Limit-Interval", "1s")
+		w.Write([]byte("{}"))
+	}))
+	defer srv.Close()
+	c := New(Config{})
+	if _, err := c.Bytes(context.Background(), srv.URL, 10); err != nil {
+		t.Fatal(err)
+	}
+	h := c.host(strings.TrimPrefix(srv.URL, "http://"))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.spacing != 20*time.Millisecond {
+		t.Errorf("spacing %s, want 20ms (1s / 50)", h.spacing)
 	}
 }
