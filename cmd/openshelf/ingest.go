@@ -58,7 +58,11 @@ Reads every file under the PATHs (directories recursively; each file's
 format is detected from its content), merges the records of the same work,
 keeps the openly licensed ones and publishes a new snapshot in the data
 directory (DATA/current). Files that are not data and records that cannot
-be read are listed in the summary; they do not fail the run.`
+be read are listed in the summary; they do not fail the run.
+
+A pipeline with remote sources (pipelines/nightly.toml) is the nightly job:
+it fetches each source's delta into a verified mirror under DATA/state/,
+publishes one snapshot and exits 1 when a source fails (docs/nightly.md).`
 
 func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	c := &ingestConfig{}
