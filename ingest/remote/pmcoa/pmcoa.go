@@ -138,6 +138,8 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		return nil, err
 	}
 	// Keys gone from the inventory: the article version was withdrawn.
+	// The newest version still listed, if any, takes its place.
+	withdrawn := map[string]bool{}
 	for k := range st.ETags {
 		if _, ok := etags[k]; ok {
 			continue
@@ -145,8 +147,12 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		id, v := keyVersion(k)
 		if a, ok := next.Articles[id]; ok && a.Version == v {
 			delete(next.Articles, id)
+			withdrawn[id] = true
 			env.Stats.Add(0, 0, 1)
 		}
+	}
+	if err := replaceWithdrawn(ctx, env, bucket, withdrawn, etags, &mu, &next); err != nil {
+		return nil, err
 	}
 	ids := make([]string, 0, len(next.Articles))
 	for id := range next.Articles {
@@ -169,6 +175,33 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 			os.RemoveAll(filepath.Join(env.Dir, "metadata"))
 		},
 	}, nil
+}
+
+// replaceWithdrawn fetches, for each article whose mirrored version was
+// withdrawn, the newest version the inventory still lists.
+func replaceWithdrawn(ctx context.Context, env *remote.Env, bucket string, withdrawn map[string]bool, etags map[string]string, mu *sync.Mutex, next *state) error {
+	if len(withdrawn) == 0 {
+		return nil
+	}
+	best := map[string]string{} // id -> key of its newest listed version
+	for k := range etags {
+		id, v := keyVersion(k)
+		if !withdrawn[id] {
+			continue
+		}
+		if b, ok := best[id]; ok {
+			if _, bv := keyVersion(b); bv >= v {
+				continue
+			}
+		}
+		best[id] = k
+	}
+	for _, k := range best {
+		if err := fetchArticle(ctx, env, bucket, k, etags[k], mu, next); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keyVersion splits metadata/PMC123.2.json into PMC123 and 2.

@@ -1,9 +1,15 @@
 package pmcoa
 
 import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/openshelf/openshelf/ingest/remote"
+	"github.com/openshelf/openshelf/ingest/remote/download"
+	fake "github.com/openshelf/openshelf/internal/upstreamfake"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/pipelines"
 )
@@ -40,5 +46,54 @@ func TestKeyVersion(t *testing.T) {
 	id, v := keyVersion("metadata/PMC10009416.2.json")
 	if id != "PMC10009416" || v != 2 {
 		t.Errorf("keyVersion = %s, %d", id, v)
+	}
+}
+
+// TestVersions: versions collapse to the newest; when the newest is
+// withdrawn from the inventory, the one still listed takes its place.
+func TestVersions(t *testing.T) {
+	srv := fake.New()
+	defer srv.Close()
+	x1, x2 := []byte("<article>v1</article>"), []byte("<article>v2</article>")
+	v1 := fake.PMCArticle{PMCID: "PMC1", Version: 1, LicenseCode: "CC BY", OpenAccess: true, XML: x1}
+	v2 := fake.PMCArticle{PMCID: "PMC1", Version: 2, LicenseCode: "CC BY", OpenAccess: true, XML: x2}
+	dir := t.TempDir()
+	fetch := func() *remote.Result {
+		t.Helper()
+		env := &remote.Env{
+			Source: pipelines.Source{URL: "s3://pmc-oa-opendata/", Params: map[string]string{
+				"https_mirror": srv.URL + "/pmc/", "inventory": fake.PMCInventoryPrefix}},
+			Dir: dir, Client: download.New(download.Config{}), Logger: slog.New(slog.DiscardHandler),
+			Families: []licence.Family{licence.CCBY}, Stats: &remote.Stats{},
+		}
+		res, err := Adapter{}.Fetch(context.Background(), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.SaveJSON(filepath.Join(dir, remote.StateFile), res.State); err != nil {
+			t.Fatal(err)
+		}
+		res.Cleanup()
+		return res
+	}
+	content := func(res *remote.Result) string {
+		t.Helper()
+		if len(res.Files) != 1 {
+			t.Fatalf("mirror files %v, want one per PMCID", res.Files)
+		}
+		b, err := os.ReadFile(res.Files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	srv.PublishPMC("2026-11-23T01-00Z", []fake.PMCArticle{v1, v2})
+	if got := content(fetch()); got != string(x2) {
+		t.Errorf("both versions listed: mirror holds %q, want v2", got)
+	}
+	srv.Delete("/pmc/metadata/PMC1.2.json")
+	srv.PublishPMC("2026-11-24T01-00Z", []fake.PMCArticle{v1})
+	if got := content(fetch()); got != string(x1) {
+		t.Errorf("v2 withdrawn: mirror holds %q, want v1 back", got)
 	}
 }
