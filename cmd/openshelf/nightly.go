@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/openshelf/openshelf/ingest/remote/nightly"
@@ -40,7 +39,7 @@ func runNightly(ctx context.Context, e *env, c *ingestConfig, cfg run.Config, sh
 		bar = &barProgress{w: e.stderr}
 		ncfg.Run.Progress = startAfter{display: ncfg.Display, bar: bar}
 	}
-	if h := os.Getenv("OPENSHELF_NIGHTLY_HOLD"); h != "" {
+	if h := e.getenv("OPENSHELF_NIGHTLY_HOLD"); h != "" {
 		// Test seam for the crash tests (cmd/openshelf/nightly_crash_test.go):
 		// stop at a phase, say so, and wait to be killed.
 		ncfg.Hold = func(phase string) {
