@@ -184,9 +184,10 @@ func Have(path string, exp Expect) bool {
 // File downloads rawURL to dst, verified against exp, unless dst already
 // matches exp. The body streams into dst + ".part", which replaces dst only
 // once verified. A .part left by an interrupted attempt or a killed run is
-// resumed with an HTTP range request when the file's size is known; a
-// server that answers the range with the whole file (200) restarts it, and
-// a resumed file that fails its checksum is fetched again from the start.
+// resumed with an HTTP range request when there is an MD5 or a size to
+// check the whole by; a server that answers the range with the whole file
+// (200) restarts it, and a resumed file that fails its checksum is fetched
+// again from the start.
 // It reports whether the file was already there.
 func (c *Client) File(ctx context.Context, rawURL, dst string, exp Expect) (cached bool, err error) {
 	if Have(dst, exp) {
@@ -205,18 +206,20 @@ func (c *Client) File(ctx context.Context, rawURL, dst string, exp Expect) (cach
 		c.files.Add(1)
 		return false, nil
 	}
-	first := true
+	ranged := int64(-1) // size of part when a range was last asked for
 	prepare := func(req *http.Request) {
-		// Only the first attempt resumes, and only a file with an MD5 or
-		// a size to check (the check says whether the pieces make the
-		// whole); any retry starts from the first byte.
+		// Only a file with an MD5 or a size to check it by is resumed (the
+		// check says whether the pieces make the whole), and never twice
+		// from the same byte: a range the server refused (416) or that
+		// brought nothing starts the file again.
 		st, err := os.Stat(part)
-		if first && err == nil && st.Size() > 0 && (exp.MD5 != "" || exp.Size > 0) && (exp.Size <= 0 || st.Size() < exp.Size) {
+		if err == nil && st.Size() > 0 && st.Size() != ranged && (exp.MD5 != "" || exp.Size > 0) && (exp.Size <= 0 || st.Size() < exp.Size) {
 			req.Header.Set("Range", fmt.Sprintf("bytes=%d-", st.Size()))
+			ranged = st.Size()
 		} else {
 			os.Remove(part)
+			ranged = -1
 		}
-		first = false
 	}
 	err = c.do(ctx, rawURL, prepare, func(resp *http.Response) error {
 		return c.save(resp, part, dst, exp)

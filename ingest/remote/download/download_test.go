@@ -262,3 +262,37 @@ func TestRateLimitHeaders(t *testing.T) {
 		t.Errorf("spacing %s, want 20ms (1s / 50)", h.spacing)
 	}
 }
+
+// TestResumeAfterBreak: a transfer that breaks half-way is continued by the
+// next attempt from the bytes it got.
+func TestResumeAfterBreak(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 1000)
+	var ranges []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		ranges = append(ranges, r.Header.Get("Range"))
+		first := len(ranges) == 1
+		mu.Unlock()
+		if first {
+			// Promise the whole body, send half, hang up.
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write(body[:len(body)/2])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}
+		http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+	}))
+	defer srv.Close()
+	dst := filepath.Join(t.TempDir(), "f")
+	c := New(Config{Retries: 2, Sleep: (&recorder{}).sleep})
+	if _, err := c.File(context.Background(), srv.URL, dst, Expect{MD5: sum(body)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(dst); !bytes.Equal(got, body) {
+		t.Error("wrong content")
+	}
+	if len(ranges) != 2 || ranges[1] != fmt.Sprintf("bytes=%d-", len(body)/2) {
+		t.Errorf("ranges %q, want the second request to continue at %d", ranges, len(body)/2)
+	}
+}
