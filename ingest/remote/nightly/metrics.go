@@ -3,7 +3,9 @@ package nightly
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,9 +28,15 @@ func writeMetrics(path string, s *Summary) error {
 	fmt.Fprintf(&b, "openshelf_nightly_last_run_success %d\n", b2i(s.OK))
 	gauge("openshelf_nightly_last_run_duration_seconds", "Wall time of the last nightly run.")
 	fmt.Fprintf(&b, "openshelf_nightly_last_run_duration_seconds %.3f\n", time.Since(s.Started).Seconds())
+	// The last success survives failed runs, so that an alert on its age
+	// keeps firing instead of losing its series.
+	last := lastSuccess(path)
 	if s.OK {
+		last = time.Now().Unix()
+	}
+	if last > 0 {
 		gauge("openshelf_nightly_last_success_timestamp_seconds", "End of the last successful nightly run (Unix time).")
-		fmt.Fprintf(&b, "openshelf_nightly_last_success_timestamp_seconds %d\n", time.Now().Unix())
+		fmt.Fprintf(&b, "openshelf_nightly_last_success_timestamp_seconds %d\n", last)
 	}
 	if s.Ingest != nil {
 		gauge("openshelf_nightly_documents_accepted", "Documents published by the last run's snapshot.")
@@ -70,6 +78,21 @@ func writeMetrics(path string, s *Summary) error {
 func b2i(v bool) int {
 	if v {
 		return 1
+	}
+	return 0
+}
+
+// lastSuccess reads the last success time from the previous metrics file.
+func lastSuccess(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "openshelf_nightly_last_success_timestamp_seconds "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
 	}
 	return 0
 }

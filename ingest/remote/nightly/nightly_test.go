@@ -300,6 +300,7 @@ func TestCorruptDownload(t *testing.T) {
 	}
 	metrics, _ := os.ReadFile(filepath.Join(h.data, StateDir, "nightly.prom"))
 	if !strings.Contains(string(metrics), "openshelf_nightly_last_run_success 0") ||
+		!strings.Contains(string(metrics), "openshelf_nightly_last_success_timestamp_seconds ") ||
 		!strings.Contains(string(metrics), `openshelf_nightly_source_success{source="pmc-oa"} 0`) {
 		t.Errorf("metrics after a failure:\n%s", metrics)
 	}
