@@ -15,6 +15,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/openshelf/openshelf/ingest/remote/nightly"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/pipelines"
 	"github.com/openshelf/openshelf/pipelines/run"
@@ -42,6 +43,10 @@ type ingestConfig struct {
 	LogLevel string
 	Progress string
 	Paths    []string
+	// Metrics is the nightly run's Prometheus textfile (remote sources).
+	Metrics string
+	// Retries is how often a failed download is retried (remote sources).
+	Retries int
 
 	levelSet bool // -log-level or OPENSHELF_LOG_LEVEL was given
 }
@@ -53,7 +58,11 @@ Reads every file under the PATHs (directories recursively; each file's
 format is detected from its content), merges the records of the same work,
 keeps the openly licensed ones and publishes a new snapshot in the data
 directory (DATA/current). Files that are not data and records that cannot
-be read are listed in the summary; they do not fail the run.`
+be read are listed in the summary; they do not fail the run.
+
+A pipeline with remote sources (pipelines/nightly.toml) is the nightly job:
+it fetches each source's delta into a verified mirror under DATA/state/,
+publishes one snapshot and exits 1 when a source fails (docs/nightly.md).`
 
 func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	c := &ingestConfig{}
@@ -69,6 +78,8 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	fs.BoolVar(&c.JSON, "json", false, "print the summary as JSON on stdout")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `level`: debug, info, warn, error")
 	fs.StringVar(&c.Progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
+	fs.IntVar(&c.Retries, "retries", 6, "times a failed download of a remote source is retried, with jittered exponential backoff from 1s")
+	fs.StringVar(&c.Metrics, "metrics-file", "", "Prometheus textfile with the outcome of a pipeline with remote sources (default DATA/state/nightly.prom; - for none)")
 	fs.Usage = flagUsage(fs, e.stderr, ingestSynopsis)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -85,8 +96,8 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	if c.Data == "" {
 		return nil, errors.New("-data is empty")
 	}
-	if c.Workers < 0 || c.Keep < 0 {
-		return nil, errors.New("-workers and -keep cannot be negative")
+	if c.Workers < 0 || c.Keep < 0 || c.Retries < 0 {
+		return nil, errors.New("-workers, -keep and -retries cannot be negative")
 	}
 	switch c.Progress {
 	case "auto", "always", "never":
@@ -151,6 +162,9 @@ func runIngest(ctx context.Context, e *env, args []string) int {
 	}
 
 	showBar := c.Progress == "always" || (c.Progress == "auto" && e.stderrTTY)
+	if nightly.HasRemote(cfg.Pipeline) {
+		return runNightly(ctx, e, c, cfg, showBar)
+	}
 	level, _ := parseLevel(c.LogLevel)
 	if showBar && !c.levelSet {
 		level = slog.LevelWarn // info lines would tear the bar apart

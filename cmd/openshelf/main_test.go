@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshelf/openshelf/internal/fixtures"
 	"github.com/openshelf/openshelf/pipelines/run"
+	"github.com/openshelf/openshelf/snapshot"
 )
 
 func testEnv(vars map[string]string) (*env, *bytes.Buffer, *bytes.Buffer) {
@@ -171,14 +172,25 @@ func TestBinary(t *testing.T) {
 		t.Errorf("fixtures pipeline summary: %+v", sum)
 	}
 
-	// Remote sources are refused with their own exit code, DATA untouched.
+	// A pipeline with remote sources is the nightly job: a source that
+	// cannot be reached fails the run (exit 1), nothing is published.
 	data3 := filepath.Join(tmp, "data3")
-	code, _, errs = cmd(nil, "ingest", "-data", data3, "-pipeline", filepath.Join(root, "pipelines", "nightly.toml"))
-	if code != exitNotImplemented || !strings.Contains(errs, "remote sources are not implemented yet") {
-		t.Errorf("nightly: exit %d, stderr:\n%s", code, errs)
+	unreachable := filepath.Join(tmp, "unreachable.toml")
+	os.WriteFile(unreachable, []byte(`name = "unreachable"
+[[source]]
+name = "pubmed-updates"
+kind = "file-sequence"
+url = "http://127.0.0.1:1/pubmed/updatefiles/"
+format = "pubmed"
+[source.cursor]
+kind = "sequence"
+`), 0o644)
+	code, out, errs = cmd(nil, "ingest", "-data", data3, "-retries", "0", "-pipeline", unreachable)
+	if code != exitFailure || !strings.Contains(errs, "a source failed: pubmed-updates") || !strings.Contains(out, "FAILED") {
+		t.Errorf("unreachable nightly source: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	if _, err := os.Stat(data3); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("nightly touched the data directory: %v", err)
+	if _, err := snapshot.Current(data3); err == nil {
+		t.Error("a failed nightly run published a snapshot")
 	}
 
 	// Usage errors.

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/openshelf/openshelf/ingest/remote/nightly"
+	"github.com/openshelf/openshelf/internal/fixtures"
+	fake "github.com/openshelf/openshelf/internal/upstreamfake"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// TestNightlyKilled runs the real binary on a pipeline of the four remote
+// sources (a local fake upstream replaying the real formats) and kills it
+// with SIGKILL mid-download, mid-publish (the build writing the snapshot)
+// and just after publishing (before the commit). The next run must resume
+// without fetching again what the killed one had, and the night must end
+// with exactly one published snapshot.
+func TestNightlyKilled(t *testing.T) {
+	bin := buildBinary(t)
+	fix := fixtures.Dir(t)
+	for _, tc := range []struct {
+		name string
+		hold string // OPENSHELF_NIGHTLY_HOLD
+		// hang is the download left half-done when the process is killed.
+		hang string
+	}{
+		{name: "download", hang: "/pubmed/updatefiles/pubmed26n1001.xml.gz"},
+		{name: "publish", hold: "publish"},
+		{name: "published", hold: "published"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fake.New()
+			defer srv.Close()
+			defer srv.Release()
+			if err := srv.Night1(fix); err != nil {
+				t.Fatal(err)
+			}
+			pipeline, err := srv.WritePipeline(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := filepath.Join(t.TempDir(), "data")
+			ingest := func(hold string) *exec.Cmd {
+				c := exec.Command(bin, "ingest", "-data", data, "-pipeline", pipeline, "-progress", "never",
+					"-now", fake.Night1Now, "-json", "-retries", "2")
+				c.Env = append(os.Environ(), "OPENSHELF_DATA=", "OPENSHELF_NIGHTLY_HOLD="+hold)
+				return c
+			}
+			if tc.hang != "" {
+				srv.Hang(tc.hang)
+			}
+			killed := ingest(tc.hold)
+			stderr, err := killed.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := killed.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var log bytes.Buffer
+			lines := make(chan string)
+			go func() {
+				sc := bufio.NewScanner(io.TeeReader(stderr, &log))
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			// Wait for the moment to kill: the hold, or the three other
+			// sources fetched and the hung download half-way.
+			fetched, hung, holding := 0, false, false
+			ready := func() bool {
+				if tc.hold != "" {
+					return holding
+				}
+				return hung && fetched == 3
+			}
+			for !ready() {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						killed.Wait()
+						t.Fatalf("the run ended before the kill point:\n%s", log.String())
+					}
+					fetched += strings.Count(l, `"msg":"nightly: source fetched"`)
+					holding = holding || strings.Contains(l, "holding for a test")
+				case <-srv.Hung:
+					hung = true
+				}
+			}
+			killed.Process.Signal(syscall.SIGKILL)
+			go func() {
+				for range lines {
+				}
+			}()
+			err = killed.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("not killed by SIGKILL (%v):\n%s", err, log.String())
+			}
+			srv.Release()
+
+			published := ""
+			if tc.hold == "published" {
+				if published, err = snapshot.Current(data); err != nil {
+					t.Fatalf("killed after publishing, but no current snapshot: %v", err)
+				}
+			} else if _, err := snapshot.Current(data); err == nil {
+				t.Fatal("the killed run published a snapshot")
+			}
+
+			// What the killed run had finished must not be fetched again.
+			before := dataHits(srv)
+			out, err := ingest("").Output()
+			if err != nil {
+				t.Fatalf("resumed run: %v\n%s", err, out)
+			}
+			var sum nightly.Summary
+			if err := json.Unmarshal(out, &sum); err != nil {
+				t.Fatalf("summary: %v\n%s", err, out)
+			}
+			after := dataHits(srv)
+			for p, n := range after {
+				if p == tc.hang {
+					if n != before[p]+1 {
+						t.Errorf("%s: fetched %d times by the resumed run, want once", p, n-before[p])
+					}
+					// It continues where the killed run stopped.
+					rs := srv.Ranges(p)
+					if last := rs[len(rs)-1]; !strings.HasPrefix(last, "bytes=") || last == "bytes=0-" {
+						t.Errorf("%s: resumed with Range %q, want the bytes after the half on disk", p, last)
+					}
+					continue
+				}
+				if n != before[p] {
+					t.Errorf("%s fetched again by the resumed run", p)
+				}
+			}
+			if tc.hold != "" && !sum.Resumed {
+				t.Error("the run after a kill in the publish phase did not say it resumed")
+			}
+
+			// Exactly one snapshot, current, and the sources committed.
+			ents, err := os.ReadDir(filepath.Join(data, snapshot.SnapshotsDir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var snaps []string
+			for _, e := range ents {
+				if snapshot.ValidID(e.Name()) {
+					snaps = append(snaps, e.Name())
+				}
+			}
+			cur, err := snapshot.Current(data)
+			if err != nil || len(snaps) != 1 || snaps[0] != cur || (published != "" && cur != published) {
+				t.Errorf("snapshots %v, current %s (%v), published before the kill %q: want exactly one", snaps, cur, err, published)
+			}
+			for _, dir := range []string{"pmc-oa-inventory", "pubmed-updatefiles", "openalex-works", "crossref-works"} {
+				d := filepath.Join(data, nightly.StateDir, dir)
+				if _, err := os.Stat(filepath.Join(d, "state.json")); err != nil {
+					t.Errorf("%s not committed: %v", dir, err)
+				}
+				if _, err := os.Stat(filepath.Join(d, "commit.json")); err == nil {
+					t.Errorf("%s: staged commit.json left behind", dir)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(data, nightly.StateDir, "run.json")); err == nil {
+				t.Error("run.json left behind")
+			}
+		})
+	}
+}
+
+// dataHits counts the requests for the data files (articles, metadata,
+// update files, parts, API pages), not listings and manifests that every
+// run reads again.
+func dataHits(srv *fake.Server) map[string]int {
+	m := map[string]int{}
+	for _, p := range []string{
+		"/pmc/PMC5828200.1/PMC5828200.1.xml", "/pmc/PMC6398430.1/PMC6398430.1.xml",
+		"/pmc/metadata/PMC5828200.1.json", "/pmc/metadata/PMC6398430.1.json",
+		"/pubmed/updatefiles/pubmed26n1001.xml.gz",
+		"/openalex/data/works/updated_date=2026-01-10/part_000.gz",
+	} {
+		m[p] = srv.Hits(p)
+	}
+	m["/crossref/"] = srv.HitsPrefix("/crossref/")
+	return m
+}

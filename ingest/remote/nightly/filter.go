@@ -1,0 +1,58 @@
+package nightly
+
+import (
+	"context"
+	"io"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/ingest/detect"
+	"github.com/openshelf/openshelf/ingest/remote"
+)
+
+// filtered wraps every reader so that each record passes the sources'
+// filters (PubMed deletions, OpenAlex merges) before the merger sees it.
+// The filters apply to every file, local sources included: a DeleteCitation
+// fetched tonight also removes a citation of the locally loaded baseline.
+func filtered(rs detect.Readers, results []*remote.Result) detect.Readers {
+	var filters []func(string, *ingest.Document) bool
+	drop := false
+	for _, r := range results {
+		if r.Filter != nil {
+			filters = append(filters, r.Filter)
+		}
+		drop = drop || r.DropDeletions
+	}
+	if len(filters) == 0 && !drop {
+		return rs
+	}
+	out := detect.Readers{}
+	for f, read := range rs {
+		out[f] = func(ctx context.Context, r io.Reader, origin string, sink ingest.Sink) error {
+			return read(ctx, r, origin, &filterSink{Sink: sink, origin: origin, filters: filters, drop: drop})
+		}
+	}
+	return out
+}
+
+type filterSink struct {
+	ingest.Sink
+	origin  string
+	filters []func(string, *ingest.Document) bool
+	drop    bool
+}
+
+func (s *filterSink) Document(d *ingest.Document) error {
+	for _, f := range s.filters {
+		if !f(s.origin, d) {
+			return nil
+		}
+	}
+	return s.Sink.Document(d)
+}
+
+func (s *filterSink) Delete(d ingest.Deletion) error {
+	if s.drop {
+		return nil
+	}
+	return s.Sink.Delete(d)
+}

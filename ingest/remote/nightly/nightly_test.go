@@ -1,0 +1,377 @@
+package nightly
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/openshelf/openshelf/ingest/remote/download"
+	"github.com/openshelf/openshelf/internal/fixtures"
+	fake "github.com/openshelf/openshelf/internal/upstreamfake"
+	"github.com/openshelf/openshelf/pipelines"
+	"github.com/openshelf/openshelf/pipelines/run"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// harness is a fake upstream, a pipeline pointed at it and a data dir.
+type harness struct {
+	t    *testing.T
+	srv  *fake.Server
+	fix  string
+	data string
+	p    *pipelines.Pipeline
+	// sleeps records every wait the download clients asked for.
+	mu     sync.Mutex
+	sleeps []time.Duration
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	h := &harness{t: t, srv: fake.New(), fix: fixtures.Dir(t), data: filepath.Join(t.TempDir(), "data")}
+	t.Cleanup(h.srv.Close)
+	path, err := h.srv.WritePipeline(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.p, err = pipelines.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// run runs one night at now (RFC 3339).
+func (h *harness) run(now string) (*Summary, error) {
+	h.t.Helper()
+	at, err := time.Parse(time.RFC3339, now)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cfg := Config{
+		Run: run.Config{DataDir: h.data, Pipeline: h.p, Now: at, Workers: 2,
+			Logger: slog.New(slog.NewTextHandler(h.t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))},
+		// No real waiting: the schedule is recorded instead.
+		Download: download.Config{Retries: 6, BaseBackoff: time.Second, MaxBackoff: time.Minute,
+			Sleep: func(ctx context.Context, d time.Duration) error {
+				h.mu.Lock()
+				h.sleeps = append(h.sleeps, d)
+				h.mu.Unlock()
+				return ctx.Err()
+			}},
+	}
+	return Run(context.Background(), cfg)
+}
+
+// doc is the part of a documents.parquet row the tests look at.
+type doc struct {
+	ID       string   `parquet:"id"`
+	Aliases  []string `parquet:"aliases,list"`
+	OpenAlex string   `parquet:"openalex"`
+	Subjects []string `parquet:"subjects,list"`
+	Sources  []string `parquet:"sources,list"`
+}
+
+// docs reads the published documents of the current snapshot.
+func docs(t *testing.T, data string) map[string]*doc {
+	t.Helper()
+	s, err := snapshot.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.ReadFile[doc](s.Path(snapshot.Documents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*doc{}
+	for i := range rows {
+		out[rows[i].ID] = &rows[i]
+	}
+	return out
+}
+
+func source(t *testing.T, s *Summary, name string) *SourceSummary {
+	t.Helper()
+	for _, src := range s.Sources {
+		if src.Name == name {
+			return src
+		}
+	}
+	t.Fatalf("no source %s in the summary", name)
+	return nil
+}
+
+// TestNights is the main end-to-end test: a first run, then a second run
+// that fetches only the delta, applies a PubMed DeleteCitation to an
+// enrichment and resolves an OpenAlex merge.
+func TestNights(t *testing.T) {
+	h := newHarness(t)
+	srv := h.srv
+	if err := srv.Night1(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := h.run(fake.Night1Now)
+	if err != nil {
+		t.Fatalf("night 1: %v", err)
+	}
+	if !sum.OK || sum.Snapshot == "" || sum.Ingest == nil {
+		t.Fatalf("night 1 summary: %+v", sum)
+	}
+	pmc := source(t, sum, "pmc-oa")
+	if pmc.Fetched != 2 || pmc.Rejected["licence:CC BY-NC"] != 1 || pmc.Rejected["not-open-access"] != 1 || pmc.Files != 2 {
+		t.Errorf("night 1 pmc-oa: fetched %d, rejected %v, mirror %d", pmc.Fetched, pmc.Rejected, pmc.Files)
+	}
+	// Gated before anything else: the rejected articles' XML is never asked for.
+	for _, p := range []string{"/pmc/PMC3574550.1/PMC3574550.1.xml", "/pmc/PMC1790863.1/PMC1790863.1.xml"} {
+		if n := srv.Hits(p); n != 0 {
+			t.Errorf("%s fetched %d times, want 0 (its licence gate failed)", p, n)
+		}
+	}
+	if cr := source(t, sum, "crossref-works"); cr.Fetched != 2 || cr.Cursor != "2026-01-01" {
+		t.Errorf("night 1 crossref: fetched %d pages from %s", cr.Fetched, cr.Cursor)
+	}
+	d1 := docs(t, h.data)
+	art := d1["pmc-"+strings.TrimPrefix(fake.EnrichedPMCID, "PMC")]
+	if art == nil {
+		t.Fatalf("night 1: %s not published; have %d documents", fake.EnrichedPMCID, len(d1))
+	}
+	if !slices.Contains(art.Sources, "pubmed") || !slices.Contains(art.Subjects, fake.EnrichedSubject) {
+		t.Errorf("night 1: %s not enriched by PubMed: sources %v, subjects %v", art.ID, art.Sources, art.Subjects)
+	}
+	old, survivor, err := fake.MergePair(h.fix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifestHasSources(t, h.data)
+
+	// Night 2.
+	metaHits := srv.Hits("/pmc/metadata/PMC6398430.1.json")
+	pm1 := srv.Hits("/pubmed/updatefiles/pubmed26n1001.xml.gz")
+	oa1 := srv.Hits("/openalex/data/works/updated_date=2026-01-10/part_000.gz")
+	if err := srv.Night2(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	sum2, err := h.run(fake.Night2Now)
+	if err != nil {
+		t.Fatalf("night 2: %v", err)
+	}
+	if sum2.Snapshot == sum.Snapshot {
+		t.Fatal("night 2 published nothing new")
+	}
+	// Only the delta is fetched.
+	if srv.Hits("/pmc/metadata/PMC6398430.1.json") != metaHits ||
+		srv.Hits("/pubmed/updatefiles/pubmed26n1001.xml.gz") != pm1 ||
+		srv.Hits("/openalex/data/works/updated_date=2026-01-10/part_000.gz") != oa1 {
+		t.Error("night 2 fetched files of night 1 again")
+	}
+	if p := source(t, sum2, "pmc-oa"); p.Fetched != 2 || p.Files != 3 {
+		t.Errorf("night 2 pmc-oa: fetched %d (want the new version and the new article), mirror %d (want 3)", p.Fetched, p.Files)
+	}
+	if p := source(t, sum2, "pubmed-updates"); p.Fetched != 1 || p.Cursor != "pubmed26n1002.xml.gz" {
+		t.Errorf("night 2 pubmed: fetched %d, cursor %s", p.Fetched, p.Cursor)
+	}
+	if o := source(t, sum2, "openalex-works"); o.Fetched != 2 || o.Cursor != "2026-02-01" { // the part and the merged-id list
+		t.Errorf("night 2 openalex: fetched %d, cursor %s", o.Fetched, o.Cursor)
+	}
+	if c := source(t, sum2, "crossref-works"); c.Fetched != 1 || c.Cursor != "2026-11-22" {
+		t.Errorf("night 2 crossref: fetched %d pages from %s, want 1 from 2026-11-22 (last run minus 48h)", c.Fetched, c.Cursor)
+	}
+	d2 := docs(t, h.data)
+	// DeleteCitation removed the enrichment, not the article.
+	art = d2[art.ID]
+	if art == nil {
+		t.Fatalf("night 2: the PubMed deletion removed %s itself", fake.EnrichedPMCID)
+	}
+	if slices.Contains(art.Sources, "pubmed") || slices.Contains(art.Subjects, fake.EnrichedSubject) {
+		t.Errorf("night 2: %s still carries the deleted PubMed record: sources %v, subjects %v", art.ID, art.Sources, art.Subjects)
+	}
+	if d2["pmc-7417471"] == nil {
+		t.Error("night 2: the new PMC article is not published")
+	}
+	// The merge: no document for the old work, its id an alias of the survivor.
+	oldID := "oa-w" + strings.ToLower(strings.TrimPrefix(old, "W"))
+	var surv *doc
+	for _, d := range d2 {
+		if strings.EqualFold(d.OpenAlex, old) || d.ID == oldID {
+			t.Errorf("night 2: merged-away work %s still published as %s", old, d.ID)
+		}
+		if strings.EqualFold(d.OpenAlex, survivor) {
+			surv = d
+		}
+	}
+	if surv == nil {
+		t.Fatalf("night 2: survivor %s not published", survivor)
+	}
+	if !slices.Contains(surv.Aliases, oldID) {
+		t.Errorf("night 2: survivor %s aliases %v lack %s", surv.ID, surv.Aliases, oldID)
+	}
+	metrics, err := os.ReadFile(filepath.Join(h.data, StateDir, "nightly.prom"))
+	if err != nil || !strings.Contains(string(metrics), "openshelf_nightly_last_run_success 1") ||
+		!strings.Contains(string(metrics), `openshelf_nightly_source_fetched_files{source="pubmed-updates"} 1`) {
+		t.Errorf("metrics file: %v\n%s", err, metrics)
+	}
+
+	// Night 3: nothing new upstream. Nothing is fetched but the listings,
+	// and no new snapshot pushes a real one out of the history.
+	sum3, err := h.run("2026-11-26T03:30:00Z")
+	if err != nil {
+		t.Fatalf("night 3: %v", err)
+	}
+	if !sum3.OK || !sum3.Unchanged || sum3.Snapshot != sum2.Snapshot || sum3.Ingest != nil {
+		t.Errorf("night 3: ok %v, unchanged %v, snapshot %s (night 2: %s)", sum3.OK, sum3.Unchanged, sum3.Snapshot, sum2.Snapshot)
+	}
+	for _, src := range sum3.Sources {
+		if src.Fetched != 0 {
+			t.Errorf("night 3: %s fetched %d files", src.Name, src.Fetched)
+		}
+	}
+	if c := source(t, sum3, "crossref-works"); c.Cursor != "2026-11-23" {
+		t.Errorf("night 3: crossref asked from %s, want 2026-11-23 (the cursor moves on even without news)", c.Cursor)
+	}
+
+	var text strings.Builder
+	sum.WriteText(&text)
+	if !strings.Contains(text.String(), "pmc-oa") || !strings.Contains(text.String(), "rejected before download: licence:CC BY-NC 1, not-open-access 1") {
+		t.Errorf("night 1 summary text:\n%s", text.String())
+	}
+}
+
+func manifestHasSources(t *testing.T, data string) {
+	t.Helper()
+	s, err := snapshot.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(s.Dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Nightly struct {
+			Sources []SourceSummary `json:"sources"`
+		} `json:"nightly"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || len(m.Nightly.Sources) != 4 {
+		t.Errorf("manifest.json has no per-source summary (%v):\n%.2000s", err, b)
+	}
+}
+
+// TestCorruptDownload: a file that never matches its checksum fails its
+// source after the retries; nothing is published and the previous snapshot
+// stays current.
+func TestCorruptDownload(t *testing.T) {
+	h := newHarness(t)
+	if err := h.srv.Night1(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.run(fake.Night1Now); err != nil {
+		t.Fatal(err)
+	}
+	good, err := snapshot.Current(h.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.Night2(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	bad := "/pmc/PMC7417471.1/PMC7417471.1.xml"
+	h.srv.Corrupt(bad, -1)
+	sum, err := h.run(fake.Night2Now)
+	if !errors.Is(err, ErrSourceFailed) {
+		t.Fatalf("err = %v, want ErrSourceFailed", err)
+	}
+	p := source(t, sum, "pmc-oa")
+	if p.OK || p.Corrupt != 7 || !strings.Contains(p.Error, "checksum mismatch") {
+		t.Errorf("pmc-oa: ok %v, corrupt %d (want 7: every attempt), error %q", p.OK, p.Corrupt, p.Error)
+	}
+	if cur, _ := snapshot.Current(h.data); cur != good {
+		t.Errorf("current is %s after a failed run, want %s", cur, good)
+	}
+	if _, err := os.Stat(filepath.Join(h.data, StateDir, "pmc-oa-inventory", "xml", "PMC7417471.1.xml")); err == nil {
+		t.Error("the corrupt file was kept in the mirror")
+	}
+	metrics, _ := os.ReadFile(filepath.Join(h.data, StateDir, "nightly.prom"))
+	if !strings.Contains(string(metrics), "openshelf_nightly_last_run_success 0") ||
+		!strings.Contains(string(metrics), "openshelf_nightly_last_success_timestamp_seconds ") ||
+		!strings.Contains(string(metrics), `openshelf_nightly_source_success{source="pmc-oa"} 0`) {
+		t.Errorf("metrics after a failure:\n%s", metrics)
+	}
+	// Once the server sends the right bytes, the next run publishes.
+	h.srv.Corrupt(bad, 0)
+	if sum, err := h.run(fake.Night2Now); err != nil || !sum.OK {
+		t.Fatalf("after the fix: %v", err)
+	}
+}
+
+// TestTooManyRequests: a 429 storm on the Crossref API is ridden out with
+// growing, jittered waits, one request at a time.
+func TestTooManyRequests(t *testing.T) {
+	h := newHarness(t)
+	if err := h.srv.Night1(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Headers.Set("X-Rate-Limit-Limit", "50")
+	h.srv.Headers.Set("X-Rate-Limit-Interval", "1s")
+	h.srv.TooMany("/crossref/works", 5)
+	sum, err := h.run(fake.Night1Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := source(t, sum, "crossref-works")
+	if c.Retries != 5 || c.Fetched != 2 {
+		t.Errorf("crossref: %d retries, %d pages; want 5 and 2", c.Retries, c.Fetched)
+	}
+	// 5 refused + 3 pages (the last one empty): no request beyond the retries.
+	if n := h.srv.HitsPrefix("/crossref/"); n != 8 {
+		t.Errorf("crossref received %d requests, want 8", n)
+	}
+	if p := h.srv.Peak("/crossref/"); p != 1 {
+		t.Errorf("%d requests at once to crossref, want 1", p)
+	}
+	// Backoff waits are at least half of 1s, 2s, 4s, 8s, 16s in turn.
+	var backoff []time.Duration
+	h.mu.Lock()
+	for _, d := range h.sleeps {
+		if d >= 400*time.Millisecond { // pacing waits (1s/50) are shorter
+			backoff = append(backoff, d)
+		}
+	}
+	h.mu.Unlock()
+	if len(backoff) != 5 {
+		t.Fatalf("backoff waits %v, want 5", backoff)
+	}
+	for i, d := range backoff {
+		if min := (time.Second << i) / 2; d < min || d > time.Second<<i {
+			t.Errorf("wait %d = %s, want between %s and %s", i+1, d, min, time.Second<<i)
+		}
+	}
+}
+
+// TestLocked: a second run while one holds the lock is refused.
+func TestLocked(t *testing.T) {
+	h := newHarness(t)
+	dir := filepath.Join(h.data, StateDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lock(filepath.Join(dir, "nightly.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	_, err = h.run(fake.Night1Now)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid") {
+		t.Fatalf("err = %v, want ErrLocked naming the holder", err)
+	}
+	if h.srv.HitsPrefix("/") != 0 {
+		t.Error("the refused run contacted the upstreams")
+	}
+}
