@@ -64,7 +64,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.DataDir, "data", "data", "data directory holding current/ and snapshots/")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address host:port")
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "public base URL (default http://ADDR); https behind a TLS proxy")
-	fs.StringVar(&cfg.PayTo, "pay-to", serve.DefaultPayTo, "EVM address receiving payments")
+	fs.StringVar(&cfg.PayTo, "pay-to", "", "EVM address receiving payments (required unless -facilitator local; local defaults to a placeholder)")
 	fs.StringVar(&cfg.Facilitator, "facilitator", "local", `"local" (embedded, moves no funds) or an x402 facilitator URL`)
 	fs.DurationVar(&cfg.FacilitatorTimeout, "facilitator-timeout", 15*time.Second, "timeout of each facilitator call")
 	fs.IntVar(&cfg.MaxTimeoutSeconds, "max-timeout-seconds", 300, "maxTimeoutSeconds offered in payment requirements")
@@ -73,6 +73,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.Var(&trusted, "trusted-proxy", "proxy address or CIDR whose X-Forwarded-For is believed (repeatable, comma-separated)")
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
+	fs.StringVar(&cfg.Ledger, "ledger", "", "payment ledger: empty for SQLite at DATA/state/x402.db, or a postgres:// URL shared by several instances")
+	fs.StringVar(&cfg.Payments.Instance, "instance", "", "name of this instance among those sharing the ledger, stable across restarts (default HOSTNAME-ADDR)")
+	fs.DurationVar(&cfg.Payments.ClaimLease, "claim-lease", 2*time.Minute, "how long a paid request holds its payment before it is presumed crashed and recovered")
+	fs.DurationVar(&cfg.Payments.Wait, "payment-wait", 3*time.Second, "how long a re-sent payment waits for the request holding it before 409 payment_in_progress")
+	fs.DurationVar(&cfg.Payments.RecoverEvery, "recover-every", 30*time.Second, "how often abandoned payments are recovered")
+	fs.DurationVar(&cfg.Payments.Retention, "ledger-retention", 30*24*time.Hour, "how long finished payment records are kept after their authorization expired")
+	fs.BoolVar(&cfg.Fetch.AllowLoopback, "unsafe-allow-loopback-targets", false, "UNSAFE, tests only: let live tools and alarms reach loopback addresses (127.0.0.0/8, ::1) on any port")
 	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
@@ -130,7 +137,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		go app.Store.Watch(ctx, cfg.WatchInterval)
 	}
 	err = serve.Run(ctx, cfg.Addr, app.HTTP, 30*time.Second, log, func(a net.Addr) {
-		log.Info("listening", "addr", a.String(), "base_url", cfg.BaseURL, "facilitator", cfg.Facilitator)
+		log.Info("listening", "addr", a.String(), "base_url", cfg.BaseURL, "facilitator", cfg.Facilitator, "pid", os.Getpid())
 	})
 	if err != nil {
 		log.Error("server failed", "err", err)
