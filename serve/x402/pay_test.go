@@ -94,7 +94,7 @@ func newEnv(t testing.TB, opts ...func(*Config)) *env {
 // process starting up.
 func newEnvAt(t testing.TB, path string, opts ...func(*Config)) *env {
 	t.Helper()
-	l, err := OpenLedger(path)
+	l, err := OpenLedgerURL(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
