@@ -514,3 +514,14 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A real facilitator URL without -pay-to is refused at start-up with a
+// clear message, before anything is opened.
+func TestServeRefusesRealFacilitatorWithoutPayTo(t *testing.T) {
+	var stderr bytes.Buffer
+	e := &env{stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}
+	code := dispatch(context.Background(), e, []string{"serve", "-data", t.TempDir(), "-facilitator", "https://facilitator.example/x402"})
+	if code != exitUsage || !strings.Contains(stderr.String(), "--pay-to is required") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+}
