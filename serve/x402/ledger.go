@@ -81,7 +81,6 @@ CREATE TABLE IF NOT EXISTS payments (
 	lease_ms     BIGINT NOT NULL,
 	payment      TEXT NOT NULL,
 	receipt      TEXT,
-	answer       %[1]s,
 	created_ms   BIGINT NOT NULL,
 	updated_ms   BIGINT NOT NULL,
 	settle_ms    BIGINT,
@@ -90,6 +89,15 @@ CREATE TABLE IF NOT EXISTS payments (
 	PRIMARY KEY (network, asset, payer, nonce)
 );
 CREATE INDEX IF NOT EXISTS payments_state ON payments (state, lease_ms);
+CREATE TABLE IF NOT EXISTS answers (
+	network      TEXT NOT NULL,
+	asset        TEXT NOT NULL,
+	payer        TEXT NOT NULL,
+	nonce        TEXT NOT NULL,
+	valid_before BIGINT NOT NULL,
+	answer       %[1]s NOT NULL,
+	PRIMARY KEY (network, asset, payer, nonce)
+);
 CREATE TABLE IF NOT EXISTS settlements (
 	id           %[2]s,
 	network      TEXT NOT NULL,
@@ -211,19 +219,26 @@ const payCols = `network = ? AND asset = ? AND payer = ? AND nonce = ?`
 var ledgerQueries = map[string]string{
 	"insert": `INSERT INTO payments (network, asset, payer, nonce, resource, state, owner, amount, valid_before,
 		lease_ms, payment, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-	"select": `SELECT resource, state, owner, lease_ms, payment, receipt, answer FROM payments WHERE ` + payCols,
+	"select": `SELECT p.resource, p.state, p.owner, p.lease_ms, p.payment, p.receipt, a.answer FROM payments p
+		LEFT JOIN answers a ON a.network = p.network AND a.asset = p.asset AND a.payer = p.payer AND a.nonce = p.nonce
+		WHERE p.network = ? AND p.asset = ? AND p.payer = ? AND p.nonce = ?`,
 	// Taking a record over: from released/failed (authorization unused),
 	// or from an expired claim. CAS on the state and owner seen.
 	"takeOver": `UPDATE payments SET state = 'claimed', owner = ?, resource = ?, amount = ?, valid_before = ?, lease_ms = ?,
-		payment = ?, receipt = NULL, answer = NULL, updated_ms = ?, settle_ms = NULL, settled_ms = NULL, served_ms = NULL
+		payment = ?, receipt = NULL, updated_ms = ?, settle_ms = NULL, settled_ms = NULL, served_ms = NULL
 		WHERE ` + payCols + ` AND state = ? AND owner = ?`,
 	"adoptSettling": `UPDATE payments SET owner = ?, lease_ms = ?, updated_ms = ? WHERE ` + payCols + ` AND state = 'settling' AND owner = ?`,
-	"settling": `UPDATE payments SET state = 'settling', lease_ms = ?, answer = ?, updated_ms = ?, settle_ms = ?
+	"settling": `UPDATE payments SET state = 'settling', lease_ms = ?, updated_ms = ?, settle_ms = ?
 		WHERE ` + payCols + ` AND state = 'claimed' AND owner = ?`,
+	// The answer lives in its own table: later transitions rewrite the
+	// payments row, and SQLite rewrites a whole row, blob included.
+	"putAnswer": `INSERT INTO answers (network, asset, payer, nonce, valid_before, answer) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (network, asset, payer, nonce) DO UPDATE SET valid_before = excluded.valid_before, answer = excluded.answer`,
+	"dropAnswer": `DELETE FROM answers WHERE ` + payCols,
 	"settled": `UPDATE payments SET state = ?, receipt = ?, updated_ms = ?, settled_ms = ?, served_ms = ?
 		WHERE ` + payCols + ` AND state = 'settling' AND owner = ?`,
 	"served": `UPDATE payments SET state = 'served', updated_ms = ?, served_ms = ? WHERE ` + payCols + ` AND state = 'settled'`,
-	"giveBack": `UPDATE payments SET state = ?, answer = NULL, lease_ms = 0, updated_ms = ?
+	"giveBack": `UPDATE payments SET state = ?, lease_ms = 0, updated_ms = ?
 		WHERE ` + payCols + ` AND owner = ? AND state IN ('claimed', 'settling')`,
 	"expire": `UPDATE payments SET lease_ms = ?, updated_ms = ? WHERE ` + payCols + ` AND owner = ? AND state = 'settling'`,
 	"logSettlement": `INSERT INTO settlements (network, asset, payer, nonce, resource, amount, outcome, tx, detail, at_ms)
@@ -432,9 +447,33 @@ func (l *Ledger) adopt(ctx context.Context, k claimKey, prevOwner, owner string,
 // settlement is about to be sent, with the answer a re-send will get. It
 // fails (false) if owner no longer holds the claim: then nothing may be
 // settled.
-func (l *Ledger) settling(ctx context.Context, k claimKey, owner string, answer []byte, leaseMs, nowMs int64) (bool, error) {
-	n, err := l.exec(ctx, "settling", leaseMs, answer, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
-	return n == 1, err
+func (l *Ledger) settling(ctx context.Context, k claimKey, owner string, answer []byte, validBefore, leaseMs, nowMs int64) (bool, error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("x402: ledger settling: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.StmtContext(ctx, l.stmts["settling"]).ExecContext(ctx, leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	if err != nil {
+		return false, fmt.Errorf("x402: ledger settling: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, nil
+	}
+	// A previous attempt with this authorization (released, failed) may
+	// have left an answer: it is replaced or dropped, never served.
+	if answer != nil {
+		_, err = tx.StmtContext(ctx, l.stmts["putAnswer"]).ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, validBefore, answer)
+	} else {
+		_, err = tx.StmtContext(ctx, l.stmts["dropAnswer"]).ExecContext(ctx, k.args()...)
+	}
+	if err != nil {
+		return false, fmt.Errorf("x402: ledger store answer: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("x402: ledger settling commit: %w", err)
+	}
+	return true, nil
 }
 
 // settled records a confirmed settlement of owner's settling record:
@@ -576,16 +615,17 @@ type Record struct {
 // Records lists the records in the given states (all when none), oldest
 // first, at most limit (0: no limit).
 func (l *Ledger) Records(ctx context.Context, limit int, states ...string) ([]Record, error) {
-	q := `SELECT network, asset, payer, nonce, resource, state, owner, amount, valid_before, lease_ms, created_ms, updated_ms,
-		settle_ms, settled_ms, served_ms, receipt, answer IS NOT NULL, COALESCE(LENGTH(answer), 0) FROM payments`
+	q := `SELECT p.network, p.asset, p.payer, p.nonce, p.resource, p.state, p.owner, p.amount, p.valid_before, p.lease_ms,
+		p.created_ms, p.updated_ms, p.settle_ms, p.settled_ms, p.served_ms, p.receipt, COALESCE(LENGTH(a.answer), 0)
+		FROM payments p LEFT JOIN answers a ON a.network = p.network AND a.asset = p.asset AND a.payer = p.payer AND a.nonce = p.nonce`
 	var args []any
 	if len(states) > 0 {
-		q += ` WHERE state IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(states)), ", ") + `)`
+		q += ` WHERE p.state IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(states)), ", ") + `)`
 		for _, s := range states {
 			args = append(args, s)
 		}
 	}
-	q += ` ORDER BY created_ms`
+	q += ` ORDER BY p.created_ms`
 	if limit > 0 {
 		q += ` LIMIT ` + strconv.Itoa(limit)
 	}
@@ -601,11 +641,10 @@ func (l *Ledger) Records(ctx context.Context, limit int, states ...string) ([]Re
 			vb, lease, created, updated int64
 			settle, settled, served     sql.NullInt64
 			receipt                     sql.NullString
-			hasAnswer                   bool
 			answerLen                   int64
 		)
 		if err := rows.Scan(&r.Network, &r.Asset, &r.Payer, &r.Nonce, &r.Resource, &r.State, &r.Owner, &r.Amount, &vb, &lease,
-			&created, &updated, &settle, &settled, &served, &receipt, &hasAnswer, &answerLen); err != nil {
+			&created, &updated, &settle, &settled, &served, &receipt, &answerLen); err != nil {
 			return nil, fmt.Errorf("x402: ledger list: %w", err)
 		}
 		r.ValidBefore, r.Lease = time.Unix(vb, 0).UTC(), time.UnixMilli(lease).UTC()
@@ -669,7 +708,7 @@ func (l *Ledger) Prune(ctx context.Context, cutoff time.Time, retention time.Dur
 		sql string
 		arg int64
 	}{
-		{`UPDATE payments SET answer = NULL WHERE answer IS NOT NULL AND valid_before < ?`, cutoff.Unix()},
+		{`DELETE FROM answers WHERE valid_before < ?`, cutoff.Unix()},
 		{`DELETE FROM payments WHERE state IN ('served', 'released', 'failed') AND valid_before < ?`, old},
 		{`DELETE FROM local_transfers WHERE valid_before < ?`, old},
 	} {

@@ -451,7 +451,8 @@ func (s *session) settle(ctx context.Context, answer []byte) (*SettlementRespons
 		return nil, fmt.Errorf("x402: request ended before settlement: %w", err)
 	}
 	now := c.cfg.Now()
-	ok, err := c.cfg.Ledger.settling(context.WithoutCancel(ctx), s.key, s.owner, answer, c.lease(now, clampInt64(s.auth.Before)), now.UnixMilli())
+	vb := clampInt64(s.auth.Before)
+	ok, err := c.cfg.Ledger.settling(context.WithoutCancel(ctx), s.key, s.owner, answer, vb, c.lease(now, vb), now.UnixMilli())
 	if err != nil {
 		s.fail(OutcomeError)
 		return nil, c.internal("ledger settling failed", err, "payer", s.key.Payer, "nonce", s.key.Nonce)
