@@ -707,13 +707,22 @@ func claimAs(t *testing.T, e *env, p *PaymentPayload, owner string, leaseEnd tim
 		t.Fatal(f)
 	}
 	k := keyOf(e.req.Accepts[0], a)
-	stored, _ := json.Marshal(storedPayment{Payload: p, Requirements: e.req.Accepts[0]})
 	res, err := e.ledger.claim(context.Background(), k, claimArgs{resource: testURL, owner: owner, amount: e.req.Accepts[0].Amount,
-		payment: string(stored), validBefore: clampInt64(a.Before), leaseMs: leaseEnd.UnixMilli(), nowMs: testNow.UnixMilli()})
+		validBefore: clampInt64(a.Before), leaseMs: leaseEnd.UnixMilli(), nowMs: testNow.UnixMilli()})
 	if err != nil || res.state != claimOwned {
 		t.Fatal(res, err)
 	}
 	return k
+}
+
+// storedOf is what a request keeps in the ledger to settle p again.
+func storedOf(t *testing.T, e *env, p *PaymentPayload) string {
+	t.Helper()
+	b, err := json.Marshal(storedPayment{Payload: p, Requirements: e.req.Accepts[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestStaleClaimIsTakenOver(t *testing.T) {
@@ -817,7 +826,7 @@ func TestRecoverSettlingOnResend(t *testing.T) {
 			e := newEnv(t)
 			p := e.payment()
 			k := claimAs(t, e, p, "dead.x.1", testNow.Add(time.Minute))
-			if ok, err := e.ledger.settling(context.Background(), k, "dead.x.1", []byte("stored answer"), testNow.Add(time.Hour).Unix(), testNow.Add(-time.Second).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
+			if ok, err := e.ledger.settling(context.Background(), k, "dead.x.1", storedOf(t, e, p), []byte("stored answer"), testNow.Add(time.Hour).Unix(), testNow.Add(-time.Second).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
 			if reached {
@@ -848,7 +857,7 @@ func TestRecoverAtStartup(t *testing.T) {
 	// The previous run of instance web1 held both, with live leases.
 	claimAs(t, e, claimed, "web1.aaaa.1", testNow.Add(time.Minute))
 	k := claimAs(t, e, settling, "web1.aaaa.2", testNow.Add(time.Minute))
-	if ok, err := e.ledger.settling(context.Background(), k, "web1.aaaa.2", nil, testNow.Add(time.Hour).Unix(), testNow.Add(time.Minute).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
+	if ok, err := e.ledger.settling(context.Background(), k, "web1.aaaa.2", storedOf(t, e, settling), nil, testNow.Add(time.Hour).Unix(), testNow.Add(time.Minute).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	// Another instance's live claim is not ours to take.
