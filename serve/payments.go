@@ -35,6 +35,18 @@ func mimeType(e *registry.Endpoint) string {
 	return "application/json"
 }
 
+// codecFor chooses how a paid answer is kept for re-sends. Archive
+// answers are objects of the immutable snapshot (a document, a bundle):
+// a re-send reads the same object again, with no upstream call and no
+// recomputation, so they are not copied into the ledger. Everything else
+// (live tools above all) is stored and replayed byte for byte.
+func codecFor(e *registry.Endpoint) x402.Codec[*registry.Result] {
+	if e.Group == registry.GroupArchive {
+		return nil
+	}
+	return resultCodec{}
+}
+
 // Charge converts the core's payment to what handlers see.
 func Charge(p x402.Payment) registry.Charge {
 	return registry.Charge{ID: p.ID, Payer: p.Payer, Replay: p.Replay}
@@ -45,7 +57,7 @@ func (p *X402) ServeHTTP(w http.ResponseWriter, r *http.Request, e *registry.End
 	run func(context.Context, registry.Charge) (*registry.Result, error), write func(*registry.Result, http.Header), fail func(error)) {
 	req := p.Required(e, resource)
 	handler := func(ctx context.Context, pay x402.Payment) (*registry.Result, error) { return run(ctx, Charge(pay)) }
-	res, receipt, err := x402.PayHeader(r.Context(), p.Core, req, r.Header.Get(x402.HeaderPaymentSignature), handler, resultCodec{})
+	res, receipt, err := x402.PayHeader(r.Context(), p.Core, req, r.Header.Get(x402.HeaderPaymentSignature), handler, codecFor(e))
 	if err != nil {
 		if pe, ok := x402.AsPaymentError(err); ok {
 			h := w.Header()

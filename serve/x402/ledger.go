@@ -69,9 +69,9 @@ const ledgerSchemaVersion = 2
 // binary column, %[2]s the key clause of the settlements log, %[3]s
 // SQLite's WITHOUT ROWID (one b-tree per table instead of two).
 //
-// The payment and the answer a re-send gets live in the answers table,
-// written once when settlement is sent: later transitions rewrite the
-// small payments row only (SQLite rewrites a whole row on update).
+// The answer a re-send gets lives in the answers table, written once when
+// settlement is sent: later transitions rewrite the payments row only
+// (SQLite rewrites a whole row on update).
 const ledgerSchema = `
 CREATE TABLE IF NOT EXISTS payments (
 	network      TEXT NOT NULL,
@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS payments (
 	amount       TEXT NOT NULL,
 	valid_before BIGINT NOT NULL,
 	lease_ms     BIGINT NOT NULL,
+	payment      TEXT NOT NULL,
 	receipt      TEXT,
 	created_ms   BIGINT NOT NULL,
 	updated_ms   BIGINT NOT NULL,
@@ -92,15 +93,14 @@ CREATE TABLE IF NOT EXISTS payments (
 	served_ms    BIGINT,
 	PRIMARY KEY (network, asset, payer, nonce)
 )%[3]s;
-CREATE INDEX IF NOT EXISTS payments_state ON payments (state, lease_ms);
+CREATE INDEX IF NOT EXISTS payments_inflight ON payments (lease_ms) WHERE state IN ('claimed', 'settling');
 CREATE TABLE IF NOT EXISTS answers (
 	network      TEXT NOT NULL,
 	asset        TEXT NOT NULL,
 	payer        TEXT NOT NULL,
 	nonce        TEXT NOT NULL,
 	valid_before BIGINT NOT NULL,
-	payment      TEXT NOT NULL,
-	answer       %[1]s,
+	answer       %[1]s NOT NULL,
 	PRIMARY KEY (network, asset, payer, nonce)
 )%[3]s;
 CREATE TABLE IF NOT EXISTS settlements (
@@ -223,21 +223,21 @@ const payCols = `network = ? AND asset = ? AND payer = ? AND nonce = ?`
 
 var ledgerQueries = map[string]string{
 	"insert": `INSERT INTO payments (network, asset, payer, nonce, resource, state, owner, amount, valid_before,
-		lease_ms, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-	"select": `SELECT p.resource, p.state, p.owner, p.lease_ms, a.payment, p.receipt, a.answer FROM payments p
+		lease_ms, payment, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"select": `SELECT p.resource, p.state, p.owner, p.lease_ms, p.payment, p.receipt, a.answer FROM payments p
 		LEFT JOIN answers a ON a.network = p.network AND a.asset = p.asset AND a.payer = p.payer AND a.nonce = p.nonce
 		WHERE p.network = ? AND p.asset = ? AND p.payer = ? AND p.nonce = ?`,
 	// Taking a record over: from released/failed (authorization unused),
 	// or from an expired claim. CAS on the state and owner seen.
 	"takeOver": `UPDATE payments SET state = 'claimed', owner = ?, resource = ?, amount = ?, valid_before = ?, lease_ms = ?,
-		receipt = NULL, updated_ms = ?, settle_ms = NULL, settled_ms = NULL, served_ms = NULL
+		payment = ?, receipt = NULL, updated_ms = ?, settle_ms = NULL, settled_ms = NULL, served_ms = NULL
 		WHERE ` + payCols + ` AND state = ? AND owner = ?`,
 	"adoptSettling": `UPDATE payments SET owner = ?, lease_ms = ?, updated_ms = ? WHERE ` + payCols + ` AND state = 'settling' AND owner = ?`,
 	"settling": `UPDATE payments SET state = 'settling', lease_ms = ?, updated_ms = ?, settle_ms = ?
 		WHERE ` + payCols + ` AND state = 'claimed' AND owner = ?`,
-	"putAnswer": `INSERT INTO answers (network, asset, payer, nonce, valid_before, payment, answer) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (network, asset, payer, nonce) DO UPDATE
-		SET valid_before = excluded.valid_before, payment = excluded.payment, answer = excluded.answer`,
+	"putAnswer": `INSERT INTO answers (network, asset, payer, nonce, valid_before, answer) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (network, asset, payer, nonce) DO UPDATE SET valid_before = excluded.valid_before, answer = excluded.answer`,
+	"dropAnswer": `DELETE FROM answers WHERE ` + payCols,
 	"settled": `UPDATE payments SET state = ?, receipt = ?, updated_ms = ?, settled_ms = ?, served_ms = ?
 		WHERE ` + payCols + ` AND state = 'settling' AND owner = ?`,
 	"served": `UPDATE payments SET state = 'served', updated_ms = ?, served_ms = ? WHERE ` + payCols + ` AND state = 'settled'`,
@@ -357,10 +357,10 @@ type claimResult struct {
 
 // claimArgs is what a claim writes.
 type claimArgs struct {
-	resource, owner, amount string
-	validBefore             int64 // unix seconds
-	leaseMs                 int64 // unix ms
-	nowMs                   int64
+	resource, owner, amount, payment string
+	validBefore                      int64 // unix seconds
+	leaseMs                          int64 // unix ms
+	nowMs                            int64
 }
 
 // claim atomically takes the authorization for a.resource under a.owner,
@@ -371,7 +371,7 @@ type claimArgs struct {
 func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResult, error) {
 	for range 8 {
 		n, err := l.exec(ctx, "insert", k.Network, k.Asset, k.Payer, k.Nonce, a.resource, a.owner, a.amount, a.validBefore,
-			a.leaseMs, a.nowMs, a.nowMs)
+			a.leaseMs, a.payment, a.nowMs, a.nowMs)
 		if err != nil {
 			return claimResult{}, err
 		}
@@ -405,12 +405,16 @@ func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResul
 		default:
 			return claimResult{}, fmt.Errorf("x402: ledger: unknown state %q", got.status)
 		}
-		n, err = l.exec(ctx, "takeOver", a.owner, a.resource, a.amount, a.validBefore, a.leaseMs, a.nowMs,
+		n, err = l.exec(ctx, "takeOver", a.owner, a.resource, a.amount, a.validBefore, a.leaseMs, a.payment, a.nowMs,
 			k.Network, k.Asset, k.Payer, k.Nonce, got.status, got.owner)
 		if err != nil {
 			return claimResult{}, err
 		}
 		if n == 1 {
+			// An answer of the earlier attempt is never served for this one.
+			if _, err := l.exec(ctx, "dropAnswer", k.args()...); err != nil {
+				return claimResult{}, err
+			}
 			return claimResult{state: claimOwned, resource: a.resource}, nil
 		}
 	}
@@ -452,7 +456,11 @@ func (l *Ledger) adopt(ctx context.Context, k claimKey, prevOwner, owner string,
 // settlement is about to be sent, with the answer a re-send will get. It
 // fails (false) if owner no longer holds the claim: then nothing may be
 // settled.
-func (l *Ledger) settling(ctx context.Context, k claimKey, owner, payment string, answer []byte, validBefore, leaseMs, nowMs int64) (bool, error) {
+func (l *Ledger) settling(ctx context.Context, k claimKey, owner string, answer []byte, validBefore, leaseMs, nowMs int64) (bool, error) {
+	if answer == nil {
+		n, err := l.exec(ctx, "settling", leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+		return n == 1, err
+	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("x402: ledger settling: %w", err)
@@ -465,10 +473,7 @@ func (l *Ledger) settling(ctx context.Context, k claimKey, owner, payment string
 	if n, _ := res.RowsAffected(); n != 1 {
 		return false, nil
 	}
-	// A previous attempt with this authorization (released, failed) may
-	// have left an answer: it is replaced (by NULL when there is none),
-	// never served.
-	if _, err := tx.StmtContext(ctx, l.stmts["putAnswer"]).ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, validBefore, payment, answer); err != nil {
+	if _, err := tx.StmtContext(ctx, l.stmts["putAnswer"]).ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, validBefore, answer); err != nil {
 		return false, fmt.Errorf("x402: ledger store answer: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -709,9 +714,7 @@ func (l *Ledger) Prune(ctx context.Context, cutoff time.Time, retention time.Dur
 		sql string
 		arg int64
 	}{
-		{`UPDATE answers SET answer = NULL WHERE answer IS NOT NULL AND valid_before < ?`, cutoff.Unix()},
-		{`DELETE FROM answers WHERE valid_before < ? AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.network = answers.network
-			AND p.asset = answers.asset AND p.payer = answers.payer AND p.nonce = answers.nonce)`, old},
+		{`DELETE FROM answers WHERE valid_before < ?`, cutoff.Unix()},
 		{`DELETE FROM payments WHERE state IN ('served', 'released', 'failed') AND valid_before < ?`, old},
 		{`DELETE FROM local_transfers WHERE valid_before < ?`, old},
 	} {

@@ -297,6 +297,12 @@ func (c *Core) begin(ctx context.Context, pr PaymentRequired, p *PaymentPayload)
 func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error {
 	wctx, cancel := context.WithTimeout(ctx, c.cfg.Wait)
 	defer cancel()
+	// Recovery settles again from what is kept here, should this process
+	// die before the facilitator's answer is recorded.
+	stored, err := json.Marshal(storedPayment{Payload: s.payload, Requirements: s.req})
+	if err != nil {
+		return c.internal("encode payment", err)
+	}
 	retryAt := int64(0)
 	for {
 		c.mu.Lock()
@@ -320,7 +326,7 @@ func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error 
 		now := c.cfg.Now()
 		vb := clampInt64(s.auth.Before)
 		res, err := c.cfg.Ledger.claim(context.WithoutCancel(ctx), s.key, claimArgs{resource: s.resource, owner: s.owner,
-			amount: s.req.Amount, validBefore: vb, leaseMs: c.lease(now, vb), nowMs: now.UnixMilli()})
+			amount: s.req.Amount, payment: string(stored), validBefore: vb, leaseMs: c.lease(now, vb), nowMs: now.UnixMilli()})
 		if err != nil {
 			c.land(s.key, f, nil, nil)
 			return c.internal("ledger claim failed", err, "payer", s.key.Payer, "nonce", s.key.Nonce)
@@ -446,16 +452,9 @@ func (s *session) settle(ctx context.Context, answer []byte) (*SettlementRespons
 		s.fail(OutcomeHandlerError)
 		return nil, fmt.Errorf("x402: request ended before settlement: %w", err)
 	}
-	// Recovery settles again from what is kept here, should this process
-	// die before the facilitator's answer is recorded.
-	stored, err := json.Marshal(storedPayment{Payload: s.payload, Requirements: s.req})
-	if err != nil {
-		s.fail(OutcomeError)
-		return nil, c.internal("encode payment", err)
-	}
 	now := c.cfg.Now()
 	vb := clampInt64(s.auth.Before)
-	ok, err := c.cfg.Ledger.settling(context.WithoutCancel(ctx), s.key, s.owner, string(stored), answer, vb, c.lease(now, vb), now.UnixMilli())
+	ok, err := c.cfg.Ledger.settling(context.WithoutCancel(ctx), s.key, s.owner, answer, vb, c.lease(now, vb), now.UnixMilli())
 	if err != nil {
 		s.fail(OutcomeError)
 		return nil, c.internal("ledger settling failed", err, "payer", s.key.Payer, "nonce", s.key.Nonce)

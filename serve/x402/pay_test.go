@@ -708,7 +708,7 @@ func claimAs(t *testing.T, e *env, p *PaymentPayload, owner string, leaseEnd tim
 	}
 	k := keyOf(e.req.Accepts[0], a)
 	res, err := e.ledger.claim(context.Background(), k, claimArgs{resource: testURL, owner: owner, amount: e.req.Accepts[0].Amount,
-		validBefore: clampInt64(a.Before), leaseMs: leaseEnd.UnixMilli(), nowMs: testNow.UnixMilli()})
+		payment: storedOf(t, e, p), validBefore: clampInt64(a.Before), leaseMs: leaseEnd.UnixMilli(), nowMs: testNow.UnixMilli()})
 	if err != nil || res.state != claimOwned {
 		t.Fatal(res, err)
 	}
@@ -826,7 +826,7 @@ func TestRecoverSettlingOnResend(t *testing.T) {
 			e := newEnv(t)
 			p := e.payment()
 			k := claimAs(t, e, p, "dead.x.1", testNow.Add(time.Minute))
-			if ok, err := e.ledger.settling(context.Background(), k, "dead.x.1", storedOf(t, e, p), []byte("stored answer"), testNow.Add(time.Hour).Unix(), testNow.Add(-time.Second).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
+			if ok, err := e.ledger.settling(context.Background(), k, "dead.x.1", []byte("stored answer"), testNow.Add(time.Hour).Unix(), testNow.Add(-time.Second).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
 			if reached {
@@ -857,7 +857,7 @@ func TestRecoverAtStartup(t *testing.T) {
 	// The previous run of instance web1 held both, with live leases.
 	claimAs(t, e, claimed, "web1.aaaa.1", testNow.Add(time.Minute))
 	k := claimAs(t, e, settling, "web1.aaaa.2", testNow.Add(time.Minute))
-	if ok, err := e.ledger.settling(context.Background(), k, "web1.aaaa.2", storedOf(t, e, settling), nil, testNow.Add(time.Hour).Unix(), testNow.Add(time.Minute).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
+	if ok, err := e.ledger.settling(context.Background(), k, "web1.aaaa.2", nil, testNow.Add(time.Hour).Unix(), testNow.Add(time.Minute).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
 	// Another instance's live claim is not ours to take.

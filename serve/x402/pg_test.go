@@ -90,7 +90,7 @@ func TestPostgresLedger(t *testing.T) {
 	t.Run("a crash in settlement is recovered by the other process", func(t *testing.T) {
 		p := a.payment()
 		k := claimAs(t, a, p, "dead.x.1", testNow.Add(time.Minute))
-		if ok, err := a.ledger.settling(context.Background(), k, "dead.x.1", storedOf(t, a, p), []byte("stored"), testNow.Add(time.Hour).Unix(), testNow.Add(-time.Second).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
+		if ok, err := a.ledger.settling(context.Background(), k, "dead.x.1", []byte("stored"), testNow.Add(time.Hour).Unix(), testNow.Add(-time.Second).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
 		if n, err := b.core.Recover(context.Background()); err != nil || n < 1 {
