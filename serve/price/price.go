@@ -1,8 +1,3 @@
-// Package price is the one parser of openshelf prices: a USD decimal
-// string as endpoints declare it ("0.001") becomes an [Atomic] amount of
-// USDC base units (6 decimals, "1000") once, at registration. The registry,
-// the discovery documents and the x402 core all use the parsed value, so a
-// price that parses nowhere cannot reach a request.
 package price
 
 import (
