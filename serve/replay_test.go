@@ -109,4 +109,17 @@ func TestPaidToolReplayFetchesOnce(t *testing.T) {
 	if settled, _, _ := env.App.Payments.Core.Config().Ledger.CountSettlements(context.Background()); settled != 1 {
 		t.Errorf("%d settlements, want 1", settled)
 	}
+	// /metrics counts the ledger's states and the replays.
+	res, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	m, _ := io.ReadAll(res.Body)
+	for _, want := range []string{`openshelf_payment_records{state="served"} 1`, `openshelf_payment_records{state="settling"} 0`,
+		`openshelf_payments_total{outcome="replayed"} 10`} {
+		if !bytes.Contains(m, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
