@@ -42,18 +42,19 @@ const crashPayTo = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 // them after the transfer went through (the server dies before hearing
 // the answer), half before (the settlement never arrived).
 type chainFacilitator struct {
-	mu       sync.Mutex
-	settled  map[string]string // nonce → tx
-	attempts map[string]int
-	hold     bool
-	free     int
-	held     int
-	release  chan struct{}
-	heldNow  atomic.Int32
+	mu        sync.Mutex
+	settled   map[string]string // nonce → tx
+	attempts  map[string]int
+	successes map[string]int // successful /settle answers per nonce
+	hold      bool
+	free      int
+	held      int
+	release   chan struct{}
+	heldNow   atomic.Int32
 }
 
 func newChainFacilitator() *chainFacilitator {
-	return &chainFacilitator{settled: map[string]string{}, attempts: map[string]int{}, release: make(chan struct{})}
+	return &chainFacilitator{settled: map[string]string{}, attempts: map[string]int{}, successes: map[string]int{}, release: make(chan struct{})}
 }
 
 type facRequest struct {
@@ -129,6 +130,9 @@ func (f *chainFacilitator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case used:
 			reply(x402.SettlementResponse{ErrorReason: x402.ReasonNonceAlreadyUsed, Payer: a.From, Network: req.PaymentRequirements.Network})
 		default:
+			f.mu.Lock()
+			f.successes[nonce]++
+			f.mu.Unlock()
 			reply(x402.SettlementResponse{Success: true, Transaction: tx, Payer: a.From, Network: req.PaymentRequirements.Network})
 		}
 	default:
@@ -368,8 +372,15 @@ func checkCrash(t *testing.T, fac *chainFacilitator, pays []string, first, again
 	if len(settled) != len(pays) {
 		t.Errorf("%d of %d payments settled", len(settled), len(pays))
 	}
-	// Recovery may ask the facilitator again; the chain refuses a second
-	// transfer of one nonce, and settled holds one transaction per nonce.
+	// Recovery may ask the facilitator again; it never answers success
+	// twice for one nonce (the chain refuses a second transfer).
+	fac.mu.Lock()
+	for n, c := range fac.successes {
+		if c > 1 {
+			t.Errorf("nonce %s settled %d times", n, c)
+		}
+	}
+	fac.mu.Unlock()
 	t.Logf("served before the crash: %d of %d; settled: %d", servedBefore, len(pays), len(settled))
 }
 
@@ -455,11 +466,13 @@ func TestPaymentCrashSQLite(t *testing.T) {
 	var rep struct {
 		States           map[string]int `json:"states"`
 		SettledNotServed int            `json:"settled_not_served"`
+		Log              map[string]int `json:"settlement_log"`
 	}
 	if code != 0 || json.Unmarshal(out.Bytes(), &rep) != nil {
 		t.Fatalf("openshelf payments: exit %d\n%s", code, out.String())
 	}
-	if rep.SettledNotServed != 0 || rep.States[x402.StateServed] != len(pays) {
+	// One settlement recorded per payment: none settled twice.
+	if rep.SettledNotServed != 0 || rep.States[x402.StateServed] != len(pays) || rep.Log["settled"] != len(pays) {
 		t.Errorf("openshelf payments: %+v", rep)
 	}
 }
