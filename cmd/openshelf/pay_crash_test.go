@@ -538,3 +538,20 @@ func TestServeRefusesRealFacilitatorWithoutPayTo(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
 	}
 }
+
+func TestPaymentsCommandErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"payments", "-data", t.TempDir()}, exitFailure},        // no ledger there: not created
+		{[]string{"payments", "-state", "paid"}, exitUsage},              // unknown state
+		{[]string{"payments", "-data", t.TempDir(), "extra"}, exitUsage}, // stray argument
+	} {
+		var stderr bytes.Buffer
+		e := &env{stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}
+		if code := dispatch(context.Background(), e, tt.args); code != tt.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tt.args, code, tt.code, stderr.String())
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -58,6 +59,13 @@ func runPayments(ctx context.Context, e *env, args []string) int {
 	}
 	if ledger == "" {
 		ledger = x402.LedgerPath(dataDir)
+	}
+	if !x402.IsPostgresURL(ledger) {
+		// A report must not create an empty ledger where none was.
+		if _, err := os.Stat(ledger); err != nil {
+			fmt.Fprintln(e.stderr, "openshelf payments: no ledger:", err)
+			return exitFailure
+		}
 	}
 	l, err := x402.OpenLedgerURL(ctx, ledger)
 	if err != nil {
