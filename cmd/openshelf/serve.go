@@ -137,7 +137,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		go app.Store.Watch(ctx, cfg.WatchInterval)
 	}
 	err = serve.Run(ctx, cfg.Addr, app.HTTP, 30*time.Second, log, func(a net.Addr) {
-		log.Info("listening", "addr", a.String(), "base_url", cfg.BaseURL, "facilitator", cfg.Facilitator, "pid", os.Getpid())
+		log.Info("listening", "addr", a.String(), "base_url", cfg.BaseURL, "facilitator", cfg.Facilitator)
 	})
 	if err != nil {
 		log.Error("server failed", "err", err)
