@@ -62,15 +62,28 @@ type Config struct {
 	// Place configures geocode, weather_risk and location_report.
 	Place place.Config
 
+	// Ledger is the payment ledger: "" for SQLite at DATA/state/x402.db,
+	// a postgres:// URL to share it between instances, or another SQLite
+	// file path.
+	Ledger string
+	// Payments tunes the payment core (leases, waits, recovery, pruning).
+	Payments PaymentsConfig
+
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
 	// SQLite file path.
 	AlarmDB string
 }
 
-// DefaultPayTo is a placeholder payee for local runs; production sets
-// --pay-to.
+// DefaultPayTo is a placeholder payee, used only with the local
+// facilitator (which moves no funds). With any other facilitator --pay-to
+// is required: there is no default recipient for real money.
 const DefaultPayTo = "0x000000000000000000000000000000000000dEaD"
+
+// ErrPayToRequired is the start-up refusal of a real facilitator without
+// an explicit recipient.
+var ErrPayToRequired = errors.New("serve: --pay-to is required with a facilitator other than \"local\": " +
+	"refusing to start, real payments would go to a default address")
 
 // Validate fills defaults and checks the configuration.
 func (c *Config) Validate() error {
@@ -88,16 +101,22 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("serve: --base-url %q must be an absolute http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	if c.PayTo == "" {
-		c.PayTo = DefaultPayTo
-	}
 	if c.Facilitator == "" {
 		c.Facilitator = "local"
 	}
 	if c.Facilitator != "local" {
-		if u, err := url.Parse(c.Facilitator); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		if u, err := url.Parse(c.Facilitator); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("serve: --facilitator must be \"local\" or an http(s) URL, not %q", c.Facilitator)
 		}
+		if c.PayTo == "" || strings.EqualFold(c.PayTo, DefaultPayTo) {
+			return ErrPayToRequired
+		}
+	}
+	if c.PayTo == "" {
+		c.PayTo = DefaultPayTo
+	}
+	if err := c.Payments.validate(c.Addr); err != nil {
+		return err
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -140,43 +159,37 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	a.Store = store
 	a.closers = append(a.closers, store.Close)
 
-	ledger, err := x402.OpenLedger(x402.LedgerPath(cfg.DataDir))
-	if err != nil {
-		return nil, fmt.Errorf("serve: payment ledger: %w", err)
-	}
-	a.closers = append(a.closers, ledger.Close)
-	var fac x402.Facilitator = x402.NewLocal(ledger)
-	if cfg.Facilitator != "local" {
-		fac = &x402.HTTPFacilitator{BaseURL: cfg.Facilitator,
-			Timeouts: x402.Timeouts{Verify: cfg.FacilitatorTimeout, Settle: cfg.FacilitatorTimeout, Supported: cfg.FacilitatorTimeout}}
-	}
-	reg := registry.New()
-	a.Registry = reg
 	metrics := NewMetrics()
-	core, err := x402.New(x402.Config{PayTo: cfg.PayTo, Facilitator: fac, Ledger: ledger,
-		MaxTimeoutSeconds: cfg.MaxTimeoutSeconds, Now: cfg.Now, Logger: cfg.Logger,
-		Metrics: metrics.CountPayment})
+	core, ledger, err := openPayments(ctx, cfg, metrics.CountPayment)
 	if err != nil {
 		return nil, err
 	}
+	a.closers = append(a.closers, ledger.Close)
 	a.Payments = &X402{Core: core}
 	pcfg := core.Config()
+	reg := registry.New()
+	a.Registry = reg
 
 	svc := registry.Service{
 		Name:  "openshelf",
 		Title: "openshelf: open-licence scholarly archive and paid live tools",
 		Description: "Open-licensed scholarly literature (CC0, Public Domain Mark, CC BY, CC BY-SA only) for agents, " +
 			"paid per request with x402 (USDC on Base), and paid live web tools.",
-		BaseURL: cfg.BaseURL,
+		BaseURL:     cfg.BaseURL,
+		Environment: environment(cfg.Facilitator, pcfg.Network),
 		Payment: registry.Payment{Protocol: "x402", X402Version: 2, Scheme: "exact", Network: pcfg.Network,
-			Asset: pcfg.Asset, AssetName: "USDC", Decimals: 6, PayTo: pcfg.PayTo, Header: x402.HeaderPaymentSignature},
+			Asset: pcfg.Asset, AssetName: "USDC", Decimals: 6, PayTo: pcfg.PayTo, Header: x402.HeaderPaymentSignature,
+			Facilitator: facilitatorName(cfg.Facilitator), FundsMove: cfg.Facilitator != "local"},
 	}
 	arch := &archive.Service{Store: store, BaseURL: cfg.BaseURL}
 	meta := &Meta{
 		Service:  svc,
 		Snapshot: func(ctx context.Context) (SnapshotInfo, error) { return store.Info() },
 		Requirements: func(e *registry.Endpoint) any {
-			return a.Payments.Required(e, cfg.BaseURL+e.OpenAPIPath()).Accepts[0]
+			if acc := a.Payments.Required(e, cfg.BaseURL+e.OpenAPIPath()).Accepts; len(acc) > 0 {
+				return acc[0]
+			}
+			return nil
 		},
 		Datasets: func(ctx context.Context) ([]Dataset, error) { return datasets(store, cfg.BaseURL) },
 	}
@@ -212,6 +225,9 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	a.closers = append(a.closers, alarms.Close)
 	reg.Add(alarms.Endpoints()...)
 
+	if err := reg.Err(); err != nil {
+		return nil, err // an invalid price: a start-up error, never a request-time one
+	}
 	// The service documents and /mcp describe the registry they belong to;
 	// they read it only once NewHTTP has frozen it.
 	reg.Add(meta.Endpoints(reg, metrics.Handler())...)
@@ -221,6 +237,8 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 			Version: mcp.DescriptionVersion})})
 	a.HTTP = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
 		Logger: cfg.Logger, Now: cfg.Now, Metrics: metrics}, reg, a.Payments)
+	metrics.reg.MustRegister(newLedgerCollector(ledger))
+	a.closers = append(a.closers, startMaintenance(ctx, core, cfg.Payments))
 	alarms.Start()
 	for _, f := range families {
 		if s, ok := f.(tools.Starter); ok {
@@ -257,7 +275,7 @@ func serviceEndpoint(m *Meta, reg *registry.Registry) *registry.Endpoint {
 				"name":           m.Service.Name,
 				"title":          m.Service.Title,
 				"description":    m.Service.Description,
-				"environment":    "production",
+				"environment":    m.Service.Environment,
 				"base_url":       m.Service.BaseURL,
 				"snapshot":       snap,
 				"licence_policy": Policy(),

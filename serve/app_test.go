@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/openshelf/openshelf/index/tokenize"
+	"github.com/openshelf/openshelf/internal/pgtest"
 	"github.com/openshelf/openshelf/internal/testsnap"
 )
 
@@ -25,6 +26,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testsnap.Cleanup()
+	pgtest.Stop()
 	os.Exit(code)
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/internal/pgtest"
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/x402"
@@ -32,7 +33,7 @@ import (
 // Benchmarks of the paid path over real HTTP on loopback (see
 // BENCHMARKS.md for the commands and results):
 //
-//	go test -run '^$' -bench BenchmarkPaidDocument -benchtime 20000x ./serve
+//	go test -run '^$' -bench 'BenchmarkPaidDocument/(sqlite|postgres)/paid' -benchtime 20000x ./serve
 //	go test -run '^$' -bench BenchmarkBundleStream -benchtime 5x ./serve
 //
 // Environment:
@@ -164,9 +165,20 @@ func get(c *http.Client, url string, hdr map[string]string, want int) (int64, *h
 // loopback, the client in the same process. "unpaid" is the 402 path
 // alone and "replay" re-sends a settled payment (served from the ledger,
 // not charged), to show where the time goes.
+// BenchmarkPaidDocument runs the paid document path with each ledger:
+// the embedded SQLite default and PostgreSQL (the multi-instance ledger,
+// on a local test cluster started by internal/pgtest).
 func BenchmarkPaidDocument(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) { benchPaidDocument(b, nil) })
+	b.Run("postgres", func(b *testing.B) {
+		dsn := pgtest.NewDatabase(b)
+		benchPaidDocument(b, func(c *Config) { c.Ledger = dsn })
+	})
+}
+
+func benchPaidDocument(b *testing.B, mod func(*Config)) {
 	conc := envInt("OPENSHELF_BENCH_CONCURRENCY", 32)
-	app := startApp(b, testsnap.Copy(b), nil)
+	app := startApp(b, testsnap.Copy(b), mod)
 	var ids []string
 	_, page := getJSONAny(b, app.HTTP, "/api/catalog?limit=50")
 	for _, it := range page["items"].([]any) {

@@ -180,7 +180,7 @@ func (m *Meta) aiData(ctx context.Context, reg *registry.Registry) (map[string]a
 		"schema_version": AIDataSchemaVersion,
 		"service": map[string]any{
 			"name": m.Service.Name, "title": m.Service.Title, "description": m.Service.Description,
-			"base_url": base, "environment": "production",
+			"base_url": base, "environment": m.Service.Environment,
 			"openapi": base + "/openapi.json", "llms_txt": base + "/llms.txt", "x402": base + "/.well-known/x402",
 		},
 		"licence_policy": Policy(),
@@ -215,7 +215,9 @@ func (m *Meta) x402(reg *registry.Registry) map[string]any {
 		}
 		items = append(items, item)
 	}
-	return map[string]any{"x402Version": 2, "items": items}
+	p := m.Service.Payment
+	return map[string]any{"x402Version": 2, "items": items, "network": p.Network, "payTo": p.PayTo,
+		"facilitator": p.Facilitator, "environment": m.Service.Environment}
 }
 
 func (m *Meta) llmsTxt(reg *registry.Registry) string {
@@ -226,6 +228,8 @@ func (m *Meta) llmsTxt(reg *registry.Registry) string {
 		"response carries license, license_url, attribution and copyright_notice. Paid endpoints use x402 v2\n" +
 		"(scheme exact, USDC on Base, eip155:8453): call once, get 402 with PAYMENT-REQUIRED, pay with the\n" +
 		"PAYMENT-SIGNATURE header. A failed request is never charged.\n\n")
+	fmt.Fprintf(&b, "Payments go to %s on %s; facilitator: %s; environment: %s.\n\n",
+		m.Service.Payment.PayTo, m.Service.Payment.Network, m.Service.Payment.Facilitator, m.Service.Environment)
 	fmt.Fprintf(&b, "- OpenAPI: %s/openapi.json\n- Discovery: %s/.well-known/ai-data.json\n- MCP (streamable HTTP): %s/mcp\n", base, base, base)
 	for _, g := range []registry.Group{registry.GroupDiscovery, registry.GroupArchive, registry.GroupTools, registry.GroupAlarms} {
 		first := true

@@ -14,7 +14,7 @@ type Payments interface {
 	// requirements when the payment is missing or bad, otherwise runs the
 	// handler and settles only on its success.
 	ServeHTTP(w http.ResponseWriter, r *http.Request, e *registry.Endpoint, resource string,
-		run func(context.Context) (*registry.Result, error), write func(*registry.Result, http.Header), fail func(error))
+		run func(context.Context, registry.Charge) (*registry.Result, error), write func(*registry.Result, http.Header), fail func(error))
 }
 
 func (s *Server) servePaid(w http.ResponseWriter, r *http.Request, e *registry.Endpoint, in any) {
@@ -27,7 +27,9 @@ func (s *Server) servePaid(w http.ResponseWriter, r *http.Request, e *registry.E
 		s.writeError(w, r, err)
 		return
 	}
-	run := func(ctx context.Context) (*registry.Result, error) { return e.Handle(ctx, in) }
+	run := func(ctx context.Context, c registry.Charge) (*registry.Result, error) {
+		return e.HandlePaid(ctx, in, c)
+	}
 	write := func(res *registry.Result, extra http.Header) { s.writeResult(w, r, res, extra) }
 	fail := func(err error) { s.writeError(w, r, err) }
 	s.pay.ServeHTTP(w, r, e, resource, run, write, fail)

@@ -9,14 +9,23 @@ import (
 )
 
 // X402 adapts the x402 core to HTTP: PAYMENT-SIGNATURE in, 402 with
-// PAYMENT-REQUIRED or 200 with PAYMENT-RESPONSE out.
+// PAYMENT-REQUIRED or 200 with PAYMENT-RESPONSE out. MCP calls the same
+// core (serve/mcp), with the same requirements, ledger and stored answers.
 type X402 struct {
 	Core *x402.Core
 }
 
-// Required returns the requirements of a paid endpoint at resource.
+// Required returns the requirements of a paid endpoint at resource, from
+// the price parsed at registration. A paid endpoint whose price did not
+// parse never gets here: the server refuses to start.
 func (p *X402) Required(e *registry.Endpoint, resource string) x402.PaymentRequired {
-	return p.Core.Requirements(resource, e.Summary, mimeType(e), e.Price)
+	pr, err := p.Core.RequirementsFor(resource, e.Summary, mimeType(e), e.Amount)
+	if err != nil {
+		// Requirements without accepts: Pay answers 500, never a panic.
+		return x402.PaymentRequired{X402Version: x402.Version, Error: "server misconfigured",
+			Resource: x402.Resource{URL: resource}, Accepts: []x402.PaymentRequirements{}}
+	}
+	return pr
 }
 
 func mimeType(e *registry.Endpoint) string {
@@ -26,11 +35,29 @@ func mimeType(e *registry.Endpoint) string {
 	return "application/json"
 }
 
+// codecFor chooses how a paid answer is kept for re-sends. Archive
+// answers are objects of the immutable snapshot (a document, a bundle):
+// a re-send reads the same object again, with no upstream call and no
+// recomputation, so they are not copied into the ledger. Everything else
+// (live tools above all) is stored and replayed byte for byte.
+func codecFor(e *registry.Endpoint) x402.Codec[*registry.Result] {
+	if e.Group == registry.GroupArchive {
+		return nil
+	}
+	return resultCodec{}
+}
+
+// Charge converts the core's payment to what handlers see.
+func Charge(p x402.Payment) registry.Charge {
+	return registry.Charge{ID: p.ID, Payer: p.Payer, Replay: p.Replay}
+}
+
 // ServeHTTP implements Payments.
 func (p *X402) ServeHTTP(w http.ResponseWriter, r *http.Request, e *registry.Endpoint, resource string,
-	run func(context.Context) (*registry.Result, error), write func(*registry.Result, http.Header), fail func(error)) {
+	run func(context.Context, registry.Charge) (*registry.Result, error), write func(*registry.Result, http.Header), fail func(error)) {
 	req := p.Required(e, resource)
-	res, receipt, err := x402.PayHeader(r.Context(), p.Core, req, r.Header.Get(x402.HeaderPaymentSignature), run)
+	handler := func(ctx context.Context, pay x402.Payment) (*registry.Result, error) { return run(ctx, Charge(pay)) }
+	res, receipt, err := x402.PayHeader(r.Context(), p.Core, req, r.Header.Get(x402.HeaderPaymentSignature), handler, codecFor(e))
 	if err != nil {
 		if pe, ok := x402.AsPaymentError(err); ok {
 			h := w.Header()

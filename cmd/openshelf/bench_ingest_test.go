@@ -16,24 +16,6 @@ import (
 // benchmark's child processes are this binary running dispatch.
 const helperEnv = "OPENSHELF_TEST_HELPER_MAIN"
 
-// TestMain runs the command instead of the tests when a test starts this
-// binary as its child, so no separate build is needed (a helper process is
-// not a test, so it must not show as a skipped one): the ingest benchmark
-// sets helperEnv and passes "-- ARGS", the bomb test sets
-// OPENSHELF_TEST_AS_CLI=1 and passes the arguments as they are.
-func TestMain(m *testing.M) {
-	if os.Getenv("OPENSHELF_TEST_AS_CLI") == "1" {
-		main()
-		return
-	}
-	if os.Getenv(helperEnv) != "" {
-		i := slices.Index(os.Args, "--")
-		e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
-		os.Exit(dispatch(context.Background(), e, os.Args[i+1:]))
-	}
-	os.Exit(m.Run())
-}
-
 func TestBenchIngest(t *testing.T) {
 	t.Setenv(helperEnv, "1")
 	exe := []string{os.Args[0], "--"}

@@ -8,10 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/internal/pgtest"
+	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/pipelines/run"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -205,4 +208,29 @@ kind = "sequence"
 	if code, _, errs := cmd(nil, "ingest", "-data", filepath.Join(blocker, "data"), filepath.Join(fix, "jats", "f1000")); code != exitFailure {
 		t.Errorf("unwritable data: exit %d, want %d\n%s", code, exitFailure, errs)
 	}
+}
+
+// TestMain runs the command instead of the tests when a test starts this
+// binary as its child, so no separate build is needed (a helper process is
+// not a test, so it must not show as a skipped one): the ingest benchmark
+// sets helperEnv and passes "-- ARGS", the bomb test sets
+// OPENSHELF_TEST_AS_CLI=1 and passes the arguments as they are. After the
+// tests it stops what they started once for the whole package.
+func TestMain(m *testing.M) {
+	if os.Getenv("OPENSHELF_TEST_AS_CLI") == "1" {
+		main()
+		return
+	}
+	if os.Getenv(helperEnv) != "" {
+		i := slices.Index(os.Args, "--")
+		e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+		os.Exit(dispatch(context.Background(), e, os.Args[i+1:]))
+	}
+	code := m.Run()
+	pgtest.Stop()
+	testsnap.Cleanup()
+	if crashBinary.dir != "" {
+		os.RemoveAll(crashBinary.dir)
+	}
+	os.Exit(code)
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/openshelf/openshelf/serve/x402"
-
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
 )
@@ -69,7 +67,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 				"shown once. Each attempt sends X-Openshelf-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>, " +
 				"X-Openshelf-Alarm-Id (deduplicate on it: delivery is at least once) and X-Openshelf-Attempt (1-based). " +
 				"A 2xx answer is success; anything else, an error or a 15 s timeout is retried.",
-			Output: Accepted{}, Check: s.checkInput, Handle: s.handleSchedule,
+			Output: Accepted{}, Check: s.checkInput, HandlePaid: s.handleSchedule,
 		}.Endpoint(),
 		registry.Spec[IDInput]{
 			Name: "alarm_get", Method: http.MethodGet, Path: "/v1/alarm/:id", Group: registry.GroupAlarms,
@@ -114,7 +112,7 @@ func (s *Service) checkInput(_ context.Context, in *ScheduleInput) error {
 	return nil
 }
 
-func (s *Service) handleSchedule(ctx context.Context, in *ScheduleInput) (*registry.Result, error) {
+func (s *Service) handleSchedule(ctx context.Context, in *ScheduleInput, pay registry.Charge) (*registry.Result, error) {
 	if in.req == nil {
 		if err := s.checkInput(ctx, in); err != nil {
 			return nil, err
@@ -127,10 +125,11 @@ func (s *Service) handleSchedule(ctx context.Context, in *ScheduleInput) (*regis
 	}
 	// A payment buys one alarm: its id derives from the payment, so a
 	// replayed payment (served again, not charged again) finds the alarm it
-	// bought instead of scheduling a second one. The secret was shown once.
+	// bought instead of scheduling a second one. The secret was shown once
+	// (the answer is no-store, so the ledger does not keep it either).
 	id := ""
-	if p, ok := x402.PaymentFrom(ctx); ok {
-		id = s.sealer.DeriveID(p.ID)
+	if pay.ID != "" {
+		id = s.sealer.DeriveID(pay.ID)
 		if v, err := s.Get(ctx, id); err == nil {
 			return &registry.Result{Value: v}, nil
 		} else if !errors.Is(err, apierr.ErrNotFound) {

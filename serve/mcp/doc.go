@@ -65,7 +65,11 @@
 // the HTTP adapter uses. A payment is therefore one purchase of one
 // resource whichever transport carries it: sending it again, over MCP or
 // over HTTP, is a replay that is served with the stored receipt and never
-// settled twice, and it cannot be spent on another resource.
+// settled twice, and it cannot be spent on another resource. The rendered
+// text of a paid tool's result is kept in the payment ledger, so a replay
+// over MCP (the next part of a cut result, say) is cut from that text
+// without running the tool again; a replay over the other transport, whose
+// stored form differs, runs the handler again with Payment.Replay set.
 //
 // # Results and paging
 //
@@ -83,7 +87,8 @@
 // before the data changed, is refused (cursor_stale) rather than yielding a
 // spliced answer. A paid tool is paged with the same _meta["x402/payment"]:
 // the cursor is not part of the resource, so the later parts are replays of
-// the one purchase and are not charged again. Errors after payment, such as
-// a stale cursor, happen inside the paid run, so nothing is charged for
-// them.
+// the one purchase and are not charged again. The first paid call renders
+// and checks its part inside the paid run, so an unsendable result or a
+// stale cursor is never charged; on a replay the part is cut from the
+// stored text.
 package mcp

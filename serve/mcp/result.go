@@ -60,6 +60,11 @@ func render(res *registry.Result, cur *cursor, max int) (*part, error) {
 	if err != nil {
 		return nil, err
 	}
+	return paginate(text, object, cur, max)
+}
+
+// paginate cuts a rendered text into the part at cur.
+func paginate(text string, object bool, cur *cursor, max int) (*part, error) {
 	total := len(text)
 	if cur == nil && total <= max {
 		p := &part{text: text, max: max}
@@ -226,4 +231,42 @@ func digitsOnly(s string) bool {
 		}
 	}
 	return true
+}
+
+// textResult is a rendered text as a result that renders to the same text.
+func textResult(text string, object bool) *registry.Result {
+	ct := "text/plain; charset=utf-8"
+	if object {
+		ct = "application/json"
+	}
+	return &registry.Result{Body: io.NopCloser(strings.NewReader(text)), ContentType: ct}
+}
+
+// textCodec stores a paid tool's rendered text in the payment ledger: a
+// re-send of the same payment (for the next part of a cut result, say) is
+// served from it without running the tool again.
+type textCodec struct{}
+
+func (textCodec) Encode(r *registry.Result, max int) ([]byte, *registry.Result, bool) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, r, false
+	}
+	object := r.ContentType == "application/json"
+	out := textResult(string(b), object)
+	if len(b)+1 > max {
+		return nil, out, false
+	}
+	flag := byte('t')
+	if object {
+		flag = 'o'
+	}
+	return append([]byte{flag}, b...), out, true
+}
+
+func (textCodec) Decode(b []byte) (*registry.Result, error) {
+	if len(b) == 0 || (b[0] != 't' && b[0] != 'o') {
+		return nil, fmt.Errorf("mcp: stored answer is not a tool result")
+	}
+	return textResult(string(b[1:]), b[0] == 'o'), nil
 }

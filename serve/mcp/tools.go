@@ -78,15 +78,12 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToo
 	if err := t.e.Check(ctx, in); err != nil {
 		return t.fail(ctx, err), nil
 	}
-	run := func(ctx context.Context) (*part, error) {
+	if !t.e.Paid() {
 		res, err := t.e.Handle(ctx, in)
 		if err != nil {
-			return nil, err
+			return t.fail(ctx, err), nil
 		}
-		return render(res, cur, t.h.cfg.MaxResultBytes)
-	}
-	if !t.e.Paid() {
-		p, err := run(ctx)
+		p, err := render(res, cur, t.h.cfg.MaxResultBytes)
 		if err != nil {
 			return t.fail(ctx, err), nil
 		}
@@ -101,24 +98,49 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToo
 	if err != nil {
 		return t.fail(ctx, err), nil
 	}
-	pr := core.Requirements(resource, t.e.Summary, mimeType(t.e), t.e.Price)
+	pr, err := core.RequirementsFor(resource, t.e.Summary, mimeType(t.e), t.e.Amount)
+	if err != nil {
+		return t.fail(ctx, err), nil
+	}
 	payload, err := paymentFromMeta(req.Params.Meta)
 	if err != nil {
 		return paymentResult(x402.NewDecodeError(pr, err)), nil
 	}
-	p, receipt, err := x402.Pay(ctx, core, pr, payload, run)
+	// The paid work renders the result as text before settlement, so a
+	// result that cannot be sent (or a stale cursor) is never charged; the
+	// text is what the ledger keeps for re-sends of the same payment.
+	max := t.h.cfg.MaxResultBytes
+	run := func(ctx context.Context, pay x402.Payment) (*registry.Result, error) {
+		res, err := t.e.HandlePaid(ctx, in, registry.Charge{ID: pay.ID, Payer: pay.Payer, Replay: pay.Replay})
+		if err != nil {
+			return nil, err
+		}
+		text, object, err := resultText(res)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := paginate(text, object, cur, max); err != nil {
+			return nil, err
+		}
+		return textResult(text, object), nil
+	}
+	res, receipt, err := x402.Pay(ctx, core, pr, payload, run, textCodec{})
 	if err != nil {
 		if pe, ok := x402.AsPaymentError(err); ok {
 			return paymentResult(pe), nil
 		}
 		return t.fail(ctx, err), nil
 	}
-	res := p.result(t.def.Name)
-	if res.Meta == nil {
-		res.Meta = sdk.Meta{}
+	p, err := render(res, cur, max)
+	if err != nil {
+		return t.fail(ctx, err), nil
 	}
-	res.Meta[MetaPaymentResponse] = receipt
-	return res, nil
+	out := p.result(t.def.Name)
+	if out.Meta == nil {
+		out.Meta = sdk.Meta{}
+	}
+	out.Meta[MetaPaymentResponse] = receipt
+	return out, nil
 }
 
 // fail turns an error into an isError result carrying the API error

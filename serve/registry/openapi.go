@@ -14,6 +14,10 @@ type Service struct {
 	Title       string
 	Description string
 	BaseURL     string
+	// Environment is "production" (a real facilitator on Base mainnet),
+	// "testnet" (a real facilitator on a test network) or "local" (the
+	// embedded facilitator: no funds move).
+	Environment string
 	Payment     Payment
 }
 
@@ -28,6 +32,10 @@ type Payment struct {
 	Decimals    int    `json:"decimals"`     // 6
 	PayTo       string `json:"pay_to"`
 	Header      string `json:"header"` // "PAYMENT-SIGNATURE"
+	// Facilitator is the facilitator's URL, or "local, no funds move".
+	Facilitator string `json:"facilitator"`
+	// FundsMove is false with the local facilitator.
+	FundsMove bool `json:"funds_move"`
 }
 
 // PaymentInfo is the x-payment-info extension of a paid OpenAPI operation
@@ -48,8 +56,7 @@ func (p Payment) Info(e *Endpoint) *PaymentInfo {
 	if !e.Paid() {
 		return nil
 	}
-	amount, _ := AtomicUSDC(e.Price)
-	return &PaymentInfo{Price: e.Price, Currency: "USD", Amount: amount, Protocol: p.Protocol,
+	return &PaymentInfo{Price: e.Price, Currency: "USD", Amount: e.Amount.String(), Protocol: p.Protocol,
 		Scheme: p.Scheme, Network: p.Network, Asset: p.Asset, PayTo: p.PayTo}
 }
 

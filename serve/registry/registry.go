@@ -9,6 +9,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/openshelf/openshelf/serve/price"
 	"github.com/openshelf/openshelf/serve/schema"
 )
 
@@ -65,6 +67,9 @@ type Endpoint struct {
 	Group       Group
 	// Price is the USD price as a decimal string ("0.001"); "" is free.
 	Price string
+	// Amount is Price in USDC base units, parsed once by [Registry.Add]
+	// with [price.Parse]; every payment document uses it.
+	Amount price.Atomic
 	// Input describes the parameters; nil for endpoints that take none.
 	Input *schema.Input
 	// Output is a zero value of the response type, for documentation.
@@ -77,9 +82,27 @@ type Endpoint struct {
 	// document, /metrics, /mcp). Raw endpoints are never paid.
 	Raw http.Handler
 
-	newInput func() any
-	check    func(context.Context, any) error
-	handle   func(context.Context, any) (*Result, error)
+	newInput   func() any
+	check      func(context.Context, any) error
+	handle     func(context.Context, any) (*Result, error)
+	handlePaid func(context.Context, any, Charge) (*Result, error)
+}
+
+// Charge is what a paid handler may know about the payment it runs under.
+// The payment step hands it over explicitly (see [Spec.HandlePaid]).
+type Charge struct {
+	// ID identifies the authorization (network, asset, payer, nonce): the
+	// same on every re-send of one payment, different for any other. A
+	// handler that creates something (an alarm) uses it as an idempotency
+	// key, so a re-sent payment returns what it bought instead of buying it
+	// again.
+	ID string
+	// Payer is the paying address.
+	Payer string
+	// Replay is true when the payment was already settled for this
+	// resource and the handler runs again without a charge (its stored
+	// answer was not kept, e.g. because it was too large or no-store).
+	Replay bool
 }
 
 // Tool describes how an endpoint appears as an MCP tool.
@@ -114,6 +137,10 @@ type Spec[In any] struct {
 	// payment is verified and claimed, and the payment settles only when it
 	// succeeds.
 	Handle func(context.Context, *In) (*Result, error)
+	// HandlePaid, when set, replaces Handle for paid calls: it receives the
+	// payment explicitly. Handlers that need no payment details set only
+	// Handle.
+	HandlePaid func(context.Context, *In, Charge) (*Result, error)
 }
 
 // NoInput is the input of endpoints without parameters.
@@ -126,9 +153,17 @@ func (s Spec[In]) Endpoint() *Endpoint {
 		Group: s.Group, Price: s.Price, Output: s.Output, ContentType: s.ContentType, Tool: s.Tool,
 		Input:    schema.InputOf(new(In)),
 		newInput: func() any { return new(In) },
-		handle: func(ctx context.Context, in any) (*Result, error) {
-			return s.Handle(ctx, in.(*In))
-		},
+	}
+	if s.Handle != nil {
+		e.handle = func(ctx context.Context, in any) (*Result, error) { return s.Handle(ctx, in.(*In)) }
+	}
+	if s.HandlePaid != nil {
+		e.handlePaid = func(ctx context.Context, in any, c Charge) (*Result, error) { return s.HandlePaid(ctx, in.(*In), c) }
+		if e.handle == nil {
+			// A free call of a paid-only handler (payments disabled in a
+			// test, say) runs without a charge.
+			e.handle = func(ctx context.Context, in any) (*Result, error) { return s.HandlePaid(ctx, in.(*In), Charge{}) }
+		}
 	}
 	if s.Check != nil {
 		e.check = func(ctx context.Context, in any) error { return s.Check(ctx, in.(*In)) }
@@ -158,6 +193,15 @@ func (e *Endpoint) Check(ctx context.Context, in any) error {
 
 // Handle runs the handler.
 func (e *Endpoint) Handle(ctx context.Context, in any) (*Result, error) { return e.handle(ctx, in) }
+
+// HandlePaid runs the handler of a paid call under charge c: the spec's
+// HandlePaid when it has one, else Handle.
+func (e *Endpoint) HandlePaid(ctx context.Context, in any, c Charge) (*Result, error) {
+	if e.handlePaid != nil {
+		return e.handlePaid(ctx, in, c)
+	}
+	return e.handle(ctx, in)
+}
 
 // Paid reports whether the endpoint has a price.
 func (e *Endpoint) Paid() bool { return e.Price != "" }
@@ -194,6 +238,7 @@ type Registry struct {
 	endpoints []*Endpoint
 	byName    map[string]*Endpoint
 	frozen    bool
+	errs      []error
 }
 
 // New returns an empty registry.
@@ -201,7 +246,9 @@ func New() *Registry { return &Registry{byName: map[string]*Endpoint{}} }
 
 // Add registers endpoints. It panics on a duplicate name, method and path,
 // or a malformed declaration: these are programming errors that any test
-// building the server catches.
+// building the server catches. A price that does not parse is not a panic
+// but a start-up error reported by [Registry.Err]; such an endpoint is not
+// registered, so no request can reach it.
 func (r *Registry) Add(eps ...*Endpoint) {
 	if r.frozen {
 		panic("registry: Add after Freeze")
@@ -228,9 +275,15 @@ func (r *Registry) Add(eps ...*Endpoint) {
 			panic(fmt.Sprintf("registry: raw endpoint %q cannot be paid", e.Name))
 		}
 		if e.Price != "" {
-			if _, err := AtomicUSDC(e.Price); err != nil {
-				panic(fmt.Sprintf("registry: endpoint %q: %v", e.Name, err))
+			a, err := price.Parse(e.Price)
+			if err == nil && a == 0 {
+				err = fmt.Errorf("%w %q: zero (leave it empty for a free endpoint)", price.ErrInvalid, e.Price)
 			}
+			if err != nil {
+				r.errs = append(r.errs, fmt.Errorf("registry: endpoint %q: %w", e.Name, err))
+				continue
+			}
+			e.Amount = a
 		}
 		if e.Tool != nil && !nameRE.MatchString(e.ToolName()) {
 			panic(fmt.Sprintf("registry: bad tool name %q", e.ToolName()))
@@ -245,6 +298,9 @@ func (r *Registry) Freeze() { r.frozen = true }
 
 // Frozen reports whether registration has ended.
 func (r *Registry) Frozen() bool { return r.frozen }
+// Err reports every declaration Add refused without panicking (an
+// invalid price); the server refuses to start on it.
+func (r *Registry) Err() error { return errors.Join(r.errs...) }
 
 // Endpoints returns every endpoint in registration order.
 func (r *Registry) Endpoints() []*Endpoint { return r.endpoints }

@@ -24,7 +24,7 @@ func BenchmarkPay(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			p := payments[next.Add(1)-1]
-			_, _, err := Pay(context.Background(), e.core, e.req, p, func(context.Context) ([]byte, error) { return body, nil })
+			_, _, err := Pay(context.Background(), e.core, e.req, p, func(context.Context, Payment) ([]byte, error) { return body, nil }, nil)
 			if err != nil {
 				b.Error(err)
 				return

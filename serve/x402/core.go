@@ -1,20 +1,14 @@
 package x402
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/openshelf/openshelf/serve/apierr"
 )
 
 // Networks and assets this package knows defaults for.
@@ -28,7 +22,8 @@ const (
 	USDCBaseSepolia = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
 )
 
-// Outcomes reported to Config.Metrics, one per Pay call.
+// Outcomes reported to Config.Metrics, one per Pay call (and one per
+// recovered record).
 const (
 	OutcomeRequired         = "required"          // no payment sent (402)
 	OutcomeRejected         = "rejected"          // payment refused (402)
@@ -37,6 +32,8 @@ const (
 	OutcomeHandlerError     = "handler_error"     // handler failed: nothing charged
 	OutcomeSettleFailed     = "settle_failed"     // facilitator refused to settle (402)
 	OutcomeFacilitatorError = "facilitator_error" // facilitator unreachable or timed out (502/504)
+	OutcomeInProgress       = "in_progress"       // another request holds the payment (409)
+	OutcomeRecovered        = "recovered"         // a crashed settlement was confirmed by recovery
 	OutcomeError            = "error"             // ledger or configuration failure (500)
 )
 
@@ -45,7 +42,8 @@ type Config struct {
 	// PayTo receives the payments (required). A mixed-case address must
 	// carry a valid EIP-55 checksum; it is sent checksummed.
 	PayTo string
-	// Network is CAIP-2; default NetworkBase.
+	// Network is CAIP-2 (or the alias "base" / "base-sepolia"); default
+	// NetworkBase.
 	Network string
 	// Asset is the EIP-3009 token; default USDC of Network.
 	Asset string
@@ -64,15 +62,29 @@ type Config struct {
 	ValiditySlack time.Duration
 	// Facilitator verifies and settles (required).
 	Facilitator Facilitator
-	// Ledger records claims and settlements (required).
+	// Ledger records claims, settlements and stored answers (required).
 	Ledger *Ledger
-	// ClaimLease is how long a claim held by another process may stay
-	// unsettled before it is presumed abandoned and taken over. Default 10
-	// min.
+	// ClaimLease is how long a claimed or settling record is held by the
+	// request that took it; after that it is presumed abandoned (its
+	// process died) and recovered. It never outlives the authorization's
+	// validBefore, and must exceed the slowest handler plus settlement.
+	// Default 2 min.
 	ClaimLease time.Duration
+	// Wait bounds how long a request waits for another request holding
+	// the same payment; then it gets 409 payment_in_progress with
+	// Retry-After. Default 3 s.
+	Wait time.Duration
 	// PollInterval is how often a request waiting on another process's
 	// claim looks again. Default 20 ms.
 	PollInterval time.Duration
+	// Instance names this server among those sharing the ledger (stable
+	// across restarts): at start-up, Recover takes back what a previous run
+	// of the same instance left behind without waiting for leases to
+	// expire. Default "x402".
+	Instance string
+	// MaxAnswerBytes bounds a stored answer; larger answers are not stored
+	// and a re-send runs the handler again. Default 1 MiB.
+	MaxAnswerBytes int
 	// Now defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to discarding.
@@ -85,7 +97,7 @@ type Config struct {
 // for concurrent use.
 type Core struct {
 	cfg   Config
-	owner string // this Core's prefix for claim owners
+	owner string // this run's prefix for record owners: instance.boot.
 	seq   atomic.Uint64
 
 	mu      sync.Mutex
@@ -98,6 +110,7 @@ type flight struct {
 	done     chan struct{}
 	resource string
 	receipt  *SettlementResponse // set before done closes if it settled
+	answer   []byte              // the stored answer, if any
 }
 
 // New validates cfg, fills defaults and returns a Core.
@@ -110,9 +123,7 @@ func New(cfg Config) (*Core, error) {
 		return bad("PayTo %q is not a (checksummed) address", cfg.PayTo)
 	}
 	cfg.PayTo = payTo.Hex()
-	if cfg.Network == "" {
-		cfg.Network = NetworkBase
-	}
+	cfg.Network = CanonicalNetwork(cmpOr(cfg.Network, NetworkBase))
 	id, ok := chainIDOf(cfg.Network)
 	if !ok {
 		return bad("Network %q is not eip155:<chain id>", cfg.Network)
@@ -157,11 +168,18 @@ func New(cfg Config) (*Core, error) {
 	if cfg.Ledger == nil {
 		return bad("Ledger is required")
 	}
-	if cfg.ClaimLease == 0 {
-		cfg.ClaimLease = 10 * time.Minute
+	if cfg.ClaimLease <= 0 {
+		cfg.ClaimLease = 2 * time.Minute
+	}
+	if cfg.Wait <= 0 {
+		cfg.Wait = 3 * time.Second
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 20 * time.Millisecond
+	}
+	cfg.Instance = ownerSafe(cmpOr(cfg.Instance, "x402"))
+	if cfg.MaxAnswerBytes == 0 {
+		cfg.MaxAnswerBytes = 1 << 20
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -169,11 +187,36 @@ func New(cfg Config) (*Core, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	var b [8]byte
+	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("x402: owner id: %w", err)
 	}
-	return &Core{cfg: cfg, owner: hex.EncodeToString(b[:]), flights: make(map[claimKey]*flight)}, nil
+	return &Core{cfg: cfg, owner: cfg.Instance + "." + hex.EncodeToString(b[:]) + ".", flights: make(map[claimKey]*flight)}, nil
+}
+
+// ownerSafe keeps an instance name out of LIKE's way: % and _ are
+// wildcards there, and "." separates an owner's parts.
+func ownerSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '%', '_', '.', '\\':
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+// CanonicalNetwork maps the network names clients and facilitators use
+// for Base ("base", "base-sepolia", as the x402 spec's v1 names them) to
+// CAIP-2; anything else is returned unchanged.
+func CanonicalNetwork(n string) string {
+	switch strings.ToLower(strings.TrimSpace(n)) {
+	case "base", "base-mainnet", NetworkBase:
+		return NetworkBase
+	case "base-sepolia", NetworkBaseSepolia:
+		return NetworkBaseSepolia
+	}
+	return n
 }
 
 func cmpOr(s, def string) string {
@@ -190,368 +233,4 @@ func (c *Core) Config() Config { return c.cfg }
 func (c *Core) Domain() Domain {
 	a, _ := parseAddress(c.cfg.Asset)
 	return Domain{Name: c.cfg.AssetName, Version: c.cfg.AssetVersion, ChainID: c.cfg.ChainID, VerifyingContract: a}
-}
-
-// NewRequirements builds the 402 answer of a paid resource priced in USD
-// (e.g. "0.001"). It fails on an invalid or zero price: free resources do
-// not go through the core.
-func (c *Core) NewRequirements(resourceURL, description, mimeType, priceUSD string) (PaymentRequired, error) {
-	if resourceURL == "" {
-		return PaymentRequired{}, errors.New("x402: requirements: empty resource URL")
-	}
-	amount, err := PriceToAtomic(priceUSD)
-	if err != nil {
-		return PaymentRequired{}, err
-	}
-	if amount == "0" {
-		return PaymentRequired{}, fmt.Errorf("%w %q: zero (free resources need no payment)", ErrInvalidPrice, priceUSD)
-	}
-	return PaymentRequired{
-		X402Version: Version,
-		Resource:    Resource{URL: resourceURL, Description: description, MimeType: mimeType},
-		Accepts: []PaymentRequirements{{
-			Scheme:            SchemeExact,
-			Network:           c.cfg.Network,
-			Amount:            amount,
-			Asset:             c.cfg.Asset,
-			PayTo:             c.cfg.PayTo,
-			MaxTimeoutSeconds: c.cfg.MaxTimeoutSeconds,
-			Extra:             Extra{Name: c.cfg.AssetName, Version: c.cfg.AssetVersion},
-		}},
-	}, nil
-}
-
-// Requirements is NewRequirements for prices known to be valid (checked at
-// start-up, e.g. by the registry with PriceToAtomic). For an invalid price
-// it logs an error and returns requirements with no accepts, which Pay
-// answers with a 500 instead of accepting any payment.
-func (c *Core) Requirements(resourceURL, description, mimeType, priceUSD string) PaymentRequired {
-	pr, err := c.NewRequirements(resourceURL, description, mimeType, priceUSD)
-	if err != nil {
-		c.cfg.Logger.Error("x402: invalid requirements", "resource", resourceURL, "price", priceUSD, "err", err)
-		return PaymentRequired{X402Version: Version, Error: "server misconfigured",
-			Resource: Resource{URL: resourceURL, Description: description, MimeType: mimeType}, Accepts: []PaymentRequirements{}}
-	}
-	return pr
-}
-
-// NewDecodeError turns an error of DecodePaymentHeader or DecodePaymentJSON
-// into the 402 to send (reason invalid_payment_header or
-// invalid_payment_json).
-func NewDecodeError(req PaymentRequired, err error) *PaymentError {
-	reason := ReasonInvalidPaymentJSON
-	if errors.Is(err, ErrHeaderNotBase64) {
-		reason = ReasonInvalidPaymentHeader
-	}
-	return newPaymentError(req, reason, err.Error(), err)
-}
-
-// PayHeader is Pay for the HTTP transport: header is the raw
-// PAYMENT-SIGNATURE value ("" when absent).
-func PayHeader[T any](ctx context.Context, c *Core, req PaymentRequired, header string, run func(context.Context) (T, error)) (T, *SettlementResponse, error) {
-	if strings.TrimSpace(header) == "" {
-		return Pay(ctx, c, req, nil, run)
-	}
-	p, err := DecodePaymentHeader(header)
-	if err != nil {
-		var zero T
-		c.observe(OutcomeRejected)
-		return zero, nil, NewDecodeError(req, err)
-	}
-	return Pay(ctx, c, req, p, run)
-}
-
-// Pay charges for one call of run. req is the route's requirements (from
-// Requirements), payload the client's decoded payment (nil if none).
-//
-// It returns run's result and the receipt to send (PAYMENT-RESPONSE), or
-// an error: a *PaymentError for anything the client can fix by paying
-// (402), run's own error unchanged when the handler fails (nothing is
-// charged and the authorization stays usable), an apierr 502/504 when the
-// facilitator cannot be reached, or an internal error. The caller must
-// buffer run's output and send nothing of it unless Pay succeeds.
-//
-// An authorization already settled for the same resource is served again
-// with the stored receipt and not charged again; requests carrying an
-// authorization that is being paid right now wait for that payment and
-// then replay its receipt.
-func Pay[T any](ctx context.Context, c *Core, req PaymentRequired, payload *PaymentPayload, run func(context.Context) (T, error)) (T, *SettlementResponse, error) {
-	var zero T
-	s, err := c.begin(ctx, req, payload)
-	if err != nil {
-		return zero, nil, err
-	}
-	defer s.abandon() // releases the claim if run panics
-	v, err := run(context.WithValue(ctx, paymentKey{}, Payment{
-		ID:     s.key.id(),
-		Payer:  s.key.Payer,
-		Replay: s.replay != nil,
-	}))
-	if err != nil {
-		s.fail(OutcomeHandlerError)
-		return zero, nil, err
-	}
-	receipt, err := s.settle(ctx)
-	if err != nil {
-		return zero, nil, err
-	}
-	return v, receipt, nil
-}
-
-func (c *Core) observe(outcome string) {
-	if c.cfg.Metrics != nil {
-		c.cfg.Metrics(outcome)
-	}
-}
-
-// session is one Pay call past verification.
-type session struct {
-	c        *Core
-	pr       PaymentRequired
-	req      PaymentRequirements
-	payload  *PaymentPayload
-	resource string
-	auth     auth
-	key      claimKey
-	owner    string
-	flight   *flight             // nil on replay
-	replay   *SettlementResponse // set on replay
-	finished bool
-}
-
-func (c *Core) reject(req PaymentRequired, f *finding) error {
-	c.observe(OutcomeRejected)
-	c.cfg.Logger.Debug("x402: payment refused", "resource", req.Resource.URL, "reason", f.reason, "detail", f.msg)
-	return newPaymentError(req, f.reason, f.msg, nil)
-}
-
-func (c *Core) internal(msg string, err error, args ...any) error {
-	c.observe(OutcomeError)
-	c.cfg.Logger.Error("x402: "+msg, append(args, "err", err)...)
-	// Not an *apierr.Error: the API answers 500 without internal details.
-	return fmt.Errorf("x402: %s: %w", msg, err)
-}
-
-// begin verifies the payment and claims its authorization.
-func (c *Core) begin(ctx context.Context, pr PaymentRequired, p *PaymentPayload) (*session, error) {
-	if len(pr.Accepts) == 0 {
-		return nil, c.internal("route has no payment requirements", errMisconfigured, "resource", pr.Resource.URL)
-	}
-	if p == nil {
-		c.observe(OutcomeRequired)
-		return nil, newPaymentError(pr, ReasonPaymentRequired, "", nil)
-	}
-	if p.X402Version != Version {
-		return nil, c.reject(pr, refuse(ReasonInvalidVersion, "x402Version %d, want %d", p.X402Version, Version))
-	}
-	if p.Resource != nil && p.Resource.URL != pr.Resource.URL {
-		return nil, c.reject(pr, refuse(ReasonResourceMismatch, "payment is for %q, not %q", p.Resource.URL, pr.Resource.URL))
-	}
-	req, f := match(pr.Accepts, p.Accepted)
-	if f != nil {
-		return nil, c.reject(pr, f)
-	}
-	now := c.cfg.Now()
-	maxAhead := time.Duration(req.MaxTimeoutSeconds)*time.Second + c.cfg.ValiditySlack
-	a, f := checkExact(req, p, checkOptions{now: now, maxAhead: maxAhead})
-	if f != nil {
-		return nil, c.reject(pr, f)
-	}
-	s := &session{c: c, pr: pr, req: req, payload: p, resource: pr.Resource.URL, auth: a, key: keyOf(req, a),
-		owner: c.owner + "-" + strconv.FormatUint(c.seq.Add(1), 36)}
-	if err := c.claim(ctx, s, pr); err != nil {
-		return nil, err
-	}
-	if s.replay != nil {
-		return s, nil
-	}
-	// Chain-dependent checks (balance, nonce unused on chain, simulation)
-	// are the facilitator's.
-	vr, err := c.cfg.Facilitator.Verify(ctx, p, req)
-	if err != nil {
-		s.release()
-		s.land(nil)
-		c.observe(OutcomeFacilitatorError)
-		c.cfg.Logger.Warn("x402: facilitator verify failed", "resource", s.resource, "payer", s.key.Payer, "err", err)
-		return nil, facilitatorError("verify", err)
-	}
-	if !vr.IsValid {
-		s.release()
-		s.land(nil)
-		msg := vr.InvalidReason
-		if vr.InvalidMessage != "" {
-			msg += ": " + vr.InvalidMessage
-		}
-		return nil, c.reject(pr, refuse(ReasonFacilitatorRejected, "%s", msg))
-	}
-	return s, nil
-}
-
-// claim takes the authorization for s.resource, or finds it settled for
-// the same resource (s.replay is set), or refuses it. Concurrent requests
-// with the same authorization in this process wait on its flight; in other
-// processes they are polled through the ledger.
-func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error {
-	for {
-		c.mu.Lock()
-		if f := c.flights[s.key]; f != nil {
-			c.mu.Unlock()
-			select {
-			case <-f.done:
-			case <-ctx.Done():
-				c.observe(OutcomeError)
-				return fmt.Errorf("x402: waiting for a concurrent payment with the same authorization: %w", ctx.Err())
-			}
-			if f.receipt != nil && f.resource == s.resource {
-				s.replay = f.receipt
-				return nil
-			}
-			continue // released or settled for another resource: ask the ledger
-		}
-		f := &flight{done: make(chan struct{}), resource: s.resource}
-		c.flights[s.key] = f
-		c.mu.Unlock()
-
-		res, err := c.cfg.Ledger.claim(context.WithoutCancel(ctx), s.key, s.resource, s.owner, clampInt64(s.auth.Before), c.cfg.Now(), c.cfg.ClaimLease)
-		if err != nil {
-			c.land(s.key, f, nil)
-			return c.internal("ledger claim failed", err, "payer", s.key.Payer, "nonce", s.key.Nonce)
-		}
-		if res.state == claimOwned {
-			s.flight = f
-			return nil
-		}
-		switch {
-		case res.resource != s.resource:
-			c.land(s.key, f, nil)
-			return c.reject(pr, refuse(ReasonNonceAlreadyUsed, "this authorization was used for another resource"))
-		case res.state == claimSettled:
-			c.land(s.key, f, res.receipt) // waiters for the same resource replay it too
-			s.replay = res.receipt
-			return nil
-		}
-		c.land(s.key, f, nil)
-		// Pending in another process: wait for it to settle or release.
-		t := time.NewTimer(c.cfg.PollInterval)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			c.observe(OutcomeError)
-			return fmt.Errorf("x402: waiting for a concurrent payment with the same authorization: %w", ctx.Err())
-		}
-	}
-}
-
-// land ends a flight: waiters wake up and read receipt (nil: not settled).
-func (c *Core) land(k claimKey, f *flight, receipt *SettlementResponse) {
-	f.receipt = receipt
-	c.mu.Lock()
-	if c.flights[k] == f {
-		delete(c.flights, k)
-	}
-	c.mu.Unlock()
-	close(f.done)
-}
-
-func (s *session) land(receipt *SettlementResponse) {
-	if s.flight != nil {
-		s.c.land(s.key, s.flight, receipt)
-		s.flight = nil
-	}
-	s.finished = true
-}
-
-// release gives the authorization back so it can be used again.
-func (s *session) release() {
-	if s.replay != nil {
-		return
-	}
-	if err := s.c.cfg.Ledger.release(context.Background(), s.key, s.owner); err != nil {
-		s.c.cfg.Logger.Error("x402: release claim", "payer", s.key.Payer, "nonce", s.key.Nonce, "err", err)
-	}
-}
-
-// fail ends a session whose handler failed: nothing is charged.
-func (s *session) fail(outcome string) {
-	s.release()
-	s.land(nil)
-	s.c.observe(outcome)
-}
-
-// abandon runs deferred: if run panicked, the claim must not stay pending.
-func (s *session) abandon() {
-	if !s.finished {
-		s.fail(OutcomeHandlerError)
-	}
-}
-
-// settle settles after a successful handler, or returns the stored receipt
-// of a replay.
-func (s *session) settle(ctx context.Context) (*SettlementResponse, error) {
-	c := s.c
-	if s.replay != nil {
-		s.finished = true
-		c.observe(OutcomeReplayed)
-		r := *s.replay
-		return &r, nil
-	}
-	if err := ctx.Err(); err != nil {
-		// The client is gone: charging for a response nobody receives
-		// would be wrong.
-		s.fail(OutcomeHandlerError)
-		return nil, fmt.Errorf("x402: request ended before settlement: %w", err)
-	}
-	// Once sent, a settlement must not be abandoned half-way because the
-	// client disconnected; the facilitator bounds its own calls.
-	resp, err := c.cfg.Facilitator.Settle(context.WithoutCancel(ctx), s.payload, s.req)
-	now := c.cfg.Now()
-	if err != nil {
-		detail, _ := json.Marshal(map[string]any{"error": err.Error(), "payload": s.payload})
-		c.cfg.Logger.Error("x402: settlement outcome unknown; reconcile against the chain",
-			"resource", s.resource, "payer", s.key.Payer, "nonce", s.key.Nonce, "err", err, "payload", string(detail))
-		if lerr := c.cfg.Ledger.unknown(context.Background(), s.key, s.resource, s.req.Amount, string(detail), now); lerr != nil {
-			c.cfg.Logger.Error("x402: log unknown settlement", "err", lerr)
-		}
-		s.fail(OutcomeFacilitatorError)
-		return nil, facilitatorError("settle", err)
-	}
-	if !resp.Success {
-		s.fail(OutcomeSettleFailed)
-		resp.Transaction = ""
-		resp.Network = cmpOr(resp.Network, s.req.Network)
-		resp.Payer = cmpOr(resp.Payer, s.auth.From.Hex())
-		resp.ErrorReason = cmpOr(resp.ErrorReason, "unexpected_settle_error")
-		pe := newPaymentError(s.pr, ReasonSettlementFailed, resp.ErrorReason, nil)
-		pe.Settlement = &resp
-		c.cfg.Logger.Warn("x402: settlement failed", "resource", s.resource, "payer", s.key.Payer, "reason", resp.ErrorReason, "detail", resp.ErrorMessage)
-		return nil, pe
-	}
-	resp.Network = cmpOr(resp.Network, s.req.Network)
-	resp.Payer = cmpOr(resp.Payer, s.auth.From.Hex())
-	resp.ErrorReason, resp.ErrorMessage = "", ""
-	if err := c.cfg.Ledger.settled(context.Background(), s.key, s.owner, s.resource, s.req.Amount, &resp, now); err != nil {
-		// Money moved: serve regardless. A replay of this payment will be
-		// refused by the facilitator (nonce used on chain), never charged.
-		c.cfg.Logger.Error("x402: record settlement", "payer", s.key.Payer, "nonce", s.key.Nonce, "tx", resp.Transaction, "err", err)
-	}
-	stored := resp
-	s.land(&stored)
-	c.observe(OutcomeSettled)
-	c.cfg.Logger.Info("x402: settled", "resource", s.resource, "payer", resp.Payer, "amount", s.req.Amount, "tx", resp.Transaction)
-	return &resp, nil
-}
-
-// facilitatorError maps a facilitator failure to the API error: an
-// *apierr.Error already chosen by the client passes through; timeouts are
-// 504 facilitator_timeout, anything else 502 facilitator_error.
-func facilitatorError(op string, err error) error {
-	var ae *apierr.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", apierr.New(apierr.ErrUpstreamTimeout, "facilitator_timeout", "payment facilitator did not answer "+op+" in time"), err)
-	}
-	return fmt.Errorf("%w: %w", apierr.New(apierr.ErrUpstream, "facilitator_error", "payment facilitator "+op+" failed"), err)
 }

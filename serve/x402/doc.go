@@ -1,33 +1,52 @@
 // Package x402 is openshelf's one implementation of x402 v2 payments
-// (scheme "exact", EIP-3009 TransferWithAuthorization, USDC on Base).
+// (scheme "exact", EIP-3009 TransferWithAuthorization, USDC on Base). The
+// HTTP middleware (serve) and the MCP adapter (serve/mcp) both call [Pay]
+// with the route's [PaymentRequired] (built by [Core.RequirementsFor] from
+// a price parsed once at registration) and the client's decoded
+// [PaymentPayload]:
 //
-// It is transport independent: the HTTP middleware and the MCP adapter both
-// call [Pay], which takes the route's [PaymentRequired] (built by
-// [Core.Requirements]) and the client's decoded [PaymentPayload] and runs the
-// paid handler between verification and settlement:
-//
-//	decode ─► match our own requirement ─► verify EIP-712 signature and window
+//	decode ─► match our own requirement ("base" = eip155:8453) ─► verify signature and window
 //	       ─► claim (network, asset, payer, nonce) in the durable [Ledger]
-//	          ├ settled for the same resource ─► run handler, replay the stored receipt
-//	          ├ claimed for another resource ─► 402 invalid_exact_evm_nonce_already_used
-//	          └ in flight elsewhere ─► wait for it, then re-check
-//	       ─► facilitator /verify ─► handler ─► facilitator /settle ─► record receipt
+//	          ├ served/settled for the same resource ─► the stored answer and receipt (no handler run)
+//	          ├ claimed/settling for another resource ─► 402 invalid_exact_evm_nonce_already_used
+//	          ├ settling, lease expired ─► recover (settle again), then look again
+//	          └ held elsewhere ─► wait at most Config.Wait, then 409 payment_in_progress + Retry-After
+//	       ─► facilitator /verify ─► handler(ctx, Payment) ─► ledger: settling + stored answer
+//	       ─► facilitator /settle ─► ledger: served + receipt + settlements log
 //
-// The claim is taken before the facilitator's /verify (the design note says
-// verify, then claim): a real facilitator rejects an authorization whose
-// nonce is already used on chain, so a replay of a settled payment must be
-// answered from the ledger before the facilitator is asked, and concurrent
-// duplicates should not all hit /verify. Everything the facilitator checks
-// that needs no chain (signature, recipient, amount, window) is checked
-// locally first, so a claim is only ever taken for a well-formed payment.
+// States. A ledger record moves claimed → settling → served, or to
+// released (handler or verify failed, or the claim expired before
+// settlement was sent: no funds moved) or failed (the facilitator refused
+// settlement). A claim's lease is min(now + ClaimLease, validBefore): it
+// never outlives the authorization. Every transition is a compare-and-set
+// on (state, owner), so two processes sharing a ledger (SQLite file or
+// PostgreSQL) never both settle one authorization.
 //
-// A handler error releases the claim and settles nothing, so the same
-// signed authorization can be used again. A failed settlement releases the
-// claim and serves nothing (funds did not move). A facilitator that times out
-// or cannot be reached yields an [apierr] 504/502 error, never a fresh 402;
-// the claim is released too, because the chain itself refuses a second
-// transfer of the same nonce, and the unknown outcome is logged and written
-// to the ledger's settlements log for reconciliation.
+// Recovery. A record whose lease expired, or that a previous run of the
+// same Config.Instance left behind, is recovered deterministically by
+// [Core.Recover] (at start-up and on a schedule, [Core.Maintain]) or by the
+// client's re-send: claimed → released (settlement never sent); settling →
+// settle again: success or "nonce already used" (the first settlement went
+// through) → settled, and the re-send is served; any other refusal →
+// failed. A facilitator that cannot be reached leaves it settling for the
+// next attempt, and the outcome is logged as unknown in the settlements
+// log.
+//
+// Stored answers. A [Codec] keeps the paid answer with the record
+// (bounded by Config.MaxAnswerBytes), so a re-send of the same payment is
+// answered without running the handler again: a live tool does not fetch
+// twice. Answers that are not stored are produced again by the handler
+// with Payment.Replay set, never charged again. [Ledger.Prune] drops stored
+// answers of expired authorizations and finished records after a
+// retention period.
+//
+// The claim is taken before the facilitator's /verify: a real facilitator
+// rejects an authorization whose nonce is already used on chain, so a
+// re-send of a settled payment must be answered from the ledger before the
+// facilitator is asked, and concurrent duplicates should not all hit
+// /verify. Everything the facilitator checks that needs no chain
+// (signature, recipient, amount, window) is checked locally first, so a
+// claim is only ever taken for a well-formed payment.
 //
 // Facilitators: [Local] verifies in process and "settles" by recording the
 // transfer in the ledger without moving funds (receipts say so in their

@@ -46,11 +46,11 @@ func setup(t *testing.T, timeouts x402.Timeouts) (*x402.Core, *facilitatortest.S
 	return core, srv, req, p
 }
 
-func okHandler(context.Context) ([]byte, error) { return []byte(`{"ok":true}`), nil }
+func okHandler(context.Context, x402.Payment) ([]byte, error) { return []byte(`{"ok":true}`), nil }
 
 func TestHTTPFacilitatorPay(t *testing.T) {
 	core, srv, req, p := setup(t, x402.Timeouts{})
-	body, receipt, err := x402.PayHeader(context.Background(), core, req, x402.EncodeHeader(p), okHandler)
+	body, receipt, err := x402.PayHeader(context.Background(), core, req, x402.EncodeHeader(p), okHandler, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestHTTPFacilitatorPay(t *testing.T) {
 		t.Errorf("receipt header: %+v %v", back, err)
 	}
 	// Replay: served from the ledger without asking the facilitator.
-	if _, again, err := x402.Pay(context.Background(), core, req, p, okHandler); err != nil || again.Transaction != receipt.Transaction {
+	if _, again, err := x402.Pay(context.Background(), core, req, p, okHandler, nil); err != nil || again.Transaction != receipt.Transaction {
 		t.Fatalf("replay: %+v %v", again, err)
 	}
 	if v, s := srv.Counts(); v != 1 || s != 1 {
@@ -104,7 +104,7 @@ func TestHTTPFacilitatorAnswers(t *testing.T) {
 func TestHTTPFacilitatorTimeout(t *testing.T) {
 	core, srv, req, p := setup(t, x402.Timeouts{Settle: 50 * time.Millisecond})
 	srv.SetDelay(0, time.Minute)
-	_, receipt, err := x402.Pay(context.Background(), core, req, p, okHandler)
+	_, receipt, err := x402.Pay(context.Background(), core, req, p, okHandler, nil)
 	if receipt != nil {
 		t.Errorf("receipt %+v", receipt)
 	}
@@ -122,12 +122,12 @@ func TestHTTPFacilitatorTimeout(t *testing.T) {
 func TestHTTPFacilitatorBrokenUpstream(t *testing.T) {
 	core, srv, req, p := setup(t, x402.Timeouts{})
 	srv.FailStatus(http.StatusBadGateway)
-	_, _, err := x402.Pay(context.Background(), core, req, p, okHandler)
+	_, _, err := x402.Pay(context.Background(), core, req, p, okHandler, nil)
 	if ae := apierr.From(err); ae.Status != http.StatusBadGateway || ae.Code != "facilitator_error" {
 		t.Fatalf("got %d %s (%v), want 502 facilitator_error", ae.Status, ae.Code, err)
 	}
 	srv.FailStatus(0)
-	if _, _, err := x402.Pay(context.Background(), core, req, p, okHandler); err != nil {
+	if _, _, err := x402.Pay(context.Background(), core, req, p, okHandler, nil); err != nil {
 		t.Fatalf("after recovery: %v", err)
 	}
 }
@@ -135,7 +135,7 @@ func TestHTTPFacilitatorBrokenUpstream(t *testing.T) {
 func TestHTTPFacilitatorUnreachable(t *testing.T) {
 	core, srv, req, p := setup(t, x402.Timeouts{})
 	srv.Close()
-	_, _, err := x402.Pay(context.Background(), core, req, p, okHandler)
+	_, _, err := x402.Pay(context.Background(), core, req, p, okHandler, nil)
 	if ae := apierr.From(err); ae.Status != http.StatusBadGateway || ae.Code != "facilitator_error" {
 		t.Fatalf("got %d %s (%v)", ae.Status, ae.Code, err)
 	}
@@ -144,7 +144,7 @@ func TestHTTPFacilitatorUnreachable(t *testing.T) {
 func TestHTTPFacilitatorSettleRefused(t *testing.T) {
 	core, srv, req, p := setup(t, x402.Timeouts{})
 	srv.FailSettle("insufficient_funds")
-	body, _, err := x402.Pay(context.Background(), core, req, p, okHandler)
+	body, _, err := x402.Pay(context.Background(), core, req, p, okHandler, nil)
 	pe, ok := x402.AsPaymentError(err)
 	if !ok || pe.Reason != x402.ReasonSettlementFailed || pe.Settlement == nil || pe.Settlement.ErrorReason != "insufficient_funds" {
 		t.Fatalf("err = %v", err)

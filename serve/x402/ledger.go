@@ -9,58 +9,112 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
 
-// Ledger is the durable record of payment authorizations: which signed
-// authorization was claimed for which resource, whether it settled and with
-// which receipt, and a log of settlements. It is a SQLite database (WAL) so
-// that claims are atomic across goroutines, processes sharing the file, and
-// restarts: the primary key (network, asset, payer, nonce) admits one claim
-// per authorization.
-type Ledger struct {
-	db   *sql.DB
-	path string
+// States of a payment in the ledger. A record moves
+//
+//	claimed ─► settling ─► served
+//	   │           ├─► settled ─► served   (recovered after a crash; served on the re-send)
+//	   │           └─► failed              (the facilitator refused to settle: no funds moved)
+//	   └─► released                        (verify or handler failed, or the claim expired
+//	                                        before settlement was sent: no funds moved)
+//
+// released and failed records may be claimed again: the authorization is
+// still unused on chain. Every transition stamps updated_ms; settling
+// stamps settle_ms, settled/served stamp settled_ms, served stamps served_ms.
+const (
+	StateClaimed  = "claimed"  // a process holds the authorization until lease_ms; settlement not sent
+	StateSettling = "settling" // settlement sent to the facilitator; outcome not yet recorded
+	StateSettled  = "settled"  // settlement confirmed by recovery; the answer was not handed out yet
+	StateServed   = "served"   // settled and the answer handed to the client
+	StateReleased = "released" // given back without settlement (funds did not move)
+	StateFailed   = "failed"   // the facilitator refused settlement (funds did not move)
+)
 
-	// Prepared once: preparing is a large part of a statement's cost here.
-	insertClaim, selectClaim, takeOver, deleteClaim, markSettled,
-	insertSettlement, insertTransfer, selectTransfer *sql.Stmt
+// States lists every state, in lifecycle order.
+var States = []string{StateClaimed, StateSettling, StateSettled, StateServed, StateReleased, StateFailed}
+
+// Ledger is the durable record of payment authorizations: which signed
+// authorization was claimed for which resource, how far its payment got,
+// the receipt and the stored answer a re-send is served from, and a log of
+// settlements. It is SQLite (WAL, the embedded default) or PostgreSQL (for
+// several instances sharing one ledger). Claims are atomic across
+// goroutines, processes and restarts: the primary key (network, asset,
+// payer, nonce) admits one record per authorization, and every transition
+// is a compare-and-set on (state, owner).
+type Ledger struct {
+	db       *sql.DB
+	where    string // path or redacted URL, for messages
+	postgres bool
+	stmts    map[string]*sql.Stmt
 }
 
 // LedgerPath returns the conventional ledger location under a data root.
 func LedgerPath(dataDir string) string { return filepath.Join(dataDir, "state", "x402.db") }
 
-const ledgerSchemaVersion = 1
+// IsPostgresURL reports whether s names a PostgreSQL ledger.
+func IsPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
 
+const ledgerSchemaVersion = 2
+
+// ledgerSchema is written for both databases: %[1]s is the type of a
+// binary column, %[2]s the key clause of the settlements log, %[3]s
+// SQLite's WITHOUT ROWID (one b-tree per table instead of two).
+//
+// The answer a re-send gets lives in the answers table, written once when
+// settlement is sent: later transitions rewrite the payments row only
+// (SQLite rewrites a whole row on update).
 const ledgerSchema = `
-CREATE TABLE IF NOT EXISTS claims (
+CREATE TABLE IF NOT EXISTS payments (
 	network      TEXT NOT NULL,
 	asset        TEXT NOT NULL,
 	payer        TEXT NOT NULL,
 	nonce        TEXT NOT NULL,
 	resource     TEXT NOT NULL,
-	status       TEXT NOT NULL CHECK (status IN ('claimed', 'settled')),
+	state        TEXT NOT NULL,
 	owner        TEXT NOT NULL,
+	amount       TEXT NOT NULL,
+	valid_before BIGINT NOT NULL,
+	lease_ms     BIGINT NOT NULL,
+	payment      TEXT NOT NULL,
 	receipt      TEXT,
-	valid_before INTEGER NOT NULL,
-	created_ms   INTEGER NOT NULL,
-	updated_ms   INTEGER NOT NULL,
+	created_ms   BIGINT NOT NULL,
+	updated_ms   BIGINT NOT NULL,
+	settle_ms    BIGINT,
+	settled_ms   BIGINT,
+	served_ms    BIGINT,
 	PRIMARY KEY (network, asset, payer, nonce)
-) WITHOUT ROWID;
+)%[3]s;
+CREATE INDEX IF NOT EXISTS payments_inflight ON payments (lease_ms) WHERE state IN ('claimed', 'settling');
+CREATE TABLE IF NOT EXISTS answers (
+	network      TEXT NOT NULL,
+	asset        TEXT NOT NULL,
+	payer        TEXT NOT NULL,
+	nonce        TEXT NOT NULL,
+	valid_before BIGINT NOT NULL,
+	answer       %[1]s NOT NULL,
+	PRIMARY KEY (network, asset, payer, nonce)
+)%[3]s;
 CREATE TABLE IF NOT EXISTS settlements (
-	id           INTEGER PRIMARY KEY,
+	id           %[2]s,
 	network      TEXT NOT NULL,
 	asset        TEXT NOT NULL,
 	payer        TEXT NOT NULL,
 	nonce        TEXT NOT NULL,
 	resource     TEXT NOT NULL,
 	amount       TEXT NOT NULL,
-	outcome      TEXT NOT NULL CHECK (outcome IN ('settled', 'unknown')),
+	outcome      TEXT NOT NULL,
 	tx           TEXT NOT NULL,
 	detail       TEXT NOT NULL,
-	at_ms        INTEGER NOT NULL
+	at_ms        BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS settlements_payer ON settlements (payer, nonce);
 CREATE TABLE IF NOT EXISTS local_transfers (
@@ -71,14 +125,16 @@ CREATE TABLE IF NOT EXISTS local_transfers (
 	pay_to       TEXT NOT NULL,
 	amount       TEXT NOT NULL,
 	tx           TEXT NOT NULL,
-	valid_before INTEGER NOT NULL,
-	at_ms        INTEGER NOT NULL,
+	valid_before BIGINT NOT NULL,
+	at_ms        BIGINT NOT NULL,
 	PRIMARY KEY (network, asset, payer, nonce)
-) WITHOUT ROWID;
+)%[3]s;
+CREATE TABLE IF NOT EXISTS ledger_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 `
 
-// OpenLedger opens (creating if needed) the ledger at path, typically
-// LedgerPath(DATA). ":memory:" gives a private in-memory ledger for tests.
+// OpenLedger opens (creating if needed) the SQLite ledger at path,
+// typically LedgerPath(DATA). ":memory:" gives a private in-memory ledger
+// for tests.
 func OpenLedger(path string) (*Ledger, error) {
 	dsn := path
 	if path != ":memory:" {
@@ -102,65 +158,166 @@ func OpenLedger(path string) (*Ledger, error) {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	l := &Ledger{db: db, path: path}
-	if err := l.migrate(); err != nil {
+	return newLedger(context.Background(), db, path, false)
+}
+
+// OpenLedgerURL opens the ledger named by where: a postgres:// URL for a
+// PostgreSQL ledger shared by several instances, otherwise a SQLite path.
+func OpenLedgerURL(ctx context.Context, where string) (*Ledger, error) {
+	if !IsPostgresURL(where) {
+		return OpenLedger(where)
+	}
+	db, err := sql.Open("pgx", where)
+	if err != nil {
+		return nil, fmt.Errorf("x402: open PostgreSQL ledger: %w", err)
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return newLedger(ctx, db, redactURL(where), true)
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "postgres://…"
+	}
+	return u.Redacted()
+}
+
+func newLedger(ctx context.Context, db *sql.DB, where string, postgres bool) (*Ledger, error) {
+	l := &Ledger{db: db, where: where, postgres: postgres, stmts: map[string]*sql.Stmt{}}
+	if err := l.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := l.prepare(); err != nil {
+	if err := l.prepare(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
-func (l *Ledger) prepare() error {
-	for _, s := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{
-		{&l.insertClaim, `INSERT INTO claims
-			(network, asset, payer, nonce, resource, status, owner, valid_before, created_ms, updated_ms)
-			VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?, ?) ON CONFLICT DO NOTHING`},
-		{&l.selectClaim, `SELECT resource, status, owner, receipt, updated_ms FROM claims
-			WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?`},
-		{&l.takeOver, `UPDATE claims SET owner = ?, resource = ?, valid_before = ?, updated_ms = ?
-			WHERE network = ? AND asset = ? AND payer = ? AND nonce = ? AND status = 'claimed' AND owner = ?`},
-		{&l.deleteClaim, `DELETE FROM claims
-			WHERE network = ? AND asset = ? AND payer = ? AND nonce = ? AND owner = ? AND status = 'claimed'`},
-		{&l.markSettled, `UPDATE claims SET status = 'settled', receipt = ?, updated_ms = ?
-			WHERE network = ? AND asset = ? AND payer = ? AND nonce = ? AND owner = ?`},
-		{&l.insertSettlement, `INSERT INTO settlements
-			(network, asset, payer, nonce, resource, amount, outcome, tx, detail, at_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&l.insertTransfer, `INSERT INTO local_transfers
-			(network, asset, payer, nonce, pay_to, amount, tx, valid_before, at_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`},
-		{&l.selectTransfer, `SELECT 1 FROM local_transfers
-			WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?`},
-	} {
-		st, err := l.db.Prepare(s.sql)
-		if err != nil {
-			return fmt.Errorf("x402: prepare ledger statement: %w", err)
+// Where names the ledger (a path or a URL without password).
+func (l *Ledger) Where() string { return l.where }
+
+// rebind turns ? placeholders into PostgreSQL's $n.
+func (l *Ledger) rebind(q string) string {
+	if !l.postgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
 		}
-		*s.dst = st
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+const payCols = `network = ? AND asset = ? AND payer = ? AND nonce = ?`
+
+var ledgerQueries = map[string]string{
+	"insert": `INSERT INTO payments (network, asset, payer, nonce, resource, state, owner, amount, valid_before,
+		lease_ms, payment, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"select": `SELECT p.resource, p.state, p.owner, p.lease_ms, p.payment, p.receipt, a.answer FROM payments p
+		LEFT JOIN answers a ON a.network = p.network AND a.asset = p.asset AND a.payer = p.payer AND a.nonce = p.nonce
+		WHERE p.network = ? AND p.asset = ? AND p.payer = ? AND p.nonce = ?`,
+	// Taking a record over: from released/failed (authorization unused),
+	// or from an expired claim. CAS on the state and owner seen.
+	"takeOver": `UPDATE payments SET state = 'claimed', owner = ?, resource = ?, amount = ?, valid_before = ?, lease_ms = ?,
+		payment = ?, receipt = NULL, updated_ms = ?, settle_ms = NULL, settled_ms = NULL, served_ms = NULL
+		WHERE ` + payCols + ` AND state = ? AND owner = ?`,
+	"adoptSettling": `UPDATE payments SET owner = ?, lease_ms = ?, updated_ms = ? WHERE ` + payCols + ` AND state = 'settling' AND owner = ?`,
+	"settling": `UPDATE payments SET state = 'settling', lease_ms = ?, updated_ms = ?, settle_ms = ?
+		WHERE ` + payCols + ` AND state = 'claimed' AND owner = ?`,
+	"putAnswer": `INSERT INTO answers (network, asset, payer, nonce, valid_before, answer) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (network, asset, payer, nonce) DO UPDATE SET valid_before = excluded.valid_before, answer = excluded.answer`,
+	"dropAnswer": `DELETE FROM answers WHERE ` + payCols,
+	"settled": `UPDATE payments SET state = ?, receipt = ?, updated_ms = ?, settled_ms = ?, served_ms = ?
+		WHERE ` + payCols + ` AND state = 'settling' AND owner = ?`,
+	"served": `UPDATE payments SET state = 'served', updated_ms = ?, served_ms = ? WHERE ` + payCols + ` AND state = 'settled'`,
+	"giveBack": `UPDATE payments SET state = ?, lease_ms = 0, updated_ms = ?
+		WHERE ` + payCols + ` AND owner = ? AND state IN ('claimed', 'settling')`,
+	"expire": `UPDATE payments SET lease_ms = ?, updated_ms = ? WHERE ` + payCols + ` AND owner = ? AND state = 'settling'`,
+	"logSettlement": `INSERT INTO settlements (network, asset, payer, nonce, resource, amount, outcome, tx, detail, at_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"insertTransfer": `INSERT INTO local_transfers (network, asset, payer, nonce, pay_to, amount, tx, valid_before, at_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	"selectTransfer": `SELECT 1 FROM local_transfers WHERE ` + payCols,
+}
+
+func (l *Ledger) prepare(ctx context.Context) error {
+	for name, q := range ledgerQueries {
+		st, err := l.db.PrepareContext(ctx, l.rebind(q))
+		if err != nil {
+			return fmt.Errorf("x402: prepare ledger statement %s: %w", name, err)
+		}
+		l.stmts[name] = st
 	}
 	return nil
 }
 
-func (l *Ledger) migrate() error {
-	var v int
-	if err := l.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
-		return fmt.Errorf("x402: open ledger %s: %w", l.path, err)
+func (l *Ledger) exec(ctx context.Context, name string, args ...any) (int64, error) {
+	res, err := l.stmts[name].ExecContext(ctx, args...)
+	if err != nil {
+		return 0, fmt.Errorf("x402: ledger %s: %w", name, err)
 	}
-	if v > ledgerSchemaVersion {
-		return fmt.Errorf("x402: ledger %s has schema version %d, this build knows %d", l.path, v, ledgerSchemaVersion)
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+func (l *Ledger) migrate(ctx context.Context) error {
+	blob, serial, norowid := "BLOB", "INTEGER PRIMARY KEY", " WITHOUT ROWID"
+	if l.postgres {
+		blob, serial, norowid = "BYTEA", "BIGSERIAL PRIMARY KEY", ""
+		// Several instances may start together: one creates the schema.
+		conn, err := l.db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("x402: open ledger %s: %w", l.where, err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(4020402)`); err != nil {
+			return fmt.Errorf("x402: lock ledger schema: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(4020402)`)
+		return l.migrateWith(ctx, conn, blob, serial, norowid)
 	}
-	if _, err := l.db.Exec(ledgerSchema); err != nil {
-		return fmt.Errorf("x402: create ledger schema: %w", err)
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("x402: open ledger %s: %w", l.where, err)
 	}
-	if _, err := l.db.Exec(fmt.Sprintf("PRAGMA user_version = %d", ledgerSchemaVersion)); err != nil {
-		return fmt.Errorf("x402: set ledger schema version: %w", err)
+	defer conn.Close()
+	return l.migrateWith(ctx, conn, blob, serial, norowid)
+}
+
+func (l *Ledger) migrateWith(ctx context.Context, conn *sql.Conn, blob, serial, norowid string) error {
+	for _, q := range strings.Split(fmt.Sprintf(ledgerSchema, blob, serial, norowid), ";") {
+		if strings.TrimSpace(q) == "" {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("x402: create ledger schema in %s: %w", l.where, err)
+		}
+	}
+	var v string
+	err := conn.QueryRowContext(ctx, l.rebind(`SELECT v FROM ledger_meta WHERE k = 'schema'`)).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = conn.ExecContext(ctx, l.rebind(`INSERT INTO ledger_meta (k, v) VALUES ('schema', ?)`), strconv.Itoa(ledgerSchemaVersion))
+		if err != nil {
+			return fmt.Errorf("x402: set ledger schema version: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("x402: read ledger schema version: %w", err)
+	default:
+		if n, _ := strconv.Atoi(v); n > ledgerSchemaVersion {
+			return fmt.Errorf("x402: ledger %s has schema version %s, this build knows %d", l.where, v, ledgerSchemaVersion)
+		}
 	}
 	return nil
 }
@@ -174,86 +331,162 @@ type claimKey struct {
 	Network, Asset, Payer, Nonce string
 }
 
+func (k claimKey) args() []any { return []any{k.Network, k.Asset, k.Payer, k.Nonce} }
+
 // claimState is what a claim attempt found.
 type claimState int
 
 const (
-	claimOwned   claimState = iota // we hold the claim now
-	claimPending                   // someone else holds it, not settled yet
-	claimSettled                   // settled; receipt is set
+	claimOwned    claimState = iota // we hold the claim now
+	claimPending                    // someone else holds it (live lease)
+	claimSettled                    // settled or served; receipt is set
+	claimStale                      // settlement was sent by an owner whose lease expired: recover it
+	claimConflict                   // the record changed under us: look again
 )
 
 type claimResult struct {
 	state    claimState
+	status   string // the record's state
 	resource string
+	owner    string
+	leaseMs  int64
+	payment  string
 	receipt  *SettlementResponse
+	answer   []byte
 }
 
-// claim atomically takes the authorization for resource under owner. If it
-// is already claimed, it reports by whom and how far it got. A pending
-// claim older than lease is presumed abandoned (its process died) and is
-// taken over: that cannot double-charge, because the chain refuses a
-// second transfer with the same nonce.
-func (l *Ledger) claim(ctx context.Context, k claimKey, resource, owner string, validBefore int64, now time.Time, lease time.Duration) (claimResult, error) {
-	ms := now.UnixMilli()
-	res, err := l.insertClaim.ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, resource, owner, validBefore, ms, ms)
-	if err != nil {
-		return claimResult{}, fmt.Errorf("x402: ledger claim: %w", err)
+// claimArgs is what a claim writes.
+type claimArgs struct {
+	resource, owner, amount, payment string
+	validBefore                      int64 // unix seconds
+	leaseMs                          int64 // unix ms
+	nowMs                            int64
+}
+
+// claim atomically takes the authorization for a.resource under a.owner,
+// or reports who holds it and how far it got. A released or failed record
+// and a claim whose lease expired before settlement was sent are taken
+// over: no funds moved for them. A settling record whose lease expired is
+// reported stale, for the caller to recover.
+func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResult, error) {
+	for range 8 {
+		n, err := l.exec(ctx, "insert", k.Network, k.Asset, k.Payer, k.Nonce, a.resource, a.owner, a.amount, a.validBefore,
+			a.leaseMs, a.payment, a.nowMs, a.nowMs)
+		if err != nil {
+			return claimResult{}, err
+		}
+		if n == 1 {
+			return claimResult{state: claimOwned, resource: a.resource}, nil
+		}
+		got, found, err := l.read(ctx, k)
+		if err != nil {
+			return claimResult{}, err
+		}
+		if !found {
+			continue // pruned between insert and select
+		}
+		switch got.status {
+		case StateSettled, StateServed:
+			got.state = claimSettled
+			return got, nil
+		case StateReleased, StateFailed:
+		case StateClaimed:
+			if got.leaseMs > a.nowMs {
+				got.state = claimPending
+				return got, nil
+			}
+		case StateSettling:
+			if got.leaseMs > a.nowMs {
+				got.state = claimPending
+			} else {
+				got.state = claimStale
+			}
+			return got, nil
+		default:
+			return claimResult{}, fmt.Errorf("x402: ledger: unknown state %q", got.status)
+		}
+		n, err = l.exec(ctx, "takeOver", a.owner, a.resource, a.amount, a.validBefore, a.leaseMs, a.payment, a.nowMs,
+			k.Network, k.Asset, k.Payer, k.Nonce, got.status, got.owner)
+		if err != nil {
+			return claimResult{}, err
+		}
+		if n == 1 {
+			// An answer of the earlier attempt is never served for this one.
+			if _, err := l.exec(ctx, "dropAnswer", k.args()...); err != nil {
+				return claimResult{}, err
+			}
+			return claimResult{state: claimOwned, resource: a.resource}, nil
+		}
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		return claimResult{state: claimOwned, resource: resource}, nil
-	}
+	return claimResult{state: claimConflict}, nil
+}
+
+// read returns the record of k.
+func (l *Ledger) read(ctx context.Context, k claimKey) (claimResult, bool, error) {
 	var (
-		got               claimResult
-		status, prevOwner string
-		receipt           sql.NullString
-		updated           int64
+		got     claimResult
+		receipt sql.NullString
+		payment sql.NullString
 	)
-	err = l.selectClaim.QueryRowContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce).Scan(&got.resource, &status, &prevOwner, &receipt, &updated)
+	err := l.stmts["select"].QueryRowContext(ctx, k.args()...).Scan(&got.resource, &got.status, &got.owner, &got.leaseMs,
+		&payment, &receipt, &got.answer)
 	if errors.Is(err, sql.ErrNoRows) {
-		// Released between our insert and select: try again.
-		return l.claim(ctx, k, resource, owner, validBefore, now, lease)
+		return claimResult{}, false, nil
 	}
 	if err != nil {
-		return claimResult{}, fmt.Errorf("x402: ledger read claim: %w", err)
+		return claimResult{}, false, fmt.Errorf("x402: ledger read: %w", err)
 	}
-	if status == "settled" {
-		got.state = claimSettled
+	got.payment = payment.String
+	if receipt.Valid {
 		got.receipt = new(SettlementResponse)
 		if err := json.Unmarshal([]byte(receipt.String), got.receipt); err != nil {
-			return claimResult{}, fmt.Errorf("x402: ledger receipt of %s/%s: %w", k.Payer, k.Nonce, err)
+			return claimResult{}, false, fmt.Errorf("x402: ledger receipt of %s/%s: %w", k.Payer, k.Nonce, err)
 		}
-		return got, nil
 	}
-	if lease > 0 && ms-updated > lease.Milliseconds() {
-		res, err := l.takeOver.ExecContext(ctx, owner, resource, validBefore, ms, k.Network, k.Asset, k.Payer, k.Nonce, prevOwner)
-		if err != nil {
-			return claimResult{}, fmt.Errorf("x402: ledger take over claim: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			return claimResult{state: claimOwned, resource: resource}, nil
-		}
-		return l.claim(ctx, k, resource, owner, validBefore, now, lease)
-	}
-	got.state = claimPending
-	return got, nil
+	return got, true, nil
 }
 
-// release deletes owner's pending claim, so the authorization can be used
-// again.
-func (l *Ledger) release(ctx context.Context, k claimKey, owner string) error {
-	_, err := l.deleteClaim.ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+// adopt takes over a stale settling record from prevOwner, to recover it.
+func (l *Ledger) adopt(ctx context.Context, k claimKey, prevOwner, owner string, leaseMs, nowMs int64) (bool, error) {
+	n, err := l.exec(ctx, "adoptSettling", owner, leaseMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, prevOwner)
+	return n == 1, err
+}
+
+// settling records, before the facilitator is asked to settle, that
+// settlement is about to be sent, with the answer a re-send will get. It
+// fails (false) if owner no longer holds the claim: then nothing may be
+// settled.
+func (l *Ledger) settling(ctx context.Context, k claimKey, owner string, answer []byte, validBefore, leaseMs, nowMs int64) (bool, error) {
+	if answer == nil {
+		n, err := l.exec(ctx, "settling", leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+		return n == 1, err
+	}
+	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("x402: ledger release: %w", err)
+		return false, fmt.Errorf("x402: ledger settling: %w", err)
 	}
-	return nil
+	defer tx.Rollback()
+	res, err := tx.StmtContext(ctx, l.stmts["settling"]).ExecContext(ctx, leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	if err != nil {
+		return false, fmt.Errorf("x402: ledger settling: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, nil
+	}
+	if _, err := tx.StmtContext(ctx, l.stmts["putAnswer"]).ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, validBefore, answer); err != nil {
+		return false, fmt.Errorf("x402: ledger store answer: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("x402: ledger settling commit: %w", err)
+	}
+	return true, nil
 }
 
-// settled marks owner's claim settled with receipt and appends to the
-// settlements log, in one transaction. It reports an error if the claim
-// was no longer owner's (taken over after its lease); the log row is
-// written regardless, since money moved.
-func (l *Ledger) settled(ctx context.Context, k claimKey, owner, resource, amount string, r *SettlementResponse, now time.Time) error {
+// settled records a confirmed settlement of owner's settling record:
+// state served (the answer is being handed out now) or settled (recovered;
+// served on the customer's re-send). The settlements log row is written in
+// the same transaction, and regardless of the CAS, since money moved.
+func (l *Ledger) settled(ctx context.Context, k claimKey, owner, resource, amount string, r *SettlementResponse, served bool, now time.Time) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("x402: ledger encode receipt: %w", err)
@@ -264,12 +497,17 @@ func (l *Ledger) settled(ctx context.Context, k claimKey, owner, resource, amoun
 	}
 	defer tx.Rollback()
 	ms := now.UnixMilli()
-	res, err := tx.StmtContext(ctx, l.markSettled).ExecContext(ctx, string(b), ms, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	state, servedMs := StateSettled, sql.NullInt64{}
+	if served {
+		state, servedMs = StateServed, sql.NullInt64{Int64: ms, Valid: true}
+	}
+	res, err := tx.StmtContext(ctx, l.stmts["settled"]).ExecContext(ctx, state, string(b), ms, ms, servedMs,
+		k.Network, k.Asset, k.Payer, k.Nonce, owner)
 	if err != nil {
 		return fmt.Errorf("x402: ledger settle: %w", err)
 	}
 	n, _ := res.RowsAffected()
-	if _, err := tx.StmtContext(ctx, l.insertSettlement).ExecContext(ctx,
+	if _, err := tx.StmtContext(ctx, l.stmts["logSettlement"]).ExecContext(ctx,
 		k.Network, k.Asset, k.Payer, k.Nonce, resource, amount, "settled", r.Transaction, string(b), ms); err != nil {
 		return fmt.Errorf("x402: ledger log settlement: %w", err)
 	}
@@ -277,38 +515,52 @@ func (l *Ledger) settled(ctx context.Context, k claimKey, owner, resource, amoun
 		return fmt.Errorf("x402: ledger settle commit: %w", err)
 	}
 	if n != 1 {
-		return fmt.Errorf("x402: ledger: claim %s/%s was no longer ours when it settled", k.Payer, k.Nonce)
+		return fmt.Errorf("x402: ledger: record %s/%s was no longer ours when it settled", k.Payer, k.Nonce)
 	}
 	return nil
+}
+
+// served marks a recovered (settled) record served, on its re-send.
+func (l *Ledger) served(ctx context.Context, k claimKey, now time.Time) error {
+	ms := now.UnixMilli()
+	_, err := l.exec(ctx, "served", ms, ms, k.Network, k.Asset, k.Payer, k.Nonce)
+	return err
+}
+
+// giveBack ends owner's claim without settlement: state released (nothing
+// was sent) or failed (the facilitator refused). The authorization can be
+// used again.
+func (l *Ledger) giveBack(ctx context.Context, k claimKey, owner, state string, now time.Time) error {
+	_, err := l.exec(ctx, "giveBack", state, now.UnixMilli(), k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	return err
+}
+
+// expireLease leaves owner's settling record for recovery: the outcome of
+// settlement is unknown, so the next re-send or sweep asks again.
+func (l *Ledger) expireLease(ctx context.Context, k claimKey, owner string, now time.Time) error {
+	_, err := l.exec(ctx, "expire", 0, now.UnixMilli(), k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	return err
 }
 
 // unknown logs a settlement whose outcome is unknown (the facilitator timed
 // out or was unreachable), for reconciliation against the chain.
 func (l *Ledger) unknown(ctx context.Context, k claimKey, resource, amount, detail string, now time.Time) error {
-	_, err := l.insertSettlement.ExecContext(ctx,
-		k.Network, k.Asset, k.Payer, k.Nonce, resource, amount, "unknown", "", detail, now.UnixMilli())
-	if err != nil {
-		return fmt.Errorf("x402: ledger log unknown settlement: %w", err)
-	}
-	return nil
+	_, err := l.exec(ctx, "logSettlement", k.Network, k.Asset, k.Payer, k.Nonce, resource, amount, "unknown", "", detail, now.UnixMilli())
+	return err
 }
 
 // recordTransfer is the Local facilitator's stand-in for the token's
 // authorizationState: it records the transfer and reports false if the
 // authorization was already used.
 func (l *Ledger) recordTransfer(ctx context.Context, k claimKey, payTo, amount, tx string, validBefore int64, now time.Time) (bool, error) {
-	res, err := l.insertTransfer.ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, payTo, amount, tx, validBefore, now.UnixMilli())
-	if err != nil {
-		return false, fmt.Errorf("x402: ledger record transfer: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
+	n, err := l.exec(ctx, "insertTransfer", k.Network, k.Asset, k.Payer, k.Nonce, payTo, amount, tx, validBefore, now.UnixMilli())
+	return n == 1, err
 }
 
 // transferUsed reports whether the Local facilitator already used k.
 func (l *Ledger) transferUsed(ctx context.Context, k claimKey) (bool, error) {
 	var one int
-	err := l.selectTransfer.QueryRowContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce).Scan(&one)
+	err := l.stmts["selectTransfer"].QueryRowContext(ctx, k.args()...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -322,24 +574,151 @@ func (l *Ledger) transferUsed(ctx context.Context, k claimKey) (bool, error) {
 // an unknown outcome, for monitoring and tests.
 func (l *Ledger) CountSettlements(ctx context.Context) (settled, unknown int, err error) {
 	err = l.db.QueryRowContext(ctx, `SELECT
-		COALESCE(SUM(outcome = 'settled'), 0), COALESCE(SUM(outcome = 'unknown'), 0) FROM settlements`).Scan(&settled, &unknown)
+		COALESCE(SUM(CASE WHEN outcome = 'settled' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN outcome = 'unknown' THEN 1 ELSE 0 END), 0) FROM settlements`).Scan(&settled, &unknown)
 	if err != nil {
 		return 0, 0, fmt.Errorf("x402: ledger count settlements: %w", err)
 	}
 	return settled, unknown, nil
 }
 
-// Prune deletes settled claims and local transfers whose authorization
-// expired before cutoff. They can no longer be replayed: an expired
-// authorization is refused before the ledger is consulted. Pending claims
-// and the settlements log are kept.
-func (l *Ledger) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
+// CountStates returns how many records are in each state (every state
+// present, zero included).
+func (l *Ledger) CountStates(ctx context.Context) (map[string]int, error) {
+	out := make(map[string]int, len(States))
+	for _, s := range States {
+		out[s] = 0
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM payments GROUP BY state`)
+	if err != nil {
+		return nil, fmt.Errorf("x402: ledger count states: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, fmt.Errorf("x402: ledger count states: %w", err)
+		}
+		out[s] = n
+	}
+	return out, rows.Err()
+}
+
+// Record is one payment as `openshelf payments` lists it.
+type Record struct {
+	Network, Asset, Payer, Nonce string
+	Resource, State, Owner       string
+	Amount                       string // USDC base units
+	ValidBefore                  time.Time
+	Lease                        time.Time // a claimed or settling record is held until then
+	Created, Updated             time.Time
+	SettleSent, Settled, Served  time.Time // zero when not reached
+	Transaction                  string
+	AnswerBytes                  int
+}
+
+// Records lists the records in the given states (all when none), oldest
+// first, at most limit (0: no limit).
+func (l *Ledger) Records(ctx context.Context, limit int, states ...string) ([]Record, error) {
+	q := `SELECT p.network, p.asset, p.payer, p.nonce, p.resource, p.state, p.owner, p.amount, p.valid_before, p.lease_ms,
+		p.created_ms, p.updated_ms, p.settle_ms, p.settled_ms, p.served_ms, p.receipt, COALESCE(LENGTH(a.answer), 0)
+		FROM payments p LEFT JOIN answers a ON a.network = p.network AND a.asset = p.asset AND a.payer = p.payer AND a.nonce = p.nonce`
+	var args []any
+	if len(states) > 0 {
+		q += ` WHERE p.state IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(states)), ", ") + `)`
+		for _, s := range states {
+			args = append(args, s)
+		}
+	}
+	q += ` ORDER BY p.created_ms`
+	if limit > 0 {
+		q += ` LIMIT ` + strconv.Itoa(limit)
+	}
+	rows, err := l.db.QueryContext(ctx, l.rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("x402: ledger list: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var (
+			r                           Record
+			vb, lease, created, updated int64
+			settle, settled, served     sql.NullInt64
+			receipt                     sql.NullString
+			answerLen                   int64
+		)
+		if err := rows.Scan(&r.Network, &r.Asset, &r.Payer, &r.Nonce, &r.Resource, &r.State, &r.Owner, &r.Amount, &vb, &lease,
+			&created, &updated, &settle, &settled, &served, &receipt, &answerLen); err != nil {
+			return nil, fmt.Errorf("x402: ledger list: %w", err)
+		}
+		r.ValidBefore, r.Lease = time.Unix(vb, 0).UTC(), time.UnixMilli(lease).UTC()
+		r.Created, r.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+		for _, p := range []struct {
+			dst *time.Time
+			v   sql.NullInt64
+		}{{&r.SettleSent, settle}, {&r.Settled, settled}, {&r.Served, served}} {
+			if p.v.Valid {
+				*p.dst = time.UnixMilli(p.v.Int64).UTC()
+			}
+		}
+		if receipt.Valid {
+			var sr SettlementResponse
+			if json.Unmarshal([]byte(receipt.String), &sr) == nil {
+				r.Transaction = sr.Transaction
+			}
+		}
+		r.AnswerBytes = int(answerLen)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// staleKeys lists records in need of recovery: claimed or settling with a
+// lease that expired before nowMs, or held by a previous run of this
+// instance (ownerPrefix, but not currentOwner: that process died).
+func (l *Ledger) staleKeys(ctx context.Context, nowMs int64, ownerPrefix, currentOwner string, limit int) ([]claimKey, error) {
+	rows, err := l.db.QueryContext(ctx, l.rebind(`SELECT network, asset, payer, nonce FROM payments
+		WHERE state IN ('claimed', 'settling') AND (lease_ms < ? OR (owner LIKE ? AND owner NOT LIKE ?))
+		ORDER BY lease_ms LIMIT `+strconv.Itoa(limit)), nowMs, likePrefix(ownerPrefix), likePrefix(currentOwner))
+	if err != nil {
+		return nil, fmt.Errorf("x402: ledger list stale: %w", err)
+	}
+	defer rows.Close()
+	var out []claimKey
+	for rows.Next() {
+		var k claimKey
+		if err := rows.Scan(&k.Network, &k.Asset, &k.Payer, &k.Nonce); err != nil {
+			return nil, fmt.Errorf("x402: ledger list stale: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// likePrefix is a LIKE pattern matching strings that start with p (owner
+// ids contain no LIKE metacharacters but '-', which is literal).
+func likePrefix(p string) string { return p + "%" }
+
+// Prune keeps the ledger small: stored answers of authorizations that
+// expired before cutoff are dropped (a re-send of an expired authorization
+// is refused before the ledger is consulted), and finished records
+// (served, released, failed) and local transfers whose authorization
+// expired before cutoff-retention are deleted. Records still needing an
+// operator (claimed, settling, settled) and the settlements log are kept.
+func (l *Ledger) Prune(ctx context.Context, cutoff time.Time, retention time.Duration) (int64, error) {
 	var total int64
-	for _, q := range []string{
-		`DELETE FROM claims WHERE status = 'settled' AND valid_before < ?`,
-		`DELETE FROM local_transfers WHERE valid_before < ?`,
+	old := cutoff.Add(-retention).Unix()
+	for _, q := range []struct {
+		sql string
+		arg int64
+	}{
+		{`DELETE FROM answers WHERE valid_before < ?`, cutoff.Unix()},
+		{`DELETE FROM payments WHERE state IN ('served', 'released', 'failed') AND valid_before < ?`, old},
+		{`DELETE FROM local_transfers WHERE valid_before < ?`, old},
 	} {
-		res, err := l.db.ExecContext(ctx, q, cutoff.Unix())
+		res, err := l.db.ExecContext(ctx, l.rebind(q.sql), q.arg)
 		if err != nil {
 			return total, fmt.Errorf("x402: ledger prune: %w", err)
 		}

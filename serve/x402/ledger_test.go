@@ -25,7 +25,7 @@ func TestOpenLedgerRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.db.Exec("PRAGMA user_version = 99"); err != nil {
+	if _, err := l.db.Exec("UPDATE ledger_meta SET v = '99' WHERE k = 'schema'"); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()

@@ -3,7 +3,9 @@ package x402
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -92,7 +94,7 @@ func newEnv(t testing.TB, opts ...func(*Config)) *env {
 // process starting up.
 func newEnvAt(t testing.TB, path string, opts ...func(*Config)) *env {
 	t.Helper()
-	l, err := OpenLedger(path)
+	l, err := OpenLedgerURL(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func (e *env) settledCount() int {
 	return n
 }
 
-func ok(ctx context.Context) (string, error) { return "content", nil }
+func ok(ctx context.Context, _ Payment) (string, error) { return "content", nil }
 
 func TestRequirements(t *testing.T) {
 	e := newEnv(t)
@@ -168,7 +170,7 @@ func TestRequirements(t *testing.T) {
 		if len(bad.Accepts) != 0 {
 			t.Errorf("price %q: accepts %+v", price, bad.Accepts)
 		}
-		_, _, err := Pay(context.Background(), e.core, bad, e.payment(), ok)
+		_, _, err := Pay(context.Background(), e.core, bad, e.payment(), ok, nil)
 		if err == nil || errors.Is(err, apierr.ErrPaymentRequired) || apierr.From(err).Status != 500 {
 			t.Errorf("price %q: Pay err = %v, want a 500", price, err)
 		}
@@ -196,7 +198,8 @@ func TestNewConfig(t *testing.T) {
 		{"sepolia", func(c *Config) { c.Network = NetworkBaseSepolia }, true},
 		{"chain mismatch", func(c *Config) { c.ChainID = 1 }, false},
 		{"unknown network without asset", func(c *Config) { c.Network = "eip155:1" }, false},
-		{"bad network", func(c *Config) { c.Network = "base" }, false},
+		{"bad network", func(c *Config) { c.Network = "base-goerli" }, false},
+		{"network alias base", func(c *Config) { c.Network = "base" }, true},
 		{"tiny timeout", func(c *Config) { c.MaxTimeoutSeconds = 5 }, false},
 		{"no facilitator", func(c *Config) { c.Facilitator = nil }, false},
 		{"no ledger", func(c *Config) { c.Ledger = nil }, false},
@@ -229,7 +232,7 @@ func TestNewConfig(t *testing.T) {
 func TestPaySettles(t *testing.T) {
 	e := newEnv(t)
 	p := e.payment()
-	v, receipt, err := Pay(context.Background(), e.core, e.req, p, ok)
+	v, receipt, err := Pay(context.Background(), e.core, e.req, p, ok, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,10 +344,10 @@ func TestPayRefuses(t *testing.T) {
 			e := newEnv(t)
 			p := tt.mutate(e, e.payment())
 			ran := false
-			_, receipt, err := Pay(context.Background(), e.core, e.req, p, func(context.Context) (string, error) {
+			_, receipt, err := Pay(context.Background(), e.core, e.req, p, func(context.Context, Payment) (string, error) {
 				ran = true
 				return "x", nil
-			})
+			}, nil)
 			checkRefused(t, err, tt.want, e.req)
 			if ran || receipt != nil {
 				t.Errorf("handler ran %v, receipt %+v", ran, receipt)
@@ -396,17 +399,17 @@ func checkRefused(t *testing.T, err error, reason string, req PaymentRequired) *
 
 func TestPayHeaderErrors(t *testing.T) {
 	e := newEnv(t)
-	_, _, err := PayHeader(context.Background(), e.core, e.req, "***", ok)
+	_, _, err := PayHeader(context.Background(), e.core, e.req, "***", ok, nil)
 	if pe := checkRefused(t, err, ReasonInvalidPaymentHeader, e.req); !errors.Is(pe, ErrHeaderNotBase64) {
 		t.Error("cause not ErrHeaderNotBase64")
 	}
-	_, _, err = PayHeader(context.Background(), e.core, e.req, EncodeHeader("just a string"), ok)
+	_, _, err = PayHeader(context.Background(), e.core, e.req, EncodeHeader("just a string"), ok, nil)
 	if pe := checkRefused(t, err, ReasonInvalidPaymentJSON, e.req); !errors.Is(pe, ErrHeaderNotJSON) {
 		t.Error("cause not ErrHeaderNotJSON")
 	}
-	_, _, err = PayHeader(context.Background(), e.core, e.req, "", ok)
+	_, _, err = PayHeader(context.Background(), e.core, e.req, "", ok, nil)
 	checkRefused(t, err, ReasonPaymentRequired, e.req)
-	v, receipt, err := PayHeader(context.Background(), e.core, e.req, EncodeHeader(e.payment()), ok)
+	v, receipt, err := PayHeader(context.Background(), e.core, e.req, EncodeHeader(e.payment()), ok, nil)
 	if err != nil || v != "content" || !receipt.Success {
 		t.Fatalf("valid header: %v %v %+v", v, err, receipt)
 	}
@@ -415,15 +418,15 @@ func TestPayHeaderErrors(t *testing.T) {
 func TestReplaySameResource(t *testing.T) {
 	e := newEnv(t)
 	p := e.payment()
-	_, first, err := Pay(context.Background(), e.core, e.req, p, ok)
+	_, first, err := Pay(context.Background(), e.core, e.req, p, ok, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	runs := 0
-	v, second, err := Pay(context.Background(), e.core, e.req, p, func(context.Context) (string, error) {
+	v, second, err := Pay(context.Background(), e.core, e.req, p, func(context.Context, Payment) (string, error) {
 		runs++
 		return "again", nil
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,10 +444,10 @@ func TestReplaySameResource(t *testing.T) {
 	}
 	// A failing handler on replay returns its error and changes nothing.
 	boom := errors.New("boom")
-	if _, _, err := Pay(context.Background(), e.core, e.req, p, func(context.Context) (string, error) { return "", boom }); err != boom {
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, func(context.Context, Payment) (string, error) { return "", boom }, nil); err != boom {
 		t.Errorf("err = %v", err)
 	}
-	if _, third, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil || EncodeHeader(third) != EncodeHeader(first) {
+	if _, third, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil || EncodeHeader(third) != EncodeHeader(first) {
 		t.Errorf("replay after failed replay: %v %+v", err, third)
 	}
 }
@@ -452,14 +455,14 @@ func TestReplaySameResource(t *testing.T) {
 func TestReplayOtherResource(t *testing.T) {
 	e := newEnv(t)
 	p := e.payment()
-	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil {
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
 		t.Fatal(err)
 	}
 	other := e.core.Requirements(otherURL, "other", "application/json", "0.001")
 	for _, resource := range []*Resource{{URL: otherURL}, nil} {
 		q := *p
 		q.Resource = resource // unsigned: a client can change it
-		_, _, err := Pay(context.Background(), e.core, other, &q, ok)
+		_, _, err := Pay(context.Background(), e.core, other, &q, ok, nil)
 		checkRefused(t, err, ReasonNonceAlreadyUsed, other)
 	}
 	if e.fac.settles.Load() != 1 || e.settledCount() != 1 {
@@ -483,10 +486,10 @@ func TestConcurrentOnePayment(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			_, receipts[i], errs[i] = Pay(context.Background(), e.core, e.req, p, func(context.Context) (string, error) {
+			_, receipts[i], errs[i] = Pay(context.Background(), e.core, e.req, p, func(context.Context, Payment) (string, error) {
 				runs.Add(1)
 				return "content", nil
-			})
+			}, nil)
 		})
 	}
 	close(start)
@@ -526,7 +529,7 @@ func TestConcurrentAcrossProcesses(t *testing.T) {
 		if i%2 == 1 {
 			c = b.core
 		}
-		wg.Go(func() { _, receipts[i], errs[i] = Pay(context.Background(), c, a.req, p, ok) })
+		wg.Go(func() { _, receipts[i], errs[i] = Pay(context.Background(), c, a.req, p, ok, nil) })
 	}
 	wg.Wait()
 	for i := range n {
@@ -548,14 +551,14 @@ func TestConcurrentAcrossProcesses(t *testing.T) {
 func TestLedgerSurvivesRestart(t *testing.T) {
 	e := newEnv(t)
 	p := e.payment()
-	_, first, err := Pay(context.Background(), e.core, e.req, p, ok)
+	_, first, err := Pay(context.Background(), e.core, e.req, p, ok, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	must(t, e.ledger.Close())
 
 	e2 := newEnvAt(t, e.path) // a new process: new core, new facilitator
-	_, again, err := Pay(context.Background(), e2.core, e2.req, p, ok)
+	_, again, err := Pay(context.Background(), e2.core, e2.req, p, ok, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +571,7 @@ func TestLedgerSurvivesRestart(t *testing.T) {
 	other := e2.core.Requirements(otherURL, "", "", "0.001")
 	q := *p
 	q.Resource = &Resource{URL: otherURL}
-	_, _, err = Pay(context.Background(), e2.core, other, &q, ok)
+	_, _, err = Pay(context.Background(), e2.core, other, &q, ok, nil)
 	checkRefused(t, err, ReasonNonceAlreadyUsed, other)
 	// The local facilitator's record of used authorizations survives too.
 	vr, err := e2.fac.Facilitator.Verify(context.Background(), p, e2.req.Accepts[0])
@@ -581,7 +584,7 @@ func TestHandlerFailureReleases(t *testing.T) {
 	e := newEnv(t)
 	p := e.payment()
 	boom := apierr.NotFound("document_not_found", "no such document")
-	_, receipt, err := Pay(context.Background(), e.core, e.req, p, func(context.Context) (string, error) { return "partial", boom })
+	_, receipt, err := Pay(context.Background(), e.core, e.req, p, func(context.Context, Payment) (string, error) { return "partial", boom }, nil)
 	if err != boom || receipt != nil {
 		t.Fatalf("err = %v (want the handler's, unchanged), receipt %+v", err, receipt)
 	}
@@ -589,7 +592,7 @@ func TestHandlerFailureReleases(t *testing.T) {
 		t.Errorf("settles %d ledger %d outcomes %v", e.fac.settles.Load(), e.settledCount(), e.outcomes)
 	}
 	// The claim was released: the same authorization pays for a later call.
-	if _, receipt, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil || !receipt.Success {
+	if _, receipt, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil || !receipt.Success {
 		t.Fatalf("retry: %v %+v", err, receipt)
 	}
 	if e.fac.settles.Load() != 1 {
@@ -606,9 +609,9 @@ func TestHandlerPanicReleases(t *testing.T) {
 				t.Error("panic swallowed")
 			}
 		}()
-		Pay(context.Background(), e.core, e.req, p, func(context.Context) (string, error) { panic("handler bug") })
+		Pay(context.Background(), e.core, e.req, p, func(context.Context, Payment) (string, error) { panic("handler bug") }, nil)
 	}()
-	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil {
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
 		t.Fatalf("after panic: %v", err)
 	}
 }
@@ -617,7 +620,7 @@ func TestSettleFailureServesNothing(t *testing.T) {
 	e := newEnv(t)
 	e.fac.set(func(f *countingFacilitator) { f.settleFail = "insufficient_funds" })
 	p := e.payment()
-	v, receipt, err := Pay(context.Background(), e.core, e.req, p, ok)
+	v, receipt, err := Pay(context.Background(), e.core, e.req, p, ok, nil)
 	pe := checkRefused(t, err, ReasonSettlementFailed, e.req)
 	if v != "" || receipt != nil {
 		t.Errorf("served %q %+v", v, receipt)
@@ -631,7 +634,7 @@ func TestSettleFailureServesNothing(t *testing.T) {
 	}
 	// Funds did not move: the claim is released and a retry can pay.
 	e.fac.set(func(f *countingFacilitator) { f.settleFail = "" })
-	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil {
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
 		t.Fatalf("retry: %v", err)
 	}
 }
@@ -654,7 +657,7 @@ func TestFacilitatorErrors(t *testing.T) {
 			e := newEnv(t)
 			e.fac.set(tt.set)
 			p := e.payment()
-			v, receipt, err := Pay(context.Background(), e.core, e.req, p, ok)
+			v, receipt, err := Pay(context.Background(), e.core, e.req, p, ok, nil)
 			if v != "" || receipt != nil {
 				t.Errorf("served %q %+v", v, receipt)
 			}
@@ -669,7 +672,7 @@ func TestFacilitatorErrors(t *testing.T) {
 				t.Errorf("settled %d unknown %d outcomes %v", settled, unknown, e.outcomes)
 			}
 			e.fac.set(func(f *countingFacilitator) { f.settleErr, f.verifyErr = nil, nil })
-			if _, _, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil {
+			if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
 				t.Fatalf("claim not released: %v", err)
 			}
 		})
@@ -685,7 +688,7 @@ func TestFacilitatorRejects(t *testing.T) {
 	if sr, err := e.fac.Facilitator.Settle(context.Background(), p, e.req.Accepts[0]); err != nil || !sr.Success {
 		t.Fatal(sr, err)
 	}
-	_, _, err := Pay(context.Background(), e.core, e.req, p, ok)
+	_, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil)
 	pe := checkRefused(t, err, ReasonFacilitatorRejected, e.req)
 	if pe.Message == "" {
 		t.Error("no facilitator reason in message")
@@ -695,19 +698,39 @@ func TestFacilitatorRejects(t *testing.T) {
 	}
 }
 
-func TestStaleClaimIsTakenOver(t *testing.T) {
-	e := newEnv(t, func(c *Config) { c.ClaimLease = time.Minute })
-	p := e.payment()
+// claimAs writes a claim of p by owner as a process would, with a lease
+// ending at leaseEnd.
+func claimAs(t *testing.T, e *env, p *PaymentPayload, owner string, leaseEnd time.Time) claimKey {
+	t.Helper()
 	a, f := checkExact(e.req.Accepts[0], p, checkOptions{now: testNow})
 	if f != nil {
 		t.Fatal(f)
 	}
-	// A process that died two minutes ago left a pending claim.
-	res, err := e.ledger.claim(context.Background(), keyOf(e.req.Accepts[0], a), testURL, "dead-1", clampInt64(a.Before), testNow.Add(-2*time.Minute), 0)
+	k := keyOf(e.req.Accepts[0], a)
+	res, err := e.ledger.claim(context.Background(), k, claimArgs{resource: testURL, owner: owner, amount: e.req.Accepts[0].Amount,
+		payment: storedOf(t, e, p), validBefore: clampInt64(a.Before), leaseMs: leaseEnd.UnixMilli(), nowMs: testNow.UnixMilli()})
 	if err != nil || res.state != claimOwned {
 		t.Fatal(res, err)
 	}
-	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil {
+	return k
+}
+
+// storedOf is what a request keeps in the ledger to settle p again.
+func storedOf(t *testing.T, e *env, p *PaymentPayload) string {
+	t.Helper()
+	b, err := json.Marshal(storedPayment{Payload: p, Requirements: e.req.Accepts[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestStaleClaimIsTakenOver(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.ClaimLease = time.Minute })
+	p := e.payment()
+	// A process that died left a claim whose lease has ended.
+	claimAs(t, e, p, "dead.x.1", testNow.Add(-time.Second))
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
 		t.Fatalf("stale claim not taken over: %v", err)
 	}
 	if e.settledCount() != 1 {
@@ -715,22 +738,155 @@ func TestStaleClaimIsTakenOver(t *testing.T) {
 	}
 }
 
-func TestPendingClaimWaitsForContext(t *testing.T) {
-	e := newEnv(t)
+func TestLeaseBoundedByValidBefore(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.ClaimLease = time.Hour })
 	p := e.payment()
-	a, _ := checkExact(e.req.Accepts[0], p, checkOptions{now: testNow})
-	// Another live process holds the claim and does not finish.
-	if _, err := e.ledger.claim(context.Background(), keyOf(e.req.Accepts[0], a), testURL, "busy-1", clampInt64(a.Before), testNow, 0); err != nil {
-		t.Fatal(err)
+	vb, _ := strconv.ParseInt(p.Payload.Authorization.ValidBefore, 10, 64)
+	if got := e.core.lease(testNow, vb); got != vb*1000 {
+		t.Fatalf("lease ends %d, want validBefore %d", got, vb*1000)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	_, _, err := Pay(ctx, e.core, e.req, p, ok)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want deadline exceeded", err)
+}
+
+func TestPendingClaimAnswers409(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.Wait = 50 * time.Millisecond })
+	p := e.payment()
+	// Another live process holds the claim and does not finish.
+	claimAs(t, e, p, "busy.x.1", testNow.Add(time.Minute))
+	_, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil)
+	ae := apierr.From(err)
+	if !errors.Is(err, ErrPaymentInProgress) || ae.Status != 409 || ae.RetryAfter < time.Second {
+		t.Fatalf("err = %v (%+v), want 409 payment_in_progress with Retry-After", err, ae)
 	}
 	if e.fac.verifies.Load() != 0 {
 		t.Error("verified while another process held the claim")
+	}
+	if e.outcome(OutcomeInProgress) != 1 {
+		t.Error("in_progress not counted")
+	}
+}
+
+// memCodec stores strings as they are.
+type memCodec struct{}
+
+func (memCodec) Encode(v string, max int) ([]byte, string, bool) { return []byte(v), v, len(v) <= max }
+func (memCodec) Decode(b []byte) (string, error)                 { return string(b), nil }
+
+func TestReplayServesStoredAnswer(t *testing.T) {
+	e := newEnv(t)
+	p := e.payment()
+	var runs atomic.Int32
+	run := func(context.Context, Payment) (string, error) {
+		return fmt.Sprintf("answer %d", runs.Add(1)), nil
+	}
+	first, r1, err := Pay(context.Background(), e.core, e.req, p, run, memCodec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		v, r, err := Pay(context.Background(), e.core, e.req, p, run, memCodec{})
+		if err != nil || v != first || r.Transaction != r1.Transaction {
+			t.Fatalf("re-send: %q %v %v, want %q", v, r, err, first)
+		}
+	}
+	if runs.Load() != 1 || e.fac.settles.Load() != 1 {
+		t.Fatalf("handler ran %d times, %d settlements; want 1 and 1", runs.Load(), e.fac.settles.Load())
+	}
+	// A fresh process over the same ledger serves it from the ledger.
+	e2 := newEnvAt(t, e.path)
+	if v, _, err := Pay(context.Background(), e2.core, e2.req, p, run, memCodec{}); err != nil || v != first || runs.Load() != 1 {
+		t.Fatalf("after restart: %q %v, runs %d", v, err, runs.Load())
+	}
+}
+
+func TestTooLargeAnswerRunsAgain(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxAnswerBytes = 4 })
+	p := e.payment()
+	var runs atomic.Int32
+	run := func(_ context.Context, pay Payment) (string, error) {
+		runs.Add(1)
+		return fmt.Sprintf("replay=%v", pay.Replay), nil
+	}
+	if v, _, err := Pay(context.Background(), e.core, e.req, p, run, memCodec{}); err != nil || v != "replay=false" {
+		t.Fatal(v, err)
+	}
+	if v, _, err := Pay(context.Background(), e.core, e.req, p, run, memCodec{}); err != nil || v != "replay=true" {
+		t.Fatal(v, err)
+	}
+	if runs.Load() != 2 || e.fac.settles.Load() != 1 {
+		t.Fatalf("runs %d settles %d", runs.Load(), e.fac.settles.Load())
+	}
+}
+
+// A process died after telling the ledger it was settling: whether or not
+// its settlement reached the facilitator, the re-send is served once, from
+// the stored answer, and settled once.
+func TestRecoverSettlingOnResend(t *testing.T) {
+	for _, reached := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reached=%v", reached), func(t *testing.T) {
+			e := newEnv(t)
+			p := e.payment()
+			k := claimAs(t, e, p, "dead.x.1", testNow.Add(time.Minute))
+			if ok, err := e.ledger.settling(context.Background(), k, "dead.x.1", []byte("stored answer"), testNow.Add(time.Hour).Unix(), testNow.Add(-time.Second).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+			if reached {
+				if r, err := e.fac.Settle(context.Background(), p, e.req.Accepts[0]); err != nil || !r.Success {
+					t.Fatal(r, err)
+				}
+			}
+			var runs atomic.Int32
+			run := func(context.Context, Payment) (string, error) { runs.Add(1); return "fresh", nil }
+			v, r, err := Pay(context.Background(), e.core, e.req, p, run, memCodec{})
+			if err != nil || v != "stored answer" || !r.Success || runs.Load() != 0 {
+				t.Fatalf("re-send: %q %+v %v runs=%d", v, r, err, runs.Load())
+			}
+			recs, _ := e.ledger.Records(context.Background(), 0)
+			if len(recs) != 1 || recs[0].State != StateServed {
+				t.Fatalf("records %+v", recs)
+			}
+			if n := e.settledCount(); n != 1 {
+				t.Fatalf("%d settlement rows", n)
+			}
+		})
+	}
+}
+
+func TestRecoverAtStartup(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.Instance = "web1" })
+	claimed, settling := e.payment(), e.payment()
+	// The previous run of instance web1 held both, with live leases.
+	claimAs(t, e, claimed, "web1.aaaa.1", testNow.Add(time.Minute))
+	k := claimAs(t, e, settling, "web1.aaaa.2", testNow.Add(time.Minute))
+	if ok, err := e.ledger.settling(context.Background(), k, "web1.aaaa.2", nil, testNow.Add(time.Hour).Unix(), testNow.Add(time.Minute).UnixMilli(), testNow.UnixMilli()); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	// Another instance's live claim is not ours to take.
+	other := e.payment()
+	claimAs(t, e, other, "web2.bbbb.1", testNow.Add(time.Minute))
+	n, err := e.core.Recover(context.Background())
+	if err != nil || n != 2 {
+		t.Fatalf("recovered %d, %v", n, err)
+	}
+	counts, _ := e.ledger.CountStates(context.Background())
+	if counts[StateReleased] != 1 || counts[StateSettled] != 1 || counts[StateClaimed] != 1 {
+		t.Fatalf("states %v", counts)
+	}
+	// The settled one is served (handler runs: no answer was stored).
+	if v, _, err := Pay(context.Background(), e.core, e.req, settling, ok, nil); err != nil || v != "content" {
+		t.Fatal(v, err)
+	}
+	counts, _ = e.ledger.CountStates(context.Background())
+	if counts[StateServed] != 1 || counts[StateSettled] != 0 {
+		t.Fatalf("states %v", counts)
+	}
+}
+
+func TestNetworkAliasBase(t *testing.T) {
+	e := newEnv(t)
+	p := e.payment()
+	p.Accepted.Network = "base"
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
+		t.Fatalf("network \"base\" refused: %v", err)
 	}
 }
 
@@ -738,17 +894,17 @@ func TestCanceledBeforeSettleChargesNothing(t *testing.T) {
 	e := newEnv(t)
 	p := e.payment()
 	ctx, cancel := context.WithCancel(context.Background())
-	_, _, err := Pay(ctx, e.core, e.req, p, func(context.Context) (string, error) {
+	_, _, err := Pay(ctx, e.core, e.req, p, func(context.Context, Payment) (string, error) {
 		cancel() // the client went away while the handler ran
 		return "x", nil
-	})
+	}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 	if e.fac.settles.Load() != 0 {
 		t.Error("settled for a client that left")
 	}
-	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil {
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
 		t.Fatalf("claim not released: %v", err)
 	}
 }
@@ -756,15 +912,15 @@ func TestCanceledBeforeSettleChargesNothing(t *testing.T) {
 func TestPrune(t *testing.T) {
 	e := newEnv(t)
 	p := e.payment()
-	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok); err != nil {
+	if _, _, err := Pay(context.Background(), e.core, e.req, p, ok, nil); err != nil {
 		t.Fatal(err)
 	}
-	n, err := e.ledger.Prune(context.Background(), testNow)
+	n, err := e.ledger.Prune(context.Background(), testNow, 0)
 	if err != nil || n != 0 {
 		t.Fatalf("pruned %d before expiry, %v", n, err)
 	}
-	n, err = e.ledger.Prune(context.Background(), testNow.Add(time.Hour))
-	if err != nil || n != 2 { // the claim and the local transfer
+	n, err = e.ledger.Prune(context.Background(), testNow.Add(time.Hour), 0)
+	if err != nil || n != 2 { // the record and the local transfer
 		t.Fatalf("pruned %d after expiry, %v", n, err)
 	}
 	if e.settledCount() != 1 {

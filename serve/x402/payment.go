@@ -1,7 +1,6 @@
 package x402
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
@@ -20,15 +19,6 @@ type Payment struct {
 	// Replay is true when the payment was already settled for this
 	// resource and is being served again without a charge.
 	Replay bool
-}
-
-type paymentKey struct{}
-
-// PaymentFrom returns the payment a handler runs under; ok is false for
-// free calls.
-func PaymentFrom(ctx context.Context) (p Payment, ok bool) {
-	p, ok = ctx.Value(paymentKey{}).(Payment)
-	return p, ok
 }
 
 func (k claimKey) id() string {

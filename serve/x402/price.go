@@ -1,67 +1,28 @@
 package x402
 
 import (
-	"errors"
-	"fmt"
 	"math/big"
-	"strings"
+
+	"github.com/openshelf/openshelf/serve/price"
 )
 
 // Decimals is the number of decimals of USDC, the asset prices are paid in.
-const Decimals = 6
+const Decimals = price.Decimals
 
-// ErrInvalidPrice reports a price that is not a plain non-negative decimal
-// with at most Decimals fraction digits.
-var ErrInvalidPrice = errors.New("x402: invalid price")
+// ErrInvalidPrice reports a price that package price refuses.
+var ErrInvalidPrice = price.ErrInvalid
 
 // maxUint256 bounds amounts: EIP-3009 values are uint256.
 var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 
 // PriceToAtomic converts a USD price such as "0.001" to USDC atomic units
-// ("1000"). Parsing is exact decimal: no floats, no exponents, no sign, at
-// most six fraction digits ("0.0000001" is an error, not a rounding).
-func PriceToAtomic(price string) (string, error) {
-	n, err := parsePrice(price)
+// ("1000") with [price.Parse], the one price parser.
+func PriceToAtomic(usd string) (string, error) {
+	a, err := price.Parse(usd)
 	if err != nil {
 		return "", err
 	}
-	return n.String(), nil
-}
-
-func parsePrice(price string) (*big.Int, error) {
-	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrInvalidPrice, price, why) }
-	if price == "" {
-		return nil, bad("empty")
-	}
-	whole, frac, hasDot := strings.Cut(price, ".")
-	if whole == "" {
-		return nil, bad("no digits before the decimal point")
-	}
-	if hasDot && frac == "" {
-		return nil, bad("no digits after the decimal point")
-	}
-	for _, part := range []string{whole, frac} {
-		for _, r := range part {
-			if r < '0' || r > '9' {
-				if r == '-' {
-					return nil, bad("negative")
-				}
-				return nil, bad(fmt.Sprintf("unexpected %q", r))
-			}
-		}
-	}
-	if len(frac) > Decimals {
-		return nil, bad(fmt.Sprintf("more than %d decimals", Decimals))
-	}
-	digits := whole + frac + strings.Repeat("0", Decimals-len(frac))
-	if len(digits) > 78 { // > 10^78 cannot be a uint256
-		return nil, bad("too large")
-	}
-	n, ok := new(big.Int).SetString(digits, 10)
-	if !ok || n.Cmp(maxUint256) > 0 {
-		return nil, bad("too large")
-	}
-	return n, nil
+	return a.String(), nil
 }
 
 // parseUint256 parses a canonical decimal uint256 as EIP-3009 fields carry
