@@ -22,8 +22,8 @@ type Constraint struct {
 	// Op is ">", ">=", "<", "<=", "between" or "≈".
 	Op string `json:"op"`
 	// Unit is the unit as written; SIUnit its SI unit.
-	Unit   string  `json:"unit"`
-	SIUnit string  `json:"si_unit"`
+	Unit   string    `json:"unit"`
+	SIUnit string    `json:"si_unit"`
 	Dim    units.Dim `json:"-"`
 	// Lo and Hi bound the accepted SI values (±Inf when open); a strict
 	// bound excludes its value.
