@@ -21,6 +21,7 @@ import (
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
+	"github.com/openshelf/openshelf/specs"
 )
 
 // Search fields, the field column of search/postings.parquet.
@@ -62,6 +63,7 @@ type Builder struct {
 	refs     *table[referenceRow]
 	rejects  *table[rejectRow]
 	sdocs    *table[searchDocRow]
+	specs    *table[specs.Row] // specs.go
 	content  *contentTable
 	aliases  *sorter
 	postings *sorter
@@ -149,6 +151,9 @@ func (b *Builder) open() error {
 		return err
 	}
 	if b.content, err = newContentTable(b.tmp); err != nil {
+		return err
+	}
+	if b.specs, err = newSpecsTable(b.tmp, 8*b.cfg.RowGroupRows); err != nil {
 		return err
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
@@ -436,6 +441,9 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	if err := b.content.add(&row); err != nil {
 		return err
 	}
+	if err := b.writeSpecs(d, &row); err != nil {
+		return err
+	}
 
 	// aliases: every id, the canonical one mapping to itself.
 	for _, a := range append([]string{d.ID}, aliases...) {
@@ -548,6 +556,9 @@ func (b *Builder) Abort() error {
 	if b.content != nil {
 		b.content.abort()
 	}
+	if b.specs != nil {
+		b.specs.abort()
+	}
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
@@ -588,7 +599,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	var files []snapshot.File
 	for _, t := range []interface {
 		close() (snapshot.File, error)
-	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content} {
+	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content, b.specs} {
 		f, err := t.close()
 		if err != nil {
 			return nil, err
