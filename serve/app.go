@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/knowledge"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -50,6 +51,9 @@ type Config struct {
 	Probe web.ProbeConfig
 	// Tools configures extract_webpage, site_metadata and read_feed.
 	Tools web.ToolsConfig
+	// Knowledge configures search_specs, query_specs and research_brief
+	// (live scholarly sources); its DataDir is set from DataDir.
+	Knowledge knowledge.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -190,6 +194,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	families := []tools.Family{
 		web.NewTools(fc, cfg.Tools),
 		web.NewProbe(fc, cfg.Probe),
+		knowledge.New(knowledge.ServiceArchive(arch), fc, knowledgeConfig(cfg)),
 	}
 	for _, f := range families {
 		reg.Add(f.Endpoints()...)
@@ -264,6 +269,18 @@ func serviceEndpoint(m *Meta, reg *registry.Registry) *registry.Endpoint {
 			}}, nil
 		},
 	}.Endpoint()
+}
+
+func knowledgeConfig(cfg Config) knowledge.Config {
+	k := cfg.Knowledge
+	k.DataDir = cfg.DataDir
+	if k.Logger == nil {
+		k.Logger = cfg.Logger
+	}
+	if k.Now == nil {
+		k.Now = cfg.Now
+	}
+	return k
 }
 
 func datasets(store *archive.Store, base string) ([]Dataset, error) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/serve"
+	"github.com/openshelf/openshelf/serve/tools/knowledge"
 )
 
 func init() {
@@ -74,6 +75,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
 	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
+	fs.StringVar(&cfg.Knowledge.OpenAlexURL, "openalex-url", knowledge.DefaultOpenAlexURL, "OpenAlex API base URL (research_brief)")
+	fs.StringVar(&cfg.Knowledge.CrossrefURL, "crossref-url", knowledge.DefaultCrossrefURL, "Crossref API base URL (research_brief)")
+	fs.StringVar(&cfg.Knowledge.Mailto, "scholarly-mailto", "", "contact e-mail sent to OpenAlex and Crossref (their polite pools)")
+	fs.DurationVar(&cfg.Knowledge.LiveTimeout, "scholarly-timeout", 8*time.Second, "timeout of each OpenAlex or Crossref request")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {
