@@ -31,7 +31,7 @@ const crossrefEmpty = `{"status":"ok","message-type":"work-list","message-versio
 // fakes are local OpenAlex and Crossref servers replaying real answers:
 // OpenAlex answers page 1 of its fixture to searches about "science
 // mapping" and its real last (empty) page otherwise; Crossref answers the
-// "widget" search and an empty list otherwise. "boom" makes both fail.
+// "widget" search and an empty list otherwise. "boom" makes OpenAlex fail, "crboom" Crossref.
 type fakes struct {
 	openalex, crossref *httptest.Server
 	oaCalls, crCalls   atomic.Int32
@@ -73,7 +73,7 @@ func newFakes(t *testing.T) *fakes {
 		switch {
 		case r.URL.Path != "/works":
 			http.NotFound(w, r)
-		case strings.Contains(q, "boom"):
+		case strings.Contains(q, "crboom"):
 			http.Error(w, "internal", http.StatusInternalServerError)
 		case strings.Contains(q, "widget"):
 			w.Header().Set("Content-Type", "application/json")
