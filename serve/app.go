@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
+	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -54,6 +56,8 @@ type Config struct {
 	// Knowledge configures search_specs, query_specs and research_brief
 	// (live scholarly sources); its DataDir is set from DataDir.
 	Knowledge knowledge.Config
+	// Embed configures embed_text; its ModelsDir defaults to DATA/models.
+	Embed embed.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -195,6 +199,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 		web.NewTools(fc, cfg.Tools),
 		web.NewProbe(fc, cfg.Probe),
 		knowledge.New(knowledge.ServiceArchive(arch), fc, knowledgeConfig(cfg)),
+		embed.New(embedConfig(cfg)),
 	}
 	for _, f := range families {
 		reg.Add(f.Endpoints()...)
@@ -281,6 +286,17 @@ func knowledgeConfig(cfg Config) knowledge.Config {
 		k.Now = cfg.Now
 	}
 	return k
+}
+
+func embedConfig(cfg Config) embed.Config {
+	e := cfg.Embed
+	if e.ModelsDir == "" {
+		e.ModelsDir = filepath.Join(cfg.DataDir, "models")
+	}
+	if e.Logger == nil {
+		e.Logger = cfg.Logger
+	}
+	return e
 }
 
 func datasets(store *archive.Store, base string) ([]Dataset, error) {

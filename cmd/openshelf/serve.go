@@ -16,6 +16,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
+	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
 )
 
 func init() {
@@ -79,6 +80,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.Knowledge.CrossrefURL, "crossref-url", knowledge.DefaultCrossrefURL, "Crossref API base URL (research_brief)")
 	fs.StringVar(&cfg.Knowledge.Mailto, "scholarly-mailto", "", "contact e-mail sent to OpenAlex and Crossref (their polite pools)")
 	fs.DurationVar(&cfg.Knowledge.LiveTimeout, "scholarly-timeout", 8*time.Second, "timeout of each OpenAlex or Crossref request")
+	fs.StringVar(&cfg.Embed.ModelsDir, "models-dir", "", "embedding models, one directory per model with model.onnx and tokenizer.json (default DATA/models)")
+	fs.StringVar(&cfg.Embed.Library, "ort-library", embed.DefaultLibrary, "ONNX Runtime shared library for embed_text")
+	fs.IntVar(&cfg.Embed.MaxBatch, "embed-batch", 32, "embed_text: texts run together at most")
+	fs.DurationVar(&cfg.Embed.MaxWait, "embed-wait", 5*time.Millisecond, "embed_text: how long a batch waits for more requests")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {

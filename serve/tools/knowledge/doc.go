@@ -17,5 +17,5 @@
 // quoted in the synthesis, only for papers under CC0, the Public Domain
 // Mark, CC BY or CC BY-SA.
 //
-// embed_text is not part of this package yet (see docs/tools-knowledge.md).
+// embed_text lives in the subpackage embed (it needs cgo and ONNX Runtime).
 package knowledge
