@@ -38,12 +38,14 @@ const (
 	SearchPostings = "search/postings"
 	SearchDocs     = "search/docs"
 	SearchFields   = "search/fields"
+	// Specs is the specification statements table (package specs).
+	Specs = "specs"
 )
 
 // Tables lists every table of a snapshot.
 var Tables = []string{
 	Documents, Aliases, Fulltext, References, Topics, Rejects,
-	SearchTerms, SearchPostings, SearchDocs, SearchFields,
+	SearchTerms, SearchPostings, SearchDocs, SearchFields, Specs,
 }
 
 // Errors reported by Open; test with errors.Is.

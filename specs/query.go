@@ -220,10 +220,11 @@ func (c *Constraint) Matches(s *Statement) bool {
 	if !QuantityMatches(c.Quantity, s.Quantity) {
 		return false
 	}
-	return c.overlaps(s.SIMin, s.SIMax)
+	return c.Overlaps(s.SIMin, s.SIMax)
 }
 
-func (c *Constraint) overlaps(lo, hi float64) bool {
+// Overlaps reports whether an SI interval [lo, hi] meets the bounds.
+func (c *Constraint) Overlaps(lo, hi float64) bool {
 	if c.LoStrict && !(hi > c.Lo) || !c.LoStrict && !(hi >= c.Lo) {
 		return false
 	}

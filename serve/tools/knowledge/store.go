@@ -35,6 +35,7 @@ type table struct {
 	// quantities and families are the interned names; byQuantity lists a
 	// quantity's entries sorted by SIMin.
 	quantities []string
+	qunit      []string // the SI unit of each quantity's statements
 	qid        map[string]uint16
 	families   []string
 	fid        map[string]uint16
@@ -62,10 +63,14 @@ func loadTable(ctx context.Context, dataDir string) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(snap.Dir, specs.TableFile)
+	return loadTableFile(ctx, snap.ID, filepath.Join(snap.Dir, specs.TableFile))
+}
+
+// loadTableFile reads a specs table file.
+func loadTableFile(ctx context.Context, snapID, path string) (*table, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &table{snapID: snap.ID}, errNoTable
+		return &table{snapID: snapID}, errNoTable
 	}
 	if err != nil {
 		return nil, err
@@ -73,7 +78,7 @@ func loadTable(ctx context.Context, dataDir string) (*table, error) {
 	defer f.Close()
 	r := parquet.NewGenericReader[specs.Row](f)
 	defer r.Close()
-	t := newTable(snap.ID)
+	t := newTable(snapID)
 	buf := make([]specs.Row, 1024)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -117,6 +122,12 @@ func (t *table) add(r *specs.Row) error {
 	}
 	e := entry{siMin: r.SIMin, siMax: r.SIMax, rec: uint32(len(t.arena)), doc: d,
 		quantity: intern(r.Quantity, &t.quantities, t.qid), family: intern(r.Family, &t.families, t.fid)}
+	if int(e.quantity) == len(t.qunit) {
+		t.qunit = append(t.qunit, r.SIUnit)
+	} else if t.qunit[e.quantity] != r.SIUnit {
+		// A quantity has one dimension; extraction guarantees it.
+		return fmt.Errorf("knowledge: quantity %s in both %s and %s", r.Quantity, t.qunit[e.quantity], r.SIUnit)
+	}
 	t.arena = encodeRow(t.arena, r)
 	t.entries = append(t.entries, e)
 	return nil
@@ -275,7 +286,7 @@ func (t *table) matchOne(f *filter, cs []specs.Constraint, limit int) ([]int32, 
 	var out []int32
 	total := 0
 	for q, name := range t.quantities {
-		if !specs.QuantityMatches(want, name) {
+		if !specs.QuantityMatches(want, name) || c != nil && c.SIUnit != t.qunit[q] {
 			continue
 		}
 		for _, i := range t.byQuantity[q] {
@@ -289,7 +300,10 @@ func (t *table) matchOne(f *filter, cs []specs.Constraint, limit int) ([]int32, 
 			if f.docs != nil && !f.docs[e.doc] {
 				continue
 			}
-			if !t.passes(i, cs, f.words) {
+			if c != nil && !c.Overlaps(e.siMin, e.siMax) {
+				continue
+			}
+			if len(f.words) > 0 && !t.hasWords(i, f.words) {
 				continue
 			}
 			total++
@@ -301,28 +315,22 @@ func (t *table) matchOne(f *filter, cs []specs.Constraint, limit int) ([]int32, 
 	return out, total
 }
 
-// passes checks that a statement matches any of the constraints and has
-// every word, decoding the row only when needed.
-func (t *table) passes(i int32, cs []specs.Constraint, words []string) bool {
-	if len(cs) == 0 && len(words) == 0 {
-		return true
-	}
+// entryMatches checks a statement against a constraint without decoding
+// it: quantity, SI unit and bounds are in the entry.
+func (t *table) entryMatches(i int32, c *specs.Constraint) bool {
+	e := &t.entries[i]
+	return specs.QuantityMatches(c.Quantity, t.quantities[e.quantity]) && c.SIUnit == t.qunit[e.quantity] &&
+		c.Overlaps(e.siMin, e.siMax)
+}
+
+// hasWords reports whether every word is in the statement's sentence or
+// subject or its document's title; only this decodes the row.
+func (t *table) hasWords(i int32, words []string) bool {
 	s := t.statement(i)
-	if len(cs) > 0 {
-		ok := false
-		for k := range cs {
-			ok = ok || cs[k].Matches(&s)
-		}
-		if !ok {
+	hay := strings.ToLower(s.Text + " " + s.Subject + " " + t.docs[t.entries[i].doc].title)
+	for _, w := range words {
+		if !strings.Contains(hay, w) {
 			return false
-		}
-	}
-	if len(words) > 0 {
-		hay := strings.ToLower(s.Text + " " + s.Subject + " " + t.docs[t.entries[i].doc].title)
-		for _, w := range words {
-			if !strings.Contains(hay, w) {
-				return false
-			}
 		}
 	}
 	return true
@@ -334,7 +342,11 @@ func (t *table) docStatements(doc int32, cs []specs.Constraint, limit int) []int
 	d := &t.docs[doc]
 	var out []int32
 	for i := d.first; i < d.first+d.n && len(out) < limit; i++ {
-		if t.passes(i, cs, nil) {
+		ok := len(cs) == 0
+		for k := range cs {
+			ok = ok || t.entryMatches(i, &cs[k])
+		}
+		if ok {
 			out = append(out, i)
 		}
 	}
