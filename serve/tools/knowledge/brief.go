@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -251,6 +252,16 @@ func (t *Tools) archivePapers(ctx context.Context, in *BriefInput) ([]Paper, err
 		return nil, err
 	}
 	items := res.Items
+	if len(items) == 0 {
+		// Every word must match in the archive: a question rarely does.
+		// Retry with its two longest content words.
+		if kw := keywords(in.Query, 2); kw != "" && kw != in.Query {
+			if res, err = t.archive.Search(ctx, &archive.SearchInput{Q: kw, YearFrom: in.YearFrom, Limit: archiveCandidates}); err != nil {
+				return nil, err
+			}
+			items = res.Items
+		}
+	}
 	maxScore := 0.0
 	for _, e := range items {
 		if e.Score != nil && *e.Score > maxScore {
@@ -383,11 +394,28 @@ func synthesize(query string, papers []Paper) *Synthesis {
 	return s
 }
 
+// keywords returns the n longest words of q that are not stop words.
+func keywords(q string, n int) string {
+	var ws []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), notWordRune) {
+		if len(w) > 3 && !briefStop[w] && !slices.Contains(ws, w) {
+			ws = append(ws, w)
+		}
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return len(ws[i]) > len(ws[j]) })
+	if len(ws) > n {
+		ws = ws[:n]
+	}
+	return strings.Join(ws, " ")
+}
+
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 var briefStop = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "that": true,
 	"this": true, "are": true, "was": true, "were": true, "what": true, "which": true, "how": true, "does": true,
-	"about": true, "into": true, "between": true, "their": true, "its": true}
+	"about": true, "into": true, "between": true, "their": true, "its": true, "literature": true, "say": true,
+	"says": true, "known": true, "effect": true, "effects": true, "role": true, "review": true, "studies": true,
+	"study": true, "there": true, "have": true, "been": true, "when": true, "where": true, "they": true}
 
 // splitSentences splits an abstract at ". ", "! " or "? " before an
 // upper-case letter or a digit.

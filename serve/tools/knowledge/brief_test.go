@@ -141,6 +141,12 @@ func TestResearchBriefArchiveOnly(t *testing.T) {
 	if s := items(syn, "sentences"); len(s) != 1 || s[0]["cite"] != float64(1) {
 		t.Errorf("synthesis %v", syn)
 	}
+	// A question: the archive retries with its longest content words.
+	m = env.PaidCall(t, http.MethodPost, "/v1/research-brief", map[string]any{
+		"query": "What does the literature say about curcuminoid submicron particles?", "include_live": false})
+	if papers := items(m, "papers"); len(papers) != 1 || papers[0]["archive_id"] != "pmc-5828200" {
+		t.Errorf("question: %v", m)
+	}
 	// Bad input is a 400 before payment.
 	for _, in := range []map[string]any{{"query": "ab"}, {"query": "graphene", "max_papers": 9}, {"query": "graphene", "year_from": 1800}} {
 		res, m := env.Call(t, http.MethodPost, "/v1/research-brief", in, "")
