@@ -58,6 +58,9 @@ const maxSentence = 600
 func Extract(passages ...Passage) []Statement {
 	var out []Statement
 	for _, p := range passages {
+		if !hasDigit(p.Text) {
+			continue // no number, no statement
+		}
 		text := normaliseText(p.Text)
 		for _, sent := range sentences(text) {
 			out = extractSentence(out, sent, p.Where)
@@ -66,38 +69,93 @@ func Extract(passages ...Passage) []Statement {
 	return out
 }
 
-var textNormaliser = strings.NewReplacer(
-	"\u00a0", " ", "\u2009", " ", "\u202f", " ", "\u2002", " ", "\u2003", " ", "\u200a", " ",
-	"−", "-", "‒", "–", "ºC", "°C", "℃", "°C", "\n", " ", "\t", " ")
-
-// superscript maps superscript characters to their ASCII forms.
-var superscript = map[rune]byte{'⁻': '-', '⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6',
-	'⁷': '7', '⁸': '8', '⁹': '9'}
-
-// normaliseText maps spaces and dashes to their plain forms and spells
-// superscripts with a caret: "10⁻³" → "10^-3", "m⁻¹" → "m^-1".
+// normaliseText maps spaces and dashes to their plain forms, spells
+// "º" as "°" and "℃" as "°C", and spells superscripts with a caret:
+// "10⁻³" → "10^-3", "m⁻¹" → "m^-1". Unchanged stretches are copied in
+// bulk; text needing no change is returned as is.
 func normaliseText(s string) string {
-	s = textNormaliser.Replace(s)
-	if !strings.ContainsAny(s, "⁻⁰¹²³⁴⁵⁶⁷⁸⁹") {
-		return s
-	}
 	var b strings.Builder
-	b.Grow(len(s) + 8)
+	last := 0 // s[last:i] is pending, unchanged
 	inSup := false
-	for _, r := range s {
-		c, ok := superscript[r]
-		if !ok {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 && c != '\n' && c != '\t' && c != '\r' {
 			inSup = false
-			b.WriteRune(r)
+			i++
 			continue
 		}
-		if !inSup {
-			b.WriteByte('^')
-			inSup = true
+		r, w := rune(c), 1
+		if c >= 0x80 {
+			r, w = utf8.DecodeRuneInString(s[i:])
 		}
-		b.WriteByte(c)
+		var repl string
+		if sc, ok := superscriptASCII(r); ok {
+			if inSup {
+				repl = string(sc)
+			} else {
+				repl = "^" + string(sc)
+			}
+			inSup = true
+		} else {
+			inSup = false
+			switch r {
+			case '\u00a0', '\u2009', '\u202f', '\u2002', '\u2003', '\u200a', '\n', '\t', '\r':
+				repl = " "
+			case '−':
+				repl = "-"
+			case '‒':
+				repl = "–"
+			case 'º':
+				repl = "°"
+			case '℃':
+				repl = "°C"
+			default:
+				i += w
+				continue
+			}
+		}
+		if b.Cap() == 0 {
+			b.Grow(len(s) + 8)
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(repl)
+		i += w
+		last = i
 	}
+	if b.Cap() == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
 	return b.String()
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// superscriptASCII maps a superscript character to its ASCII form.
+func superscriptASCII(r rune) (byte, bool) {
+	switch r {
+	case '⁻':
+		return '-', true
+	case '⁰':
+		return '0', true
+	case '¹':
+		return '1', true
+	case '²':
+		return '2', true
+	case '³':
+		return '3', true
+	}
+	if r >= '⁴' && r <= '⁹' {
+		return byte('4' + r - '⁴'), true
+	}
+	return 0, false
 }
 
 // abbreviations end with a period that does not end a sentence.
@@ -191,20 +249,30 @@ func extractSentence(out []Statement, sent, where string) []Statement {
 		lower string
 	)
 	for i := 0; i < len(sent); {
+		// Numbers start with an ASCII digit or sign, never inside a
+		// multi-byte rune: skip bytes until one.
+		if c := sent[i]; (c < '0' || c > '9') && c != '-' {
+			i++
+			continue
+		}
 		m, ok := scanAt(sent, i)
 		if !ok {
-			_, w := utf8.DecodeRuneInString(sent[i:])
-			i += w
+			i++
+			for i < len(sent) && sent[i] >= '0' && sent[i] <= '9' {
+				i++ // the rest of a number that is not a statement
+			}
 			continue
 		}
 		i = m.end
 		if lower == "" {
 			lower = strings.ToLower(sent)
-			words = splitWords(sent)
 		}
 		q := nameQuantity(lower, m)
 		if q == "" {
 			continue
+		}
+		if words == nil {
+			words = splitWords(sent)
 		}
 		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
 			SIMin: m.u.ToSI(m.lo), SIMax: m.u.ToSI(m.hi), SIUncertainty: m.u.ToSIDelta(m.unc),
@@ -525,7 +593,7 @@ func readUnit(s string, k int) (parsedUnit, int, bool) {
 		if !exponentSymbol(nt) || !(strings.ContainsAny(tok, "^-") || exponentSymbol(nt)) {
 			break
 		}
-		if _, err := units.Parse(tok + " " + nt); err != nil {
+		if _, ok := units.Lookup(tok + " " + nt); !ok {
 			break
 		}
 		tok, end = tok+" "+nt, ne
@@ -544,7 +612,7 @@ func readUnit(s string, k int) (parsedUnit, int, bool) {
 		if notUnits[tok] {
 			return parsedUnit{}, 0, false
 		}
-		if u, err := units.Parse(tok); err == nil && tok != "" {
+		if u, ok := units.Lookup(tok); ok && tok != "" {
 			if strings.Count(tok, "(") != strings.Count(tok, ")") {
 				return parsedUnit{}, 0, false
 			}

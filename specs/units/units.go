@@ -237,6 +237,16 @@ var aliases = map[string]string{
 // Parse parses a unit as written. The empty string is dimensionless with
 // factor 1.
 func Parse(s string) (Unit, error) {
+	u, ok := Lookup(s)
+	if !ok {
+		return Unit{}, fmt.Errorf("%w: %q", ErrUnknownUnit, s)
+	}
+	return u, nil
+}
+
+// Lookup is Parse without an error value, for scanners that try many
+// candidate tokens.
+func Lookup(s string) (Unit, bool) {
 	sym := strings.TrimSpace(s)
 	u := Unit{Symbol: sym, Factor: 1}
 	if a, ok := aliases[sym]; ok {
@@ -244,14 +254,14 @@ func Parse(s string) (Unit, error) {
 	}
 	sym = normalise(sym)
 	if sym == "" || sym == "1" {
-		return u, nil
+		return u, true
 	}
 	dim, factor, offset, err := parseProduct(sym)
 	if err != nil {
-		return Unit{}, fmt.Errorf("%w: %q", err, s)
+		return Unit{}, false
 	}
 	u.Dim, u.Factor, u.Offset = dim, factor, offset
-	return u, nil
+	return u, true
 }
 
 // MustParse is Parse for the package's own constants and tests.
@@ -267,11 +277,26 @@ var superscripts = strings.NewReplacer("⁻", "-", "⁰", "0", "¹", "1", "²", 
 	"⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9", "−", "-", "⋅", "·", "×", "·", "*", "·", "ºC", "°C", "º", "°")
 
 func normalise(s string) string {
+	if isPlain(s) {
+		return s
+	}
 	s = superscripts.Replace(s)
 	// "° C" → "°C"
 	s = strings.ReplaceAll(s, "° C", "°C")
 	s = strings.ReplaceAll(s, "° F", "°F")
 	return s
+}
+
+// isPlain: ASCII letters, digits and / ^ - ( ) . and space only, which
+// normalise leaves alone.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c == '*' {
+			return false
+		}
+	}
+	return !strings.Contains(s, "° ")
 }
 
 // parseProduct parses factors joined by "·", " " or "/"; a "/" inverts the

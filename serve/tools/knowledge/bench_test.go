@@ -150,6 +150,7 @@ func ptr(f float64) *float64 { return &f }
 
 func BenchmarkSpecQuery(b *testing.B) {
 	benchSetup(b)
+	b.Cleanup(func() { os.RemoveAll(filepath.Dir(benchPath)) })
 	b.Logf("table: %d statements of %d documents; Parquet written in %v, loaded in %v",
 		len(benchTab.entries), len(benchTab.docs), benchBuild, benchLoad)
 	t := &Tools{}

@@ -39,7 +39,15 @@ type table struct {
 	qid        map[string]uint16
 	families   []string
 	fid        map[string]uint16
-	byQuantity [][]int32
+	byQuantity [][]qentry
+}
+
+// qentry is an entry in its quantity's list, sorted by siMin: the fields
+// a filter reads, copied so that a scan reads memory in order.
+type qentry struct {
+	siMin, siMax float64
+	i, doc       int32
+	family       uint16
 }
 
 type entry struct {
@@ -144,17 +152,19 @@ func intern(s string, names *[]string, ids map[string]uint16) uint16 {
 }
 
 func (t *table) finish() {
-	t.byQuantity = make([][]int32, len(t.quantities))
+	t.byQuantity = make([][]qentry, len(t.quantities))
 	for i, e := range t.entries {
-		t.byQuantity[e.quantity] = append(t.byQuantity[e.quantity], int32(i))
+		t.byQuantity[e.quantity] = append(t.byQuantity[e.quantity],
+			qentry{siMin: e.siMin, siMax: e.siMax, i: int32(i), doc: e.doc, family: e.family})
 	}
-	for _, ix := range t.byQuantity {
-		slices.SortFunc(ix, func(a, b int32) int {
-			if c := cmpFloat(t.entries[a].siMin, t.entries[b].siMin); c != 0 {
+	for q, ix := range t.byQuantity {
+		slices.SortFunc(ix, func(a, b qentry) int {
+			if c := cmpFloat(a.siMin, b.siMin); c != 0 {
 				return c
 			}
-			return int(a - b)
+			return int(a.i - b.i)
 		})
+		t.byQuantity[q] = slices.Clip(ix)
 	}
 	t.arena = slices.Clip(t.arena)
 	t.entries = slices.Clip(t.entries)
@@ -289,8 +299,9 @@ func (t *table) matchOne(f *filter, cs []specs.Constraint, limit int) ([]int32, 
 		if !specs.QuantityMatches(want, name) || c != nil && c.SIUnit != t.qunit[q] {
 			continue
 		}
-		for _, i := range t.byQuantity[q] {
-			e := &t.entries[i]
+		for k := range t.byQuantity[q] {
+			e := &t.byQuantity[q][k]
+			i := e.i
 			if c != nil && e.siMin > c.Hi {
 				break
 			}
