@@ -21,6 +21,7 @@ import (
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
+	"github.com/openshelf/openshelf/specs"
 )
 
 // Search fields, the field column of search/postings.parquet.
@@ -62,6 +63,7 @@ type Builder struct {
 	refs     *table[referenceRow]
 	rejects  *table[rejectRow]
 	sdocs    *table[searchDocRow]
+	specs    *table[specs.Row] // specs.go
 	content  *contentTable
 	receipts *table[evidenceRow] // licence_evidence (evidence.go)
 	digests  map[string]string   // input path -> SHA-256 (evidence.go)
@@ -153,6 +155,9 @@ func (b *Builder) open() error {
 		return err
 	}
 	if err := b.openReceipts(); err != nil {
+		return err
+	}
+	if b.specs, err = newSpecsTable(b.tmp, 8*b.cfg.RowGroupRows); err != nil {
 		return err
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
@@ -453,6 +458,9 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	if err := b.content.add(&row, receipts); err != nil {
 		return err
 	}
+	if err := b.writeSpecs(d, &row); err != nil {
+		return err
+	}
 
 	// aliases: every id, the canonical one mapping to itself.
 	for _, a := range append([]string{d.ID}, aliases...) {
@@ -568,6 +576,9 @@ func (b *Builder) Abort() error {
 	if b.receipts != nil {
 		b.receipts.abort()
 	}
+	if b.specs != nil {
+		b.specs.abort()
+	}
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
@@ -608,7 +619,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	var files []snapshot.File
 	for _, t := range []interface {
 		close() (snapshot.File, error)
-	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content, b.receipts} {
+	}{b.docs, b.fulltext, b.refs, b.rejects, b.sdocs, b.content, b.receipts, b.specs} {
 		f, err := t.close()
 		if err != nil {
 			return nil, err

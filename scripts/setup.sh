@@ -52,4 +52,22 @@ if [ -f datasets/package.json ]; then
     (cd datasets && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
 fi
+# embed_text (serve/tools/knowledge/embed): the ONNX Runtime CPU library,
+# taken from the npm package onnxruntime-node (MIT; Debian 12 has no
+# onnxruntime). 1.24.1 matches the C API headers of
+# github.com/yalue/onnxruntime_go v1.27.0. Installed where the embed
+# package looks by default (--ort-library changes it); its tests need it.
+ORT_VERSION=1.24.1
+ORT_DIR=/usr/local/lib/openshelf
+if [ ! -f "$ORT_DIR/libonnxruntime.so.$ORT_VERSION" ]; then
+  echo "setup: ONNX Runtime $ORT_VERSION from npm onnxruntime-node"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack "onnxruntime-node@$ORT_VERSION" --silent >/dev/null &&
+    tar xzf "onnxruntime-node-$ORT_VERSION.tgz" package/bin/napi-v6/linux/x64/libonnxruntime.so.1)
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO mkdir -p "$ORT_DIR"
+  $SUDO install -m 0644 "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$ORT_DIR/libonnxruntime.so.$ORT_VERSION"
+  $SUDO ln -sf "libonnxruntime.so.$ORT_VERSION" "$ORT_DIR/libonnxruntime.so"
+  rm -rf "$tmp"
+fi
 echo "setup: done"

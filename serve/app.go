@@ -17,6 +17,8 @@ import (
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
 	"github.com/openshelf/openshelf/serve/tools/finance"
+	"github.com/openshelf/openshelf/serve/tools/knowledge"
+	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
 	"github.com/openshelf/openshelf/serve/tools/place"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
@@ -68,6 +70,11 @@ type Config struct {
 	Ledger string
 	// Payments tunes the payment core (leases, waits, recovery, pruning).
 	Payments PaymentsConfig
+	// Knowledge configures search_specs, query_specs and research_brief
+	// (live scholarly sources); its DataDir is set from DataDir.
+	Knowledge knowledge.Config
+	// Embed configures embed_text; its ModelsDir defaults to DATA/models.
+	Embed embed.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -205,7 +212,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	fc := fetch.New(cfg.Fetch)
 	a.Fetch = fc
-	families, err := a.toolFamilies(&cfg, fc, store)
+	families, err := a.toolFamilies(&cfg, fc, arch)
 	if err != nil {
 		return nil, err
 	}

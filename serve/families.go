@@ -2,12 +2,15 @@ package serve
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/openshelf/openshelf/serve/archive"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools"
 	"github.com/openshelf/openshelf/serve/tools/data"
 	"github.com/openshelf/openshelf/serve/tools/finance"
+	"github.com/openshelf/openshelf/serve/tools/knowledge"
+	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
 	"github.com/openshelf/openshelf/serve/tools/place"
 	"github.com/openshelf/openshelf/serve/tools/place/geo"
 	"github.com/openshelf/openshelf/serve/tools/web"
@@ -18,7 +21,8 @@ import (
 // (and its Start and Close, when it has them). Families share what they
 // share here: the guarded client fc, the web probe (company_snapshot's
 // website health), the offline place data (place tools and datasets).
-func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, store *archive.Store) ([]tools.Family, error) {
+func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, arch *archive.Service) ([]tools.Family, error) {
+	store := arch.Store
 	if cfg.Probe.Logger == nil {
 		cfg.Probe.Logger = cfg.Logger
 	}
@@ -55,6 +59,8 @@ func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, store *archive.Store) 
 		finance.New(cfg.Finance),
 		placeTools,
 		data.New(geoData, func(ctx context.Context) ([]data.Topic, string, error) { return archiveTopics(store) }),
+		knowledge.New(knowledge.ServiceArchive(arch), fc, knowledgeConfig(*cfg)),
+		embed.New(embedConfig(*cfg)),
 	}, nil
 }
 
@@ -74,4 +80,27 @@ func archiveTopics(store *archive.Store) ([]data.Topic, string, error) {
 		out[i] = data.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent, Documents: t.Documents}
 	}
 	return out, info.ID, nil
+}
+
+func knowledgeConfig(cfg Config) knowledge.Config {
+	k := cfg.Knowledge
+	k.DataDir = cfg.DataDir
+	if k.Logger == nil {
+		k.Logger = cfg.Logger
+	}
+	if k.Now == nil {
+		k.Now = cfg.Now
+	}
+	return k
+}
+
+func embedConfig(cfg Config) embed.Config {
+	e := cfg.Embed
+	if e.ModelsDir == "" {
+		e.ModelsDir = filepath.Join(cfg.DataDir, "models")
+	}
+	if e.Logger == nil {
+		e.Logger = cfg.Logger
+	}
+	return e
 }

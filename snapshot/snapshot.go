@@ -38,6 +38,8 @@ const (
 	SearchPostings = "search/postings"
 	SearchDocs     = "search/docs"
 	SearchFields   = "search/fields"
+	// Specs is the specification statements table (package specs).
+	Specs = "specs"
 )
 
 // LicenceEvidence holds the licence receipts of published documents.
@@ -46,7 +48,7 @@ const LicenceEvidence = "licence_evidence"
 // Tables lists every table of a snapshot.
 var Tables = []string{
 	Documents, Aliases, Fulltext, References, Topics, Rejects, LicenceEvidence,
-	SearchTerms, SearchPostings, SearchDocs, SearchFields,
+	SearchTerms, SearchPostings, SearchDocs, SearchFields, Specs,
 }
 
 // Errors reported by Open; test with errors.Is.

@@ -18,6 +18,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
 	"github.com/openshelf/openshelf/serve/tools/place"
 	"github.com/openshelf/openshelf/serve/tools/place/weather"
+	"github.com/openshelf/openshelf/serve/tools/knowledge"
+	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
 )
 
 func init() {
@@ -89,6 +91,14 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.Finance.EDGAR.DataURL, "sec-data-url", edgar.DefaultDataURL, "base URL of EDGAR submissions/ and api/xbrl/")
 	fs.StringVar(&cfg.Finance.ArchiveURL, "sec-archive-url", edgar.DefaultArchiveURL, "base URL of EDGAR filing links in answers")
 	fs.Float64Var(&cfg.Finance.EDGAR.Rate, "sec-rate", edgar.MaxRate, "requests per second to EDGAR, process-wide (at most 8)")
+	fs.StringVar(&cfg.Knowledge.OpenAlexURL, "openalex-url", knowledge.DefaultOpenAlexURL, "OpenAlex API base URL (research_brief)")
+	fs.StringVar(&cfg.Knowledge.CrossrefURL, "crossref-url", knowledge.DefaultCrossrefURL, "Crossref API base URL (research_brief)")
+	fs.StringVar(&cfg.Knowledge.Mailto, "scholarly-mailto", "", "contact e-mail sent to OpenAlex and Crossref (their polite pools)")
+	fs.DurationVar(&cfg.Knowledge.LiveTimeout, "scholarly-timeout", 8*time.Second, "timeout of each OpenAlex or Crossref request")
+	fs.StringVar(&cfg.Embed.ModelsDir, "models-dir", "", "embedding models, one directory per model with model.onnx and tokenizer.json (default DATA/models)")
+	fs.StringVar(&cfg.Embed.Library, "ort-library", embed.DefaultLibrary, "ONNX Runtime shared library for embed_text")
+	fs.IntVar(&cfg.Embed.MaxBatch, "embed-batch", 32, "embed_text: texts run together at most")
+	fs.DurationVar(&cfg.Embed.MaxWait, "embed-wait", 5*time.Millisecond, "embed_text: how long a batch waits for more requests")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.Datasets, "datasets", "datasets", "directory of the offline place and reference data (npm packages installed by scripts/setup.sh)")
 	fs.StringVar(&cfg.Place.GeocoderURL, "geocoder-url", place.DefaultGeocoderURL, "base URL of the Open-Meteo-compatible geocoding API asked for postcodes")

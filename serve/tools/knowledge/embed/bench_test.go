@@ -1,0 +1,54 @@
+package embed
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/openshelf/openshelf/serve/tools/knowledge/embed/embedtest"
+)
+
+// BenchmarkEmbed measures embeddings per second with the tiny test model
+// (so it measures the serving path: tokenizer, tensors, ONNX Runtime
+// call, pooling, batching; not a real model's arithmetic): 32 concurrent
+// single-text requests per iteration, batched (MaxBatch 32) against
+// unbatched (MaxBatch 1).
+//
+//	go test -run '^$' -bench Embed -benchtime 200x ./serve/tools/knowledge/embed
+func BenchmarkEmbed(b *testing.B) {
+	dir := b.TempDir()
+	if err := embedtest.Write(filepath.Join(dir, DefaultModel)); err != nil {
+		b.Fatal(err)
+	}
+	text := "The thermal conductivity of alloys is high. " +
+		"The band gap of the film is high. The thermal conductivity of the alloy is high."
+	for _, tc := range []struct {
+		name  string
+		batch int
+	}{{"unbatched", 1}, {"batched32", 32}} {
+		b.Run(tc.name, func(b *testing.B) {
+			e := New(Config{ModelsDir: dir, MaxBatch: tc.batch})
+			defer e.Close()
+			in := &Input{Input: []byte(`"` + text + `"`)}
+			if err := in.Validate(); err != nil {
+				b.Fatal(err)
+			}
+			const clients = 32
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range clients {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if _, err := e.Embed(context.Background(), in); err != nil {
+							b.Error(err)
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(b.N*clients)/b.Elapsed().Seconds(), "texts/s")
+		})
+	}
+}

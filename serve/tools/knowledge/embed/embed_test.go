@@ -1,0 +1,241 @@
+package embed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/knowledge/embed/embedtest"
+)
+
+// newTiny loads the tiny model of package embedtest as bge-small-en-v1.5
+// with the ONNX Runtime library installed by scripts/setup.sh.
+func newTiny(t *testing.T, cfg Config) *Embedder {
+	t.Helper()
+	dir := t.TempDir()
+	if err := embedtest.Write(filepath.Join(dir, DefaultModel)); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ModelsDir = dir
+	e := New(cfg)
+	t.Cleanup(func() { e.Close() })
+	if len(e.Loaded()) != 1 {
+		t.Fatalf("tiny model not loaded: %v", e.Models())
+	}
+	return e
+}
+
+func input(t *testing.T, v any) *Input {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	in := &Input{Input: b}
+	if err := in.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestTokenizer(t *testing.T) {
+	dir := t.TempDir()
+	if err := embedtest.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := loadTokenizer(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := embedtest.ID
+	for _, tc := range []struct {
+		text string
+		want []int64
+	}{
+		{"The thermal conductivity of alloys is high.", []int64{id("[CLS]"), id("the"), id("thermal"), id("conductivity"), id("of"), id("alloy"), id("##s"), id("is"), id("high"), id("."), id("[SEP]")}},
+		{"CAFÉ!", []int64{id("[CLS]"), id("cafe"), id("!"), id("[SEP]")}},
+		{"unknown zebra", []int64{id("[CLS]"), id("un"), id("##known"), id("[UNK]"), id("[SEP]")}},
+		{"", []int64{id("[CLS]"), id("[SEP]")}},
+	} {
+		got := tok.encode(tc.text, 512)
+		if !equal(got, tc.want) {
+			t.Errorf("encode(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	if got := tok.encode("the the the the the", 4); len(got) != 4 || got[3] != id("[SEP]") {
+		t.Errorf("truncation to 4: %v", got)
+	}
+}
+
+func equal(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEmbedMatchesReference: ONNX Runtime's answer equals the graph
+// computed in Go, vectors have norm 1, and a batch with padding gives the
+// same vectors as single texts.
+func TestEmbedMatchesReference(t *testing.T) {
+	e := newTiny(t, Config{})
+	id := embedtest.ID
+	texts := []string{"The thermal conductivity of alloys is high.", "band gap", "CAFÉ!"}
+	ids := [][]int64{
+		{id("[CLS]"), id("the"), id("thermal"), id("conductivity"), id("of"), id("alloy"), id("##s"), id("is"), id("high"), id("."), id("[SEP]")},
+		{id("[CLS]"), id("band"), id("gap"), id("[SEP]")},
+		{id("[CLS]"), id("cafe"), id("!"), id("[SEP]")},
+	}
+	out, err := e.Embed(context.Background(), input(t, texts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Model != DefaultModel || out.Dimensions != embedtest.Dim || len(out.Data) != 3 || out.Usage.Tokens != 11+4+4 {
+		t.Fatalf("output %+v", out)
+	}
+	for i, d := range out.Data {
+		ref := embedtest.Reference(ids[i])
+		var norm float64
+		for k, x := range d.Embedding {
+			norm += float64(x) * float64(x)
+			if math.Abs(float64(x)-ref[k]) > 1e-5 {
+				t.Errorf("text %d dim %d: %g, reference %g", i, k, x, ref[k])
+			}
+		}
+		if math.Abs(norm-1) > 1e-5 {
+			t.Errorf("text %d: squared norm %g", i, norm)
+		}
+		single, err := e.Embed(context.Background(), input(t, texts[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range d.Embedding {
+			if math.Abs(float64(d.Embedding[k]-single.Data[0].Embedding[k])) > 1e-6 {
+				t.Errorf("text %d: batched and single vectors differ at %d", i, k)
+			}
+		}
+	}
+}
+
+// TestBatchingUnderConcurrency: concurrent requests share runs, and each
+// gets its own vectors.
+func TestBatchingUnderConcurrency(t *testing.T) {
+	// A long wait so that the concurrent requests meet in one batch; the
+	// assertion does not depend on timing beyond "fewer runs than requests".
+	e := newTiny(t, Config{MaxBatch: 64, MaxWait: 300 * time.Millisecond})
+	texts := []string{"the alloy", "band gap", "thermal conductivity", "cafe", "un", "high"}
+	want := map[string][]float32{}
+	const n = 24
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		got = map[int][]float32{}
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := e.Embed(context.Background(), input(t, texts[i%len(texts)]))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			got[i] = out.Data[0].Embedding
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	b := e.batchers[DefaultModel]
+	if runs := b.runs.Load(); runs >= n || b.largest.Load() < 2 {
+		t.Errorf("%d requests ran in %d runs (largest batch %d): no batching", n, runs, b.largest.Load())
+	}
+	for i, v := range got {
+		w, ok := want[texts[i%len(texts)]]
+		if !ok {
+			want[texts[i%len(texts)]] = v
+			continue
+		}
+		for k := range v {
+			if v[k] != w[k] {
+				t.Fatalf("request %d got another text's vector", i)
+			}
+		}
+	}
+	// More texts than a batch holds run in chunks.
+	big := make([]string, 100)
+	for i := range big {
+		big[i] = texts[i%len(texts)]
+	}
+	e2 := newTiny(t, Config{MaxBatch: 16})
+	out, err := e2.Embed(context.Background(), input(t, big))
+	if err != nil || len(out.Data) != 100 {
+		t.Fatalf("100 texts: %v %v", out, err)
+	}
+	if r := e2.batchers[DefaultModel].runs.Load(); r != 7 {
+		t.Errorf("100 texts in batches of 16: %d runs, want 7", r)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	e := New(Config{ModelsDir: t.TempDir()})
+	defer e.Close()
+	_, err := e.Embed(context.Background(), input(t, "x"))
+	if !errors.Is(err, apierr.ErrUnavailable) || apierr.From(err).Code != "model_unavailable" {
+		t.Errorf("no model: %v", err)
+	}
+	for _, m := range e.Models() {
+		if m.Loaded || m.Reason == "" {
+			t.Errorf("status %+v", m)
+		}
+	}
+	// bge-m3's tokenizer.json is a Unigram model: reported, not loaded.
+	dir := t.TempDir()
+	if err := embedtest.Write(filepath.Join(dir, "bge-m3")); err != nil {
+		t.Fatal(err)
+	}
+	unigram := []byte(`{"model":{"type":"Unigram","unk_id":3,"vocab":[["<s>",0]]}}`)
+	if err := writeFile(filepath.Join(dir, "bge-m3", "tokenizer.json"), unigram); err != nil {
+		t.Fatal(err)
+	}
+	e3 := New(Config{ModelsDir: dir})
+	defer e3.Close()
+	for _, m := range e3.Models() {
+		if m.Name == "bge-m3" && (m.Loaded || m.Reason == "") {
+			t.Errorf("bge-m3 with a Unigram tokenizer: %+v", m)
+		}
+	}
+}
+
+func TestInputLimits(t *testing.T) {
+	for _, raw := range []string{`[]`, `42`, `[1,2]`, `{"a":1}`} {
+		in := &Input{Input: json.RawMessage(raw)}
+		if err := in.Validate(); err == nil {
+			t.Errorf("input %s accepted", raw)
+		}
+	}
+	many := make([]string, 101)
+	if err := (&Input{Input: mustJSON(many)}).Validate(); err == nil {
+		t.Error("101 strings accepted")
+	}
+	long := string(make([]byte, 24001))
+	if err := (&Input{Input: mustJSON(long)}).Validate(); err == nil {
+		t.Error("24,001 characters accepted")
+	}
+	if err := (&Input{Input: mustJSON([]string{string(make([]byte, 12000)), string(make([]byte, 12000))})}).Validate(); err != nil {
+		t.Errorf("24,000 characters refused: %v", err)
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,0 +1,47 @@
+package specs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/openshelf/openshelf/ingest/jats"
+)
+
+// BenchmarkExtract measures extraction over every fixture JATS article
+// (title, abstract, full text), as the index builder runs it per
+// document. MB/s counts the passages' text.
+//
+//	go test -run '^$' -bench Extract -benchtime 20x ./specs
+func BenchmarkExtract(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*", "*.*ml"))
+	var docs [][]Passage
+	size := 0
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var s sink
+		jats.Read(context.Background(), fh, f, &s)
+		fh.Close()
+		for _, d := range s.docs {
+			ps := Passages(d.Title, d.Abstract, d.Sections)
+			for _, p := range ps {
+				size += len(p.Text)
+			}
+			docs = append(docs, ps)
+		}
+	}
+	b.SetBytes(int64(size))
+	n := 0
+	for b.Loop() {
+		n = 0
+		for _, ps := range docs {
+			n += len(Extract(ps...))
+		}
+	}
+	b.ReportMetric(float64(len(docs)), "docs")
+	b.ReportMetric(float64(n), "statements")
+}

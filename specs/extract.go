@@ -1,0 +1,675 @@
+package specs
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/openshelf/openshelf/specs/units"
+)
+
+// Passage is a piece of a document's text and where it is: "title",
+// "abstract", or "section: <title>".
+type Passage struct {
+	Where string
+	Text  string
+}
+
+// Statement is one specification statement.
+type Statement struct {
+	Quantity string `json:"quantity"`
+	// Value is the value of a point statement; nil for a range.
+	Value *float64 `json:"value,omitempty"`
+	// Min and Max bound the statement: both equal Value for a point.
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+	// Uncertainty is the ± as written, 0 when none was given.
+	Uncertainty float64 `json:"uncertainty,omitempty"`
+	// Unit is the unit as written (superscripts spelled ^-1).
+	Unit string `json:"unit"`
+	// SIUnit names the coherent SI unit; the SI fields are in it.
+	SIUnit        string   `json:"si_unit"`
+	SIValue       *float64 `json:"si_value,omitempty"`
+	SIMin         float64  `json:"si_min"`
+	SIMax         float64  `json:"si_max"`
+	SIUncertainty float64  `json:"si_uncertainty,omitempty"`
+	// Subject is the phrase naming what was measured ("AlSi10Mg alloy",
+	// "mice"); Family its normalised family ("alloy", "mouse") and
+	// FamilyKind material, compound, device or organism. All three are ""
+	// when the sentence names no known family.
+	Subject    string `json:"subject"`
+	Family     string `json:"family"`
+	FamilyKind string `json:"family_kind"`
+	// Text is the sentence the statement came from, Where its passage.
+	Text  string `json:"text"`
+	Where string `json:"where"`
+}
+
+// IsRange reports whether the statement is a range.
+func (s *Statement) IsRange() bool { return s.Value == nil }
+
+// maxSentence bounds the sentences kept as evidence; longer ones are cut
+// around the number.
+const maxSentence = 600
+
+// Extract returns the statements of the passages, in text order.
+func Extract(passages ...Passage) []Statement {
+	var out []Statement
+	for _, p := range passages {
+		if !hasDigit(p.Text) {
+			continue // no number, no statement
+		}
+		text := normaliseText(p.Text)
+		for _, sent := range sentences(text) {
+			out = extractSentence(out, sent, p.Where)
+		}
+	}
+	return out
+}
+
+// normaliseText maps spaces and dashes to their plain forms, spells
+// "º" as "°" and "℃" as "°C", and spells superscripts with a caret:
+// "10⁻³" → "10^-3", "m⁻¹" → "m^-1". Unchanged stretches are copied in
+// bulk; text needing no change is returned as is.
+func normaliseText(s string) string {
+	var b strings.Builder
+	last := 0 // s[last:i] is pending, unchanged
+	inSup := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 && c != '\n' && c != '\t' && c != '\r' {
+			inSup = false
+			i++
+			continue
+		}
+		r, w := rune(c), 1
+		if c >= 0x80 {
+			r, w = utf8.DecodeRuneInString(s[i:])
+		}
+		var repl string
+		if sc, ok := superscriptASCII(r); ok {
+			if inSup {
+				repl = string(sc)
+			} else {
+				repl = "^" + string(sc)
+			}
+			inSup = true
+		} else {
+			inSup = false
+			switch r {
+			case '\u00a0', '\u2009', '\u202f', '\u2002', '\u2003', '\u200a', '\n', '\t', '\r':
+				repl = " "
+			case '−':
+				repl = "-"
+			case '‒':
+				repl = "–"
+			case 'º':
+				repl = "°"
+			case '℃':
+				repl = "°C"
+			default:
+				i += w
+				continue
+			}
+		}
+		if b.Cap() == 0 {
+			b.Grow(len(s) + 8)
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(repl)
+		i += w
+		last = i
+	}
+	if b.Cap() == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// superscriptASCII maps a superscript character to its ASCII form.
+func superscriptASCII(r rune) (byte, bool) {
+	switch r {
+	case '⁻':
+		return '-', true
+	case '⁰':
+		return '0', true
+	case '¹':
+		return '1', true
+	case '²':
+		return '2', true
+	case '³':
+		return '3', true
+	}
+	if r >= '⁴' && r <= '⁹' {
+		return byte('4' + r - '⁴'), true
+	}
+	return 0, false
+}
+
+// abbreviations end with a period that does not end a sentence.
+var abbreviations = map[string]bool{
+	"fig": true, "figs": true, "al": true, "e.g": true, "i.e": true, "vs": true, "approx": true, "ca": true,
+	"no": true, "ref": true, "refs": true, "eq": true, "eqs": true, "sp": true, "spp": true, "dr": true,
+	"st": true, "vol": true, "wt": true, "at": true, "resp": true, "cf": true, "mr": true, "ms": true,
+}
+
+// sentences splits text at ., ! or ? followed by a space and an upper-case
+// letter, a digit or the end, except after an abbreviation.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '.' && c != '!' && c != '?' {
+			continue
+		}
+		if i+1 < len(text) && text[i+1] != ' ' {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+		if j < len(text) {
+			r, _ := utf8.DecodeRuneInString(text[j:])
+			if !unicode.IsUpper(r) && !unicode.IsDigit(r) && r != '(' && r != '[' {
+				continue
+			}
+		}
+		if c == '.' {
+			k := i
+			for k > start && text[k-1] != ' ' && text[k-1] != '(' {
+				k--
+			}
+			if abbreviations[strings.ToLower(text[k:i])] || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
+				continue // "Fig. 2", "et al. 2019", "J. Smith"
+			}
+		}
+		if s := strings.TrimSpace(text[start : i+1]); s != "" {
+			out = append(out, s)
+		}
+		start = j
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// word is a word of a sentence with its byte offsets.
+type word struct {
+	text       string
+	start, end int
+}
+
+func splitWords(s string) []word {
+	var out []word
+	start := -1
+	for i, r := range s {
+		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '\''
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			out = append(out, word{strings.Trim(s[start:i], "-'"), start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, word{strings.Trim(s[start:], "-'"), start, len(s)})
+	}
+	return out
+}
+
+// match is a number-with-unit found in a sentence.
+type match struct {
+	start, end int
+	lo, hi     float64
+	isRange    bool
+	unc        float64
+	unit       string
+	u          units.Unit
+}
+
+func extractSentence(out []Statement, sent, where string) []Statement {
+	var (
+		words []word
+		lower string
+	)
+	for i := 0; i < len(sent); {
+		// Numbers start with an ASCII digit or sign, never inside a
+		// multi-byte rune: skip bytes until one.
+		if c := sent[i]; (c < '0' || c > '9') && c != '-' {
+			i++
+			continue
+		}
+		m, ok := scanAt(sent, i)
+		if !ok {
+			i++
+			for i < len(sent) && sent[i] >= '0' && sent[i] <= '9' {
+				i++ // the rest of a number that is not a statement
+			}
+			continue
+		}
+		i = m.end
+		if lower == "" {
+			lower = strings.ToLower(sent)
+		}
+		q := nameQuantity(lower, m)
+		if q == "" {
+			continue
+		}
+		if words == nil {
+			words = splitWords(sent)
+		}
+		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
+			SIMin: m.u.ToSI(m.lo), SIMax: m.u.ToSI(m.hi), SIUncertainty: m.u.ToSIDelta(m.unc),
+			Text: clip(sent, m.start, m.end), Where: where}
+		if !m.isRange {
+			v, sv := m.lo, st.SIMin
+			st.Value, st.SIValue = &v, &sv
+		}
+		if q == "concentration" || q == "mass_concentration" {
+			st.Subject, st.Family, st.FamilyKind = solute(words, m.end)
+		} else if subj, f := findFamily(words, m.start); f != nil {
+			st.Subject, st.Family, st.FamilyKind = subj, f.name, f.kind
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// clip keeps a long sentence's part around the match.
+func clip(s string, start, end int) string {
+	if len(s) <= maxSentence {
+		return s
+	}
+	a := max(0, start-maxSentence/2)
+	b := min(len(s), a+maxSentence)
+	for a > 0 && !utf8.RuneStart(s[a]) {
+		a--
+	}
+	for b < len(s) && !utf8.RuneStart(s[b]) {
+		b++
+	}
+	return "…" + s[a:b] + "…"
+}
+
+// window is how far before the number a quantity phrase may end.
+const window = 90
+
+// nameQuantity names the quantity of a match: the nearest phrase ending
+// before it within the window whose dimension matches the unit, else the
+// unit's own quantity for units that rarely measure anything else.
+func nameQuantity(lower string, m match) string {
+	// Mass per body mass is a dose, per day a dose rate, whatever the
+	// sentence says.
+	if perMass(m.unit) {
+		switch m.u.Dim {
+		case units.Dimensionless:
+			return "dose"
+		case units.Frequency:
+			return "dose_rate"
+		}
+	}
+	best, bestEnd := "", -1
+	from := max(0, m.start-window)
+	seg := lower[from:m.start]
+	for _, p := range phrases {
+		if p.q.Dim != m.u.Dim || (p.q.Dim == units.Dimensionless && strings.Contains(m.unit, "/")) {
+			continue // a ratio like mg/kg is a dose (above), never a porosity
+		}
+		for off := 0; ; {
+			k := strings.Index(seg[off:], p.text)
+			if k < 0 {
+				break
+			}
+			s, e := from+off+k, from+off+k+len(p.text)
+			off += k + len(p.text)
+			if !boundary(lower, s, e) {
+				continue
+			}
+			if e > bestEnd || (e == bestEnd && len(p.text) > 0 && best == "") {
+				best, bestEnd = p.q.Name, e
+			}
+		}
+	}
+	if best != "" {
+		return best
+	}
+	if utf8.RuneCountInString(m.unit) < 2 {
+		return ""
+	}
+	return byDim[m.u.Dim]
+}
+
+func perMass(unit string) bool {
+	return strings.Contains(unit, "g/kg") || strings.Contains(unit, "g/g") || strings.Contains(unit, "g kg")
+}
+
+func boundary(s string, start, end int) bool {
+	if start > 0 {
+		r, _ := utf8.DecodeLastRuneInString(s[:start])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	if end < len(s) {
+		r, _ := utf8.DecodeRuneInString(s[end:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// scanAt reads a number-with-unit starting at i: a value, a value ± an
+// uncertainty, or a range ("860 and 1020 °C", "1.1–1.5 eV", "20% to
+// 40%"), followed by a unit.
+func scanAt(s string, i int) (match, bool) {
+	neg := false
+	j := i
+	if s[j] == '-' {
+		// A sign only after a space or an opening bracket: "-20 °C", not
+		// "COVID-19".
+		if i > 0 && s[i-1] != ' ' && s[i-1] != '(' {
+			return match{}, false
+		}
+		neg, j = true, j+1
+	}
+	if j >= len(s) || s[j] < '0' || s[j] > '9' {
+		return match{}, false
+	}
+	if !neg && i > 0 {
+		r, _ := utf8.DecodeLastRuneInString(s[:i])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == ',' || r == '-' || r == '/' || r == '_' || r == '^' {
+			return match{}, false
+		}
+	}
+	v, k, ok := number(s, j)
+	if !ok {
+		return match{}, false
+	}
+	if neg {
+		v = -v
+	}
+	m := match{start: i, lo: v, hi: v}
+	// unit before a range connector: "20% to 40%", "860 °C to 1020 °C"
+	u1, u1end, hasU1 := readUnit(s, k)
+	if hasU1 {
+		k = u1end
+	}
+	if c := connector(s, k, i); c > 0 {
+		if v2, k2, ok := number(s, c); ok && v2 >= v {
+			u2, u2end, hasU2 := readUnit(s, k2)
+			if hasU2 && (!hasU1 || u1.u.Compatible(u2.u)) {
+				m.hi, m.isRange, m.end, m.unit, m.u = v2, true, u2end, u2.sym, u2.u
+				if hasU1 && u1.u != u2.u {
+					m.lo = u2.u.FromSI(u1.u.ToSI(v))
+				}
+				return m, true
+			}
+		}
+	}
+	if !hasU1 {
+		if unc, k2, ok := plusMinus(s, k); ok {
+			if u, end, ok := readUnit(s, k2); ok {
+				m.unc, m.end, m.unit, m.u = unc, end, u.sym, u.u
+				return m, true
+			}
+		}
+		return match{}, false
+	}
+	m.end, m.unit, m.u = k, u1.sym, u1.u
+	return m, true
+}
+
+// number parses digits with "." or "," groups and an optional "×10^n" or
+// "e-n". A comma followed by exactly three digits is a thousands separator
+// ("1,000"); otherwise it is a decimal comma ("0,3").
+func number(s string, i int) (float64, int, bool) {
+	j := i
+	var b strings.Builder
+	seenDot := false
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c >= '0' && c <= '9':
+			b.WriteByte(c)
+			j++
+			continue
+		case (c == '.' || c == ',') && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9':
+			n := 0
+			for j+1+n < len(s) && s[j+1+n] >= '0' && s[j+1+n] <= '9' {
+				n++
+			}
+			if c == ',' && n == 3 && !seenDot {
+				j++
+				continue // thousands separator
+			}
+			if seenDot {
+				return 0, 0, false // "1.2.3": a version or a date, not a value
+			}
+			seenDot = true
+			b.WriteByte('.')
+			j++
+			continue
+		}
+		break
+	}
+	v, err := strconv.ParseFloat(b.String(), 64)
+	if err != nil || b.Len() == 0 {
+		return 0, 0, false
+	}
+	// ×10^n, x 10-3, · 10^5, e-3
+	k := skipSpaces(s, j, 1)
+	for _, times := range []string{"×", "x", "·", "*"} {
+		if strings.HasPrefix(s[k:], times) {
+			t := skipSpaces(s, k+len(times), 1)
+			if strings.HasPrefix(s[t:], "10") {
+				t += 2
+				if t < len(s) && s[t] == '^' {
+					t++
+				}
+				if e, end, ok := integer(s, t); ok {
+					return v * math.Pow(10, float64(e)), end, true
+				}
+			}
+		}
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		if e, end, ok := integer(s, j+1); ok && (end >= len(s) || !unicode.IsLetter(rune(s[end]))) {
+			return v * math.Pow(10, float64(e)), end, true
+		}
+	}
+	return v, j, true
+}
+
+func integer(s string, i int) (int, int, bool) {
+	j := i
+	if j < len(s) && (s[j] == '-' || s[j] == '+') {
+		j++
+	}
+	k := j
+	for k < len(s) && s[k] >= '0' && s[k] <= '9' && k-j < 3 {
+		k++
+	}
+	if k == j {
+		return 0, 0, false
+	}
+	n, err := strconv.Atoi(s[i:k])
+	return n, k, err == nil
+}
+
+func skipSpaces(s string, i, maxN int) int {
+	for n := 0; i < len(s) && s[i] == ' ' && n < maxN; n++ {
+		i++
+	}
+	return i
+}
+
+// connector returns where the second number of a range starts, or 0.
+// "and" makes a range only after "between" ("between 860 and 1020 °C").
+func connector(s string, k, start int) int {
+	t := skipSpaces(s, k, 1)
+	for _, c := range []string{"–", "—", "-", "~", "to ", "and "} {
+		if !strings.HasPrefix(s[t:], c) {
+			continue
+		}
+		if c == "and " && !strings.HasSuffix(strings.ToLower(strings.TrimRight(s[max(0, start-9):start], " ")), "between") {
+			return 0
+		}
+		if c == "-" && t != k {
+			return 0 // "5 -3": not a range
+		}
+		n := skipSpaces(s, t+len(c), 1)
+		if n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			return n
+		}
+	}
+	return 0
+}
+
+func plusMinus(s string, k int) (float64, int, bool) {
+	t := skipSpaces(s, k, 1)
+	for _, pm := range []string{"±", "+/-", "+-"} {
+		if strings.HasPrefix(s[t:], pm) {
+			n := skipSpaces(s, t+len(pm), 1)
+			if v, end, ok := number(s, n); ok {
+				return v, end, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+type parsedUnit struct {
+	sym string
+	u   units.Unit
+}
+
+// notUnits are English words (and abbreviations) that the table would
+// read as a unit: "5 as", "10 am", "3 pm".
+var notUnits = map[string]bool{
+	"as": true, "am": true, "pm": true, "Pm": true, "PM": true, "AM": true, "Am": true, "dam": true, "ha": true,
+	"hm": true, "da": true, "Ms": true, "PS": true, "Ts": true, "Gs": true, "ks": true, "cs": true, "ns": true,
+	"Es": true, "min.": true, "mol.": true, "ml.": true, "cd": true, "Pa.": true, "Ts.": true, "t": true, "P": true,
+	"l": true, "d": true,
+}
+
+// unitChars may appear inside a unit token.
+func unitChar(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("°%/·^-().µμΩÅ", r)
+}
+
+// readUnit reads the unit right after a number (one optional space): a
+// token, extended by following tokens that are symbols with exponents
+// ("W m^-1 K^-1") and by "C" after a lone "°".
+func readUnit(s string, k int) (parsedUnit, int, bool) {
+	t := skipSpaces(s, k, 1)
+	tok, end := token(s, t)
+	if tok == "" {
+		return parsedUnit{}, 0, false
+	}
+	if tok == "°" {
+		if nt, ne := token(s, skipSpaces(s, end, 1)); nt == "C" || nt == "F" || strings.HasPrefix(nt, "C") && len(nt) == 1 {
+			tok, end = "°"+nt, ne
+		}
+	}
+	for {
+		nt, ne := token(s, skipSpaces(s, end, 1))
+		if !exponentSymbol(nt) || !(strings.ContainsAny(tok, "^-") || exponentSymbol(nt)) {
+			break
+		}
+		if _, ok := units.Lookup(tok + " " + nt); !ok {
+			break
+		}
+		tok, end = tok+" "+nt, ne
+	}
+	// Trim trailing punctuation that is not part of the unit: a unit
+	// never ends with ".", ",", ";" or ":", nor with an unmatched ")".
+	for tok != "" {
+		last, w := utf8.DecodeLastRuneInString(tok)
+		if strings.ContainsRune(".,;:-/", last) || last == ')' && strings.Count(tok, "(") < strings.Count(tok, ")") {
+			tok, end = tok[:len(tok)-w], end-w
+			continue
+		}
+		break
+	}
+	for tok != "" {
+		if notUnits[tok] {
+			return parsedUnit{}, 0, false
+		}
+		if u, ok := units.Lookup(tok); ok && tok != "" {
+			if strings.Count(tok, "(") != strings.Count(tok, ")") {
+				return parsedUnit{}, 0, false
+			}
+			return parsedUnit{tok, u}, end, true
+		}
+		last, w := utf8.DecodeLastRuneInString(tok)
+		if !strings.ContainsRune(".,;:)]-/", last) {
+			return parsedUnit{}, 0, false
+		}
+		tok, end = tok[:len(tok)-w], end-w
+	}
+	return parsedUnit{}, 0, false
+}
+
+// token reads unit characters from i up to a space.
+func token(s string, i int) (string, int) {
+	j := i
+	for j < len(s) {
+		r, w := utf8.DecodeRuneInString(s[j:])
+		if !unitChar(r) {
+			break
+		}
+		j += w
+	}
+	// A unit never starts with a digit or punctuation.
+	if j > i {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if !(unicode.IsLetter(r) || r == '°' || r == '%' || r == 'µ' || r == 'μ' || r == 'Ω' || r == 'Å' || r == '(') {
+			return "", i
+		}
+		if r == '(' && !strings.Contains(s[i:j], ")") {
+			return "", i
+		}
+	}
+	return s[i:j], j
+}
+
+// exponentSymbol reports whether tok is a symbol with an exponent, "m^-1",
+// "K-1", "s^2".
+func exponentSymbol(tok string) bool {
+	tok = strings.TrimRight(tok, ".,;:")
+	i := 0
+	for i < len(tok) && (tok[i] >= 'a' && tok[i] <= 'z' || tok[i] >= 'A' && tok[i] <= 'Z') {
+		i++
+	}
+	if i == 0 || i > 3 || i == len(tok) {
+		return false
+	}
+	rest := strings.TrimPrefix(tok[i:], "^")
+	rest = strings.TrimPrefix(rest, "-")
+	if rest == "" {
+		return false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
