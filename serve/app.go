@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -50,6 +51,10 @@ type Config struct {
 	Probe web.ProbeConfig
 	// Tools configures extract_webpage, site_metadata and read_feed.
 	Tools web.ToolsConfig
+
+	// Crypto configures the crypto tools (chains, RPC endpoints,
+	// explorers).
+	Crypto crypto.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -187,9 +192,17 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	// Tool families: each is one package under serve/tools, constructed
 	// from its own config; the server needs only its registry entries.
+	if cfg.Crypto.Logger == nil {
+		cfg.Crypto.Logger = cfg.Logger
+	}
+	cryptoTools, err := crypto.New(cfg.Crypto)
+	if err != nil {
+		return nil, fmt.Errorf("serve: crypto tools: %w", err)
+	}
 	families := []tools.Family{
 		web.NewTools(fc, cfg.Tools),
 		web.NewProbe(fc, cfg.Probe),
+		cryptoTools,
 	}
 	for _, f := range families {
 		reg.Add(f.Endpoints()...)

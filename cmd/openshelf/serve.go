@@ -55,6 +55,21 @@ func (p *prefixList) Set(v string) error {
 	return nil
 }
 
+// stringList is a repeatable string flag.
+type stringList struct{ p *[]string }
+
+func (l *stringList) String() string {
+	if l.p == nil {
+		return ""
+	}
+	return strings.Join(*l.p, " ")
+}
+
+func (l *stringList) Set(v string) error {
+	*l.p = append(*l.p, v)
+	return nil
+}
+
 func runServe(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -74,6 +89,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
 	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
+	fs.StringVar(&cfg.Crypto.ChainsFile, "crypto-chains", "", "crypto tools: chain configuration file (default: the embedded chains.json)")
+	fs.Var(&stringList{&cfg.Crypto.RPC}, "crypto-rpc", "crypto tools: RPC endpoint of a chain, chain=URL[,URL] (repeatable)")
+	fs.StringVar(&cfg.Crypto.SourcifyURL, "crypto-sourcify-url", "https://sourcify.dev/server", "crypto tools: Sourcify server (v2 API) for verified ABIs")
+	fs.StringVar(&cfg.Crypto.EtherscanURL, "crypto-etherscan-url", "https://api.etherscan.io/v2/api", "crypto tools: Etherscan-style v2 API, the ABI fallback")
+	fs.StringVar(&cfg.Crypto.EtherscanKey, "crypto-etherscan-key", "", "crypto tools: Etherscan API key")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {
