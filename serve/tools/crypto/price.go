@@ -198,9 +198,11 @@ func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
 	return h, nil
 }
 
-// blockAt finds the last block at or before target by interpolation
-// between known headers (starting from the configured block time), in at
-// most 12 header reads; on a regular chain two or three suffice.
+// blockAt finds the last block at or before target: interpolation between
+// known headers (starting from the configured block time), alternating with
+// bisection so irregular block times (a halted chain, a test chain that
+// jumped a day) still converge; at most 32 header reads, a handful on a
+// regular chain.
 func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint64, error) {
 	if head.Time <= target {
 		return head.Number, nil
@@ -212,7 +214,7 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint
 	lo := header{Number: 0, Time: math.MinInt64} // unknown lower bound
 	hi := head
 	guess := int64(head.Number) - int64(float64(head.Time-target)/bt)
-	for i := 0; i < 12 && hi.Number-lo.Number > 1; i++ {
+	for i := 0; i < 32 && hi.Number-lo.Number > 1; i++ {
 		if guess <= int64(lo.Number) {
 			guess = int64(lo.Number) + 1
 		}
@@ -245,6 +247,9 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint
 		}
 		frac := float64(target-lo.Time) / float64(hi.Time-lo.Time)
 		guess = int64(lo.Number) + int64(frac*float64(hi.Number-lo.Number))
+		if i%2 == 1 {
+			guess = int64(lo.Number+hi.Number) / 2
+		}
 		if guess == int64(lo.Number) && hi.Number-lo.Number > 1 {
 			guess = int64(lo.Number) + 1
 		}

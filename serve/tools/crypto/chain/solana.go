@@ -112,4 +112,3 @@ type PrioFee struct {
 	Slot              uint64 `json:"slot"`
 	PrioritizationFee uint64 `json:"prioritizationFee"`
 }
-

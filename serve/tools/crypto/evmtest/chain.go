@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"math/big"
-	"reflect"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 	"time"
 
