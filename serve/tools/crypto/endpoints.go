@@ -29,7 +29,35 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		t.contractABIEndpoint(),
 		t.gasEndpoint(),
 		t.pricesEndpoint(),
+		t.auditEndpoint(),
+		t.reportEndpoint(),
 	}
+}
+
+func (t *Tools) auditEndpoint() *registry.Endpoint {
+	return registry.Spec[TokenInput]{
+		Name: "token_audit", Method: http.MethodPost, Path: "/v1/crypto/token-audit", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Severity-ranked risk flags of a token from its bytecode and state: owner privileges, mint, pause, blacklist, fee setters, proxy upgradability, honeypot (simulated sale), liquidity lock and holder concentration.",
+		Description: "Privileged functions are found by their selectors in the bytecode (the implementation's, behind a proxy); a " +
+			"100 USD sale to USDC is simulated with eth_call state overrides (nothing is sent). An address without code is a 404 before payment.",
+		Output: AuditOutput{}, Tool: tool(),
+		Check:  t.checkToken,
+		Handle: value(t.tokenAudit),
+	}.Endpoint()
+}
+
+func (t *Tools) reportEndpoint() *registry.Endpoint {
+	return registry.Spec[TokenInput]{
+		Name: "token_report", Method: http.MethodPost, Path: "/v1/crypto/token-report", Group: registry.GroupTools,
+		Price:   "0.05",
+		Summary: "Token safety report: score 0 to 100 with every deduction explained, a verdict (low-risk, caution, high-risk, avoid), the audit flags, and simulated sales of 100 and 1,000 USD to USDC with received amount, effective tax and revert reason.",
+		Description: "Sales run through the deepest pool (and the wrapped-native/USDC pool when needed) by eth_call with state " +
+			"overrides: a seller contract and a token balance are placed for the call only; nothing is signed or sent.",
+		Output: ReportOutput{}, Tool: tool(),
+		Check:  t.checkToken,
+		Handle: value(t.tokenReport),
+	}.Endpoint()
 }
 
 func (t *Tools) gasEndpoint() *registry.Endpoint {
