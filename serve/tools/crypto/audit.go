@@ -34,7 +34,9 @@ func (in *TokenInput) Validate() error {
 	return nil
 }
 
-func isEVMAddress(s string) bool { return len(s) == 42 && strings.HasPrefix(s, "0x") && common.IsHexAddress(s) }
+func isEVMAddress(s string) bool {
+	return len(s) == 42 && strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
+}
 
 // Flag is one finding. Severity is critical, high, medium, low or info.
 type Flag struct {

@@ -31,7 +31,21 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		t.pricesEndpoint(),
 		t.auditEndpoint(),
 		t.reportEndpoint(),
+		t.swapEndpoint(),
 	}
+}
+
+func (t *Tools) swapEndpoint() *registry.Endpoint {
+	return registry.Spec[SwapInput]{
+		Name: "swap_route", Method: http.MethodGet, Path: "/v1/crypto/swap-route", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Best swap route from on-chain Uniswap-V2-style pools: output, minimum after slippage, price impact, gas, USD value change; with a sender, an unsigned transaction and the allowance check.",
+		Description: "Direct routes and routes through the wrapped native token, USDC and listed tokens (up to three hops) are " +
+			"quoted from reserves at the head block. native is handled as the wrapped token. Quotes only: no transaction is sent.",
+		Output: SwapOutput{}, Tool: tool(),
+		Check:  t.checkSwap,
+		Handle: value(t.swapRoute),
+	}.Endpoint()
 }
 
 func (t *Tools) auditEndpoint() *registry.Endpoint {

@@ -100,4 +100,3 @@ func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeStat
 	}
 	return st, nil
 }
-
