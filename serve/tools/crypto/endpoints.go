@@ -32,7 +32,21 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		t.auditEndpoint(),
 		t.reportEndpoint(),
 		t.swapEndpoint(),
+		t.portfolioEndpoint(),
 	}
+}
+
+func (t *Tools) portfolioEndpoint() *registry.Endpoint {
+	return registry.Spec[PortfolioInput]{
+		Name: "wallet_portfolio", Method: http.MethodGet, Path: "/v1/crypto/portfolio", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Native balances and token holdings of a wallet with USD values and totals per chain (EVM and Solana addresses).",
+		Description: "EVM: the configured token list plus up to 20 given tokens, read in one Multicall3 call per chain and priced " +
+			"from on-chain pools. Solana: SOL and SPL token accounts (no USD prices yet). A chain whose node fails is reported " +
+			"with an error; the call fails only when every chain does.",
+		Output: PortfolioOutput{}, Tool: tool(),
+		Handle: value(t.portfolio),
+	}.Endpoint()
 }
 
 func (t *Tools) swapEndpoint() *registry.Endpoint {
