@@ -33,7 +33,20 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		t.reportEndpoint(),
 		t.swapEndpoint(),
 		t.portfolioEndpoint(),
+		t.simulateEndpoint(),
 	}
+}
+
+func (t *Tools) simulateEndpoint() *registry.Endpoint {
+	return registry.Spec[SimInput]{
+		Name: "simulate_tx", Method: http.MethodPost, Path: "/v1/crypto/simulate-tx", Group: registry.GroupTools,
+		Price:   "0.0015",
+		Summary: "Simulate a transaction without sending it: assets leaving and entering (native, ERC-20, ERC-721, ERC-1155), approvals granted, revert reason, gas and fee, and a risk level; Solana simulateTransaction with logs and balance changes.",
+		Description: "EVM: eth_simulateV1 with transfer tracing at the head block (eth_call and eth_estimateGas, without asset " +
+			"tracing, on nodes that lack it). Solana: simulateTransaction with signature checks off and a fresh blockhash. Nothing is broadcast.",
+		Output: SimOutput{}, Tool: tool(),
+		Handle: value(t.simulate),
+	}.Endpoint()
 }
 
 func (t *Tools) portfolioEndpoint() *registry.Endpoint {
