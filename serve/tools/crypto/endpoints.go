@@ -34,7 +34,20 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		t.swapEndpoint(),
 		t.portfolioEndpoint(),
 		t.simulateEndpoint(),
+		t.walletReportEndpoint(),
 	}
+}
+
+func (t *Tools) walletReportEndpoint() *registry.Endpoint {
+	return registry.Spec[WalletReportInput]{
+		Name: "wallet_report", Method: http.MethodGet, Path: "/v1/crypto/wallet-report", Group: registry.GroupTools,
+		Price:   "0.03",
+		Summary: "Wallet reputation: portfolio, open token approvals (from logs, with current allowances), scam-token holdings (simulated sales), interactions with flagged contracts, and a verdict (clean, caution, high-risk, flagged, incomplete) with reasons.",
+		Description: "History comes from the Approval and Transfer logs of the last 5,000 blocks (configurable); allowances and balances " +
+			"are read now in one Multicall3 call per chain. Solana addresses get the portfolio and the verdict incomplete.",
+		Output: WalletReportOutput{}, Tool: tool(),
+		Handle: value(t.walletReport),
+	}.Endpoint()
 }
 
 func (t *Tools) simulateEndpoint() *registry.Endpoint {

@@ -54,7 +54,10 @@ func testChains(c *evmtest.Chain, solURL string) *chain.Config {
 	}}
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
+
+// newEnvWith lets a test adjust the chain configuration.
+func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
 	t.Helper()
 	c := evmtest.New(t)
 	e := &env{chain: c, sourcify: map[string]string{}, etherscan: map[string]string{}}
@@ -62,8 +65,12 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(sol.Close)
 	exp := httptest.NewServer(http.HandlerFunc(e.explorer(t)))
 	t.Cleanup(exp.Close)
+	cc := testChains(c, sol.URL)
+	if mod != nil {
+		mod(c, cc)
+	}
 	e.Env = servetest.New(t, func(cfg *serve.Config) {
-		cfg.Crypto = crypto.Config{Chains: testChains(c, sol.URL),
+		cfg.Crypto = crypto.Config{Chains: cc,
 			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api"}
 	})
 	return e

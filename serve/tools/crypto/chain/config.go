@@ -45,6 +45,15 @@ type Chain struct {
 	Multicall3    common.Address `json:"multicall3"`
 	DEXes         []DEX          `json:"dexes,omitempty"`
 	Tokens        []Token        `json:"tokens,omitempty"`
+	// Flagged are known malicious contracts and accounts (drainers,
+	// phishing spenders); wallet_report reports interactions with them.
+	Flagged []Flagged `json:"flagged,omitempty"`
+}
+
+// Flagged is a known bad address.
+type Flagged struct {
+	Address common.Address `json:"address"`
+	Label   string         `json:"label"`
 }
 
 // DEX is a Uniswap-V2-style exchange: a factory with getPair and a router.
