@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -52,7 +53,18 @@ type EVM struct {
 	rpc   *rpc.Client
 	lim   *rate.Limiter
 	opts  Options
+	stats Stats
 }
+
+// Stats count what a client asked of its node: HTTP requests, JSON-RPC
+// calls (a batch entry is one call), and reads (a Multicall3 entry is one
+// read: what a client without batching would have sent as calls).
+type Stats struct {
+	Requests, Calls, Reads atomic.Int64
+}
+
+// Stats returns the client's counters.
+func (c *EVM) Stats() *Stats { return &c.stats }
 
 // NewEVM returns a client of ch's first RPC endpoint. Dialling HTTP does not
 // connect, so this does not block.
@@ -78,6 +90,9 @@ func (c *EVM) Call(ctx context.Context, result any, method string, args ...any) 
 		return err
 	}
 	defer cancel()
+	c.stats.Requests.Add(1)
+	c.stats.Calls.Add(1)
+	c.stats.Reads.Add(1)
 	return c.classify(c.rpc.CallContext(ctx, result, method, args...))
 }
 
@@ -92,6 +107,9 @@ func (c *EVM) Batch(ctx context.Context, b []rpc.BatchElem) error {
 		return err
 	}
 	defer cancel()
+	c.stats.Requests.Add(1)
+	c.stats.Calls.Add(int64(len(b)))
+	c.stats.Reads.Add(int64(len(b)))
 	if err := c.classify(c.rpc.BatchCallContext(ctx, b)); err != nil {
 		return err
 	}

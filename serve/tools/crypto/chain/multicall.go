@@ -43,6 +43,7 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 	for i, cl := range calls {
 		in[i] = call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)}
 	}
+	c.stats.Reads.Add(int64(len(calls) - 1)) // the eth_call itself counts one
 	mc := c.Chain.Multicall3
 	ret, err := c.EthCall(ctx, CallArgs{To: &mc, Data: Pack("aggregate3", in)}, block, nil)
 	if err != nil {
