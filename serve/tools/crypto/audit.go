@@ -289,7 +289,11 @@ func (a *audit) liquidity(ctx context.Context) error {
 		return nil
 	}
 	p := a.q.Pool
-	li := &LiquidityInfo{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: a.q.Quote, DepthUSD: round(a.q.DepthUSD, 8)}
+	quote := "USDC"
+	if p.other(a.token) != a.c.Chain.USDC {
+		quote = "wrapped native"
+	}
+	li := &LiquidityInfo{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: quote, DepthUSD: round(a.q.PoolDepth, 8)}
 	a.out.Liquidity = li
 	res, err := a.c.Multicall(ctx, []chain.Call{
 		{Target: p.Addr, Method: "balanceOf", Args: []any{deadAddr}},

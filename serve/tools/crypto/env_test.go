@@ -32,10 +32,8 @@ type env struct {
 	explorerHits        int
 }
 
-var (
-	chainOnce sync.Once
-	shared    *evmtest.Chain
-)
+// v3Router stands in for SwapRouter02, which the test chain lacks.
+var v3Router = common.HexToAddress("0x000000000000000000000000000000000005a003")
 
 func upstream(t testing.TB, elem ...string) string {
 	return fixtures.Path(t, append([]string{"upstreams"}, elem...)...)
@@ -47,7 +45,9 @@ func testChains(c *evmtest.Chain, solURL string) *chain.Config {
 	return &chain.Config{Version: "test", Chains: map[string]*chain.Chain{
 		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
 			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
-			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30}},
+			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
+				// The test chain has no V3 router; its address only fills the transaction's to.
+				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: v3Router, FeeTiers: []int64{500, 3000}}},
 			Tokens: []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18},
 				{Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
 		"solana": {Name: "solana", Kind: "solana", RPC: []string{solURL}, Native: "SOL"},

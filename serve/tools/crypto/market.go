@@ -76,6 +76,9 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 			continue
 		}
 		for _, d := range c.Chain.DEXes {
+			if d.Kind != "v2" {
+				continue
+			}
 			k := pairKey{d.Factory, pr[0], pr[1]}
 			wants = append(wants, want{k, d})
 			if v, ok := c.Cache.Get("pair:" + keyString(k)); ok {

@@ -15,10 +15,13 @@ import (
 
 // quote is a token's USD price from on-chain pools.
 type quote struct {
-	PriceUSD   float64
-	DepthUSD   float64 // both sides of the deepest pool, in USD
+	PriceUSD float64
+	DepthUSD float64 // both sides of the deepest pool (V2 or V3), in USD
+	Quote    string  // USDC or the wrapped native symbol
+	// Pool is the deepest V2-style pool, the one sells go through, and
+	// PoolDepth its depth.
 	Pool       *pool
-	Quote      string // USDC or the wrapped native symbol
+	PoolDepth  float64
 	Confidence float64
 	Sources    []PriceSource
 }
@@ -52,6 +55,10 @@ func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block
 	if err != nil {
 		return nil, err
 	}
+	v3, err := findV3Pools(ctx, c, pairs, block)
+	if err != nil {
+		return nil, err
+	}
 	meta, err := tokenInfo(ctx, c, all)
 	if err != nil {
 		return nil, err
@@ -74,6 +81,9 @@ func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block
 		}
 		wq = addSource(wq, q, p)
 	}
+	for _, p := range v3[[2]common.Address{w, usdc}] {
+		wq = addSource(wq, v3Source(p, w, usdc, dec(w), dec(usdc), 1, "USDC"), nil)
+	}
 	for _, t := range tokens {
 		if t == usdc {
 			out[t] = &quote{PriceUSD: 1, Quote: "USDC", Confidence: 1}
@@ -95,7 +105,13 @@ func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block
 			}
 			q = addSource(q, s, p)
 		}
+		for _, p := range v3[[2]common.Address{t, usdc}] {
+			q = addSource(q, v3Source(p, t, usdc, dec(t), dec(usdc), 1, "USDC"), nil)
+		}
 		if wq != nil {
+			for _, p := range v3[[2]common.Address{t, w}] {
+				q = addSource(q, v3Source(p, t, w, dec(t), dec(w), wq.PriceUSD, symbolOr(meta[w], "WETH")), nil)
+			}
 			for _, p := range pools[[2]common.Address{t, w}] {
 				rt, rw := p.reserves(t)
 				usd := toFloat(rw, dec(w)) * wq.PriceUSD
@@ -126,9 +142,9 @@ func symbolOr(m *tokenMeta, def string) string {
 }
 
 // addSource keeps the sources sorted deepest first; the deepest sets the
-// price.
+// price. p is the V2-style pool of the source (nil for V3).
 func addSource(q *quote, s PriceSource, p *pool) *quote {
-	if s.PriceUSD <= 0 {
+	if s.PriceUSD <= 0 || math.IsInf(s.PriceUSD, 0) || math.IsNaN(s.PriceUSD) {
 		return q
 	}
 	if q == nil {
@@ -137,7 +153,10 @@ func addSource(q *quote, s PriceSource, p *pool) *quote {
 	q.Sources = append(q.Sources, s)
 	sort.SliceStable(q.Sources, func(i, j int) bool { return q.Sources[i].DepthUSD > q.Sources[j].DepthUSD })
 	if s.DepthUSD >= q.DepthUSD {
-		q.PriceUSD, q.DepthUSD, q.Pool, q.Quote = s.PriceUSD, s.DepthUSD, p, s.Quote
+		q.PriceUSD, q.DepthUSD, q.Quote = s.PriceUSD, s.DepthUSD, s.Quote
+	}
+	if p != nil && s.DepthUSD >= q.PoolDepth {
+		q.Pool, q.PoolDepth = p, s.DepthUSD
 	}
 	return q
 }

@@ -207,8 +207,8 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 			if m := meta[r.Addr]; m != nil {
 				tp.Symbol, tp.Name, tp.Decimals = m.Symbol, m.Name, m.Decimals
 			}
-			if q.Pool != nil {
-				tp.Pool, tp.DEX = q.Pool.Addr.Hex(), q.Pool.DEX.Name
+			if len(q.Sources) > 0 {
+				tp.Pool, tp.DEX = q.Sources[0].Pool, q.Sources[0].DEX
 			}
 			if old := then[r.Addr]; old != nil && old.PriceUSD > 0 {
 				tp.Price24hAgo = ptr(round(old.PriceUSD, 10))

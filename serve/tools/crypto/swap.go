@@ -3,6 +3,7 @@ package crypto
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"regexp"
 	"slices"
@@ -131,17 +132,20 @@ type UnsignedTx struct {
 type route struct {
 	dex   chain.DEX
 	path  []common.Address
-	pools []*pool
+	pools []*pool // V2-style hops
+	v3    *v3pool // or one V3-style hop
 	outs  []*big.Int
 }
 
 func (r *route) out() *big.Int { return r.outs[len(r.outs)-1] }
 
 // Gas per swap when the node cannot estimate it: a V2 swap costs about
-// 100k gas for one hop and 60k more per further hop.
+// 100k gas for one hop and 60k more per further hop; a V3 single hop about
+// 130k.
 const (
 	gasFirstHop = 100_000
 	gasNextHop  = 60_000
+	gasV3Hop    = 130_000
 )
 
 func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error) {
@@ -214,8 +218,14 @@ func routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int
 			}
 		}
 	}
-	var out []*route
+	out, err := v3Routes(ctx, c, a, b, amt)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range c.Chain.DEXes {
+		if d.Kind != "v2" {
+			continue
+		}
 	next:
 		for _, p := range paths {
 			r := &route{dex: d, path: p, outs: []*big.Int{amt}}
@@ -231,6 +241,32 @@ func routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int
 		}
 	}
 	return out, nil
+}
+
+// v3Routes quotes the single-hop V3-style pools of the pair with the
+// DEXes' quoters (one Multicall3 call; pool addresses cached).
+func v3Routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int) ([]*route, error) {
+	found, err := findV3Pools(ctx, c, [][2]common.Address{{a, b}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	pools := found[[2]common.Address{a, b}]
+	if len(pools) == 0 {
+		return nil, nil
+	}
+	outs, err := quoteV3(ctx, c, pools, a, amt)
+	if err != nil {
+		return nil, err
+	}
+	var rs []*route
+	for i, p := range pools {
+		o := outs[i]
+		if o == nil {
+			o = new(big.Int)
+		}
+		rs = append(rs, &route{dex: p.DEX, path: []common.Address{a, b}, v3: p, outs: []*big.Int{amt, o}})
+	}
+	return rs, nil
 }
 
 func containsAddr(l []common.Address, a common.Address) bool {
@@ -319,6 +355,16 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 		out.Hops = append(out.Hops, SwapHop{Pool: p.Addr.Hex(), TokenIn: best.path[i].Hex(), TokenOut: best.path[i+1].Hex(),
 			AmountIn: best.outs[i].String(), Out: best.outs[i+1].String()})
 	}
+	if p := best.v3; p != nil {
+		mid = p.rawPrice()
+		if a.Addr != p.T0 {
+			mid = 1 / mid
+		}
+		feeKeep = 1 - float64(p.Fee)/1e6
+		out.Hops = append(out.Hops, SwapHop{Pool: p.Addr.Hex(), TokenIn: a.Addr.Hex(), TokenOut: b.Addr.Hex(),
+			AmountIn: amt.String(), Out: best.out().String()})
+		out.DEX = fmt.Sprintf("%s (fee %.2f%%)", p.DEX.Name, float64(p.Fee)/1e4)
+	}
 	for _, p := range best.path {
 		out.Path = append(out.Path, p.Hex())
 	}
@@ -332,12 +378,18 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 			continue
 		}
 		ap := AltRoute{DEX: r.dex.Name, AmountOut: r.out().String()}
+		if r.v3 != nil {
+			ap.DEX = fmt.Sprintf("%s (fee %.2f%%)", r.dex.Name, float64(r.v3.Fee)/1e4)
+		}
 		for _, p := range r.path {
 			ap.Path = append(ap.Path, p.Hex())
 		}
 		out.Alternatives = append(out.Alternatives, ap)
 	}
-	out.GasEstimate = gasFirstHop + gasNextHop*uint64(len(best.pools)-1)
+	out.GasEstimate = gasFirstHop + gasNextHop*uint64(max(0, len(best.pools)-1))
+	if best.v3 != nil {
+		out.GasEstimate = gasV3Hop
+	}
 	if err := t.swapValues(ctx, c, out, a.Addr, b.Addr, amt, best.out()); err != nil {
 		return nil, err
 	}
@@ -387,6 +439,25 @@ func (t *Tools) swapTx(ctx context.Context, c *chain.EVM, out *SwapOutput, r *ro
 	deadline := big.NewInt(headTime + 20*60)
 	tx := &UnsignedTx{ChainID: c.Chain.ChainID, From: sender.Hex(), To: r.dex.Router.Hex(), Value: "0"}
 	switch {
+	case r.v3 != nil:
+		// SwapRouter02 exactInputSingle; with native in, the router wraps
+		// msg.value. Native out is delivered as the wrapped token.
+		type params struct {
+			TokenIn           common.Address
+			TokenOut          common.Address
+			Fee               *big.Int
+			Recipient         common.Address
+			AmountIn          *big.Int
+			AmountOutMinimum  *big.Int
+			SqrtPriceLimitX96 *big.Int
+		}
+		tx.Data = hexutil.Encode(chain.Pack("exactInputSingle", params{r.path[0], r.path[1], big.NewInt(r.v3.Fee), sender, amt, minOut, new(big.Int)}))
+		if out.NativeIn {
+			tx.Value = amt.String()
+		}
+		if out.NativeOut {
+			out.Note += " The V3 route delivers the wrapped native token; unwrap it with WETH9 withdraw."
+		}
 	case out.NativeIn:
 		tx.Data = hexutil.Encode(chain.Pack("swapExactETHForTokensSupportingFeeOnTransferTokens", minOut, r.path, sender, deadline))
 		tx.Value = amt.String()

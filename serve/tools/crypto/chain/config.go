@@ -56,13 +56,18 @@ type Flagged struct {
 	Label   string         `json:"label"`
 }
 
-// DEX is a Uniswap-V2-style exchange: a factory with getPair and a router.
+// DEX is a Uniswap-V2-style exchange (kind v2: a factory with getPair, a
+// router, one fee) or a Uniswap-V3-style one (kind v3: a factory with
+// getPool per fee tier, QuoterV2, SwapRouter02).
 type DEX struct {
 	Name    string         `json:"name"`
-	Kind    string         `json:"kind"` // v2
+	Kind    string         `json:"kind"` // v2 or v3
 	Factory common.Address `json:"factory"`
 	Router  common.Address `json:"router"`
-	FeeBps  int64          `json:"fee_bps"`
+	FeeBps  int64          `json:"fee_bps,omitempty"`
+	// V3: the quoter and the fee tiers (hundredths of a basis point).
+	Quoter   common.Address `json:"quoter,omitempty"`
+	FeeTiers []int64        `json:"fee_tiers,omitempty"`
 }
 
 // Token is a known token of a chain.
@@ -109,6 +114,11 @@ func Parse(b []byte) (*Config, error) {
 		}
 		if ch.Kind != "evm" && ch.Kind != "solana" {
 			return nil, fmt.Errorf("%w: %s: kind must be evm or solana", ErrConfig, name)
+		}
+		for _, d := range ch.DEXes {
+			if d.Kind != "v2" && d.Kind != "v3" || d.Kind == "v3" && (d.Quoter == (common.Address{}) || len(d.FeeTiers) == 0) {
+				return nil, fmt.Errorf("%w: %s: DEX %q must be kind v2, or v3 with a quoter and fee tiers", ErrConfig, name, d.Name)
+			}
 		}
 		if ch.Kind == "evm" && (ch.WrappedNative == (common.Address{}) || ch.USDC == (common.Address{}) || ch.Multicall3 == (common.Address{})) {
 			return nil, fmt.Errorf("%w: %s: wrapped_native, usdc and multicall3 are required", ErrConfig, name)

@@ -55,6 +55,10 @@ type Chain struct {
 	// owner, blacklist, pause).
 	USDC, WETH, GOOD, FEE, MOON common.Address
 	Factory, Router             common.Address
+	// V3Factory and V3Quoter serve V3Pool, a Uniswap-V3-style WETH/USDC
+	// pool (fee 0.05%, full range) at 3,000 USDC per WETH holding 100 WETH
+	// and 300,000 USDC: shallower and cheaper than the V2 pool.
+	V3Factory, V3Quoter, V3Pool common.Address
 	// Pairs by "A/B": WETH/USDC, GOOD/USDC, GOOD/WETH, FEE/WETH, MOON/USDC.
 	Pairs map[string]common.Address
 	// Proxy is an EIP-1967 proxy whose implementation is ProxyImpl.
@@ -135,6 +139,7 @@ func (c *Chain) deploy() {
 	c.pool("FEE/WETH", c.FEE, Units(1_000_000, 18), c.WETH, Units(100, 18), d)
 	c.pool("MOON/USDC", c.MOON, Units(1_000_000, 18), c.USDC, Units(50_000, 6), d)
 	c.Send(c.Deployer, c.MOON, nil, "Honeypot", "setPair", c.Pairs["MOON/USDC"])
+	c.v3()
 
 	// The wallet's holdings and approvals.
 	w := c.WalletAddr
@@ -147,14 +152,50 @@ func (c *Chain) deploy() {
 
 	// 25 hours later someone buys GOOD with 100,000 USDC: GOOD's price
 	// rises from 2 USDC, which crypto_prices reports as its 24h change.
-	c.Before24h = c.BlockNumber()
-	if err := c.Backend.AdjustTime(25 * time.Hour); err != nil {
-		c.t.Fatal(err)
+	// The simulated beacon refuses to move time while its pending block
+	// holds a transaction (the pool can still be promoting one after its
+	// receipt was read): seal it and try again.
+	// AdjustTime seals a block carrying the jump.
+	for i := 0; ; i++ {
+		n := c.BlockNumber()
+		err := c.Backend.AdjustTime(25 * time.Hour)
+		if err == nil {
+			c.Before24h = n
+			break
+		}
+		if i == 5 {
+			c.t.Fatal(err)
+		}
+		c.Backend.Commit()
 	}
-	c.Backend.Commit()
 	c.Send(c.Deployer, c.USDC, nil, "Token", "approve", c.Router, maxU)
 	c.Send(c.Deployer, c.Router, nil, "UniswapV2Router02", "swapExactTokensForTokens",
 		Units(100_000, 6), big.NewInt(0), []common.Address{c.USDC, c.GOOD}, d, big.NewInt(time.Now().Add(72*time.Hour).Unix()))
+}
+
+// V3Fee is the fee tier of V3Pool (hundredths of a basis point).
+const V3Fee = 500
+
+// v3 deploys the V3-style factory, quoter and the WETH/USDC pool.
+func (c *Chain) v3() {
+	c.V3Factory = c.Create(c.Deployer, "UniswapV3Factory")
+	c.V3Quoter = c.Create(c.Deployer, "QuoterV2", c.V3Factory)
+	c.Send(c.Deployer, c.V3Factory, nil, "UniswapV3Factory", "createPool", c.WETH, c.USDC, big.NewInt(V3Fee))
+	c.V3Pool = c.Read(c.V3Factory, "UniswapV3Factory", "getPool", c.WETH, c.USDC, big.NewInt(V3Fee))[0].(common.Address)
+	x, y := Units(100, 18), Units(300_000, 6) // WETH, USDC
+	if c.USDC.Cmp(c.WETH) < 0 {
+		x, y = y, x // token0 is USDC
+	}
+	// Full range: price = y/x (token1 per token0, base units); L = √(x·y).
+	prec := uint(512)
+	fx, fy := new(big.Float).SetPrec(prec).SetInt(x), new(big.Float).SetPrec(prec).SetInt(y)
+	sqrtP := new(big.Float).SetPrec(prec).Sqrt(new(big.Float).SetPrec(prec).Quo(fy, fx))
+	sqrtP.Mul(sqrtP, new(big.Float).SetPrec(prec).SetInt(new(big.Int).Lsh(big.NewInt(1), 96)))
+	sp, _ := sqrtP.Int(nil)
+	l, _ := new(big.Float).SetPrec(prec).Sqrt(new(big.Float).SetPrec(prec).Mul(fx, fy)).Int(nil)
+	c.Send(c.Deployer, c.WETH, nil, "Token", "transfer", c.V3Pool, Units(100, 18))
+	c.Send(c.Deployer, c.USDC, nil, "Token", "transfer", c.V3Pool, Units(300_000, 6))
+	c.Send(c.Deployer, c.V3Pool, nil, "UniswapV3Pool", "initialize", sp, l)
 }
 
 // pool creates the pair of a and b, adds the liquidity and sends the LP
