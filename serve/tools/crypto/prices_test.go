@@ -58,9 +58,22 @@ func TestCryptoPrices(t *testing.T) {
 	if len(good["sources"].([]any)) != 2 {
 		t.Errorf("GOOD sources: %v", good["sources"])
 	}
-	// ETH is WETH at 3,000 USDC; USDC is pegged.
+	// ETH is WETH at 3,000 USDC in both the V2 pair and the V3-style pool
+	// (300,000 USDC in range: 600,000 USD of depth); the deeper V2 pair
+	// sets the price and the two agree.
 	if got := num(t, eth, "price_usd"); got != 3000 {
 		t.Errorf("ETH %v", got)
+	}
+	src := eth["sources"].([]any)
+	if len(src) != 2 {
+		t.Fatalf("ETH sources %v", src)
+	}
+	v3 := src[1].(map[string]any)
+	if v3["pool"] != c.V3Pool.Hex() || !near(num(t, v3, "price_usd"), 3000, 1e-9) || !near(num(t, v3, "depth_usd"), 600_000, 1e-9) {
+		t.Errorf("V3 source %v", v3)
+	}
+	if eth["confidence_label"] != "high" {
+		t.Errorf("ETH confidence %v", eth["confidence"])
 	}
 	if got := num(t, usdc, "price_usd"); got != 1 || usdc["peg_assumed"] != true {
 		t.Errorf("USDC %v", usdc)

@@ -90,6 +90,36 @@ func TestSwapRoute(t *testing.T) {
 		}
 	})
 
+	t.Run("v3 pool wins small trades", func(t *testing.T) {
+		// 30 USDC to ETH: the V3-style pool's 0.05% fee beats the V2
+		// pair's 0.3% (and no detour through GOOD pays here).
+		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
+			"chain": "ethereum", "token_in": "USDC", "token_out": "native", "amount": "30", "sender": c.WalletAddr.Hex()})
+		type params struct {
+			TokenIn, TokenOut                common.Address
+			AmountIn, Fee, SqrtPriceLimitX96 *big.Int
+		}
+		amt := evmtest.Units(30, 6)
+		q := c.Read(c.V3Quoter, "QuoterV2", "quoteExactInputSingle", params{c.USDC, c.WETH, amt, big.NewInt(evmtest.V3Fee), new(big.Int)})
+		if m["amount_out_raw"] != q[0].(*big.Int).String() || m["dex"] != "uniswap-v3 (fee 0.05%)" {
+			t.Errorf("out %v on %v, the quoter says %v", m["amount_out_raw"], m["dex"], q[0])
+		}
+		if v2 := routerQuote(t, c, amt, c.USDC, c.WETH); v2.Cmp(q[0].(*big.Int)) >= 0 {
+			t.Errorf("V2 gives %v, not less than V3's %v: the test proves nothing", v2, q[0])
+		}
+		tx := m["transaction"].(map[string]any)
+		if tx["to"] != v3Router.Hex() || tx["value"] != "0" || tx["data"].(string)[:10] != selector("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))") {
+			t.Errorf("transaction %v", tx)
+		}
+		// The wallet approved the V2 router only.
+		if al := m["allowance"].(map[string]any); al["sufficient"] != false || al["spender"] != v3Router.Hex() {
+			t.Errorf("allowance %v", al)
+		}
+		if imp := num(t, m, "price_impact_pct"); imp <= 0 || imp > 0.05 {
+			t.Errorf("impact %v%% for 30 of 300,000 USDC in range", imp)
+		}
+	})
+
 	t.Run("no allowance", func(t *testing.T) {
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
 			"chain": "ethereum", "token_in": "GOOD", "token_out": "native", "amount": "10", "sender": c.WalletAddr.Hex()})

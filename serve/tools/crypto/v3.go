@@ -100,11 +100,13 @@ func findV3Pools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, b
 	}
 	var calls []chain.Call
 	var found []int
+	seen := map[common.Address]bool{}
 	for i := range wants {
 		a := addrs[i]
-		if a == (common.Address{}) {
+		if a == (common.Address{}) || seen[a] {
 			continue
 		}
+		seen[a] = true
 		found = append(found, i)
 		calls = append(calls, chain.Call{Target: a, Method: "slot0"}, chain.Call{Target: a, Method: "liquidity"}, chain.Call{Target: a, Method: "token0"})
 	}
