@@ -51,14 +51,11 @@ func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block
 			pairs = append(pairs, [2]common.Address{t, w})
 		}
 	}
-	pools, err := findPools(ctx, c, pairs, block)
+	ps, err := findPools(ctx, c, pairs, block)
 	if err != nil {
 		return nil, err
 	}
-	v3, err := findV3Pools(ctx, c, pairs, block)
-	if err != nil {
-		return nil, err
-	}
+	pools, v3 := ps.v2, ps.v3
 	meta, err := tokenInfo(ctx, c, all)
 	if err != nil {
 		return nil, err

@@ -194,10 +194,11 @@ func routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int
 			pairs = append(pairs, [2]common.Address{nodes[i], nodes[j]})
 		}
 	}
-	pools, err := findPools(ctx, c, pairs, nil)
+	ps, err := findPools(ctx, c, pairs, nil)
 	if err != nil {
 		return nil, err
 	}
+	pools := ps.v2
 	poolOf := func(d chain.DEX, x, y common.Address) *pool {
 		for _, k := range [][2]common.Address{{x, y}, {y, x}} {
 			for _, p := range pools[k] {
@@ -218,7 +219,7 @@ func routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int
 			}
 		}
 	}
-	out, err := v3Routes(ctx, c, a, b, amt)
+	out, err := v3Routes(ctx, c, ps.v3[[2]common.Address{a, b}], a, amt)
 	if err != nil {
 		return nil, err
 	}
@@ -245,12 +246,7 @@ func routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int
 
 // v3Routes quotes the single-hop V3-style pools of the pair with the
 // DEXes' quoters (one Multicall3 call; pool addresses cached).
-func v3Routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int) ([]*route, error) {
-	found, err := findV3Pools(ctx, c, [][2]common.Address{{a, b}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	pools := found[[2]common.Address{a, b}]
+func v3Routes(ctx context.Context, c *chain.EVM, pools []*v3pool, a common.Address, amt *big.Int) ([]*route, error) {
 	if len(pools) == 0 {
 		return nil, nil
 	}
@@ -264,7 +260,7 @@ func v3Routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.I
 		if o == nil {
 			o = new(big.Int)
 		}
-		rs = append(rs, &route{dex: p.DEX, path: []common.Address{a, b}, v3: p, outs: []*big.Int{amt, o}})
+		rs = append(rs, &route{dex: p.DEX, path: []common.Address{a, p.other(a)}, v3: p, outs: []*big.Int{amt, o}})
 	}
 	return rs, nil
 }

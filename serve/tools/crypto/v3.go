@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -43,95 +42,6 @@ func (p *v3pool) virtualReserve(t common.Address) float64 {
 		return l / s
 	}
 	return l * s
-}
-
-// findV3Pools returns the V3-style pools of the pairs in every fee tier,
-// with price and liquidity at block: one Multicall3 call for the pool
-// addresses (cached) and one for their state.
-func findV3Pools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, block *big.Int) (map[[2]common.Address][]*v3pool, error) {
-	type want struct {
-		dex  chain.DEX
-		a, b common.Address
-		fee  int64
-	}
-	var wants []want
-	var lookups []chain.Call
-	var lookupIdx []int
-	addrs := map[int]common.Address{}
-	for _, pr := range pairs {
-		if pr[0] == pr[1] {
-			continue
-		}
-		for _, d := range c.Chain.DEXes {
-			if d.Kind != "v3" {
-				continue
-			}
-			for _, fee := range d.FeeTiers {
-				wants = append(wants, want{d, pr[0], pr[1], fee})
-				i := len(wants) - 1
-				if v, ok := c.Cache.Get(v3key(d, pr[0], pr[1], fee)); ok {
-					addrs[i] = v.(common.Address)
-					continue
-				}
-				lookups = append(lookups, chain.Call{Target: d.Factory, Method: "getPool", Args: []any{pr[0], pr[1], big.NewInt(fee)}})
-				lookupIdx = append(lookupIdx, i)
-			}
-		}
-	}
-	out := map[[2]common.Address][]*v3pool{}
-	if len(wants) == 0 {
-		return out, nil
-	}
-	if len(lookups) > 0 {
-		res, err := c.Multicall(ctx, lookups, nil)
-		if err != nil {
-			return nil, err
-		}
-		for j, r := range res {
-			i := lookupIdx[j]
-			a, _ := r.Addr(0)
-			addrs[i] = a
-			ttl := time.Hour
-			if a == (common.Address{}) {
-				ttl = time.Minute
-			}
-			c.Cache.Put(v3key(wants[i].dex, wants[i].a, wants[i].b, wants[i].fee), a, ttl)
-		}
-	}
-	var calls []chain.Call
-	var found []int
-	seen := map[common.Address]bool{}
-	for i := range wants {
-		a := addrs[i]
-		if a == (common.Address{}) || seen[a] {
-			continue
-		}
-		seen[a] = true
-		found = append(found, i)
-		calls = append(calls, chain.Call{Target: a, Method: "slot0"}, chain.Call{Target: a, Method: "liquidity"}, chain.Call{Target: a, Method: "token0"})
-	}
-	if len(calls) == 0 {
-		return out, nil
-	}
-	res, err := c.Multicall(ctx, calls, block)
-	if err != nil {
-		return nil, err
-	}
-	for k, i := range found {
-		w := wants[i]
-		sp, l := res[3*k].Big(0), res[3*k+1].Big(0)
-		t0, ok := res[3*k+2].Addr(0)
-		if sp == nil || l == nil || !ok || sp.Sign() == 0 || l.Sign() == 0 {
-			continue
-		}
-		t1 := w.a
-		if t0 == w.a {
-			t1 = w.b
-		}
-		key := [2]common.Address{w.a, w.b}
-		out[key] = append(out[key], &v3pool{DEX: w.dex, Addr: addrs[i], T0: t0, T1: t1, Fee: w.fee, SqrtP: sp, L: l})
-	}
-	return out, nil
 }
 
 func v3key(d chain.DEX, a, b common.Address, fee int64) string {
