@@ -19,14 +19,17 @@ import (
 
 // TokenInput is the input of token_audit and token_report.
 type TokenInput struct {
-	Chain   string `json:"chain" doc:"Chain of the token (EVM; solana is not audited yet)." enum:"ethereum|base|arbitrum|optimism|polygon|bsc|solana"`
-	Address string `json:"address" doc:"Token contract address." minLength:"1" maxLength:"64"`
+	Chain   string `json:"chain" doc:"Chain of the token." enum:"ethereum|base|arbitrum|optimism|polygon|bsc|solana"`
+	Address string `json:"address" doc:"Token contract address, or the mint address on Solana." minLength:"1" maxLength:"64"`
 }
 
 // Validate checks the address form for EVM chains.
 func (in *TokenInput) Validate() error {
 	if in.Chain == "solana" {
-		return apierr.New(apierr.ErrInvalidInput, "chain_not_supported", "chain: Solana token audits are not implemented yet")
+		if !isSolanaAddress(in.Address) {
+			return apierr.Invalid("address", "want a base58 Solana mint address")
+		}
+		return nil
 	}
 	if !isEVMAddress(in.Address) {
 		return apierr.Invalid("address", "want 0x followed by 40 hex digits")
@@ -146,8 +149,12 @@ type audit struct {
 	q, wq *quote
 }
 
-// checkToken refuses, before payment, an address without code.
+// checkToken refuses, before payment, an address without code (or, on
+// Solana, one that is not a mint).
 func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
+	if in.Chain == "solana" {
+		return t.checkSolanaToken(ctx, in)
+	}
 	c, err := t.client("chain", in.Chain)
 	if err != nil {
 		return err
@@ -424,6 +431,9 @@ func (a *audit) finish() {
 }
 
 func (t *Tools) tokenAudit(ctx context.Context, in *TokenInput) (*AuditOutput, error) {
+	if in.Chain == "solana" {
+		return t.solanaAudit(ctx, in)
+	}
 	a, err := t.runAudit(ctx, in, 100)
 	if err != nil {
 		return nil, err
