@@ -72,3 +72,16 @@ func TestVerdict(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeUintArraysHostile(t *testing.T) {
+	w := func(v byte) []byte { b := make([]byte, 32); b[31] = v; return b }
+	huge := bytes.Repeat([]byte{0xff}, 32)
+	good := append(append(append(append(append(w(64), w(128)...), w(1)...), w(7)...), w(1)...), w(9)...)
+	ids, vals := decodeUintArrays(good)
+	if len(ids) != 1 || ids[0].Int64() != 7 || len(vals) != 1 || vals[0].Int64() != 9 {
+		t.Errorf("ids %v vals %v", ids, vals)
+	}
+	for _, bad := range [][]byte{append(huge, huge...), append(w(64), huge...), append(append(w(64), w(96)...), huge...), {1, 2}} {
+		decodeUintArrays(bad) // must not panic
+	}
+}

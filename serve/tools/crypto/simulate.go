@@ -357,11 +357,19 @@ func (o *SimOutput) move(sender, src, dst common.Address, m AssetMove) {
 
 // decodeUintArrays decodes (uint256[], uint256[]) ABI data.
 func decodeUintArrays(b []byte) ([]*big.Int, []*big.Int) {
+	// Offsets and lengths come from the node: bound them before use.
+	word := func(w []byte) int {
+		v := new(big.Int).SetBytes(w)
+		if !v.IsInt64() || v.Int64() > int64(len(b)) {
+			return -1
+		}
+		return int(v.Int64())
+	}
 	arr := func(off int) []*big.Int {
-		if off+32 > len(b) {
+		if off < 0 || off+32 > len(b) {
 			return nil
 		}
-		n := int(new(big.Int).SetBytes(b[off : off+32]).Int64())
+		n := word(b[off : off+32])
 		var out []*big.Int
 		for i := 0; i < n && off+64+32*i <= len(b); i++ {
 			out = append(out, new(big.Int).SetBytes(b[off+32+32*i:off+64+32*i]))
@@ -371,7 +379,7 @@ func decodeUintArrays(b []byte) ([]*big.Int, []*big.Int) {
 	if len(b) < 64 {
 		return nil, nil
 	}
-	return arr(int(new(big.Int).SetBytes(b[:32]).Int64())), arr(int(new(big.Int).SetBytes(b[32:64]).Int64()))
+	return arr(word(b[:32])), arr(word(b[32:64]))
 }
 
 func (o *SimOutput) risk() {
