@@ -213,8 +213,7 @@ func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs
 	}
 	opts := map[string]any{"blockStateCalls": []any{map[string]any{"calls": []any{msg}}}, "traceTransfers": true, "validation": false}
 	err := c.Call(ctx, &blocks, "eth_simulateV1", opts, "latest")
-	var ae *apierr.Error
-	if err != nil && errors.As(err, &ae) && ae.Code == "rpc_error" && strings.Contains(strings.ToLower(ae.Message), "method") {
+	if errors.Is(err, chain.ErrMethodNotFound) {
 		return nil, t.callFallback(ctx, c, msg, out)
 	}
 	if err != nil {

@@ -143,8 +143,9 @@ func (e *RevertError) Error() string {
 	return "execution reverted: " + e.Reason
 }
 
-// ErrNoPool marks a token without a usable pool.
-var ErrNoPool = errors.New("chain: no pool")
+// ErrMethodNotFound marks a JSON-RPC method the node does not offer
+// (error -32601), so a caller can fall back to another one.
+var ErrMethodNotFound = errors.New("chain: method not offered by the node")
 
 // classify maps RPC failures: a revert becomes *RevertError; a timeout 504;
 // anything else from the node 502.
@@ -160,6 +161,11 @@ func (c *EVM) classify(err error) error {
 	var de rpc.DataError
 	if errors.As(err, &de) && (strings.Contains(err.Error(), "revert") || isRevertCode(err)) {
 		return revertFrom(de.ErrorData())
+	}
+	var re2 rpc.Error
+	if errors.As(err, &re2) && re2.ErrorCode() == -32601 {
+		return fmt.Errorf("%w: %w", ErrMethodNotFound,
+			apierr.New(apierr.ErrUpstream, "rpc_method_unsupported", c.Chain.Name+": the RPC node does not offer a method this tool needs"))
 	}
 	if strings.Contains(err.Error(), "execution reverted") {
 		return &RevertError{}

@@ -113,6 +113,17 @@ func rpcOf(b *simulated.Backend) *rpc.Client {
 	return ec.Client()
 }
 
+// Refuse makes the node answer method with "method not found" (-32601),
+// as nodes without it do; Refuse(method, false) restores it.
+func (c *Chain) Refuse(method string, on bool) {
+	c.relay.mu.Lock()
+	defer c.relay.mu.Unlock()
+	if c.relay.refused == nil {
+		c.relay.refused = map[string]bool{}
+	}
+	c.relay.refused[method] = on
+}
+
 // Calls is how many JSON-RPC calls the chain has served (batch entries
 // counted one by one).
 func (c *Chain) Calls() int64 { return c.relay.calls.Load() }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/rpc"
@@ -18,7 +19,8 @@ type relay struct {
 	rpc      *rpc.Client
 	calls    atomic.Int64 // JSON-RPC calls, batch entries counted one by one
 	requests atomic.Int64 // HTTP requests
-	methods  chan string  // when set, receives every method name (non-blocking)
+	mu       sync.Mutex
+	refused  map[string]bool // methods answered with -32601, as a node without them
 }
 
 type rpcReq struct {
@@ -74,11 +76,11 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 func (r *relay) call(req *http.Request, q rpcReq) rpcResp {
 	r.calls.Add(1)
-	if r.methods != nil {
-		select {
-		case r.methods <- q.Method:
-		default:
-		}
+	r.mu.Lock()
+	refused := r.refused[q.Method]
+	r.mu.Unlock()
+	if refused {
+		return rpcResp{JSONRPC: "2.0", ID: q.ID, Error: &rpcErr{Code: -32601, Message: "the method " + q.Method + " does not exist/is not available"}}
 	}
 	args := make([]any, len(q.Params))
 	for i, p := range q.Params {
