@@ -63,6 +63,9 @@ func (t *Tools) lookupVerified(ctx context.Context, chainID uint64, addr common.
 		var errE error
 		v, errE = t.etherscan(ctx, chainID, addr)
 		if errE != nil {
+			if !errors.Is(errS, errNotVerified) || !errors.Is(errE, errNotVerified) {
+				t.cfg.Logger.Warn("crypto: explorer lookup failed", "chain_id", chainID, "address", addr.Hex(), "sourcify", errS, "etherscan", errE)
+			}
 			if errors.Is(errS, errNotVerified) && errors.Is(errE, errNotVerified) {
 				t.abis.Put(key, nil, time.Minute)
 				return nil, errNotVerified

@@ -100,6 +100,7 @@ func (t *Tools) gas(ctx context.Context, in *GasInput) (*GasOutput, error) {
 			defer wg.Done()
 			g, err := t.gasOne(ctx, n, in.USD)
 			if err != nil {
+				t.cfg.Logger.Warn("crypto: gas_tracker chain failed", "chain", n, "err", err)
 				errs[i] = err
 				g = GasChain{Chain: n, Error: apierr.From(err).Message}
 			}

@@ -112,6 +112,7 @@ func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOu
 			defer wg.Done()
 			cp, err := t.chainPortfolio(ctx, n, owner, extra[n], in.MinUSD)
 			if err != nil {
+				t.cfg.Logger.Warn("crypto: portfolio chain failed", "chain", n, "err", err)
 				errs[i] = err
 				cp = ChainPortfolio{Chain: n, Tokens: []Holding{}, Error: apierr.From(err).Message}
 			}

@@ -92,6 +92,7 @@ func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*Walle
 		}
 		rep, err := t.chainReputation(ctx, t.evm[cp.Chain], owner)
 		if err != nil {
+			t.cfg.Logger.Warn("crypto: wallet_report chain failed", "chain", cp.Chain, "err", err)
 			incomplete = true
 			rep = ChainReputation{Chain: cp.Chain, Error: apierr.From(err).Message, OpenApprovals: []OpenApproval{}, ScamTokens: []ScamToken{}, FlaggedContact: []string{}}
 		}
