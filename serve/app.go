@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/finance"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
@@ -75,6 +76,10 @@ type Config struct {
 	Knowledge knowledge.Config
 	// Embed configures embed_text; its ModelsDir defaults to DATA/models.
 	Embed embed.Config
+
+	// Crypto configures the crypto tools (chains, RPC endpoints,
+	// explorers).
+	Crypto crypto.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another

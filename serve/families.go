@@ -2,11 +2,13 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/openshelf/openshelf/serve/archive"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/data"
 	"github.com/openshelf/openshelf/serve/tools/finance"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
@@ -53,6 +55,14 @@ func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, arch *archive.Service)
 		return nil, err
 	}
 
+	if cfg.Crypto.Logger == nil {
+		cfg.Crypto.Logger = cfg.Logger
+	}
+	cryptoTools, err := crypto.New(cfg.Crypto)
+	if err != nil {
+		return nil, fmt.Errorf("serve: crypto tools: %w", err)
+	}
+
 	return []tools.Family{
 		web.NewTools(fc, cfg.Tools),
 		probe,
@@ -61,6 +71,7 @@ func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, arch *archive.Service)
 		data.New(geoData, func(ctx context.Context) ([]data.Topic, string, error) { return archiveTopics(store) }),
 		knowledge.New(knowledge.ServiceArchive(arch), fc, knowledgeConfig(*cfg)),
 		embed.New(embedConfig(*cfg)),
+		cryptoTools,
 	}, nil
 }
 

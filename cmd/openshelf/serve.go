@@ -60,6 +60,21 @@ func (p *prefixList) Set(v string) error {
 	return nil
 }
 
+// stringList is a repeatable string flag.
+type stringList struct{ p *[]string }
+
+func (l *stringList) String() string {
+	if l.p == nil {
+		return ""
+	}
+	return strings.Join(*l.p, " ")
+}
+
+func (l *stringList) Set(v string) error {
+	*l.p = append(*l.p, v)
+	return nil
+}
+
 func runServe(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -99,6 +114,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.Embed.Library, "ort-library", embed.DefaultLibrary, "ONNX Runtime shared library for embed_text")
 	fs.IntVar(&cfg.Embed.MaxBatch, "embed-batch", 32, "embed_text: texts run together at most")
 	fs.DurationVar(&cfg.Embed.MaxWait, "embed-wait", 5*time.Millisecond, "embed_text: how long a batch waits for more requests")
+	fs.StringVar(&cfg.Crypto.ChainsFile, "crypto-chains", "", "crypto tools: chain configuration file (default: the embedded chains.json)")
+	fs.Var(&stringList{&cfg.Crypto.RPC}, "crypto-rpc", "crypto tools: RPC endpoint of a chain, chain=URL[,URL] (repeatable)")
+	fs.StringVar(&cfg.Crypto.SourcifyURL, "crypto-sourcify-url", "https://sourcify.dev/server", "crypto tools: Sourcify server (v2 API) for verified ABIs")
+	fs.StringVar(&cfg.Crypto.EtherscanURL, "crypto-etherscan-url", "https://api.etherscan.io/v2/api", "crypto tools: Etherscan-style v2 API, the ABI fallback")
+	fs.StringVar(&cfg.Crypto.EtherscanKey, "crypto-etherscan-key", "", "crypto tools: Etherscan API key")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.Datasets, "datasets", "datasets", "directory of the offline place and reference data (npm packages installed by scripts/setup.sh)")
 	fs.StringVar(&cfg.Place.GeocoderURL, "geocoder-url", place.DefaultGeocoderURL, "base URL of the Open-Meteo-compatible geocoding API asked for postcodes")

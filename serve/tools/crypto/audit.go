@@ -1,0 +1,442 @@
+package crypto
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+// TokenInput is the input of token_audit and token_report.
+type TokenInput struct {
+	Chain   string `json:"chain" doc:"Chain of the token." enum:"ethereum|base|arbitrum|optimism|polygon|bsc|solana"`
+	Address string `json:"address" doc:"Token contract address, or the mint address on Solana." minLength:"1" maxLength:"64"`
+}
+
+// Validate checks the address form for EVM chains.
+func (in *TokenInput) Validate() error {
+	if in.Chain == "solana" {
+		if !isSolanaAddress(in.Address) {
+			return apierr.Invalid("address", "want a base58 Solana mint address")
+		}
+		return nil
+	}
+	if !isEVMAddress(in.Address) {
+		return apierr.Invalid("address", "want 0x followed by 40 hex digits")
+	}
+	return nil
+}
+
+func isEVMAddress(s string) bool {
+	return len(s) == 42 && strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
+}
+
+// Flag is one finding. Severity is critical, high, medium, low or info.
+type Flag struct {
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	Title    string `json:"title"`
+	Detail   string `json:"detail"`
+}
+
+var severityRank = map[string]int{"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
+
+// AuditOutput is the answer of token_audit.
+type AuditOutput struct {
+	Chain     string         `json:"chain"`
+	Address   string         `json:"address"`
+	Token     TokenSummary   `json:"token"`
+	RiskLevel string         `json:"risk_level"` // the worst flag: critical, high, medium, low or none
+	Flags     []Flag         `json:"flags"`
+	Owner     string         `json:"owner,omitempty"`
+	Proxy     *ProxyInfo     `json:"proxy,omitempty"`
+	Liquidity *LiquidityInfo `json:"liquidity,omitempty"`
+	Holders   *HolderInfo    `json:"holders,omitempty"`
+	SellTest  *SellTest      `json:"sell_test,omitempty"`
+	Block     uint64         `json:"block"`
+	CheckedAt time.Time      `json:"checked_at"`
+}
+
+// TokenSummary is the token's metadata and price.
+type TokenSummary struct {
+	Name        string   `json:"name,omitempty"`
+	Symbol      string   `json:"symbol,omitempty"`
+	Decimals    uint8    `json:"decimals"`
+	TotalSupply string   `json:"total_supply,omitempty"`
+	PriceUSD    *float64 `json:"price_usd,omitempty"`
+}
+
+// LiquidityInfo is the deepest pool and how much of its LP supply is
+// burned (sent to the zero or dead address).
+type LiquidityInfo struct {
+	Pool      string  `json:"pool"`
+	DEX       string  `json:"dex"`
+	Quote     string  `json:"quote_token"`
+	DepthUSD  float64 `json:"depth_usd"`
+	LockedPct float64 `json:"lp_burned_pct"`
+	Locked    bool    `json:"locked"`
+}
+
+// HolderInfo is the concentration among recent holders (addresses seen in
+// Transfer logs of the last window blocks), pools and burn addresses
+// excluded.
+type HolderInfo struct {
+	WindowBlocks uint64        `json:"window_blocks"`
+	Seen         int           `json:"holders_seen"`
+	Top10Pct     float64       `json:"top10_pct"`
+	Top          []HolderShare `json:"top"`
+}
+
+// HolderShare is one holder's share of the supply.
+type HolderShare struct {
+	Address string  `json:"address"`
+	Pct     float64 `json:"pct"`
+}
+
+// Selector groups looked for in the bytecode (PUSH4 operands).
+var privilegeSigs = map[string][]string{
+	"mint":      {"mint(address,uint256)", "mint(uint256)", "mintTo(address,uint256)"},
+	"pause":     {"pause()", "setPaused(bool)"},
+	"blacklist": {"blacklist(address,bool)", "blacklist(address)", "addToBlacklist(address)", "setBlacklist(address,bool)", "blacklistAddress(address,bool)", "addBlackList(address)", "setBots(address[],bool)", "setBot(address,bool)"},
+	"fees":      {"setFee(uint256)", "setFees(uint256,uint256)", "setTaxFee(uint256)", "setBuyFee(uint256)", "setSellFee(uint256)", "setTaxes(uint256,uint256)", "updateFees(uint256,uint256)"},
+	"limits":    {"setMaxTxAmount(uint256)", "setMaxWalletSize(uint256)", "setMaxWallet(uint256)"},
+	"trading":   {"enableTrading()", "setTradingEnabled(bool)", "openTrading()"},
+	"upgrade":   {"upgradeTo(address)", "upgradeToAndCall(address,bytes)"},
+}
+
+// selectors returns the 4-byte constants pushed by code: a superset of the
+// function selectors its dispatcher compares against.
+func selectors(code []byte) map[[4]byte]bool {
+	out := map[[4]byte]bool{}
+	for i := 0; i < len(code); i++ {
+		op := code[i]
+		if op == 0x63 && i+4 < len(code) { // PUSH4
+			out[[4]byte(code[i+1:i+5])] = true
+		}
+		if op >= 0x60 && op <= 0x7f { // skip PUSH data
+			i += int(op-0x60) + 1
+		}
+	}
+	return out
+}
+
+func present(sel map[[4]byte]bool, group string) []string {
+	var hit []string
+	for _, s := range privilegeSigs[group] {
+		if sel[[4]byte(crypto.Keccak256([]byte(s))[:4])] {
+			hit = append(hit, s)
+		}
+	}
+	return hit
+}
+
+// audit is the shared analysis of token_audit and token_report.
+type audit struct {
+	out   *AuditOutput
+	c     *chain.EVM
+	token common.Address
+	meta  *tokenMeta
+	q, wq *quote
+}
+
+// checkToken refuses, before payment, an address without code (or, on
+// Solana, one that is not a mint).
+func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
+	if in.Chain == "solana" {
+		return t.checkSolanaToken(ctx, in)
+	}
+	c, err := t.client("chain", in.Chain)
+	if err != nil {
+		return err
+	}
+	st, err := readCode(ctx, c, common.HexToAddress(in.Address))
+	if err != nil {
+		return err
+	}
+	if len(st.Code) == 0 {
+		return apierr.NotFound("token_not_found", in.Address+" has no contract code on "+in.Chain)
+	}
+	return nil
+}
+
+func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (*audit, error) {
+	c, err := t.client("chain", in.Chain)
+	if err != nil {
+		return nil, err
+	}
+	tok := common.HexToAddress(in.Address)
+	st, err := readCode(ctx, c, tok)
+	if err != nil {
+		return nil, err
+	}
+	if len(st.Code) == 0 {
+		return nil, apierr.NotFound("token_not_found", in.Address+" has no contract code on "+in.Chain)
+	}
+	head, err := getHeader(ctx, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	a := &audit{c: c, token: tok, out: &AuditOutput{Chain: c.Chain.Name, Address: tok.Hex(), Flags: []Flag{}, Proxy: st.Proxy,
+		Block: head.Number, CheckedAt: t.cfg.Now().UTC()}}
+	metas, err := tokenInfo(ctx, c, []common.Address{tok})
+	if err != nil {
+		return nil, err
+	}
+	a.meta = metas[tok]
+	if a.meta == nil || !a.meta.OK {
+		return nil, apierr.NotFound("not_a_token", in.Address+" does not answer decimals(): not an ERC-20 token")
+	}
+	a.out.Token = TokenSummary{Name: a.meta.Name, Symbol: a.meta.Symbol, Decimals: a.meta.Decimals}
+	if a.meta.Supply != nil {
+		a.out.Token.TotalSupply = a.meta.Supply.String()
+	}
+	qs, err := usdPrices(ctx, c, []common.Address{tok, c.Chain.WrappedNative}, nil)
+	if err != nil {
+		return nil, err
+	}
+	a.q, a.wq = qs[tok], qs[c.Chain.WrappedNative]
+	if a.q != nil {
+		a.out.Token.PriceUSD = ptr(round(a.q.PriceUSD, 10))
+	}
+	code := st.Code
+	if st.Proxy != nil && len(st.ImplCode) > 0 {
+		code = st.ImplCode
+	}
+	if err := a.privileges(ctx, selectors(code)); err != nil {
+		return nil, err
+	}
+	if err := a.liquidity(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.holders(ctx, head.Number, t.cfg.LogWindow); err != nil {
+		return nil, err
+	}
+	if sellUSD > 0 {
+		s := simulateSell(ctx, c, tok, a.meta.Decimals, a.q, a.wq, sellUSD)
+		a.out.SellTest = &s
+		a.sellFlags(s)
+	}
+	a.finish()
+	return a, nil
+}
+
+func (a *audit) flag(id, sev, title, detail string) {
+	a.out.Flags = append(a.out.Flags, Flag{ID: id, Severity: sev, Title: title, Detail: detail})
+}
+
+// privileges reads owner() and flags privileged functions; a privilege is
+// serious only while someone holds it.
+func (a *audit) privileges(ctx context.Context, sel map[[4]byte]bool) error {
+	res, err := a.c.Multicall(ctx, []chain.Call{{Target: a.token, Method: "owner"}}, nil)
+	if err != nil {
+		return err
+	}
+	owned := false
+	if o, ok := res[0].Addr(0); ok {
+		if o == (common.Address{}) || o == deadAddr {
+			a.flag("ownership_renounced", "info", "Ownership renounced", "owner() is "+o.Hex()+": owner-only functions can no longer be called.")
+		} else {
+			owned = true
+			a.out.Owner = o.Hex()
+			a.flag("owner", "low", "Token has an owner", "owner() is "+o.Hex()+", who can call the owner-only functions listed in other flags.")
+		}
+	}
+	live := owned || a.out.Proxy != nil
+	sevIf := func(s string) string {
+		if live {
+			return s
+		}
+		return "low"
+	}
+	if hit := present(sel, "mint"); len(hit) > 0 {
+		a.flag("mint", sevIf("high"), "Supply can be increased", "The code has "+strings.Join(hit, ", ")+": new tokens can be minted, diluting holders.")
+	}
+	if hit := present(sel, "pause"); len(hit) > 0 {
+		a.flag("pause", sevIf("medium"), "Transfers can be paused", "The code has "+strings.Join(hit, ", ")+".")
+	}
+	if hit := present(sel, "blacklist"); len(hit) > 0 {
+		a.flag("blacklist", sevIf("medium"), "Addresses can be blacklisted", "The code has "+strings.Join(hit, ", ")+": a holder can be blocked from transferring.")
+	}
+	if hit := present(sel, "fees"); len(hit) > 0 {
+		a.flag("fee_setter", sevIf("medium"), "Transfer fees can be changed", "The code has "+strings.Join(hit, ", ")+": the tax on buys or sells can be raised.")
+	}
+	if hit := present(sel, "limits"); len(hit) > 0 {
+		a.flag("tx_limits", sevIf("low"), "Transaction or wallet limits can be set", "The code has "+strings.Join(hit, ", ")+".")
+	}
+	if hit := present(sel, "trading"); len(hit) > 0 {
+		a.flag("trading_switch", sevIf("medium"), "Trading can be switched", "The code has "+strings.Join(hit, ", ")+".")
+	}
+	if p := a.out.Proxy; p != nil {
+		d := fmt.Sprintf("%s proxy delegating to %s", p.Type, p.Implementation)
+		if p.Admin != "" {
+			d += "; admin " + p.Admin + " can replace the implementation and with it every rule of the token"
+		}
+		a.flag("upgradeable", "high", "Upgradeable proxy", d+".")
+	}
+	return nil
+}
+
+var deadAddr = common.HexToAddress("0x000000000000000000000000000000000000dEaD")
+
+// liquidity reports the deepest pool and how much of its LP supply is
+// burned.
+func (a *audit) liquidity(ctx context.Context) error {
+	if a.q == nil || a.q.Pool == nil {
+		a.flag("no_liquidity", "high", "No pool against USDC or the wrapped native token", "The token cannot be sold on the configured exchanges.")
+		return nil
+	}
+	p := a.q.Pool
+	quote := "USDC"
+	if p.other(a.token) != a.c.Chain.USDC {
+		quote = "wrapped native"
+	}
+	li := &LiquidityInfo{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: quote, DepthUSD: round(a.q.PoolDepth, 8)}
+	a.out.Liquidity = li
+	res, err := a.c.Multicall(ctx, []chain.Call{
+		{Target: p.Addr, Method: "balanceOf", Args: []any{deadAddr}},
+		{Target: p.Addr, Method: "balanceOf", Args: []any{common.Address{}}},
+	}, nil)
+	if err != nil {
+		return err
+	}
+	burned := new(big.Int)
+	for _, r := range res {
+		if v := r.Big(0); v != nil {
+			burned.Add(burned, v)
+		}
+	}
+	if p.LPSupply != nil && p.LPSupply.Sign() > 0 {
+		f, _ := new(big.Float).Quo(new(big.Float).SetInt(burned), new(big.Float).SetInt(p.LPSupply)).Float64()
+		li.LockedPct = round(f*100, 6)
+	}
+	li.Locked = li.LockedPct >= 95
+	if li.Locked {
+		a.flag("liquidity_locked", "info", "Liquidity is burned", fmt.Sprintf("%.2f%% of the LP tokens of %s are at the zero or dead address.", li.LockedPct, p.Addr.Hex()))
+	} else {
+		a.flag("liquidity_unlocked", "high", "Liquidity can be withdrawn", fmt.Sprintf("Only %.2f%% of the LP tokens of %s are burned; the holders of the rest can pull the liquidity (lockers are not recognised).", li.LockedPct, p.Addr.Hex()))
+	}
+	if li.DepthUSD < 10_000 {
+		a.flag("thin_liquidity", "medium", "Thin liquidity", fmt.Sprintf("The deepest pool holds about %.0f USD.", li.DepthUSD))
+	}
+	return nil
+}
+
+// holders reads Transfer logs of the last window blocks (one eth_getLogs)
+// and the balances of the receivers (one Multicall3 call, at most 300).
+func (a *audit) holders(ctx context.Context, head, window uint64) error {
+	if a.meta.Supply == nil || a.meta.Supply.Sign() == 0 {
+		return nil
+	}
+	from := uint64(0)
+	if head > window {
+		from = head - window
+	}
+	var logs []struct {
+		Topics []common.Hash `json:"topics"`
+	}
+	topic := chain.ABI.Events["Transfer"].ID
+	q := map[string]any{"address": a.token, "fromBlock": hexutil.EncodeUint64(from), "toBlock": hexutil.EncodeUint64(head), "topics": []any{topic}}
+	if err := a.c.Call(ctx, &logs, "eth_getLogs", q); err != nil {
+		a.flag("holders_unknown", "info", "Holder concentration not measured", "The node refused the log query: "+apierr.From(err).Message)
+		return nil
+	}
+	seen := map[common.Address]bool{}
+	var addrs []common.Address
+	for i := len(logs) - 1; i >= 0 && len(addrs) < 300; i-- {
+		if len(logs[i].Topics) < 3 {
+			continue
+		}
+		to := common.BytesToAddress(logs[i].Topics[2][12:])
+		if !seen[to] {
+			seen[to] = true
+			addrs = append(addrs, to)
+		}
+	}
+	exclude := map[common.Address]bool{{}: true, deadAddr: true, a.token: true}
+	if a.q != nil {
+		for _, s := range a.q.Sources {
+			exclude[common.HexToAddress(s.Pool)] = true
+		}
+	}
+	var calls []chain.Call
+	var who []common.Address
+	for _, h := range addrs {
+		if !exclude[h] {
+			calls = append(calls, chain.Call{Target: a.token, Method: "balanceOf", Args: []any{h}})
+			who = append(who, h)
+		}
+	}
+	res, err := a.c.Multicall(ctx, calls, nil)
+	if err != nil {
+		return err
+	}
+	var shares []HolderShare
+	for i, r := range res {
+		if v := r.Big(0); v != nil && v.Sign() > 0 {
+			f, _ := new(big.Float).Quo(new(big.Float).SetInt(v), new(big.Float).SetInt(a.meta.Supply)).Float64()
+			shares = append(shares, HolderShare{Address: who[i].Hex(), Pct: round(f*100, 6)})
+		}
+	}
+	sort.Slice(shares, func(i, j int) bool { return shares[i].Pct > shares[j].Pct })
+	hi := &HolderInfo{WindowBlocks: head - from, Seen: len(shares), Top: shares[:min(10, len(shares))]}
+	for _, s := range hi.Top {
+		hi.Top10Pct += s.Pct
+	}
+	hi.Top10Pct = round(hi.Top10Pct, 6)
+	a.out.Holders = hi
+	switch {
+	case len(shares) > 0 && shares[0].Pct > 50:
+		a.flag("holder_concentration", "high", "One holder owns most of the supply", fmt.Sprintf("%s holds %.2f%% of the supply.", shares[0].Address, shares[0].Pct))
+	case hi.Top10Pct > 50:
+		a.flag("holder_concentration", "medium", "Supply is concentrated", fmt.Sprintf("The ten largest recent holders own %.2f%%.", hi.Top10Pct))
+	}
+	return nil
+}
+
+// sellFlags turns a simulated sale into flags.
+func (a *audit) sellFlags(s SellTest) {
+	switch {
+	case s.Reverted:
+		if !slices.ContainsFunc(a.out.Flags, func(f Flag) bool { return f.ID == "honeypot" }) {
+			a.flag("honeypot", "critical", "Cannot be sold", fmt.Sprintf("A simulated sale of %.0f USD worth reverted: %s.", s.USD, s.RevertReason))
+		}
+	case s.EffectiveTaxPc != nil && *s.EffectiveTaxPc > 10:
+		a.flag("sell_tax", "high", "High sell tax", fmt.Sprintf("A simulated sale of %.0f USD lost %.2f%% to transfer tax.", s.USD, *s.EffectiveTaxPc))
+	case s.EffectiveTaxPc != nil && *s.EffectiveTaxPc > 0.5:
+		if !slices.ContainsFunc(a.out.Flags, func(f Flag) bool { return f.ID == "sell_tax" }) {
+			a.flag("sell_tax", "medium", "Sell tax", fmt.Sprintf("A simulated sale of %.0f USD lost %.2f%% to transfer tax.", s.USD, *s.EffectiveTaxPc))
+		}
+	}
+}
+
+// finish sorts flags by severity and sets the risk level.
+func (a *audit) finish() {
+	sort.SliceStable(a.out.Flags, func(i, j int) bool {
+		return severityRank[a.out.Flags[i].Severity] > severityRank[a.out.Flags[j].Severity]
+	})
+	a.out.RiskLevel = "none"
+	if len(a.out.Flags) > 0 && a.out.Flags[0].Severity != "info" {
+		a.out.RiskLevel = a.out.Flags[0].Severity
+	}
+}
+
+func (t *Tools) tokenAudit(ctx context.Context, in *TokenInput) (*AuditOutput, error) {
+	if in.Chain == "solana" {
+		return t.solanaAudit(ctx, in)
+	}
+	a, err := t.runAudit(ctx, in, 100)
+	if err != nil {
+		return nil, err
+	}
+	return a.out, nil
+}

@@ -1,0 +1,84 @@
+package crypto
+
+import (
+	"context"
+	"testing"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+)
+
+// BenchmarkTools measures tool calls per second against the local test
+// chain (JSON-RPC over loopback HTTP) and what each call asks of the node:
+// HTTP requests, JSON-RPC calls, and reads (what a client without JSON-RPC
+// batches or Multicall3 would send as separate calls). "cold" clears every
+// cache before each call; "warm" keeps them (pair addresses, token
+// metadata, headers; gas figures for 3 s).
+//
+//	go test -run '^$' -bench BenchmarkTools -benchtime 3s ./serve/tools/crypto/
+func BenchmarkTools(b *testing.B) {
+	c := evmtest.New(b)
+	cc := &chain.Config{Version: "bench", Chains: map[string]*chain.Chain{
+		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
+			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
+			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
+				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: c.V3Quoter, FeeTiers: []int64{500, 3000}}},
+			Tokens: []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18}, {Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
+	}}
+	tools, err := New(Config{Chains: cc, RPCOptions: chain.Options{RatePerSecond: 1e6, Burst: 1e6}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tools.Close()
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		call func() error
+	}{
+		{"gas_tracker", func() error {
+			_, err := tools.gas(ctx, &GasInput{Chains: "ethereum", USD: true})
+			return err
+		}},
+		{"crypto_prices", func() error {
+			_, err := tools.prices(ctx, &PricesInput{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true})
+			return err
+		}},
+		{"token_report", func() error {
+			_, err := tools.tokenReport(ctx, &TokenInput{Chain: "ethereum", Address: c.FEE.Hex()})
+			return err
+		}},
+	}
+	evm := tools.evm["ethereum"]
+	for _, tc := range cases {
+		for _, mode := range []string{"cold", "warm"} {
+			b.Run(tc.name+"/"+mode, func(b *testing.B) {
+				if err := tc.call(); err != nil { // warm-up, and fail early
+					b.Fatal(err)
+				}
+				st := evm.Stats()
+				req0, calls0, reads0 := st.Requests.Load(), st.Calls.Load(), st.Reads.Load()
+				srv0, srvReq0 := c.Calls(), c.Requests()
+				for b.Loop() {
+					if mode == "cold" {
+						evm.Cache.Clear()
+						tools.abis.Clear()
+					}
+					if err := tc.call(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				n := float64(b.N)
+				b.ReportMetric(float64(st.Requests.Load()-req0)/n, "http-req/op")
+				b.ReportMetric(float64(st.Calls.Load()-calls0)/n, "rpc-calls/op")
+				b.ReportMetric(float64(st.Reads.Load()-reads0)/n, "unbatched-reads/op")
+				if got, want := c.Calls()-srv0, st.Calls.Load()-calls0; got != want {
+					b.Errorf("the node served %d calls, the client counted %d", got, want)
+				}
+				if got, want := c.Requests()-srvReq0, st.Requests.Load()-req0; got != want {
+					b.Errorf("the node served %d requests, the client counted %d", got, want)
+				}
+				b.ReportMetric(n/b.Elapsed().Seconds(), "calls/s")
+			})
+		}
+	}
+}

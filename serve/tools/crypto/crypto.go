@@ -1,0 +1,131 @@
+package crypto
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+// Config configures the crypto tools. The zero value is the production
+// setup with the embedded chain configuration and public endpoints.
+type Config struct {
+	// Chains replaces the chain configuration (tests); otherwise
+	// ChainsFile is read, or the embedded chains.json when empty.
+	Chains     *chain.Config
+	ChainsFile string
+	// RPC overrides endpoints, each "chain=url[,url]".
+	RPC []string
+	// SourcifyURL is the Sourcify server (v2 API); default
+	// https://sourcify.dev/server.
+	SourcifyURL string
+	// EtherscanURL is the Etherscan-style v2 API (one URL for all chains,
+	// chainid parameter); default https://api.etherscan.io/v2/api. With
+	// no EtherscanKey the fallback is still tried (rate-limited tier).
+	EtherscanURL string
+	EtherscanKey string
+	// RPCOptions bound every RPC client (timeout, rate).
+	RPCOptions chain.Options
+	// ExplorerTimeout bounds each explorer request; default 10s.
+	ExplorerTimeout time.Duration
+	// LogWindow is how many recent blocks token_report and wallet_report
+	// scan for Transfer and Approval logs; default 5000.
+	LogWindow uint64
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// Tools is the crypto tool family.
+type Tools struct {
+	cfg    Config
+	chains *chain.Config
+	evm    map[string]*chain.EVM
+	sol    *chain.Solana
+	hc     *http.Client // explorers: operator-configured URLs, not user input
+	abis   *chain.Cache
+}
+
+// New builds the family; it fails on a bad chain configuration.
+func New(cfg Config) (*Tools, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SourcifyURL == "" {
+		cfg.SourcifyURL = "https://sourcify.dev/server"
+	}
+	if cfg.EtherscanURL == "" {
+		cfg.EtherscanURL = "https://api.etherscan.io/v2/api"
+	}
+	if cfg.ExplorerTimeout <= 0 {
+		cfg.ExplorerTimeout = 10 * time.Second
+	}
+	if cfg.LogWindow == 0 {
+		cfg.LogWindow = 5000
+	}
+	cc := cfg.Chains
+	if cc == nil {
+		var err error
+		if cc, err = chain.Load(cfg.ChainsFile); err != nil {
+			return nil, fmt.Errorf("crypto: %w", err)
+		}
+	}
+	for _, spec := range cfg.RPC {
+		if err := cc.SetRPC(spec); err != nil {
+			return nil, err
+		}
+	}
+	t := &Tools{cfg: cfg, chains: cc, evm: map[string]*chain.EVM{}, abis: chain.NewCache(512),
+		hc: &http.Client{Timeout: cfg.ExplorerTimeout}}
+	for name, ch := range cc.Chains {
+		switch ch.Kind {
+		case "evm":
+			c, err := chain.NewEVM(ch, cfg.RPCOptions)
+			if err != nil {
+				return nil, err
+			}
+			t.evm[name] = c
+		case "solana":
+			s, err := chain.NewSolana(ch, cfg.RPCOptions)
+			if err != nil {
+				return nil, err
+			}
+			t.sol = s
+		}
+	}
+	return t, nil
+}
+
+// Close releases the RPC clients.
+func (t *Tools) Close() error {
+	for _, c := range t.evm {
+		c.Close()
+	}
+	return nil
+}
+
+// client returns the EVM client of a chain, or a 400 naming the field.
+func (t *Tools) client(field, name string) (*chain.EVM, error) {
+	c, ok := t.evm[strings.ToLower(name)]
+	if !ok {
+		return nil, apierr.Invalid(field, fmt.Sprintf("chain %q is not one of the configured EVM chains (%s)", name, strings.Join(chain.EVMChains, ", ")))
+	}
+	return c, nil
+}
+
+// splitList splits a comma list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

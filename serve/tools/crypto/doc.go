@@ -1,0 +1,15 @@
+// Package crypto serves the on-chain checks under /v1/crypto: contract_abi,
+// token_audit, token_report, swap_route, crypto_prices, gas_tracker,
+// wallet_portfolio, wallet_report and simulate_tx.
+//
+// Every answer comes from chain state read over JSON-RPC (package chain):
+// pool reserves of Uniswap-V2-style factories for prices and routes,
+// eth_feeHistory for gas, bytecode and storage for audits, eth_call with
+// state overrides for simulated sells and transactions. Verified ABIs come
+// from a Sourcify-style server with an Etherscan-style fallback. Nothing is
+// ever signed or broadcast.
+//
+// The tests run against a real EVM (package evmtest) with deployed tokens,
+// pools, a honeypot and a proxy, and against local servers replaying real
+// Sourcify, Etherscan and Solana answers.
+package crypto

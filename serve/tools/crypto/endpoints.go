@@ -1,0 +1,154 @@
+package crypto
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/openshelf/openshelf/serve/registry"
+)
+
+// value wraps a tool function as a registry handler.
+func value[In, Out any](f func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*registry.Result, error) {
+	return func(ctx context.Context, in *In) (*registry.Result, error) {
+		out, err := f(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return &registry.Result{Value: out}, nil
+	}
+}
+
+// tool marks every crypto tool as reaching outside the archive.
+func tool() *registry.Tool { return &registry.Tool{OpenWorld: true} }
+
+// Endpoints returns the registry entries of the crypto tools. Input rules
+// (chains, addresses, list sizes) are checked while decoding and in Check,
+// so bad input and unknown contracts are refused before payment.
+func (t *Tools) Endpoints() []*registry.Endpoint {
+	return []*registry.Endpoint{
+		t.contractABIEndpoint(),
+		t.gasEndpoint(),
+		t.pricesEndpoint(),
+		t.auditEndpoint(),
+		t.reportEndpoint(),
+		t.swapEndpoint(),
+		t.portfolioEndpoint(),
+		t.simulateEndpoint(),
+		t.walletReportEndpoint(),
+	}
+}
+
+func (t *Tools) walletReportEndpoint() *registry.Endpoint {
+	return registry.Spec[WalletReportInput]{
+		Name: "wallet_report", Method: http.MethodGet, Path: "/v1/crypto/wallet-report", Group: registry.GroupTools,
+		Price:   "0.03",
+		Summary: "Wallet reputation: portfolio, open token approvals (from logs, with current allowances), scam-token holdings (simulated sales), interactions with flagged contracts, and a verdict (clean, caution, high-risk, flagged, incomplete) with reasons.",
+		Description: "History comes from the Approval and Transfer logs of the last 5,000 blocks (configurable); allowances and balances " +
+			"are read now in one Multicall3 call per chain. Solana addresses get the portfolio and the verdict incomplete.",
+		Output: WalletReportOutput{}, Tool: tool(),
+		Handle: value(t.walletReport),
+	}.Endpoint()
+}
+
+func (t *Tools) simulateEndpoint() *registry.Endpoint {
+	return registry.Spec[SimInput]{
+		Name: "simulate_tx", Method: http.MethodPost, Path: "/v1/crypto/simulate-tx", Group: registry.GroupTools,
+		Price:   "0.0015",
+		Summary: "Simulate a transaction without sending it: assets leaving and entering (native, ERC-20, ERC-721, ERC-1155), approvals granted, revert reason, gas and fee, and a risk level; Solana simulateTransaction with logs and balance changes.",
+		Description: "EVM: eth_simulateV1 with transfer tracing at the head block (eth_call and eth_estimateGas, without asset " +
+			"tracing, on nodes that lack it). Solana: simulateTransaction with signature checks off and a fresh blockhash. Nothing is broadcast.",
+		Output: SimOutput{}, Tool: tool(),
+		Handle: value(t.simulate),
+	}.Endpoint()
+}
+
+func (t *Tools) portfolioEndpoint() *registry.Endpoint {
+	return registry.Spec[PortfolioInput]{
+		Name: "wallet_portfolio", Method: http.MethodGet, Path: "/v1/crypto/portfolio", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Native balances and token holdings of a wallet with USD values and totals per chain (EVM and Solana addresses).",
+		Description: "EVM: the configured token list plus up to 20 given tokens, read in one Multicall3 call per chain and priced " +
+			"from on-chain pools. Solana: SOL and SPL token accounts (no USD prices yet). A chain whose node fails is reported " +
+			"with an error; the call fails only when every chain does.",
+		Output: PortfolioOutput{}, Tool: tool(),
+		Handle: value(t.portfolio),
+	}.Endpoint()
+}
+
+func (t *Tools) swapEndpoint() *registry.Endpoint {
+	return registry.Spec[SwapInput]{
+		Name: "swap_route", Method: http.MethodGet, Path: "/v1/crypto/swap-route", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Best swap route from on-chain Uniswap-V2-style pools: output, minimum after slippage, price impact, gas, USD value change; with a sender, an unsigned transaction and the allowance check.",
+		Description: "Direct routes and routes through the wrapped native token, USDC and listed tokens (up to three hops) are " +
+			"quoted from reserves at the head block. native is handled as the wrapped token. Quotes only: no transaction is sent.",
+		Output: SwapOutput{}, Tool: tool(),
+		Check:  t.checkSwap,
+		Handle: value(t.swapRoute),
+	}.Endpoint()
+}
+
+func (t *Tools) auditEndpoint() *registry.Endpoint {
+	return registry.Spec[TokenInput]{
+		Name: "token_audit", Method: http.MethodPost, Path: "/v1/crypto/token-audit", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Severity-ranked risk flags of a token from its bytecode and state: owner privileges, mint, pause, blacklist, fee setters, proxy upgradability, honeypot (simulated sale), liquidity lock and holder concentration.",
+		Description: "Privileged functions are found by their selectors in the bytecode (the implementation's, behind a proxy); a " +
+			"100 USD sale to USDC is simulated with eth_call state overrides (nothing is sent). An address without code is a 404 before payment.",
+		Output: AuditOutput{}, Tool: tool(),
+		Check:  t.checkToken,
+		Handle: value(t.tokenAudit),
+	}.Endpoint()
+}
+
+func (t *Tools) reportEndpoint() *registry.Endpoint {
+	return registry.Spec[TokenInput]{
+		Name: "token_report", Method: http.MethodPost, Path: "/v1/crypto/token-report", Group: registry.GroupTools,
+		Price:   "0.05",
+		Summary: "Token safety report: score 0 to 100 with every deduction explained, a verdict (low-risk, caution, high-risk, avoid), the audit flags, and simulated sales of 100 and 1,000 USD to USDC with received amount, effective tax and revert reason.",
+		Description: "Sales run through the deepest pool (and the wrapped-native/USDC pool when needed) by eth_call with state " +
+			"overrides: a seller contract and a token balance are placed for the call only; nothing is signed or sent.",
+		Output: ReportOutput{}, Tool: tool(),
+		Check:  t.checkToken,
+		Handle: value(t.tokenReport),
+	}.Endpoint()
+}
+
+func (t *Tools) gasEndpoint() *registry.Endpoint {
+	return registry.Spec[GasInput]{
+		Name: "gas_tracker", Method: http.MethodGet, Path: "/v1/crypto/gas-tracker", Group: registry.GroupTools,
+		Price:   "0.0001",
+		Summary: "Gas fees per chain: slow, standard and fast fees, transfer costs in native and USD, congestion, base-fee trend, block time; Solana priority-fee percentiles and TPS.",
+		Description: "EVM figures come from eth_feeHistory over the last 20 blocks (10th, 50th and 90th percentile tips) and " +
+			"the head block; USD from the wrapped-native/USDC pool. A chain whose node fails is reported with an error; the " +
+			"call fails only when every chain does.",
+		Output: GasOutput{}, Tool: tool(),
+		Handle: value(t.gas),
+	}.Endpoint()
+}
+
+func (t *Tools) pricesEndpoint() *registry.Endpoint {
+	return registry.Spec[PricesInput]{
+		Name: "crypto_prices", Method: http.MethodGet, Path: "/v1/crypto/prices", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Token prices in USD from on-chain pools (against USDC and the wrapped native token) with pool depth, a confidence measure and the 24-hour change.",
+		Description: "At most 10 tokens, as symbols or chain:address. The deepest Uniswap-V2-style pool sets the price; " +
+			"the 24-hour change compares with pool state at the block of 24 hours ago. A token with no pool is a 404 before payment.",
+		Output: PricesOutput{}, Tool: tool(),
+		Check:  t.checkPrices,
+		Handle: value(t.prices),
+	}.Endpoint()
+}
+
+func (t *Tools) contractABIEndpoint() *registry.Endpoint {
+	return registry.Spec[ABIInput]{
+		Name: "contract_abi", Method: http.MethodGet, Path: "/v1/crypto/contract-abi", Group: registry.GroupTools,
+		Price:   "0.001",
+		Summary: "Verified ABI of a contract with compiler, deployment, function, event and error signatures (selectors), optional source, and the implementation's ABI behind a proxy.",
+		Description: "From Sourcify, with an Etherscan-style API as fallback. Proxies (EIP-1967 and its beacon variant, EIP-1822, " +
+			"EIP-1167 minimal proxies, ZeppelinOS) are resolved from chain state. An unverified contract is a 404 before payment.",
+		Output: ABIOutput{}, Tool: tool(),
+		Check:  t.checkABI,
+		Handle: value(t.contractABI),
+	}.Endpoint()
+}

@@ -1,0 +1,195 @@
+package crypto_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/serve"
+	"github.com/openshelf/openshelf/serve/servetest"
+	"github.com/openshelf/openshelf/serve/tools/crypto"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+)
+
+// env is the whole server over a test chain, a replaying Solana node and
+// replaying Sourcify and Etherscan servers.
+type env struct {
+	*servetest.Env
+	chain *evmtest.Chain
+	// sourcify and etherscan map a lower-case address to the fixture
+	// served for it; any other address gets the real "not verified" answer.
+	sourcify, etherscan map[string]string
+	mu                  sync.Mutex
+	explorerHits        int
+}
+
+// v3Router stands in for SwapRouter02, which the test chain lacks.
+var v3Router = common.HexToAddress("0x000000000000000000000000000000000005a003")
+
+func upstream(t testing.TB, elem ...string) string {
+	return fixtures.Path(t, append([]string{"upstreams"}, elem...)...)
+}
+
+// testChains is the configuration of the test chain as "ethereum", plus
+// solana served by sol.
+func testChains(c *evmtest.Chain, solURL string) *chain.Config {
+	return &chain.Config{Version: "test", Chains: map[string]*chain.Chain{
+		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
+			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
+			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
+				// The test chain has no V3 router; its address only fills the transaction's to.
+				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: v3Router, FeeTiers: []int64{500, 3000}}},
+			Tokens: []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18},
+				{Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
+		"solana": {Name: "solana", Kind: "solana", RPC: []string{solURL}, Native: "SOL"},
+	}}
+}
+
+func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
+
+// newEnvWith lets a test adjust the chain configuration.
+func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
+	t.Helper()
+	c := evmtest.New(t)
+	e := &env{chain: c, sourcify: map[string]string{}, etherscan: map[string]string{}}
+	sol := httptest.NewServer(solanaReplay(t))
+	t.Cleanup(sol.Close)
+	exp := httptest.NewServer(http.HandlerFunc(e.explorer(t)))
+	t.Cleanup(exp.Close)
+	cc := testChains(c, sol.URL)
+	if mod != nil {
+		mod(c, cc)
+	}
+	e.Env = servetest.New(t, func(cfg *serve.Config) {
+		cfg.Crypto = crypto.Config{Chains: cc,
+			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api"}
+	})
+	return e
+}
+
+// solanaReplay answers each Solana method with a real recorded answer.
+func solanaReplay(t testing.TB) http.Handler {
+	files := map[string]string{
+		"getRecentPrioritizationFees": "getRecentPrioritizationFees.docs-example.json",
+		"getRecentPerformanceSamples": "getRecentPerformanceSamples.docs-example.json",
+		"getBalance":                  "getBalance.blocto-devnet.json",
+		"getTokenAccountsByOwner":     "getTokenAccountsByOwner_jsonParsed.docs-example.json",
+		"simulateTransaction":         "simulateTransaction.docs-example.json",
+	}
+	body := map[string][]byte{}
+	for m, f := range files {
+		b, err := os.ReadFile(upstream(t, "solana", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body[m] = b
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		for m, b := range solanaSamples {
+			if strings.Contains(string(raw), `"method":"`+m+`"`) {
+				w.Header().Set("Content-Type", "application/json")
+				if m == "getAccountInfo" && !strings.Contains(string(raw), testMint) {
+					b = `{"jsonrpc":"2.0","result":{"context":{"slot":341197053},"value":null},"id":1}`
+				}
+				io.WriteString(w, b)
+				return
+			}
+		}
+		for m, b := range body {
+			if strings.Contains(string(raw), `"method":"`+m+`"`) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(b)
+				return
+			}
+		}
+		http.Error(w, "no recording for "+string(raw), http.StatusNotFound)
+	})
+}
+
+func (e *env) explorer(t testing.TB) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		e.explorerHits++
+		e.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/sourcify/v2/contract/"):
+			addr := strings.ToLower(filepath.Base(r.URL.Path))
+			if f, ok := e.sourcify[addr]; ok {
+				serveFile(t, w, http.StatusOK, upstream(t, "evm", f))
+				return
+			}
+			serveFile(t, w, http.StatusNotFound, upstream(t, "evm", "sourcify_v2_contract_404_not_verified.openapi-example.json"))
+		case r.URL.Path == "/etherscan/v2/api":
+			addr := strings.ToLower(r.URL.Query().Get("address"))
+			if f, ok := e.etherscan[addr]; ok {
+				serveFile(t, w, http.StatusOK, upstream(t, "evm", f))
+				return
+			}
+			serveFile(t, w, http.StatusOK, upstream(t, "evm", "etherscan_getsourcecode_not_verified.json"))
+		default:
+			http.NotFound(w, r)
+		}
+	}
+}
+
+func serveFile(t testing.TB, w http.ResponseWriter, status int, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Error(err)
+	}
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
+
+// num reads a JSON number at a path of map keys.
+func num(t *testing.T, m map[string]any, keys ...string) float64 {
+	t.Helper()
+	var v any = m
+	for _, k := range keys {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%v: not an object at %q in %v", keys, k, m)
+		}
+		v = mm[k]
+	}
+	f, ok := v.(float64)
+	if !ok {
+		t.Fatalf("%v = %v (%T), want a number", keys, v, v)
+	}
+	return f
+}
+
+func near(a, b, rel float64) bool {
+	if b == 0 {
+		return a == 0
+	}
+	d := a/b - 1
+	return d < rel && d > -rel
+}
+
+// testMint is the mint the Solana samples below describe.
+const testMint = "2cHr7QS3xfuSV8wdxo3ztuF4xbiarF6Nrgx3qpx3HzXR"
+
+// solanaSamples are answers written for these tests (no recorded ones
+// exist in the shared fixtures) in the documented formats of
+// solana.com/docs/rpc/http/getaccountinfo (jsonParsed mint account) and
+// .../gettokenlargestaccounts: a mint without mint authority but with a
+// freeze authority, supply 1,000,000 (6 decimals), its largest account
+// holding 60%.
+var solanaSamples = map[string]string{
+	"getAccountInfo":          `{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.0.15","slot":341197053},"value":{"data":{"parsed":{"info":{"decimals":6,"freezeAuthority":"7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwrRCrar","isInitialized":true,"mintAuthority":null,"supply":"1000000000000"},"type":"mint"},"program":"spl-token","space":82},"executable":false,"lamports":1461600,"owner":"TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA","rentEpoch":18446744073709551615,"space":82}},"id":1}`,
+	"getTokenLargestAccounts": `{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.0.15","slot":341197053},"value":[{"address":"FYjHNoFtSQ5uijKrZFyYAxvEr87hsKXkXcxkcmkBAf4r","amount":"600000000000","decimals":6,"uiAmount":600000.0,"uiAmountString":"600000"},{"address":"BnsywxTcaYeNUtzrPxQUvzAWxfzZe3ZLUJ4wMMuLESnu","amount":"100000000000","decimals":6,"uiAmount":100000.0,"uiAmountString":"100000"}]},"id":1}`,
+}

@@ -1,0 +1,87 @@
+package crypto
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+func TestBase58(t *testing.T) {
+	for _, s := range []string{"A1TMhSGzQxMr1TboBKtgixKz1sS6REASMxPo1qsyTSJd", "11111111111111111111111111111111", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"} {
+		b, ok := base58Decode(s)
+		if !ok || len(b) != 32 || base58Encode(b) != s {
+			t.Errorf("%s: %x %v round trip %q", s, b, ok, base58Encode(b))
+		}
+	}
+	for _, bad := range []string{"0OIl", "abc", "0x703c4b2bD70c169f5717101CaeE543299Fc946C7"} {
+		if isSolanaAddress(bad) {
+			t.Errorf("%q taken for a Solana address", bad)
+		}
+	}
+}
+
+func TestSelectorsSkipPushData(t *testing.T) {
+	sel := crypto.Keccak256([]byte("mint(address,uint256)"))[:4]
+	// PUSH4 <mint> ; PUSH32 whose data hides a PUSH4 of pause() (0x63 +
+	// selector) that must not be read as code.
+	pause := crypto.Keccak256([]byte("pause()"))[:4]
+	code := append([]byte{0x63}, sel...)
+	hidden := append(append([]byte{0x63}, pause...), bytes.Repeat([]byte{0}, 27)...)
+	code = append(append(code, 0x7f), hidden...)
+	got := selectors(code)
+	if !got[[4]byte(sel)] || got[[4]byte(pause)] {
+		t.Errorf("selectors %v", got)
+	}
+	if len(present(got, "mint")) != 1 || len(present(got, "pause")) != 0 {
+		t.Error("present() disagrees")
+	}
+}
+
+func TestParseUnits(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		dec  uint8
+		want string
+	}{{"1.5", 6, "1500000"}, {"250.5", 6, "250500000"}, {"0.0000001", 6, "0"}, {"3", 18, "3000000000000000000"}} {
+		if got := parseUnits(tc.in, tc.dec).String(); got != tc.want {
+			t.Errorf("%s@%d = %s, want %s", tc.in, tc.dec, got, tc.want)
+		}
+	}
+}
+
+func TestCompactU16(t *testing.T) {
+	for _, tc := range []struct {
+		b    []byte
+		v, n int
+	}{{[]byte{0x05}, 5, 1}, {[]byte{0x80, 0x01}, 128, 2}, {[]byte{0xff, 0xff, 0x03}, 65535, 3}, {[]byte{0x80}, 0, 0}} {
+		if v, n := compactU16(tc.b); v != tc.v || n != tc.n {
+			t.Errorf("%x: %d,%d want %d,%d", tc.b, v, n, tc.v, tc.n)
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		score int
+		risk  string
+		want  string
+	}{{100, "none", "low-risk"}, {80, "low", "low-risk"}, {75, "high", "caution"}, {50, "high", "high-risk"}, {34, "high", "avoid"}, {97, "critical", "avoid"}} {
+		if got := verdict(tc.score, tc.risk); got != tc.want {
+			t.Errorf("verdict(%d, %s) = %s, want %s", tc.score, tc.risk, got, tc.want)
+		}
+	}
+}
+
+func TestDecodeUintArraysHostile(t *testing.T) {
+	w := func(v byte) []byte { b := make([]byte, 32); b[31] = v; return b }
+	huge := bytes.Repeat([]byte{0xff}, 32)
+	good := append(append(append(append(append(w(64), w(128)...), w(1)...), w(7)...), w(1)...), w(9)...)
+	ids, vals := decodeUintArrays(good)
+	if len(ids) != 1 || ids[0].Int64() != 7 || len(vals) != 1 || vals[0].Int64() != 9 {
+		t.Errorf("ids %v vals %v", ids, vals)
+	}
+	for _, bad := range [][]byte{append(huge, huge...), append(w(64), huge...), append(append(w(64), w(96)...), huge...), {1, 2}} {
+		decodeUintArrays(bad) // must not panic
+	}
+}

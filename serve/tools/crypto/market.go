@@ -1,0 +1,145 @@
+package crypto
+
+import (
+	"context"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+// pool is a Uniswap-V2-style pair with its reserves at some block.
+type pool struct {
+	DEX      chain.DEX
+	Addr     common.Address
+	T0, T1   common.Address
+	R0, R1   *big.Int
+	LPSupply *big.Int
+}
+
+func (p *pool) has(t common.Address) bool { return p.T0 == t || p.T1 == t }
+
+func (p *pool) other(t common.Address) common.Address {
+	if p.T0 == t {
+		return p.T1
+	}
+	return p.T0
+}
+
+// reserves returns (reserve of in, reserve of the other token).
+func (p *pool) reserves(in common.Address) (*big.Int, *big.Int) {
+	if p.T0 == in {
+		return p.R0, p.R1
+	}
+	return p.R1, p.R0
+}
+
+// amountOut is the V2 constant-product output with the DEX fee.
+func (p *pool) amountOut(in common.Address, amt *big.Int) *big.Int {
+	rIn, rOut := p.reserves(in)
+	if amt.Sign() <= 0 || rIn.Sign() <= 0 || rOut.Sign() <= 0 {
+		return new(big.Int)
+	}
+	fee := p.DEX.FeeBps
+	if fee <= 0 {
+		fee = 30
+	}
+	inFee := new(big.Int).Mul(amt, big.NewInt(10000-fee))
+	num := new(big.Int).Mul(inFee, rOut)
+	den := new(big.Int).Add(new(big.Int).Mul(rIn, big.NewInt(10000)), inFee)
+	return num.Div(num, den)
+}
+
+func keyString(k pairKey) string { return k.dex.Hex() + k.a.Hex() + k.b.Hex() }
+
+// tokenMeta is what the tools show of a token.
+type tokenMeta struct {
+	Address  common.Address
+	Symbol   string
+	Name     string
+	Decimals uint8
+	Supply   *big.Int
+	OK       bool // decimals answered: an ERC-20
+}
+
+// tokenInfo reads name, symbol, decimals and total supply of tokens in one
+// Multicall3 call (cached for an hour; supply is refreshed with it).
+func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[common.Address]*tokenMeta, error) {
+	out := map[common.Address]*tokenMeta{}
+	var calls []chain.Call
+	var miss []common.Address
+	for _, t := range tokens {
+		if _, dup := out[t]; dup {
+			continue
+		}
+		if v, ok := c.Cache.Get("meta:" + t.Hex()); ok {
+			out[t] = v.(*tokenMeta)
+			continue
+		}
+		out[t] = nil
+		miss = append(miss, t)
+		calls = append(calls, chain.Call{Target: t, Method: "symbol"}, chain.Call{Target: t, Method: "name"},
+			chain.Call{Target: t, Method: "decimals"}, chain.Call{Target: t, Method: "totalSupply"})
+	}
+	if len(calls) > 0 {
+		res, err := c.Multicall(ctx, calls, nil)
+		if err != nil {
+			return nil, err
+		}
+		for i, t := range miss {
+			m := &tokenMeta{Address: t}
+			if r := res[4*i]; r.OK {
+				m.Symbol, _ = r.Out[0].(string)
+			}
+			if r := res[4*i+1]; r.OK {
+				m.Name, _ = r.Out[0].(string)
+			}
+			if r := res[4*i+2]; r.OK {
+				m.Decimals, m.OK = r.Out[0].(uint8)
+			}
+			m.Supply = res[4*i+3].Big(0)
+			if m.Symbol == "" {
+				if k, ok := c.Chain.TokenByAddress(t); ok {
+					m.Symbol = k.Symbol
+				}
+			}
+			out[t] = m
+			c.Cache.Put("meta:"+t.Hex(), m, time.Hour)
+		}
+	}
+	return out, nil
+}
+
+// toFloat converts base units to a float in whole units.
+func toFloat(v *big.Int, dec uint8) float64 {
+	if v == nil {
+		return 0
+	}
+	f, _ := new(big.Float).Quo(new(big.Float).SetInt(v), new(big.Float).SetInt(pow10(dec))).Float64()
+	return f
+}
+
+func pow10(dec uint8) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(dec)), nil)
+}
+
+// fromFloat converts whole units to base units.
+func fromFloat(f float64, dec uint8) *big.Int {
+	if f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return new(big.Int)
+	}
+	v, _ := new(big.Float).Mul(big.NewFloat(f), new(big.Float).SetInt(pow10(dec))).Int(nil)
+	return v
+}
+
+// round rounds to n significant digits, for readable answers.
+func round(f float64, n int) float64 {
+	if f == 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0
+	}
+	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(f))))
+	return math.Round(f*p) / p
+}

@@ -1,0 +1,150 @@
+package crypto
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+type pairKey struct {
+	dex  common.Address
+	a, b common.Address
+}
+
+// batch collects Multicall3 calls with what to do with each answer.
+type batch struct {
+	calls []chain.Call
+	done  []func(chain.Result)
+}
+
+func (b *batch) add(c chain.Call, f func(chain.Result)) {
+	b.calls = append(b.calls, c)
+	b.done = append(b.done, f)
+}
+
+func (b *batch) run(ctx context.Context, c *chain.EVM, block *big.Int) error {
+	if len(b.calls) == 0 {
+		return nil
+	}
+	res, err := c.Multicall(ctx, b.calls, block)
+	if err != nil {
+		return err
+	}
+	for i, r := range res {
+		b.done[i](r)
+	}
+	return nil
+}
+
+// poolSet is every pool of some token pairs, keyed by the pair as asked.
+type poolSet struct {
+	v2 map[[2]common.Address][]*pool
+	v3 map[[2]common.Address][]*v3pool
+}
+
+// findPools returns the pools of the given token pairs on every DEX of the
+// chain (V2-style pairs and V3-style pools of every fee tier) with their
+// state at block (nil: latest). Pool addresses are cached (they never
+// change once created; a missing one is rechecked after a minute), so a
+// warm lookup is one Multicall3 eth_call, a cold one two.
+func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, block *big.Int) (*poolSet, error) {
+	type found struct {
+		dex  chain.DEX
+		a, b common.Address
+		fee  int64 // V3 only
+		addr common.Address
+	}
+	var all []*found
+	var lookups batch
+	for _, pr := range pairs {
+		if pr[0] == pr[1] {
+			continue
+		}
+		for _, d := range c.Chain.DEXes {
+			tiers := []int64{0}
+			if d.Kind == "v3" {
+				tiers = d.FeeTiers
+			}
+			for _, fee := range tiers {
+				f := &found{dex: d, a: pr[0], b: pr[1], fee: fee}
+				all = append(all, f)
+				key := "pair:" + keyString(pairKey{d.Factory, pr[0], pr[1]})
+				call := chain.Call{Target: d.Factory, Method: "getPair", Args: []any{pr[0], pr[1]}}
+				if d.Kind == "v3" {
+					key = v3key(d, pr[0], pr[1], fee)
+					call = chain.Call{Target: d.Factory, Method: "getPool", Args: []any{pr[0], pr[1], big.NewInt(fee)}}
+				}
+				if v, ok := c.Cache.Get(key); ok {
+					f.addr = v.(common.Address)
+					continue
+				}
+				lookups.add(call, func(r chain.Result) {
+					f.addr, _ = r.Addr(0)
+					ttl := time.Hour
+					if f.addr == (common.Address{}) {
+						ttl = time.Minute
+					}
+					c.Cache.Put(key, f.addr, ttl)
+				})
+			}
+		}
+	}
+	if err := lookups.run(ctx, c, nil); err != nil {
+		return nil, err
+	}
+	out := &poolSet{v2: map[[2]common.Address][]*pool{}, v3: map[[2]common.Address][]*v3pool{}}
+	var state batch
+	seen := map[common.Address]bool{}
+	for _, f := range all {
+		if f.addr == (common.Address{}) || seen[f.addr] {
+			continue
+		}
+		seen[f.addr] = true
+		key := [2]common.Address{f.a, f.b}
+		other := func(t0 common.Address) common.Address {
+			if t0 == f.a {
+				return f.b
+			}
+			return f.a
+		}
+		if f.dex.Kind == "v3" {
+			p := &v3pool{DEX: f.dex, Addr: f.addr, Fee: f.fee}
+			ok := 0
+			state.add(chain.Call{Target: f.addr, Method: "slot0"}, func(r chain.Result) {
+				if p.SqrtP = r.Big(0); p.SqrtP != nil && p.SqrtP.Sign() > 0 {
+					ok++
+				}
+			})
+			state.add(chain.Call{Target: f.addr, Method: "liquidity"}, func(r chain.Result) {
+				if p.L = r.Big(0); p.L != nil && p.L.Sign() > 0 {
+					ok++
+				}
+			})
+			state.add(chain.Call{Target: f.addr, Method: "token0"}, func(r chain.Result) {
+				if t0, got := r.Addr(0); got && ok == 2 {
+					p.T0, p.T1 = t0, other(t0)
+					out.v3[key] = append(out.v3[key], p)
+				}
+			})
+			continue
+		}
+		p := &pool{DEX: f.dex, Addr: f.addr}
+		state.add(chain.Call{Target: f.addr, Method: "getReserves"}, func(r chain.Result) { p.R0, p.R1 = r.Big(0), r.Big(1) })
+		state.add(chain.Call{Target: f.addr, Method: "totalSupply"}, func(r chain.Result) { p.LPSupply = r.Big(0) })
+		state.add(chain.Call{Target: f.addr, Method: "token0"}, func(r chain.Result) {
+			// Not deployed yet at that block, or not a V2 pair: left out.
+			if t0, got := r.Addr(0); got && p.R0 != nil && p.R1 != nil {
+				p.T0, p.T1 = t0, other(t0)
+				out.v2[key] = append(out.v2[key], p)
+			}
+		})
+	}
+	if err := state.run(ctx, c, block); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,277 @@
+package crypto
+
+import (
+	"context"
+	"math"
+	"math/big"
+	"sort"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+// quote is a token's USD price from on-chain pools.
+type quote struct {
+	PriceUSD float64
+	DepthUSD float64 // both sides of the deepest pool (V2 or V3), in USD
+	Quote    string  // USDC or the wrapped native symbol
+	// Pool is the deepest V2-style pool, the one sells go through, and
+	// PoolDepth its depth.
+	Pool       *pool
+	PoolDepth  float64
+	Confidence float64
+	Sources    []PriceSource
+}
+
+// PriceSource is one pool's view of a price.
+type PriceSource struct {
+	Pool     string  `json:"pool"`
+	DEX      string  `json:"dex"`
+	Quote    string  `json:"quote_token"`
+	PriceUSD float64 `json:"price_usd"`
+	DepthUSD float64 `json:"depth_usd"`
+}
+
+// usdPrices prices tokens at block (nil: latest) against USDC directly and
+// through the wrapped native token; the deepest pool wins. USDC is taken
+// as 1 USD. A token without any pool is absent from the answer.
+func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*quote, error) {
+	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
+	pairs := [][2]common.Address{{w, usdc}}
+	all := []common.Address{usdc, w}
+	for _, t := range tokens {
+		all = append(all, t)
+		if t != usdc {
+			pairs = append(pairs, [2]common.Address{t, usdc})
+		}
+		if t != w && t != usdc {
+			pairs = append(pairs, [2]common.Address{t, w})
+		}
+	}
+	ps, err := findPools(ctx, c, pairs, block)
+	if err != nil {
+		return nil, err
+	}
+	pools, v3 := ps.v2, ps.v3
+	meta, err := tokenInfo(ctx, c, all)
+	if err != nil {
+		return nil, err
+	}
+	dec := func(a common.Address) uint8 {
+		if m := meta[a]; m != nil && m.OK {
+			return m.Decimals
+		}
+		return 18
+	}
+	out := map[common.Address]*quote{}
+	// The wrapped native token against USDC first: other tokens use it.
+	var wq *quote
+	for _, p := range pools[[2]common.Address{w, usdc}] {
+		rw, ru := p.reserves(w)
+		usd := toFloat(ru, dec(usdc))
+		q := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: "USDC", DepthUSD: 2 * usd}
+		if x := toFloat(rw, dec(w)); x > 0 {
+			q.PriceUSD = usd / x
+		}
+		wq = addSource(wq, q, p)
+	}
+	for _, p := range v3[[2]common.Address{w, usdc}] {
+		wq = addSource(wq, v3Source(p, w, usdc, dec(w), dec(usdc), 1, "USDC"), nil)
+	}
+	for _, t := range tokens {
+		if t == usdc {
+			out[t] = &quote{PriceUSD: 1, Quote: "USDC", Confidence: 1}
+			continue
+		}
+		if t == w {
+			if wq != nil {
+				out[t] = wq
+			}
+			continue
+		}
+		var q *quote
+		for _, p := range pools[[2]common.Address{t, usdc}] {
+			rt, ru := p.reserves(t)
+			usd := toFloat(ru, dec(usdc))
+			s := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: "USDC", DepthUSD: 2 * usd}
+			if x := toFloat(rt, dec(t)); x > 0 {
+				s.PriceUSD = usd / x
+			}
+			q = addSource(q, s, p)
+		}
+		for _, p := range v3[[2]common.Address{t, usdc}] {
+			q = addSource(q, v3Source(p, t, usdc, dec(t), dec(usdc), 1, "USDC"), nil)
+		}
+		if wq != nil {
+			for _, p := range v3[[2]common.Address{t, w}] {
+				q = addSource(q, v3Source(p, t, w, dec(t), dec(w), wq.PriceUSD, symbolOr(meta[w], "WETH")), nil)
+			}
+			for _, p := range pools[[2]common.Address{t, w}] {
+				rt, rw := p.reserves(t)
+				usd := toFloat(rw, dec(w)) * wq.PriceUSD
+				s := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: symbolOr(meta[w], "WETH"), DepthUSD: 2 * usd}
+				if x := toFloat(rt, dec(t)); x > 0 {
+					s.PriceUSD = usd / x
+				}
+				q = addSource(q, s, p)
+			}
+		}
+		if q != nil {
+			out[t] = q
+		}
+	}
+	for _, q := range out {
+		if q.Sources != nil {
+			q.Confidence = confidence(q)
+		}
+	}
+	return out, nil
+}
+
+func symbolOr(m *tokenMeta, def string) string {
+	if m != nil && m.Symbol != "" {
+		return m.Symbol
+	}
+	return def
+}
+
+// addSource keeps the sources sorted deepest first; the deepest sets the
+// price. p is the V2-style pool of the source (nil for V3).
+func addSource(q *quote, s PriceSource, p *pool) *quote {
+	if s.PriceUSD <= 0 || math.IsInf(s.PriceUSD, 0) || math.IsNaN(s.PriceUSD) {
+		return q
+	}
+	if q == nil {
+		q = &quote{}
+	}
+	q.Sources = append(q.Sources, s)
+	sort.SliceStable(q.Sources, func(i, j int) bool { return q.Sources[i].DepthUSD > q.Sources[j].DepthUSD })
+	if s.DepthUSD >= q.DepthUSD {
+		q.PriceUSD, q.DepthUSD, q.Quote = s.PriceUSD, s.DepthUSD, s.Quote
+	}
+	if p != nil && s.DepthUSD >= q.PoolDepth {
+		q.Pool, q.PoolDepth = p, s.DepthUSD
+	}
+	return q
+}
+
+// confidence in [0,1]: depth (1 at 1M USD or more, log scale from 1k USD)
+// times agreement of the other pools holding at least a tenth of the
+// deepest one's depth (a single pool counts as 0.8: nothing to compare).
+func confidence(q *quote) float64 {
+	depth := math.Max(0, math.Min(1, (math.Log10(math.Max(q.DepthUSD, 1))-3)/3))
+	agree := 0.8
+	n := 0
+	dev := 0.0
+	for _, s := range q.Sources[1:] {
+		if s.DepthUSD < q.DepthUSD/10 {
+			continue
+		}
+		n++
+		dev = math.Max(dev, math.Abs(s.PriceUSD/q.PriceUSD-1))
+	}
+	if n > 0 {
+		agree = math.Max(0, 1-10*dev)
+	}
+	return math.Round(depth*agree*100) / 100
+}
+
+func confidenceLabel(c float64) string {
+	switch {
+	case c >= 0.75:
+		return "high"
+	case c >= 0.4:
+		return "medium"
+	}
+	return "low"
+}
+
+// header is a block's number and time.
+type header struct {
+	Number uint64
+	Time   int64
+}
+
+func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
+	key := "hdr:" + chain.Block(n)
+	if n != nil {
+		if v, ok := c.Cache.Get(key); ok {
+			return v.(header), nil
+		}
+	}
+	var raw struct {
+		Number    hexutil.Uint64 `json:"number"`
+		Timestamp hexutil.Uint64 `json:"timestamp"`
+	}
+	if err := c.Call(ctx, &raw, "eth_getBlockByNumber", chain.Block(n), false); err != nil {
+		return header{}, err
+	}
+	h := header{Number: uint64(raw.Number), Time: int64(raw.Timestamp)}
+	c.Cache.Put("hdr:"+hexutil.EncodeUint64(h.Number), h, time.Hour)
+	return h, nil
+}
+
+// blockAt finds the last block at or before target: interpolation between
+// known headers (starting from the configured block time), alternating with
+// bisection so irregular block times (a halted chain, a test chain that
+// jumped a day) still converge; at most 32 header reads, a handful on a
+// regular chain.
+func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint64, error) {
+	if head.Time <= target {
+		return head.Number, nil
+	}
+	bt := c.Chain.BlockTime
+	if bt <= 0 {
+		bt = 12
+	}
+	lo := header{Number: 0, Time: math.MinInt64} // unknown lower bound
+	hi := head
+	guess := int64(head.Number) - int64(float64(head.Time-target)/bt)
+	for i := 0; i < 32 && hi.Number-lo.Number > 1; i++ {
+		if guess <= int64(lo.Number) {
+			guess = int64(lo.Number) + 1
+		}
+		if guess >= int64(hi.Number) {
+			guess = int64(hi.Number) - 1
+		}
+		if guess < 0 {
+			guess = 0
+		}
+		h, err := getHeader(ctx, c, big.NewInt(guess))
+		if err != nil {
+			return 0, err
+		}
+		if h.Time <= target {
+			lo = h
+		} else {
+			hi = h
+		}
+		if lo.Time == math.MinInt64 {
+			// Still above target: step back further by the observed rate.
+			rate := float64(head.Time-h.Time) / math.Max(1, float64(head.Number-h.Number))
+			if rate <= 0 {
+				rate = bt
+			}
+			guess = int64(h.Number) - int64(math.Ceil(float64(h.Time-target)/rate)) - 1
+			continue
+		}
+		if hi.Time == lo.Time {
+			break
+		}
+		frac := float64(target-lo.Time) / float64(hi.Time-lo.Time)
+		guess = int64(lo.Number) + int64(frac*float64(hi.Number-lo.Number))
+		if i%2 == 1 {
+			guess = int64(lo.Number+hi.Number) / 2
+		}
+		if guess == int64(lo.Number) && hi.Number-lo.Number > 1 {
+			guess = int64(lo.Number) + 1
+		}
+	}
+	if lo.Time == math.MinInt64 {
+		return 0, nil
+	}
+	return lo.Number, nil
+}

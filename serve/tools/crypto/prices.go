@@ -1,0 +1,222 @@
+package crypto
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+// PricesInput is the input of crypto_prices.
+type PricesInput struct {
+	Tokens      string `json:"tokens,omitempty" doc:"Comma list of at most 10 tokens: symbols of the configured token lists (ETH, WETH, USDC, ...; searched chain by chain, ethereum first) or chain:address / chain:SYMBOL." maxLength:"1000"`
+	YieldsChain string `json:"yields_chain,omitempty" doc:"Lending yields of this chain (not implemented yet: refused before payment)." enum:"ethereum|base|arbitrum|optimism|polygon|bsc"`
+	Change24h   bool   `json:"change_24h,omitempty" doc:"Add the 24-hour change, from pool state of the block 24 hours ago." default:"true"`
+}
+
+// Validate checks the list shape; tokens are resolved in Check.
+func (in *PricesInput) Validate() error {
+	n := len(splitList(in.Tokens))
+	if n == 0 && in.YieldsChain == "" {
+		return apierr.Invalid("tokens", "give tokens (at most 10)")
+	}
+	if n > 10 {
+		return apierr.Invalid("tokens", fmt.Sprintf("at most 10 tokens, got %d", n))
+	}
+	return nil
+}
+
+// PricesOutput is the answer of crypto_prices.
+type PricesOutput struct {
+	Prices    []TokenPrice `json:"prices"`
+	CheckedAt time.Time    `json:"checked_at"`
+}
+
+// TokenPrice is one token's price.
+type TokenPrice struct {
+	Input    string  `json:"input"`
+	Chain    string  `json:"chain"`
+	Address  string  `json:"address"`
+	Symbol   string  `json:"symbol,omitempty"`
+	Name     string  `json:"name,omitempty"`
+	Decimals uint8   `json:"decimals"`
+	PriceUSD float64 `json:"price_usd"`
+	// DepthUSD is the value of both sides of the deepest pool.
+	DepthUSD float64 `json:"depth_usd"`
+	// Confidence in [0,1] from depth and agreement between pools;
+	// ConfidenceLabel high (≥ 0.75), medium (≥ 0.4) or low.
+	Confidence      float64       `json:"confidence"`
+	ConfidenceLabel string        `json:"confidence_label"`
+	Pool            string        `json:"pool,omitempty"`
+	DEX             string        `json:"dex,omitempty"`
+	QuoteToken      string        `json:"quote_token"`
+	Sources         []PriceSource `json:"sources"`
+	Block           uint64        `json:"block"`
+	// Change24hPct compares with the price at Block24hAgo (the last block
+	// at least 24 hours old); absent when the token had no pool then.
+	Change24hPct  *float64 `json:"change_24h_pct,omitempty"`
+	Price24hAgo   *float64 `json:"price_24h_ago_usd,omitempty"`
+	Block24hAgo   uint64   `json:"block_24h_ago,omitempty"`
+	PegAssumption bool     `json:"peg_assumed,omitempty"` // USDC is priced at 1 USD
+}
+
+// tokenRef is a resolved token of a chain.
+type tokenRef struct {
+	Input string
+	Chain string
+	Addr  common.Address
+}
+
+// nativeSymbols map a native coin to its chain (priced as its wrapped token).
+var nativeSymbols = map[string]string{"ETH": "ethereum", "POL": "polygon", "MATIC": "polygon", "BNB": "bsc"}
+
+// resolveToken turns "chain:0x..", "chain:SYM", "SYM" or "native" (with a
+// chain) into an address on a configured EVM chain.
+func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
+	s = strings.TrimSpace(s)
+	name, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		name, rest = defChain, s
+	}
+	name = strings.ToLower(name)
+	if name == "" {
+		up := strings.ToUpper(rest)
+		if ch, ok := nativeSymbols[up]; ok && t.evm[ch] != nil {
+			return tokenRef{Input: s, Chain: ch, Addr: t.evm[ch].Chain.WrappedNative}, nil
+		}
+		for _, ch := range chain.EVMChains {
+			if c := t.evm[ch]; c != nil {
+				if tok, ok := c.Chain.TokenBySymbol(rest); ok {
+					return tokenRef{Input: s, Chain: ch, Addr: tok.Address}, nil
+				}
+			}
+		}
+		return tokenRef{}, apierr.Invalid(field, "unknown symbol "+quoteStr(rest)+"; use chain:0x... for other tokens")
+	}
+	c, err := t.client(field, name)
+	if err != nil {
+		return tokenRef{}, err
+	}
+	if common.IsHexAddress(rest) && strings.HasPrefix(rest, "0x") {
+		return tokenRef{Input: s, Chain: name, Addr: common.HexToAddress(rest)}, nil
+	}
+	if strings.EqualFold(rest, "native") || strings.EqualFold(rest, c.Chain.Native) {
+		return tokenRef{Input: s, Chain: name, Addr: c.Chain.WrappedNative}, nil
+	}
+	if tok, ok := c.Chain.TokenBySymbol(rest); ok {
+		return tokenRef{Input: s, Chain: name, Addr: tok.Address}, nil
+	}
+	return tokenRef{}, apierr.Invalid(field, "not an address or known symbol of "+name+": "+quoteStr(rest))
+}
+
+func (t *Tools) resolveTokens(in *PricesInput) ([]tokenRef, error) {
+	var refs []tokenRef
+	for _, s := range splitList(in.Tokens) {
+		r, err := t.resolveToken("tokens", s, "")
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, r)
+	}
+	return refs, nil
+}
+
+// checkPrices resolves the tokens and refuses, before payment, lending
+// yields (not implemented) and tokens that have no pool at all.
+func (t *Tools) checkPrices(ctx context.Context, in *PricesInput) error {
+	if in.YieldsChain != "" {
+		return apierr.New(apierr.ErrInvalidInput, "yields_not_supported", "yields_chain: lending yields are not implemented yet; call without it")
+	}
+	refs, err := t.resolveTokens(in)
+	if err != nil {
+		return err
+	}
+	for ch, addrs := range byChain(refs) {
+		qs, err := usdPrices(ctx, t.evm[ch], addrs, nil)
+		if err != nil {
+			return err
+		}
+		for _, a := range addrs {
+			if qs[a] == nil {
+				return apierr.NotFound("no_pool", fmt.Sprintf("%s:%s has no pool against USDC or the wrapped native token on the configured exchanges", ch, a.Hex()))
+			}
+		}
+	}
+	return nil
+}
+
+func byChain(refs []tokenRef) map[string][]common.Address {
+	m := map[string][]common.Address{}
+	for _, r := range refs {
+		m[r.Chain] = append(m[r.Chain], r.Addr)
+	}
+	return m
+}
+
+func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, error) {
+	refs, err := t.resolveTokens(in)
+	if err != nil {
+		return nil, err
+	}
+	out := &PricesOutput{Prices: []TokenPrice{}, CheckedAt: t.cfg.Now().UTC()}
+	for ch, addrs := range byChain(refs) {
+		c := t.evm[ch]
+		head, err := getHeader(ctx, c, nil)
+		if err != nil {
+			return nil, err
+		}
+		at := new(big.Int).SetUint64(head.Number)
+		now, err := usdPrices(ctx, c, addrs, at)
+		if err != nil {
+			return nil, err
+		}
+		var then map[common.Address]*quote
+		var thenBlock uint64
+		if in.Change24h {
+			if thenBlock, err = blockAt(ctx, c, head, head.Time-24*3600); err != nil {
+				return nil, err
+			}
+			if then, err = usdPrices(ctx, c, addrs, new(big.Int).SetUint64(thenBlock)); err != nil {
+				return nil, err
+			}
+		}
+		meta, err := tokenInfo(ctx, c, addrs)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			if r.Chain != ch {
+				continue
+			}
+			q := now[r.Addr]
+			if q == nil {
+				return nil, apierr.NotFound("no_pool", r.Input+" has no pool any more")
+			}
+			tp := TokenPrice{Input: r.Input, Chain: ch, Address: r.Addr.Hex(), PriceUSD: round(q.PriceUSD, 10),
+				DepthUSD: round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
+				QuoteToken: q.Quote, Sources: q.Sources, Block: head.Number, PegAssumption: r.Addr == c.Chain.USDC}
+			if tp.Sources == nil {
+				tp.Sources = []PriceSource{}
+			}
+			if m := meta[r.Addr]; m != nil {
+				tp.Symbol, tp.Name, tp.Decimals = m.Symbol, m.Name, m.Decimals
+			}
+			if len(q.Sources) > 0 {
+				tp.Pool, tp.DEX = q.Sources[0].Pool, q.Sources[0].DEX
+			}
+			if old := then[r.Addr]; old != nil && old.PriceUSD > 0 {
+				tp.Price24hAgo = ptr(round(old.PriceUSD, 10))
+				tp.Change24hPct = ptr(round((q.PriceUSD/old.PriceUSD-1)*100, 6))
+				tp.Block24hAgo = thenBlock
+			}
+			out.Prices = append(out.Prices, tp)
+		}
+	}
+	return out, nil
+}

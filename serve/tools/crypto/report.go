@@ -1,0 +1,84 @@
+package crypto
+
+import (
+	"context"
+	"fmt"
+)
+
+// ReportOutput is the answer of token_report: the audit, two simulated
+// sales, a 0–100 score with every deduction, and a verdict.
+type ReportOutput struct {
+	AuditOutput
+	Score      int         `json:"score"`
+	Verdict    string      `json:"verdict"` // low-risk, caution, high-risk, avoid
+	Deductions []Deduction `json:"deductions"`
+	SellTests  []SellTest  `json:"sell_tests"`
+}
+
+// Deduction is one flag's cost to the score.
+type Deduction struct {
+	Flag     string `json:"flag"`
+	Severity string `json:"severity"`
+	Points   int    `json:"points"`
+	Reason   string `json:"reason"`
+}
+
+// Points per severity; a critical flag (cannot be sold) takes everything.
+var severityPoints = map[string]int{"critical": 100, "high": 25, "medium": 10, "low": 3}
+
+// reportSellUSD are the simulated sale sizes.
+var reportSellUSD = []float64{100, 1000}
+
+func (t *Tools) tokenReport(ctx context.Context, in *TokenInput) (*ReportOutput, error) {
+	out := &ReportOutput{Deductions: []Deduction{}, SellTests: []SellTest{}}
+	if in.Chain == "solana" {
+		// No Solana pool reader yet: the sales are reported as skipped.
+		au, err := t.solanaAudit(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		out.AuditOutput = *au
+		for _, usd := range reportSellUSD {
+			out.SellTests = append(out.SellTests, SellTest{USD: usd, Path: []string{}, Skipped: "sales are not simulated on Solana yet"})
+		}
+	} else {
+		a, err := t.runAudit(ctx, in, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, usd := range reportSellUSD {
+			s := simulateSell(ctx, a.c, a.token, a.meta.Decimals, a.q, a.wq, usd)
+			out.SellTests = append(out.SellTests, s)
+			a.sellFlags(s)
+		}
+		a.finish()
+		out.AuditOutput = *a.out
+	}
+	out.Score = 100
+	for _, f := range out.Flags {
+		p := severityPoints[f.Severity]
+		if p == 0 {
+			continue
+		}
+		out.Deductions = append(out.Deductions, Deduction{Flag: f.ID, Severity: f.Severity, Points: p,
+			Reason: fmt.Sprintf("%s: %s", f.Title, f.Detail)})
+		out.Score -= p
+	}
+	out.Score = max(0, out.Score)
+	out.Verdict = verdict(out.Score, out.RiskLevel)
+	return out, nil
+}
+
+// verdict: ≥ 80 low-risk, ≥ 60 caution, ≥ 35 high-risk, else avoid; a
+// token that cannot be sold is always avoid.
+func verdict(score int, risk string) string {
+	switch {
+	case risk == "critical" || score < 35:
+		return "avoid"
+	case score < 60:
+		return "high-risk"
+	case score < 80:
+		return "caution"
+	}
+	return "low-risk"
+}

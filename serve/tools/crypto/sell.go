@@ -1,0 +1,163 @@
+package crypto
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+// The simulated seller: an address nobody controls, given SellTester's code
+// and a token balance by state override for the duration of one eth_call.
+var (
+	sellerAddr = common.HexToAddress("0x00000000000000000000000000000000005e11e7")
+	callerAddr = common.HexToAddress("0x00000000000000000000000000000000000ca11e")
+)
+
+// mappingSlot is the storage key of m[key] for a Solidity mapping at slot
+// (keccak256(key . slot)) or, vyper-style, keccak256(slot . key).
+func mappingSlot(key common.Address, slot int64, vyper bool) common.Hash {
+	k := common.LeftPadBytes(key.Bytes(), 32)
+	s := common.LeftPadBytes(big.NewInt(slot).Bytes(), 32)
+	if vyper {
+		return crypto.Keccak256Hash(s, k)
+	}
+	return crypto.Keccak256Hash(k, s)
+}
+
+type balanceSlot struct {
+	Slot  int64
+	Vyper bool
+}
+
+// findBalanceSlot finds where the token keeps balances by overriding each
+// candidate slot for the seller and asking balanceOf: one JSON-RPC batch of
+// 20 eth_calls, cached per token.
+func findBalanceSlot(ctx context.Context, c *chain.EVM, token common.Address) (*balanceSlot, error) {
+	key := "slot:" + token.Hex()
+	if v, ok := c.Cache.Get(key); ok {
+		return v.(*balanceSlot), nil
+	}
+	probe := common.BigToHash(big.NewInt(0x5e11e7_0000_0001))
+	var cands []balanceSlot
+	for s := int64(0); s < 10; s++ {
+		cands = append(cands, balanceSlot{s, false}, balanceSlot{s, true})
+	}
+	outs := make([]hexutil.Bytes, len(cands))
+	b := make([]rpc.BatchElem, len(cands))
+	data := hexutil.Bytes(chain.Pack("balanceOf", sellerAddr))
+	for i, cd := range cands {
+		over := map[common.Address]chain.Override{token: {StateDiff: map[common.Hash]common.Hash{mappingSlot(sellerAddr, cd.Slot, cd.Vyper): probe}}}
+		b[i] = rpc.BatchElem{Method: "eth_call", Args: []any{chain.CallArgs{To: &token, Data: data}, "latest", over}, Result: &outs[i]}
+	}
+	if err := c.Batch(ctx, b); err != nil {
+		return nil, err
+	}
+	var found *balanceSlot
+	for i := range cands {
+		if b[i].Error == nil && len(outs[i]) >= 32 && common.BytesToHash(outs[i][:32]) == probe {
+			found = &cands[i]
+			break
+		}
+	}
+	c.Cache.Put(key, found, time.Hour)
+	return found, nil
+}
+
+// SellTest is one simulated sale of the token for USDC.
+type SellTest struct {
+	USD      float64 `json:"usd"`
+	AmountIn string  `json:"amount_in"` // token base units
+	// ExpectedUSDC is what the path would pay without any transfer tax;
+	// ReceivedUSDC what the simulation actually received.
+	ExpectedUSDC   *float64 `json:"expected_usdc,omitempty"`
+	ReceivedUSDC   *float64 `json:"received_usdc,omitempty"`
+	EffectiveTaxPc *float64 `json:"effective_tax_pct,omitempty"`
+	Reverted       bool     `json:"reverted"`
+	RevertReason   string   `json:"revert_reason,omitempty"`
+	Path           []string `json:"path"`
+	Skipped        string   `json:"skipped,omitempty"`
+}
+
+// simulateSell sells usd worth of token to USDC through the deepest pool
+// (and the wrapped-native/USDC pool when the deepest quotes in it), by
+// eth_call with state overrides: nothing is sent.
+func simulateSell(ctx context.Context, c *chain.EVM, token common.Address, dec uint8, q *quote, wq *quote, usd float64) SellTest {
+	st := SellTest{USD: usd, Path: []string{}}
+	if q == nil || q.Pool == nil || q.PriceUSD <= 0 {
+		st.Skipped = "no pool to sell into"
+		return st
+	}
+	tokens := []common.Address{token}
+	pairs := []common.Address{q.Pool.Addr}
+	if q.Pool.other(token) != c.Chain.USDC {
+		if wq == nil || wq.Pool == nil {
+			st.Skipped = "no wrapped-native/USDC pool for the second hop"
+			return st
+		}
+		tokens = append(tokens, c.Chain.WrappedNative)
+		pairs = append(pairs, wq.Pool.Addr)
+	}
+	tokens = append(tokens, c.Chain.USDC)
+	for _, p := range pairs {
+		st.Path = append(st.Path, p.Hex())
+	}
+	slot, err := findBalanceSlot(ctx, c, token)
+	if err != nil {
+		st.Skipped = "balance slot lookup failed: " + err.Error()
+		return st
+	}
+	if slot == nil {
+		st.Skipped = "the token's balance storage could not be located (non-standard layout)"
+		return st
+	}
+	amt := fromFloat(usd/q.PriceUSD, dec)
+	st.AmountIn = amt.String()
+	over := map[common.Address]chain.Override{
+		sellerAddr: {Code: common.FromHex(sellTesterCode)},
+		token:      {StateDiff: map[common.Hash]common.Hash{mappingSlot(sellerAddr, slot.Slot, slot.Vyper): common.BigToHash(amt)}},
+	}
+	gas := hexutil.Uint64(5_000_000)
+	ret, err := c.EthCall(ctx, chain.CallArgs{From: &callerAddr, To: &sellerAddr, Gas: &gas, Data: chain.Pack("sell", tokens, pairs, amt)}, nil, over)
+	if err != nil {
+		if re, ok := err.(*chain.RevertError); ok {
+			st.Reverted, st.RevertReason = true, re.Reason
+			if st.RevertReason == "" {
+				st.RevertReason = "reverted without a reason"
+			}
+			return st
+		}
+		st.Skipped = "simulation failed: " + err.Error()
+		return st
+	}
+	out, err := chain.ABI.Unpack("sell", ret)
+	if err != nil || len(out) != 2 {
+		st.Skipped = "the simulation's answer does not decode"
+		return st
+	}
+	d := usdcDecimals(c)
+	exp, rec := out[0].(*big.Int), out[1].(*big.Int)
+	st.ExpectedUSDC, st.ReceivedUSDC = ptr(round(toFloat(exp, d), 10)), ptr(round(toFloat(rec, d), 10))
+	if exp.Sign() > 0 {
+		tax, _ := new(big.Float).Quo(new(big.Float).SetInt(rec), new(big.Float).SetInt(exp)).Float64()
+		st.EffectiveTaxPc = ptr(round((1-tax)*100, 6))
+		if *st.EffectiveTaxPc < 0.0001 && *st.EffectiveTaxPc > -0.0001 {
+			st.EffectiveTaxPc = ptr(0.0)
+		}
+	}
+	return st
+}
+
+// usdcDecimals of the chain's USDC, from the token list (6 when unlisted).
+func usdcDecimals(c *chain.EVM) uint8 {
+	if t, ok := c.Chain.TokenByAddress(c.Chain.USDC); ok {
+		return t.Decimals
+	}
+	return 6
+}

@@ -1,0 +1,528 @@
+package crypto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+)
+
+// SwapInput is the input of swap_route.
+type SwapInput struct {
+	Chain       string `json:"chain" doc:"EVM chain." enum:"ethereum|base|arbitrum|optimism|polygon|bsc"`
+	TokenIn     string `json:"token_in" doc:"Token sold: address, a symbol of the chain's token list, or native (handled as the wrapped token)." minLength:"1" maxLength:"64"`
+	TokenOut    string `json:"token_out" doc:"Token bought, in the same forms." minLength:"1" maxLength:"64"`
+	Amount      string `json:"amount,omitempty" doc:"Amount sold in normal units (1.5). Give this or amount_raw." maxLength:"80"`
+	AmountRaw   string `json:"amount_raw,omitempty" doc:"Amount sold in base units." maxLength:"80"`
+	SlippageBps int    `json:"slippage_bps,omitempty" doc:"Tolerated slippage for the minimum output." min:"1" max:"5000" default:"50"`
+	Sender      string `json:"sender,omitempty" doc:"Wallet that would swap: adds an unsigned transaction and the allowance check." maxLength:"42"`
+}
+
+var (
+	decimalRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+	integerRE = regexp.MustCompile(`^[0-9]+$`)
+)
+
+// Validate checks the amount forms and the sender.
+func (in *SwapInput) Validate() error {
+	switch {
+	case (in.Amount == "") == (in.AmountRaw == ""):
+		return apierr.Invalid("amount", "give exactly one of amount and amount_raw")
+	case in.Amount != "" && !decimalRE.MatchString(in.Amount):
+		return apierr.Invalid("amount", "want a decimal number such as 1.5")
+	case in.AmountRaw != "" && !integerRE.MatchString(in.AmountRaw):
+		return apierr.Invalid("amount_raw", "want an integer number of base units")
+	case in.Sender != "" && !isEVMAddress(in.Sender):
+		return apierr.Invalid("sender", "want 0x followed by 40 hex digits")
+	}
+	return nil
+}
+
+// SwapOutput is the answer of swap_route.
+type SwapOutput struct {
+	Chain       string       `json:"chain"`
+	TokenIn     TokenSummary `json:"token_in"`
+	TokenOut    TokenSummary `json:"token_out"`
+	AddressIn   string       `json:"token_in_address"`
+	AddressOut  string       `json:"token_out_address"`
+	NativeIn    bool         `json:"native_in,omitempty"`
+	NativeOut   bool         `json:"native_out,omitempty"`
+	AmountIn    string       `json:"amount_in_raw"`
+	AmountInF   float64      `json:"amount_in"`
+	AmountOut   string       `json:"amount_out_raw"`
+	AmountOutF  float64      `json:"amount_out"`
+	MinOut      string       `json:"min_amount_out_raw"`
+	MinOutF     float64      `json:"min_amount_out"`
+	SlippageBps int          `json:"slippage_bps"`
+	// PriceImpactPct is the loss against the pools' mid prices, the DEX
+	// fees excluded (LPFeePct).
+	PriceImpactPct float64    `json:"price_impact_pct"`
+	LPFeePct       float64    `json:"lp_fee_pct"`
+	DEX            string     `json:"dex"`
+	Router         string     `json:"router"`
+	Hops           []SwapHop  `json:"hops"`
+	Path           []string   `json:"path"`
+	Alternatives   []AltRoute `json:"alternatives"`
+	// GasEstimate comes from eth_estimateGas when the sender can swap,
+	// else from a per-hop figure (GasEstimated false).
+	GasEstimate uint64 `json:"gas_estimate"`
+	GasFromNode bool   `json:"gas_from_node"`
+	// SimulationError is why the node's estimate of the sender's swap
+	// failed (a fee-on-transfer token missing the minimum, say).
+	SimulationError string      `json:"simulation_error,omitempty"`
+	GasCostNative   float64     `json:"gas_cost_native"`
+	GasCostUSD      *float64    `json:"gas_cost_usd,omitempty"`
+	ValueInUSD      *float64    `json:"value_in_usd,omitempty"`
+	ValueOutUSD     *float64    `json:"value_out_usd,omitempty"`
+	ValueChangeUSD  *float64    `json:"value_change_usd,omitempty"`
+	ValueChangePct  *float64    `json:"value_change_pct,omitempty"`
+	Allowance       *SwapAllow  `json:"allowance,omitempty"`
+	Transaction     *UnsignedTx `json:"transaction,omitempty"`
+	Block           uint64      `json:"block"`
+	Note            string      `json:"note"`
+	CheckedAt       time.Time   `json:"checked_at"`
+}
+
+// SwapHop is one pool of the route.
+type SwapHop struct {
+	Pool     string `json:"pool"`
+	TokenIn  string `json:"token_in"`
+	TokenOut string `json:"token_out"`
+	AmountIn string `json:"amount_in_raw"`
+	Out      string `json:"amount_out_raw"`
+}
+
+// AltRoute is another route considered.
+type AltRoute struct {
+	DEX       string   `json:"dex"`
+	Path      []string `json:"path"`
+	AmountOut string   `json:"amount_out_raw"`
+}
+
+// SwapAllow is the sender's balance and allowance to the router.
+type SwapAllow struct {
+	Spender    string      `json:"spender"`
+	Allowance  string      `json:"allowance_raw"`
+	Sufficient bool        `json:"sufficient"`
+	Balance    string      `json:"balance_raw"`
+	Enough     bool        `json:"balance_sufficient"`
+	Approve    *UnsignedTx `json:"approve_transaction,omitempty"`
+}
+
+// UnsignedTx is a transaction for the sender to sign; nothing is sent.
+type UnsignedTx struct {
+	ChainID uint64 `json:"chain_id"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Value   string `json:"value"`
+	Data    string `json:"data"`
+	Gas     uint64 `json:"gas,omitempty"`
+}
+
+type route struct {
+	dex   chain.DEX
+	path  []common.Address
+	pools []*pool // V2-style hops
+	v3    *v3pool // or one V3-style hop
+	outs  []*big.Int
+}
+
+func (r *route) out() *big.Int { return r.outs[len(r.outs)-1] }
+
+// Gas per swap when the node cannot estimate it: a V2 swap costs about
+// 100k gas for one hop and 60k more per further hop; a V3 single hop about
+// 130k.
+const (
+	gasFirstHop = 100_000
+	gasNextHop  = 60_000
+	gasV3Hop    = 130_000
+)
+
+func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error) {
+	c, err := t.client("chain", in.Chain)
+	if err != nil {
+		return nil, tokenRef{}, tokenRef{}, err
+	}
+	a, err := t.resolveToken("token_in", in.TokenIn, c.Chain.Name)
+	if err != nil {
+		return nil, tokenRef{}, tokenRef{}, err
+	}
+	b, err := t.resolveToken("token_out", in.TokenOut, c.Chain.Name)
+	if err != nil {
+		return nil, tokenRef{}, tokenRef{}, err
+	}
+	if a.Chain != c.Chain.Name || b.Chain != c.Chain.Name {
+		return nil, tokenRef{}, tokenRef{}, apierr.Invalid("token_in", "both tokens must be on "+c.Chain.Name)
+	}
+	if a.Addr == b.Addr {
+		return nil, tokenRef{}, tokenRef{}, apierr.Invalid("token_out", "token_out is token_in")
+	}
+	return c, a, b, nil
+}
+
+// routes quotes every direct, one- and two-intermediate route through the
+// wrapped native token, USDC and the listed tokens, per DEX, at the head
+// block: one Multicall3 call for the pair addresses (cached) and one for
+// the reserves.
+func routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int) ([]*route, error) {
+	mids := []common.Address{c.Chain.WrappedNative, c.Chain.USDC}
+	for _, tk := range c.Chain.Tokens {
+		if len(mids) < 6 && !containsAddr(mids, tk.Address) {
+			mids = append(mids, tk.Address)
+		}
+	}
+	var inner []common.Address
+	for _, m := range mids {
+		if m != a && m != b {
+			inner = append(inner, m)
+		}
+	}
+	nodes := append([]common.Address{a, b}, inner...)
+	var pairs [][2]common.Address
+	for i := range nodes {
+		for j := i + 1; j < len(nodes); j++ {
+			pairs = append(pairs, [2]common.Address{nodes[i], nodes[j]})
+		}
+	}
+	ps, err := findPools(ctx, c, pairs, nil)
+	if err != nil {
+		return nil, err
+	}
+	pools := ps.v2
+	poolOf := func(d chain.DEX, x, y common.Address) *pool {
+		for _, k := range [][2]common.Address{{x, y}, {y, x}} {
+			for _, p := range pools[k] {
+				if p.DEX.Factory == d.Factory && p.R0.Sign() > 0 && p.R1.Sign() > 0 {
+					return p
+				}
+			}
+		}
+		return nil
+	}
+	var paths [][]common.Address
+	paths = append(paths, []common.Address{a, b})
+	for _, x := range inner {
+		paths = append(paths, []common.Address{a, x, b})
+		for _, y := range inner {
+			if x != y {
+				paths = append(paths, []common.Address{a, x, y, b})
+			}
+		}
+	}
+	out, err := v3Routes(ctx, c, ps.v3[[2]common.Address{a, b}], a, amt)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range c.Chain.DEXes {
+		if d.Kind != "v2" {
+			continue
+		}
+	next:
+		for _, p := range paths {
+			r := &route{dex: d, path: p, outs: []*big.Int{amt}}
+			for i := 0; i+1 < len(p); i++ {
+				pl := poolOf(d, p[i], p[i+1])
+				if pl == nil {
+					continue next
+				}
+				r.pools = append(r.pools, pl)
+				r.outs = append(r.outs, pl.amountOut(p[i], r.outs[i]))
+			}
+			out = append(out, r) // even with a zero output: the check before payment asks whether pools connect
+		}
+	}
+	return out, nil
+}
+
+// v3Routes quotes the single-hop V3-style pools of the pair with the
+// DEXes' quoters (one Multicall3 call; pool addresses cached).
+func v3Routes(ctx context.Context, c *chain.EVM, pools []*v3pool, a common.Address, amt *big.Int) ([]*route, error) {
+	if len(pools) == 0 {
+		return nil, nil
+	}
+	outs, err := quoteV3(ctx, c, pools, a, amt)
+	if err != nil {
+		return nil, err
+	}
+	var rs []*route
+	for i, p := range pools {
+		o := outs[i]
+		if o == nil {
+			o = new(big.Int)
+		}
+		rs = append(rs, &route{dex: p.DEX, path: []common.Address{a, p.other(a)}, v3: p, outs: []*big.Int{amt, o}})
+	}
+	return rs, nil
+}
+
+func containsAddr(l []common.Address, a common.Address) bool {
+	for _, x := range l {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSwap resolves the tokens and refuses, before payment, a pair no
+// configured pool connects.
+func (t *Tools) checkSwap(ctx context.Context, in *SwapInput) error {
+	c, a, b, err := t.swapTokens(in)
+	if err != nil {
+		return err
+	}
+	rs, err := routes(ctx, c, a.Addr, b.Addr, big.NewInt(1))
+	if err != nil {
+		return err
+	}
+	if len(rs) == 0 {
+		return apierr.NotFound("no_route", "no pool route connects the two tokens on "+c.Chain.Name)
+	}
+	return nil
+}
+
+func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, error) {
+	c, a, b, err := t.swapTokens(in)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := tokenInfo(ctx, c, []common.Address{a.Addr, b.Addr})
+	if err != nil {
+		return nil, err
+	}
+	ma, mb := meta[a.Addr], meta[b.Addr]
+	if ma == nil || !ma.OK || mb == nil || !mb.OK {
+		return nil, apierr.NotFound("not_a_token", "token_in or token_out does not answer decimals()")
+	}
+	amt := new(big.Int)
+	if in.AmountRaw != "" {
+		amt.SetString(in.AmountRaw, 10)
+	} else {
+		amt = parseUnits(in.Amount, ma.Decimals)
+	}
+	if amt.Sign() <= 0 {
+		return nil, apierr.Invalid("amount", "the amount is zero")
+	}
+	head, err := getHeader(ctx, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := routes(ctx, c, a.Addr, b.Addr, amt)
+	if err != nil {
+		return nil, err
+	}
+	rs = slices.DeleteFunc(rs, func(r *route) bool { return r.out().Sign() == 0 })
+	if len(rs) == 0 {
+		return nil, apierr.NotFound("no_route", "no pool route gives any output for this amount")
+	}
+	best := rs[0]
+	for _, r := range rs[1:] {
+		if r.out().Cmp(best.out()) > 0 {
+			best = r
+		}
+	}
+	slip := in.SlippageBps
+	if slip == 0 {
+		slip = 50
+	}
+	minOut := new(big.Int).Div(new(big.Int).Mul(best.out(), big.NewInt(int64(10000-slip))), big.NewInt(10000))
+	out := &SwapOutput{Chain: c.Chain.Name, AddressIn: a.Addr.Hex(), AddressOut: b.Addr.Hex(),
+		NativeIn: isNative(in.TokenIn, c), NativeOut: isNative(in.TokenOut, c),
+		TokenIn: TokenSummary{Name: ma.Name, Symbol: ma.Symbol, Decimals: ma.Decimals}, TokenOut: TokenSummary{Name: mb.Name, Symbol: mb.Symbol, Decimals: mb.Decimals},
+		AmountIn: amt.String(), AmountInF: toFloat(amt, ma.Decimals), AmountOut: best.out().String(), AmountOutF: toFloat(best.out(), mb.Decimals),
+		MinOut: minOut.String(), MinOutF: toFloat(minOut, mb.Decimals), SlippageBps: slip, DEX: best.dex.Name, Router: best.dex.Router.Hex(),
+		Alternatives: []AltRoute{}, Block: head.Number, CheckedAt: t.cfg.Now().UTC(),
+		Note: "A quote from pool reserves at the given block; nothing is sent. Fee-on-transfer tokens deliver less than quoted."}
+	mid, feeKeep := 1.0, 1.0
+	for i, p := range best.pools {
+		rIn, rOut := p.reserves(best.path[i])
+		mid *= toFloat(rOut, 0) / toFloat(rIn, 0)
+		feeKeep *= 1 - float64(p.DEX.FeeBps)/10000
+		out.Hops = append(out.Hops, SwapHop{Pool: p.Addr.Hex(), TokenIn: best.path[i].Hex(), TokenOut: best.path[i+1].Hex(),
+			AmountIn: best.outs[i].String(), Out: best.outs[i+1].String()})
+	}
+	if p := best.v3; p != nil {
+		mid = p.rawPrice()
+		if a.Addr != p.T0 {
+			mid = 1 / mid
+		}
+		feeKeep = 1 - float64(p.Fee)/1e6
+		out.Hops = append(out.Hops, SwapHop{Pool: p.Addr.Hex(), TokenIn: a.Addr.Hex(), TokenOut: b.Addr.Hex(),
+			AmountIn: amt.String(), Out: best.out().String()})
+		out.DEX = fmt.Sprintf("%s (fee %.2f%%)", p.DEX.Name, float64(p.Fee)/1e4)
+	}
+	for _, p := range best.path {
+		out.Path = append(out.Path, p.Hex())
+	}
+	ideal := toFloat(amt, 0) * mid * feeKeep
+	if ideal > 0 {
+		out.PriceImpactPct = round((1-toFloat(best.out(), 0)/ideal)*100, 6)
+	}
+	out.LPFeePct = round((1-feeKeep)*100, 6)
+	for _, r := range rs {
+		if r == best {
+			continue
+		}
+		ap := AltRoute{DEX: r.dex.Name, AmountOut: r.out().String()}
+		if r.v3 != nil {
+			ap.DEX = fmt.Sprintf("%s (fee %.2f%%)", r.dex.Name, float64(r.v3.Fee)/1e4)
+		}
+		for _, p := range r.path {
+			ap.Path = append(ap.Path, p.Hex())
+		}
+		out.Alternatives = append(out.Alternatives, ap)
+	}
+	out.GasEstimate = gasFirstHop + gasNextHop*uint64(max(0, len(best.pools)-1))
+	if best.v3 != nil {
+		out.GasEstimate = gasV3Hop
+	}
+	if err := t.swapValues(ctx, c, out, a.Addr, b.Addr, amt, best.out()); err != nil {
+		return nil, err
+	}
+	if in.Sender != "" {
+		if err := t.swapTx(ctx, c, out, best, amt, minOut, common.HexToAddress(in.Sender), head.Time); err != nil {
+			return nil, err
+		}
+	}
+	var gp hexutil.Big
+	if err := c.Call(ctx, &gp, "eth_gasPrice"); err != nil {
+		return nil, err
+	}
+	out.GasCostNative = round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasEstimate)), 18), 8)
+	if p, err := usdPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
+		out.GasCostUSD = ptr(round(out.GasCostNative*p[c.Chain.WrappedNative].PriceUSD, 6))
+	}
+	return out, nil
+}
+
+func isNative(s string, c *chain.EVM) bool {
+	return strings.EqualFold(s, "native") || strings.EqualFold(s, c.Chain.Native)
+}
+
+// swapValues adds the USD values of both sides.
+func (t *Tools) swapValues(ctx context.Context, c *chain.EVM, out *SwapOutput, a, b common.Address, amtIn, amtOut *big.Int) error {
+	qs, err := usdPrices(ctx, c, []common.Address{a, b}, nil)
+	if err != nil {
+		return err
+	}
+	if qa, qb := qs[a], qs[b]; qa != nil && qb != nil {
+		vin := out.AmountInF * qa.PriceUSD
+		vout := out.AmountOutF * qb.PriceUSD
+		out.ValueInUSD, out.ValueOutUSD = ptr(round(vin, 8)), ptr(round(vout, 8))
+		out.ValueChangeUSD = ptr(round(vout-vin, 8))
+		if vin > 0 {
+			out.ValueChangePct = ptr(round((vout/vin-1)*100, 6))
+		}
+	}
+	return nil
+}
+
+// swapTx builds the unsigned router call and checks the sender's balance
+// and allowance (one Multicall3 call); when both suffice the node
+// estimates the gas.
+func (t *Tools) swapTx(ctx context.Context, c *chain.EVM, out *SwapOutput, r *route, amt, minOut *big.Int, sender common.Address, headTime int64) error {
+	// The deadline counts from the chain's clock, 20 minutes on.
+	deadline := big.NewInt(headTime + 20*60)
+	tx := &UnsignedTx{ChainID: c.Chain.ChainID, From: sender.Hex(), To: r.dex.Router.Hex(), Value: "0"}
+	switch {
+	case r.v3 != nil:
+		// SwapRouter02 exactInputSingle; with native in, the router wraps
+		// msg.value. Native out is delivered as the wrapped token.
+		type params struct {
+			TokenIn           common.Address
+			TokenOut          common.Address
+			Fee               *big.Int
+			Recipient         common.Address
+			AmountIn          *big.Int
+			AmountOutMinimum  *big.Int
+			SqrtPriceLimitX96 *big.Int
+		}
+		tx.Data = hexutil.Encode(chain.Pack("exactInputSingle", params{r.path[0], r.path[1], big.NewInt(r.v3.Fee), sender, amt, minOut, new(big.Int)}))
+		if out.NativeIn {
+			tx.Value = amt.String()
+		}
+		if out.NativeOut {
+			out.Note += " The V3 route delivers the wrapped native token; unwrap it with WETH9 withdraw."
+		}
+	case out.NativeIn:
+		tx.Data = hexutil.Encode(chain.Pack("swapExactETHForTokensSupportingFeeOnTransferTokens", minOut, r.path, sender, deadline))
+		tx.Value = amt.String()
+	case out.NativeOut:
+		tx.Data = hexutil.Encode(chain.Pack("swapExactTokensForETHSupportingFeeOnTransferTokens", amt, minOut, r.path, sender, deadline))
+	default:
+		tx.Data = hexutil.Encode(chain.Pack("swapExactTokensForTokensSupportingFeeOnTransferTokens", amt, minOut, r.path, sender, deadline))
+	}
+	allow := &SwapAllow{Spender: r.dex.Router.Hex()}
+	in := r.path[0]
+	calls := []chain.Call{{Target: c.Chain.Multicall3, Method: "getEthBalance", Args: []any{sender}}}
+	if !out.NativeIn {
+		calls = append(calls, chain.Call{Target: in, Method: "allowance", Args: []any{sender, r.dex.Router}},
+			chain.Call{Target: in, Method: "balanceOf", Args: []any{sender}})
+	}
+	res, err := c.Multicall(ctx, calls, nil)
+	if err != nil {
+		return err
+	}
+	if out.NativeIn {
+		bal := res[0].Big(0)
+		if bal == nil {
+			bal = new(big.Int)
+		}
+		allow.Allowance, allow.Sufficient = "native", true
+		allow.Balance, allow.Enough = bal.String(), bal.Cmp(amt) >= 0
+	} else {
+		al, bal := res[1].Big(0), res[2].Big(0)
+		if al == nil || bal == nil {
+			return apierr.New(apierr.ErrUpstream, "token_call_failed", "allowance or balanceOf of token_in failed")
+		}
+		allow.Allowance, allow.Sufficient = al.String(), al.Cmp(amt) >= 0
+		allow.Balance, allow.Enough = bal.String(), bal.Cmp(amt) >= 0
+		if !allow.Sufficient {
+			allow.Approve = &UnsignedTx{ChainID: c.Chain.ChainID, From: sender.Hex(), To: in.Hex(), Value: "0",
+				Data: hexutil.Encode(chain.Pack("approve", r.dex.Router, amt)), Gas: 60_000}
+		}
+	}
+	if allow.Sufficient && allow.Enough {
+		var g hexutil.Uint64
+		v, _ := new(big.Int).SetString(tx.Value, 10)
+		to := r.dex.Router
+		msg := chain.CallArgs{From: &sender, To: &to, Value: (*hexutil.Big)(v), Data: hexutil.MustDecode(tx.Data)}
+		err := c.Call(ctx, &g, "eth_estimateGas", msg)
+		var re *chain.RevertError
+		switch {
+		case err == nil:
+			out.GasEstimate, out.GasFromNode = uint64(g), true
+		case errors.As(err, &re):
+			out.SimulationError = re.Error()
+		default:
+			return err
+		}
+	}
+	tx.Gas = out.GasEstimate * 12 / 10 // 20% headroom
+	out.Allowance, out.Transaction = allow, tx
+	return nil
+}
+
+// parseUnits turns "1.5" into base units, truncating extra decimals.
+func parseUnits(s string, dec uint8) *big.Int {
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(frac) > int(dec) {
+		frac = frac[:dec]
+	}
+	frac += strings.Repeat("0", int(dec)-len(frac))
+	v, ok := new(big.Int).SetString(whole+frac, 10)
+	if !ok {
+		return new(big.Int)
+	}
+	return v
+}
