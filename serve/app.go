@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/browser"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
@@ -50,6 +51,11 @@ type Config struct {
 	Probe web.ProbeConfig
 	// Tools configures extract_webpage, site_metadata and read_feed.
 	Tools web.ToolsConfig
+
+	// Browser configures screenshot, site_speed, site_audit and
+	// render_document (Chromium, its pool and the render files); empty
+	// RenderDir, BaseURL, Logger and Now are taken from this Config.
+	Browser browser.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -187,9 +193,23 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	// Tool families: each is one package under serve/tools, constructed
 	// from its own config; the server needs only its registry entries.
+	bcfg := cfg.Browser
+	if bcfg.RenderDir == "" {
+		bcfg.RenderDir = browser.RenderDirFor(cfg.DataDir)
+	}
+	if bcfg.BaseURL == "" {
+		bcfg.BaseURL = cfg.BaseURL
+	}
+	if bcfg.Logger == nil {
+		bcfg.Logger = cfg.Logger
+	}
+	if bcfg.Now == nil {
+		bcfg.Now = cfg.Now
+	}
 	families := []tools.Family{
 		web.NewTools(fc, cfg.Tools),
 		web.NewProbe(fc, cfg.Probe),
+		browser.New(fc, bcfg),
 	}
 	for _, f := range families {
 		reg.Add(f.Endpoints()...)

@@ -74,6 +74,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
 	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
+	fs.StringVar(&cfg.Browser.ChromiumPath, "chromium", "chromium", "Chromium binary for screenshot, site_speed, site_audit and PDF rendering")
+	fs.IntVar(&cfg.Browser.Concurrency, "browser-concurrency", 2, "pages open in the browser at once (about one per core)")
+	fs.DurationVar(&cfg.Browser.CallTimeout, "browser-timeout", 45*time.Second, "deadline of one browser tool call")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {

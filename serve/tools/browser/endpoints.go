@@ -1,0 +1,59 @@
+package browser
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/openshelf/openshelf/serve/registry"
+)
+
+// renderPath is where render_document's files are downloaded from.
+const renderPath = "/v1/render-doc"
+
+// Endpoints returns the registry entries. Input Validate methods refuse
+// private URLs before payment; a handler error is never charged.
+func (t *Tools) Endpoints() []*registry.Endpoint {
+	return []*registry.Endpoint{
+		registry.Spec[ScreenshotInput]{
+			Name: "screenshot", Method: http.MethodPost, Path: "/v1/screenshot", Group: registry.GroupTools,
+			Price:   "0.001",
+			Summary: "Screenshot a web page in a real browser (Chromium): viewport or full page, PNG, JPEG or WebP, as base64.",
+			Description: "The page is loaded in a fresh browser context (no cookies, cache or storage) and captured when " +
+				"wait_until is reached (at most 20 s; then it is captured as it is, with wait_timed_out). Full pages " +
+				"are cut at 8000 px. Requests of the page to non-public addresses are refused and listed in blocked.",
+			Output: ScreenshotOutput{},
+			Tool:   &registry.Tool{OpenWorld: true},
+			Check:  func(_ context.Context, in *ScreenshotInput) error { _, err := t.fc.CheckURL(in.URL); return err },
+			Handle: func(ctx context.Context, in *ScreenshotInput) (*registry.Result, error) {
+				out, err := t.Screenshot(ctx, *in)
+				if err != nil {
+					return nil, err
+				}
+				return &registry.Result{Value: out}, nil
+			},
+		}.Endpoint(),
+		registry.Spec[RenderInput]{
+			Name: "render_document", Method: http.MethodPost, Path: renderPath, Group: registry.GroupTools,
+			Price:   "0.001",
+			Summary: "Render Markdown to PDF, DOCX or HTML and get a private download link valid for 24 hours.",
+			Description: "GitHub-flavoured Markdown (tables, task lists, strikethrough, autolinks); raw HTML is dropped. " +
+				"PDF is printed by Chromium (A4, Letter or Legal, optional CSS); DOCX is WordprocessingML with " +
+				"headings, lists, tables, code, links and inline images. Only inline data: images are used; nothing " +
+				"external is ever fetched. The link needs no payment and is deleted after 24 hours.",
+			Output: RenderOutput{},
+			Tool:   &registry.Tool{},
+			Handle: func(ctx context.Context, in *RenderInput) (*registry.Result, error) {
+				out, err := t.Render(ctx, *in)
+				if err != nil {
+					return nil, err
+				}
+				return &registry.Result{Value: out}, nil
+			},
+		}.Endpoint(),
+		{
+			Name: "render_download", Method: http.MethodGet, Path: renderPath + "/:token", Group: registry.GroupTools,
+			Summary: "Download a file made by render_document (free; the link is the credential, valid 24 hours).",
+			Raw:     t.store,
+		},
+	}
+}

@@ -1,0 +1,72 @@
+package browser
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/openshelf/openshelf/serve/fetch"
+)
+
+// shared is one Tools (one Chromium) for the tests that do not need their
+// own; starting Chromium costs about a second.
+var shared *Tools
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "browser-test")
+	if err != nil {
+		panic(err)
+	}
+	shared = newTestTools(dir, Config{})
+	code := m.Run()
+	shared.Close()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// newTestTools builds Tools whose guarded client may reach loopback (the
+// documented test option of package fetch).
+func newTestTools(dir string, cfg Config) *Tools {
+	fc := fetch.New(fetch.Config{AllowLoopback: true, Timeout: 10 * time.Second})
+	if cfg.RenderDir == "" {
+		cfg.RenderDir = dir
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openshelf.test"
+	}
+	if cfg.CallTimeout == 0 {
+		cfg.CallTimeout = 20 * time.Second
+	}
+	if cfg.WaitTimeout == 0 {
+		cfg.WaitTimeout = 5 * time.Second
+	}
+	return New(fc, cfg)
+}
+
+// site serves pages from a map of path to handler.
+func site(t *testing.T, routes map[string]http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	for p, h := range routes {
+		mux.HandleFunc(p, h)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func html(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(body))
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	t.Cleanup(cancel)
+	return c
+}

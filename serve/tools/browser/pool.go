@@ -1,0 +1,198 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+)
+
+// errBrowserUnavailable: Chromium cannot be started (not installed, or it
+// crashed on start). 503, never charged.
+var errBrowserUnavailable = apierr.New(apierr.ErrUnavailable, "browser_unavailable", "the browser could not be started")
+
+// errBusy: every browser slot stayed taken for QueueTimeout (503).
+var errBusy = apierr.New(apierr.ErrUnavailable, "browser_busy", "every browser is busy; try again shortly")
+
+// pool runs one Chromium process and hands out isolated browser contexts
+// (Target.createBrowserContext: an incognito-like profile with its own
+// cookies, cache and storage, and its own proxy) to at most Concurrency
+// calls at a time. A crashed browser is noticed through its root context
+// and replaced on the next call; calls running in it fail and are not
+// charged, other calls are unaffected.
+type pool struct {
+	cfg  *Config
+	log  *slog.Logger
+	sem  chan struct{}
+	deny *proxy // refuses everything: the process-wide default proxy
+
+	mu      sync.Mutex
+	cur     *instance
+	closed  bool
+	started int // browsers launched, for tests and metrics
+}
+
+// instance is one running Chromium.
+type instance struct {
+	ctx    context.Context // the browser's root chromedp context
+	cancel func()
+}
+
+func (in *instance) alive() bool { return in.ctx.Err() == nil }
+
+func newPool(cfg *Config, log *slog.Logger) *pool {
+	return &pool{cfg: cfg, log: log, sem: make(chan struct{}, cfg.Concurrency)}
+}
+
+// session is one call's isolated browser context and tab.
+type session struct {
+	ctx   context.Context // the tab's chromedp context, with the call deadline
+	proxy *proxy
+	close func()
+}
+
+// acquire waits for a slot and opens a fresh browser context whose traffic
+// goes through a new per-call proxy (so its counts and refusals belong to
+// this call alone). opts adjust the proxy.
+func (p *pool) acquire(ctx context.Context, px *proxy) (*session, error) {
+	wait, cancelWait := context.WithTimeout(ctx, p.cfg.QueueTimeout)
+	defer cancelWait()
+	select {
+	case p.sem <- struct{}{}:
+	case <-wait.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errBusy
+	}
+	release := func() { <-p.sem }
+	in, err := p.browser()
+	if err != nil {
+		release()
+		return nil, err
+	}
+	tab, cancelTab := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext(func(params *target.CreateBrowserContextParams) {
+		params.ProxyServer = "http://" + px.addr()
+		// "<-loopback>" removes the implicit bypass of localhost, so even
+		// loopback goes through the proxy (and its guard).
+		params.ProxyBypassList = "<-loopback>"
+		params.DisposeOnDetach = new(true)
+	}))
+	// The first Run creates the context and the tab; it must not carry
+	// the call deadline (that would bind the tab's life to it), so the
+	// deadline is applied to a child afterwards.
+	if err := chromedp.Do(tab); err != nil {
+		cancelTab()
+		release()
+		if !in.alive() {
+			p.log.Warn("browser: browser died while opening a tab", "err", err)
+		}
+		return nil, fmt.Errorf("browser: open tab: %w: %w", errBrowserUnavailable, err)
+	}
+	callCtx, cancelCall := context.WithTimeout(tab, p.cfg.CallTimeout)
+	stop := context.AfterFunc(ctx, cancelCall)
+	return &session{ctx: callCtx, proxy: px, close: func() {
+		stop()
+		cancelCall()
+		cancelTab() // closes the tab and disposes of the browser context
+		release()
+	}}, nil
+}
+
+// browser returns the running Chromium, starting a new one when there is
+// none or the last one died.
+func (p *pool) browser() (*instance, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errBrowserUnavailable
+	}
+	if p.cur != nil && p.cur.alive() {
+		return p.cur, nil
+	}
+	if p.cur != nil {
+		p.log.Warn("browser: chromium exited; starting a new one")
+		p.cur.cancel()
+		p.cur = nil
+	}
+	if p.deny == nil {
+		d, err := newProxy(nil, p.log, 0)
+		if err != nil {
+			return nil, err
+		}
+		p.deny = d
+	}
+	path := p.cfg.ChromiumPath
+	if _, err := exec.LookPath(path); err != nil {
+		return nil, fmt.Errorf("browser: %q: %w: %w", path, errBrowserUnavailable, err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox, // chromedp adds it as root only; the server runs unprivileged in a container anyway
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("mute-audio", true),
+		// The default context and anything the browser does on its own
+		// (update checks, time pings) go to a proxy that refuses all.
+		chromedp.ProxyServer("http://"+p.deny.addr()),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.WindowSize(1280, 800),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelB := chromedp.NewContext(allocCtx)
+	start, cancelStart := context.WithTimeout(bctx, 30*time.Second)
+	defer cancelStart()
+	// Do on the root context starts the process; its context is bctx
+	// (the timeout only bounds this wait).
+	err := chromedp.Do(bctx, chromedp.Func(func(context.Context, *chromedp.Target) error {
+		return start.Err()
+	}))
+	if err != nil {
+		cancelB()
+		cancelAlloc()
+		return nil, fmt.Errorf("browser: start chromium: %w: %w", errBrowserUnavailable, err)
+	}
+	p.cur = &instance{ctx: bctx, cancel: func() { cancelB(); cancelAlloc() }}
+	p.started++
+	return p.cur, nil
+}
+
+// kill ends the current browser process abruptly (tests of crash recovery).
+func (p *pool) kill() error {
+	p.mu.Lock()
+	in := p.cur
+	p.mu.Unlock()
+	if in == nil {
+		return errors.New("no browser")
+	}
+	c := chromedp.FromContext(in.ctx)
+	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+		return errors.New("no browser process")
+	}
+	return c.Browser.Process().Kill()
+}
+
+func (p *pool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	if p.cur != nil {
+		p.cur.cancel()
+		p.cur = nil
+	}
+	if p.deny != nil {
+		p.deny.close()
+	}
+}
