@@ -253,7 +253,7 @@ func (w *docxWriter) table(t *east.Table) {
 		}
 		i := 0
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
-			w.cell(c, colW, header)
+			w.cell(c, colW)
 			i++
 		}
 		for ; i < cols; i++ { // short rows still fill the grid
@@ -264,7 +264,7 @@ func (w *docxWriter) table(t *east.Table) {
 	w.b.WriteString("</w:tbl><w:p/>")
 }
 
-func (w *docxWriter) cell(c ast.Node, width int, header bool) {
+func (w *docxWriter) cell(c ast.Node, width int) {
 	w.b.WriteString(`<w:tc><w:tcPr><w:tcW w:w="` + strconv.Itoa(width) + `" w:type="dxa"/></w:tcPr><w:p>`)
 	if tc, ok := c.(*east.TableCell); ok {
 		switch tc.Alignment {
@@ -274,7 +274,9 @@ func (w *docxWriter) cell(c ast.Node, width int, header bool) {
 			w.b.WriteString(`<w:pPr><w:jc w:val="right"/></w:pPr>`)
 		}
 	}
-	w.inlines(c, runProps{bold: header})
+	// Header cells are bold through the table style's firstRow rule, so
+	// readers see a header row, not bold text.
+	w.inlines(c, runProps{})
 	w.b.WriteString("</w:p></w:tc>")
 }
 
@@ -603,7 +605,7 @@ var stylesXML = xmlHeader + `<w:styles xmlns:w="http://schemas.openxmlformats.or
 	`<w:style w:type="character" w:styleId="CodeChar"><w:name w:val="Verbatim Char"/><w:rPr><w:rFonts w:ascii="Courier New" w:hAnsi="Courier New" w:cs="Courier New"/><w:sz w:val="20"/><w:shd w:val="clear" w:color="auto" w:fill="F4F4F4"/></w:rPr></w:style>` +
 	`<w:style w:type="character" w:styleId="Hyperlink"><w:name w:val="Hyperlink"/><w:rPr><w:color w:val="0563C1"/><w:u w:val="single"/></w:rPr></w:style>` +
 	`<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>` +
-	`<w:style w:type="table" w:styleId="TableGrid"><w:name w:val="Table Grid"/><w:basedOn w:val="TableNormal"/></w:style>` +
+	`<w:style w:type="table" w:styleId="TableGrid"><w:name w:val="Table Grid"/><w:basedOn w:val="TableNormal"/><w:tblStylePr w:type="firstRow"><w:rPr><w:b/></w:rPr><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="EEEEEE"/></w:tcPr></w:tblStylePr></w:style>` +
 	`</w:styles>`
 
 func heading(level, halfPoints int) string {

@@ -106,8 +106,9 @@ func HTML(markdown string, opts HTMLOptions) ([]byte, error) {
 	}
 	b.WriteString("</style>\n")
 	if opts.CSS != "" {
-		// </style> inside the user's CSS would end the element early.
-		b.WriteString("<style>\n" + strings.ReplaceAll(opts.CSS, "</", `<\/`) + "\n</style>\n")
+		// "<" never has a meaning in CSS outside strings, where the escape
+		// \3c means the same; so "</style>" cannot end the element early.
+		b.WriteString("<style>\n" + strings.ReplaceAll(opts.CSS, "<", `\3c `) + "\n</style>\n")
 	}
 	b.WriteString("</head><body>\n")
 	b.Write(body.Bytes())
