@@ -177,11 +177,19 @@ func (r *recorder) navigate(ctx context.Context, px *proxy, rawURL, waitUntil st
 	if want == "" {
 		want = "load"
 	}
-	res, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: rawURL})
+	// Page.navigate returns when the document's response arrives (or the
+	// navigation fails), so it too is bounded by the wait budget: a
+	// document that does not arrive within it is a timeout.
+	nav, cancelNav := context.WithTimeout(ctx, waitMax)
+	res, err := chromedp.Call(nav, page.Navigate, page.NavigateParams{URL: rawURL})
+	cancelNav()
 	if err == nil && res.ErrorText != "" {
 		err = errors.New(res.ErrorText)
 	}
 	if err != nil {
+		if nav.Err() != nil {
+			err = context.DeadlineExceeded
+		}
 		return nil, r.loadError(ctx, px, rawURL, err)
 	}
 	wait, cancel := context.WithTimeout(ctx, waitMax)

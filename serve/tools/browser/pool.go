@@ -144,6 +144,14 @@ func (p *pool) browser() (*instance, error) {
 		chromedp.Flag("no-pings", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("dns-prefetch-disable", true),
+		// Features that make requests of their own from a page's profile
+		// (hints, autofill, lens, media router) or change what a page
+		// loads (HTTPS upgrades); the first two are chromedp's defaults.
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,OptimizationHints,OptimizationGuideModelDownloading,"+
+			"AutofillServerCommunication,MediaRouter,DialMediaRouteProvider,LensOverlay,HttpsUpgrades,"+
+			"InterestFeedContentSuggestions,CertificateTransparencyComponentUpdater,PrivacySandboxSettings4,"+
+			"NetworkTimeServiceQuerying,SafeBrowsing"),
 		// The default context and anything the browser does on its own
 		// (update checks, time pings) go to a proxy that refuses all.
 		chromedp.ProxyServer("http://"+p.deny.addr()),
@@ -151,7 +159,8 @@ func (p *pool) browser() (*instance, error) {
 		chromedp.WindowSize(1280, 800),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelB := chromedp.NewContext(allocCtx)
+	bctx, cancelB := chromedp.NewContext(allocCtx, chromedp.WithErrorf(p.debugf), chromedp.WithLogf(p.debugf),
+		chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(p.debugf), chromedp.WithBrowserLogf(p.debugf)))
 	start, cancelStart := context.WithTimeout(bctx, 30*time.Second)
 	defer cancelStart()
 	// Do on the root context starts the process; its context is bctx
@@ -167,6 +176,12 @@ func (p *pool) browser() (*instance, error) {
 	p.cur = &instance{ctx: bctx, cancel: func() { cancelB(); cancelAlloc() }}
 	p.started++
 	return p.cur, nil
+}
+
+// debugf sends chromedp's own messages (protocol oddities it works
+// around) to the debug log instead of stderr.
+func (p *pool) debugf(format string, args ...any) {
+	p.log.Debug("browser: chromedp: " + fmt.Sprintf(format, args...))
 }
 
 // kill ends the current browser process abruptly (tests of crash recovery).

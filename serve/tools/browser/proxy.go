@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,11 +41,11 @@ type proxy struct {
 
 // Blocked is a request the proxy refused.
 type Blocked struct {
-	// Target is scheme://host:port of the refused request (paths of https
-	// requests are not visible to the proxy).
+	// Target is host:port of the refused request (the proxy sees no paths
+	// of https requests, which are tunnelled).
 	Target string `json:"target"`
 	// Reason: forbidden_target (not a public address, or a refused
-	// name or port), upstream_error (could not connect), too_large.
+	// name or port) or too_large (the call's byte cap was reached).
 	Reason string `json:"reason"`
 }
 
@@ -132,18 +131,21 @@ func (p *proxy) blockedHost(host string) bool {
 }
 
 func hostOf(target string) string {
-	s := target
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
-	}
-	h, _, err := net.SplitHostPort(s)
+	h, _, err := net.SplitHostPort(target)
 	if err != nil {
-		return s
+		return target
 	}
 	return h
 }
 
+// note records a refusal. Failures to connect (upstream_error) are not
+// refusals and are not listed: the page sees them as failed requests, and
+// Chromium's own speculative connections (a preconnect to its search
+// engine) would otherwise show up as noise.
 func (p *proxy) note(target, reason string) {
+	if reason == "upstream_error" {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.blocked) < maxBlockedKept {
@@ -169,13 +171,13 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // connect opens a tunnel (https, wss, ws) to r.Host under the guard.
 func (p *proxy) connect(w http.ResponseWriter, r *http.Request) {
-	target := "https://" + r.Host
+	target := r.Host
 	if p.fc == nil {
 		p.note(target, "forbidden_target")
 		http.Error(w, "refused", http.StatusForbidden)
 		return
 	}
-	if _, err := p.fc.CheckURL(target + "/"); err != nil {
+	if _, err := p.fc.CheckURL("https://" + target + "/"); err != nil {
 		p.note(target, reason(err))
 		http.Error(w, "refused", http.StatusForbidden)
 		return
@@ -277,15 +279,18 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this is a forward proxy", http.StatusBadRequest)
 		return
 	}
-	target := "http://" + r.URL.Host
+	target := r.URL.Host
+	if r.URL.Port() == "" {
+		target = net.JoinHostPort(r.URL.Hostname(), "80")
+	}
 	if p.fc == nil {
 		p.note(target, "forbidden_target")
-		http.Error(w, "refused", http.StatusForbidden)
+		drop(w)
 		return
 	}
 	if _, err := p.fc.CheckURL(r.URL.String()); err != nil {
 		p.note(target, reason(err))
-		http.Error(w, "refused", http.StatusForbidden)
+		drop(w)
 		return
 	}
 	out := r.Clone(r.Context())
@@ -296,11 +301,7 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request) {
 	resp, err := p.tr.RoundTrip(out)
 	if err != nil {
 		p.note(target, reason(err))
-		status := http.StatusBadGateway
-		if reason(err) == "forbidden_target" {
-			status = http.StatusForbidden
-		}
-		http.Error(w, "refused", status)
+		drop(w)
 		return
 	}
 	defer resp.Body.Close()
@@ -324,4 +325,18 @@ func (f flushWriter) Write(b []byte) (int, error) {
 		fl.Flush()
 	}
 	return n, err
+}
+
+// drop answers a refused plain-http request by closing the connection: an
+// error status would be shown by the browser as the page itself, while a
+// dropped connection is a failed request (net::ERR_EMPTY_RESPONSE), as a
+// refused tunnel is.
+func drop(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if c, _, err := hj.Hijack(); err == nil {
+			c.Close()
+			return
+		}
+	}
+	http.Error(w, "refused", http.StatusForbidden)
 }

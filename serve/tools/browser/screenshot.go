@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/openshelf/openshelf/serve/apierr"
-	"github.com/openshelf/openshelf/serve/fetch"
 )
 
 // MaxFullPageHeight is the tallest full-page screenshot, in CSS pixels.
@@ -32,12 +31,6 @@ type ScreenshotInput struct {
 	Quality   int    `json:"quality,omitempty" doc:"Compression quality for jpeg and webp (ignored for png)." min:"30" max:"100" default:"80"`
 	WaitUntil string `json:"wait_until,omitempty" doc:"When the page counts as loaded: the load event, DOMContentLoaded, or no more than 0 or 2 network connections for 500 ms." enum:"load|domcontentloaded|networkidle0|networkidle2" default:"networkidle2"`
 	DelayMS   int    `json:"delay_ms,omitempty" doc:"Extra wait after loading, in milliseconds." min:"0" max:"5000" default:"0"`
-}
-
-// Validate refuses URLs no client may fetch, before payment.
-func (in *ScreenshotInput) Validate() error {
-	_, err := fetch.CheckURL(in.URL)
-	return err
 }
 
 // ScreenshotOutput is the answer of screenshot.

@@ -1,0 +1,69 @@
+package browser
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+)
+
+// TestRedirectToPrivateInBrowser skips the preflight, as if DNS had
+// answered the guarded client and the browser differently: the browser's
+// own redirect into a private address is refused by the proxy and the call
+// fails with forbidden_target.
+func TestRedirectToPrivateInBrowser(t *testing.T) {
+	srv := site(t, map[string]http.HandlerFunc{
+		"/r": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+		},
+	})
+	px, err := newProxy(shared.fc, nil, shared.cfg.MaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.close()
+	s, err := shared.pool.acquire(ctx(t), px)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	rec, err := newRecorder(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rec.navigate(s.ctx, px, srv.URL+"/r", "load", shared.cfg.WaitTimeout)
+	if !errors.Is(err, errPageForbidden) {
+		t.Fatalf("err = %v, want forbidden_target", err)
+	}
+	if b := px.Blocked(); len(b) == 0 || b[0].Target != "169.254.169.254:80" {
+		t.Errorf("blocked %+v", b)
+	}
+}
+
+// TestCrashRecovery kills Chromium between calls: the next call starts a
+// new browser and succeeds.
+func TestCrashRecovery(t *testing.T) {
+	tools := newTestTools(t.TempDir(), Config{})
+	defer tools.Close()
+	srv := site(t, map[string]http.HandlerFunc{"/": html(`<h1>ok</h1>`)})
+	in := ScreenshotInput{URL: srv.URL + "/", Width: 320, Height: 240, WaitUntil: "load"}
+	if _, err := tools.Screenshot(ctx(t), in); err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.pool.kill(); err != nil {
+		t.Fatal(err)
+	}
+	// The dead browser is noticed through its root context; the call
+	// after it gets a new one.
+	var err error
+	for range 3 {
+		if _, err = tools.Screenshot(ctx(t), in); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("after a crash: %v", err)
+	}
+	if tools.pool.started != 2 {
+		t.Errorf("browsers started: %d, want 2", tools.pool.started)
+	}
+}
