@@ -143,4 +143,3 @@ func cleanFilename(s string) string {
 	}
 	return s
 }
-

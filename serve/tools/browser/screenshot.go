@@ -50,8 +50,8 @@ type ScreenshotOutput struct {
 	FullPage bool   `json:"full_page"`
 	// PageHeight is the document's full height in CSS pixels; with
 	// full_page, Truncated says it was taller than 8000 px and was cut.
-	PageHeight int  `json:"page_height"`
-	Truncated  bool `json:"truncated,omitempty"`
+	PageHeight int    `json:"page_height"`
+	Truncated  bool   `json:"truncated,omitempty"`
 	WaitUntil  string `json:"wait_until"`
 	// WaitTimedOut: the wait_until condition was not met within the wait
 	// budget; the image shows the page as it was then.

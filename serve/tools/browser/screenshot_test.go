@@ -1,12 +1,12 @@
 package browser
 
 import (
-	"net/http"
 	"bytes"
 	"encoding/base64"
 	"image"
 	"image/color"
 	"image/png"
+	"net/http"
 	"testing"
 )
 
