@@ -32,6 +32,24 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 				return &registry.Result{Value: out}, nil
 			},
 		}.Endpoint(),
+		registry.Spec[SpeedInput]{
+			Name: "site_speed", Method: http.MethodGet, Path: "/v1/site-speed", Group: registry.GroupTools,
+			Price:   "0.001",
+			Summary: "Measure a page's speed in a real browser: LCP, CLS, FCP, TTFB and total blocking time with ratings, timings, requests and page weight by type.",
+			Description: "A lab measurement in Chromium under an emulated device: mobile (412x823 phone, 4x CPU slowdown, " +
+				"slow 4G) or desktop. Metrics follow web-vitals semantics (CLS session windows) and are rated good, " +
+				"needs-improvement or poor on the published thresholds. Fresh browser context, cache off.",
+			Output: SpeedOutput{},
+			Tool:   &registry.Tool{OpenWorld: true},
+			Check:  func(_ context.Context, in *SpeedInput) error { _, err := t.fc.CheckURL(in.URL); return err },
+			Handle: func(ctx context.Context, in *SpeedInput) (*registry.Result, error) {
+				out, err := t.SiteSpeed(ctx, *in)
+				if err != nil {
+					return nil, err
+				}
+				return &registry.Result{Value: out}, nil
+			},
+		}.Endpoint(),
 		registry.Spec[RenderInput]{
 			Name: "render_document", Method: http.MethodPost, Path: renderPath, Group: registry.GroupTools,
 			Price:   "0.001",

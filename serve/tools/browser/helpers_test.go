@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,6 +35,9 @@ func newTestTools(dir string, cfg Config) *Tools {
 	fc := fetch.New(fetch.Config{AllowLoopback: true, Timeout: 10 * time.Second})
 	if cfg.RenderDir == "" {
 		cfg.RenderDir = dir
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "https://api.openshelf.test"
