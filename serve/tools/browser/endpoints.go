@@ -50,6 +50,24 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 				return &registry.Result{Value: out}, nil
 			},
 		}.Endpoint(),
+		registry.Spec[AuditInput]{
+			Name: "site_audit", Method: http.MethodPost, Path: "/v1/site-audit", Group: registry.GroupTools,
+			Price:   "0.02",
+			Summary: "Audit a web page: grade A to F, scores for performance, SEO, security and availability, and every finding with its severity and fix.",
+			Description: "Loads the page in Chromium and measures it as site_speed does; checks title, description, headings, " +
+				"canonical, robots meta, robots.txt, sitemap, alt text, links and structured data; HTTPS, the TLS " +
+				"certificate and security headers; status, redirects and response time. Optional 1280x800 JPEG screenshot.",
+			Output: AuditOutput{},
+			Tool:   &registry.Tool{OpenWorld: true},
+			Check:  func(_ context.Context, in *AuditInput) error { _, err := t.fc.CheckURL(in.URL); return err },
+			Handle: func(ctx context.Context, in *AuditInput) (*registry.Result, error) {
+				out, err := t.SiteAudit(ctx, *in)
+				if err != nil {
+					return nil, err
+				}
+				return &registry.Result{Value: out}, nil
+			},
+		}.Endpoint(),
 		registry.Spec[RenderInput]{
 			Name: "render_document", Method: http.MethodPost, Path: renderPath, Group: registry.GroupTools,
 			Price:   "0.001",

@@ -144,6 +144,9 @@ func (r *recorder) on(ev any) {
 		defer r.mu.Unlock()
 		if q, ok := r.reqs[ev.RequestID]; ok {
 			q.failed, q.errText, q.finished = true, ev.ErrorText, true
+			if ev.BlockedReason != "" {
+				q.errText = "blocked by the browser: " + string(ev.BlockedReason)
+			}
 		}
 	}
 }

@@ -86,6 +86,12 @@ type Timings struct {
 	Load             float64 `json:"load_ms"`
 }
 
+// FailedRequest is a request the browser could not complete.
+type FailedRequest struct {
+	URL   string `json:"url"`
+	Error string `json:"error"`
+}
+
 // TypeWeight is what the page loaded of one resource type.
 type TypeWeight struct {
 	Type     string `json:"type"`
@@ -95,10 +101,12 @@ type TypeWeight struct {
 
 // Requests summarises the page's network use (transfer sizes).
 type Requests struct {
-	Count  int          `json:"count"`
-	Failed int          `json:"failed"`
-	Bytes  int64        `json:"bytes"`
-	ByType []TypeWeight `json:"by_type"`
+	Count  int `json:"count"`
+	Failed int `json:"failed"`
+	// Failures are the first failed requests with the browser's error.
+	Failures []FailedRequest `json:"failures,omitempty"`
+	Bytes    int64           `json:"bytes"`
+	ByType   []TypeWeight    `json:"by_type"`
 }
 
 // SpeedOutput is the answer of site_speed.
@@ -360,6 +368,9 @@ func (r *recorder) requestStats() Requests {
 		out.Bytes += int64(q.bytes)
 		if q.failed {
 			out.Failed++
+			if len(out.Failures) < 10 {
+				out.Failures = append(out.Failures, FailedRequest{URL: cut(q.url, 300), Error: q.errText})
+			}
 		}
 	}
 	out.ByType = []TypeWeight{}
