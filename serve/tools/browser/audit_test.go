@@ -50,6 +50,7 @@ func findingIDs(out *AuditOutput) map[string]Finding {
 }
 
 func TestSiteAuditGoodPage(t *testing.T) {
+	t.Parallel()
 	base := auditSite(t)
 	out, err := shared.SiteAudit(ctx(t), AuditInput{URL: base + "/good", Device: "desktop", Screenshot: true})
 	if err != nil {
@@ -87,6 +88,7 @@ func TestSiteAuditGoodPage(t *testing.T) {
 }
 
 func TestSiteAuditBadPage(t *testing.T) {
+	t.Parallel()
 	base := auditSite(t)
 	out, err := shared.SiteAudit(ctx(t), AuditInput{URL: base + "/bad", Device: "desktop"})
 	if err != nil {

@@ -23,7 +23,7 @@ func newEnv(t *testing.T) *servetest.Env {
 	t.Helper()
 	return servetest.New(t, func(c *serve.Config) {
 		c.Browser.CallTimeout = 15 * time.Second
-		c.Browser.WaitTimeout = 3 * time.Second
+		c.Browser.WaitTimeout = 2 * time.Second
 	})
 }
 
@@ -78,7 +78,8 @@ func pages(t *testing.T) *httptest.Server {
 	return srv
 }
 
-func TestEndToEndScreenshot(t *testing.T) {
+func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	site := pages(t)
 
@@ -165,6 +166,8 @@ func TestEndToEndScreenshot(t *testing.T) {
 		}
 	})
 
+	t.Run("render_document with a free download link", func(t *testing.T) { testRenderDocument(t, env) })
+
 	t.Run("a document that never arrives is a 504, not charged", func(t *testing.T) {
 		in := map[string]any{"url": site.URL + "/silent"}
 		before := env.Settlements(t)
@@ -178,8 +181,7 @@ func TestEndToEndScreenshot(t *testing.T) {
 	})
 }
 
-func TestEndToEndRenderDocument(t *testing.T) {
-	env := newEnv(t)
+func testRenderDocument(t *testing.T, env *servetest.Env) {
 	md := "# Minutes\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nSee [the spec](https://example.org/spec).\n"
 	m := env.PaidCall(t, http.MethodPost, "/v1/render-doc", map[string]any{"markdown": md, "format": "docx", "filename": "minutes"})
 	link, _ := m["url"].(string)

@@ -22,7 +22,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	shared = newTestTools(dir, Config{})
+	// The tests mostly wait (timers, network idle), so four pages at once
+	// fit on two cores.
+	shared = newTestTools(dir, Config{Concurrency: 4})
 	code := m.Run()
 	shared.Close()
 	os.RemoveAll(dir)

@@ -11,6 +11,7 @@ import (
 // own redirect into a private address is refused by the proxy and the call
 // fails with forbidden_target.
 func TestRedirectToPrivateInBrowser(t *testing.T) {
+	t.Parallel()
 	srv := site(t, map[string]http.HandlerFunc{
 		"/r": func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
@@ -42,6 +43,7 @@ func TestRedirectToPrivateInBrowser(t *testing.T) {
 // TestCrashRecovery kills Chromium between calls: the next call starts a
 // new browser and succeeds.
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel()
 	tools := newTestTools(t.TempDir(), Config{})
 	defer tools.Close()
 	srv := site(t, map[string]http.HandlerFunc{"/": html(`<h1>ok</h1>`)})
@@ -54,13 +56,11 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	// The dead browser is noticed through its root context; the call
 	// after it gets a new one.
-	var err error
-	for range 3 {
-		if _, err = tools.Screenshot(ctx(t), in); err == nil {
-			break
-		}
-	}
-	if err != nil {
+	tools.pool.mu.Lock()
+	dead := tools.pool.cur.ctx
+	tools.pool.mu.Unlock()
+	<-dead.Done()
+	if _, err := tools.Screenshot(ctx(t), in); err != nil {
 		t.Fatalf("after a crash: %v", err)
 	}
 	if tools.pool.started != 2 {

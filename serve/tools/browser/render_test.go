@@ -78,6 +78,7 @@ func run(t *testing.T, name string, args ...string) string {
 }
 
 func TestRenderDOCXReadBackByPandoc(t *testing.T) {
+	t.Parallel()
 	out, err := shared.Render(ctx(t), RenderInput{Markdown: sampleMarkdown, Format: "docx", Title: "Report", PageSize: "Letter", Filename: "report.docx"})
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +117,7 @@ func TestRenderDOCXReadBackByPandoc(t *testing.T) {
 }
 
 func TestRenderDOCXImage(t *testing.T) {
+	t.Parallel()
 	img := image.NewRGBA(image.Rect(0, 0, 40, 20))
 	for x := range 40 {
 		for y := range 20 {
@@ -143,6 +145,7 @@ func TestRenderDOCXImage(t *testing.T) {
 }
 
 func TestRenderPDFReadBack(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		size string
 		w, h string // points, as pdfinfo prints them
@@ -187,6 +190,7 @@ func TestRenderPDFReadBack(t *testing.T) {
 }
 
 func TestRenderHTML(t *testing.T) {
+	t.Parallel()
 	out, err := shared.Render(ctx(t), RenderInput{Markdown: "# Hi\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))\n", Format: "html",
 		Title: "T <1>", CSS: "h1{color:red}</style><script>bad()</script>"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestScreenshotViewport(t *testing.T) {
+	t.Parallel()
 	srv := site(t, map[string]http.HandlerFunc{
 		"/": html(`<!doctype html><html><body style="margin:0;background:#fff">
 <div style="position:absolute;left:0;top:0;width:200px;height:100px;background:rgb(255,0,0)"></div>

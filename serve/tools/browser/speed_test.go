@@ -54,6 +54,7 @@ func speedSite(t *testing.T) string {
 }
 
 func TestSiteSpeedLCPLateImage(t *testing.T) {
+	t.Parallel()
 	base := speedSite(t)
 	out, err := shared.SiteSpeed(ctx(t), SpeedInput{URL: base + "/lcp", Device: "desktop"})
 	if err != nil {
@@ -84,6 +85,7 @@ func TestSiteSpeedLCPLateImage(t *testing.T) {
 }
 
 func TestSiteSpeedCLS(t *testing.T) {
+	t.Parallel()
 	base := speedSite(t)
 	out, err := shared.SiteSpeed(ctx(t), SpeedInput{URL: base + "/cls", Device: "desktop"})
 	if err != nil {
@@ -113,6 +115,7 @@ func TestSiteSpeedCLS(t *testing.T) {
 }
 
 func TestSiteSpeedTBT(t *testing.T) {
+	t.Parallel()
 	base := speedSite(t)
 	out, err := shared.SiteSpeed(ctx(t), SpeedInput{URL: base + "/tbt", Device: "desktop"})
 	if err != nil {
@@ -126,6 +129,7 @@ func TestSiteSpeedTBT(t *testing.T) {
 }
 
 func TestSiteSpeedMobileEmulation(t *testing.T) {
+	t.Parallel()
 	base := speedSite(t)
 	out, err := shared.SiteSpeed(ctx(t), SpeedInput{URL: base + "/stable"})
 	if err != nil {
