@@ -5,10 +5,17 @@ import (
 	"net/http"
 
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/schema"
 )
 
 // renderPath is where render_document's files are downloaded from.
 const renderPath = "/v1/render-doc"
+
+// DownloadInput documents the download route's path parameter (the route
+// is a raw handler; the store reads the token itself).
+type DownloadInput struct {
+	Token string `json:"token" in:"path" doc:"The token of the download link render_document returned." pattern:"^[A-Za-z0-9_-]{43}$"`
+}
 
 // Endpoints returns the registry entries. Input Validate methods refuse
 // private URLs before payment; a handler error is never charged.
@@ -89,7 +96,11 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		{
 			Name: "render_download", Method: http.MethodGet, Path: renderPath + "/:token", Group: registry.GroupTools,
 			Summary: "Download a file made by render_document (free; the link is the credential, valid 24 hours).",
-			Raw:     t.store,
+			Description: "Answers the PDF, DOCX or HTML file as an attachment, or 404 render_not_found once the " +
+				"link has expired (24 hours after rendering) or for an unknown token.",
+			Input:       schema.InputOf(new(DownloadInput)),
+			ContentType: "application/octet-stream",
+			Raw:         t.store,
 		},
 	}
 }
