@@ -15,7 +15,9 @@
 // (CallTimeout, 504 upstream_timeout) and a wait budget for its load
 // condition (WaitTimeout; a page still busy then is used as it is and the
 // answer says wait_timed_out). A browser that crashed is noticed through
-// its root context and replaced on the next call; calls that were running
+// its root context and replaced on the next call (after a call that hit
+// its deadline the browser must answer a version query within 5 s, or it
+// is killed as hung and replaced too); calls that were running
 // in it fail (502 browser_error) and, like every failed call, are not
 // charged.
 //

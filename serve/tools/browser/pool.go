@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -100,10 +102,15 @@ func (p *pool) acquire(ctx context.Context, px *proxy) (*session, error) {
 	callCtx, cancelCall := context.WithTimeout(tab, p.cfg.CallTimeout)
 	stop := context.AfterFunc(ctx, cancelCall)
 	return &session{ctx: callCtx, proxy: px, close: func() {
+		timedOut := callCtx.Err() == context.DeadlineExceeded
 		stop()
 		cancelCall()
 		cancelTab() // closes the tab and disposes of the browser context
 		release()
+		if timedOut {
+			// A call that ran into its deadline may mean a hung browser.
+			go p.check(in)
+		}
 	}}, nil
 }
 
@@ -182,6 +189,21 @@ func (p *pool) browser() (*instance, error) {
 // around) to the debug log instead of stderr.
 func (p *pool) debugf(format string, args ...any) {
 	p.log.Debug("browser: chromedp: " + fmt.Sprintf(format, args...))
+}
+
+// check asks the browser for its version; a browser that cannot answer
+// within 5 s is hung and is killed, so the next call starts a new one.
+func (p *pool) check(in *instance) {
+	ctx, cancel := context.WithTimeout(in.ctx, 5*time.Second)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{}); err == nil || !in.alive() {
+		return
+	}
+	p.log.Warn("browser: chromium does not answer; killing it")
+	if c := chromedp.FromContext(in.ctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		c.Browser.Process().Kill()
+	}
+	in.cancel()
 }
 
 // kill ends the current browser process abruptly (tests of crash recovery).
