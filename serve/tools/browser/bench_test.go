@@ -170,4 +170,3 @@ func BenchmarkRenderDOCX(b *testing.B) {
 	in := RenderInput{Markdown: sampleMarkdown, Format: "docx"}
 	runPar(b, func(int) error { _, err := tools.Render(context.Background(), in); return err })
 }
-
