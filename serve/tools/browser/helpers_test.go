@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"flag"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,15 @@ import (
 var shared *Tools
 
 func TestMain(m *testing.M) {
+	// The browser tests mostly wait (timers, network idle, the browser's
+	// own processes), so more of them run at once than there are cores,
+	// unless -parallel says otherwise.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "4")
+	}
 	dir, err := os.MkdirTemp("", "browser-test")
 	if err != nil {
 		panic(err)

@@ -1,6 +1,11 @@
 package browser
 
 import (
+	"syscall"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
 	"errors"
 	"net/http"
 	"testing"
@@ -65,5 +70,44 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	if tools.pool.started != 2 {
 		t.Errorf("browsers started: %d, want 2", tools.pool.started)
+	}
+}
+
+// TestHungBrowserReplaced stops Chromium (SIGSTOP): the call in it runs into
+// its deadline, the health check finds the browser mute and kills it, and
+// the next call gets a new browser.
+func TestHungBrowserReplaced(t *testing.T) {
+	t.Parallel()
+	tools := newTestTools(t.TempDir(), Config{CallTimeout: 3 * time.Second, WaitTimeout: 2 * time.Second})
+	defer tools.Close()
+	srv := site(t, map[string]http.HandlerFunc{"/": html(`<h1>ok</h1>`)})
+	in := ScreenshotInput{URL: srv.URL + "/", Width: 320, Height: 240, WaitUntil: "load"}
+	if _, err := tools.Screenshot(ctx(t), in); err != nil {
+		t.Fatal(err)
+	}
+	tools.pool.mu.Lock()
+	hung := tools.pool.cur
+	tools.pool.mu.Unlock()
+	proc := chromedp.FromContext(hung.ctx).Browser.Process()
+	if err := proc.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Signal(syscall.SIGCONT)
+	if _, err := tools.Screenshot(ctx(t), in); err == nil {
+		t.Fatal("a call in a stopped browser succeeded")
+	}
+	select {
+	case <-hung.ctx.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hung browser was not replaced")
+	}
+	// The short deadline was for the hung call; a loaded test machine
+	// needs more for a new browser's first page.
+	tools.cfg.CallTimeout, tools.cfg.WaitTimeout = 20*time.Second, 10*time.Second
+	if _, err := tools.Screenshot(ctx(t), in); err != nil {
+		t.Fatalf("after replacing the hung browser: %v", err)
+	}
+	if tools.pool.started != 2 {
+		t.Errorf("browsers started: %d", tools.pool.started)
 	}
 }

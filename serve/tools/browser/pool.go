@@ -89,13 +89,27 @@ func (p *pool) acquire(ctx context.Context, px *proxy) (*session, error) {
 		params.DisposeOnDetach = new(true)
 	}))
 	// The first Run creates the context and the tab; it must not carry
-	// the call deadline (that would bind the tab's life to it), so the
-	// deadline is applied to a child afterwards.
-	if err := chromedp.Do(tab); err != nil {
+	// the call deadline (that would bind the tab's life to it), so it runs
+	// aside and is waited for with a limit: a browser that cannot open a
+	// tab in 15 s (or the call deadline, if shorter) is hung.
+	opened := make(chan error, 1)
+	go func() { opened <- chromedp.Do(tab) }()
+	select {
+	case err = <-opened:
+	case <-time.After(min(15*time.Second, p.cfg.CallTimeout)):
+		err = errors.New("the browser opened no tab in time")
+		go p.check(in)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
 		cancelTab()
 		release()
 		if !in.alive() {
 			p.log.Warn("browser: browser died while opening a tab", "err", err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("browser: open tab: %w: %w", errBrowserUnavailable, err)
 	}

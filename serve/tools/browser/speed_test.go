@@ -24,6 +24,13 @@ func pngOf(w, h int) []byte {
 }
 
 // speedSite serves pages with known behaviour.
+// afterPaintJS runs fn 100 ms after the first contentful paint, so the
+// test pages act after it however slow the machine is.
+const afterPaintJS = `<script>function afterPaint(fn) {
+  new PerformanceObserver((l) => { if (l.getEntries().some((e) => e.name === "first-contentful-paint")) setTimeout(fn, 100); })
+    .observe({type: "paint", buffered: true});
+}</script>`
+
 func speedSite(t *testing.T) string {
 	big := pngOf(600, 400)
 	srv := site(t, map[string]http.HandlerFunc{
@@ -34,9 +41,10 @@ func speedSite(t *testing.T) string {
 			w.Header().Set("Content-Type", "image/png")
 			w.Write(big)
 		},
-		// Content pushed down by a banner inserted after 300 ms.
-		"/cls": html(`<!doctype html><body style="margin:0"><div id="c" style="height:600px;background:#ddd">content</div>
-<script>setTimeout(() => { const d = document.createElement("div"); d.style.height = "300px"; d.textContent = "banner"; document.body.prepend(d); }, 300);</script></body>`),
+		// Content pushed down by a banner inserted after the first paint
+		// (a shift before it would not count).
+		"/cls": html(`<!doctype html>` + afterPaintJS + `<body style="margin:0"><div id="c" style="height:600px;background:#ddd">content</div>
+<script>afterPaint(() => { const d = document.createElement("div"); d.style.height = "300px"; d.textContent = "banner"; document.body.prepend(d); });</script></body>`),
 		"/stable": html(`<!doctype html><body><h1>Stable</h1><p>Nothing moves.</p><link rel="stylesheet" href="/s.css"><script src="/a.js"></script></body>`),
 		"/s.css": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/css")
@@ -46,9 +54,9 @@ func speedSite(t *testing.T) string {
 			w.Header().Set("Content-Type", "text/javascript")
 			w.Write([]byte("var x = 1;"))
 		},
-		// A 400 ms task after the first paint.
-		"/tbt": html(`<!doctype html><body><h1>Busy</h1>
-<script>setTimeout(() => { const end = performance.now() + 400; while (performance.now() < end) {} }, 300);</script></body>`),
+		// A 400 ms task after the first contentful paint.
+		"/tbt": html(`<!doctype html>` + afterPaintJS + `<body><h1>Busy</h1>
+<script>afterPaint(() => { const end = performance.now() + 400; while (performance.now() < end) {} });</script></body>`),
 	})
 	return srv.URL
 }
