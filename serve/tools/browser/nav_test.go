@@ -78,7 +78,7 @@ func TestCrashRecovery(t *testing.T) {
 // the next call gets a new browser.
 func TestHungBrowserReplaced(t *testing.T) {
 	t.Parallel()
-	tools := newTestTools(t.TempDir(), Config{CallTimeout: 3 * time.Second, WaitTimeout: 2 * time.Second})
+	tools := newTestTools(t.TempDir(), Config{CallTimeout: 20 * time.Second, WaitTimeout: 10 * time.Second})
 	defer tools.Close()
 	srv := site(t, map[string]http.HandlerFunc{"/": html(`<h1>ok</h1>`)})
 	in := ScreenshotInput{URL: srv.URL + "/", Width: 320, Height: 240, WaitUntil: "load"}
@@ -93,6 +93,9 @@ func TestHungBrowserReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proc.Signal(syscall.SIGCONT)
+	// A short deadline for the call in the stopped browser (the config is
+	// read when a call starts).
+	tools.cfg.CallTimeout, tools.cfg.WaitTimeout = 3*time.Second, 2*time.Second
 	if _, err := tools.Screenshot(ctx(t), in); err == nil {
 		t.Fatal("a call in a stopped browser succeeded")
 	}
