@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"syscall"
 	"time"
 
@@ -112,5 +113,39 @@ func TestHungBrowserReplaced(t *testing.T) {
 	}
 	if tools.pool.started != 2 {
 		t.Errorf("browsers started: %d", tools.pool.started)
+	}
+}
+
+// TestNoStateBetweenCalls: a cookie and localStorage set in one call are
+// gone in the next (each call has its own browser context).
+func TestNoStateBetweenCalls(t *testing.T) {
+	t.Parallel()
+	srv := site(t, map[string]http.HandlerFunc{
+		"/set": func(w http.ResponseWriter, r *http.Request) {
+			http.SetCookie(w, &http.Cookie{Name: "server", Value: "1", Path: "/"})
+			html(`<script>document.cookie = "page=1; path=/"; localStorage.setItem("k", "v");</script>`)(w, r)
+		},
+		"/get": html(`<p>read</p>`),
+	})
+	read := func(path string) string {
+		var got string
+		err := shared.page(ctx(t), srv.URL+path, func(c context.Context, rec *recorder, px *proxy) error {
+			if _, err := rec.navigate(c, px, srv.URL+path, "load", shared.cfg.WaitTimeout); err != nil {
+				return err
+			}
+			var err error
+			got, err = chromedp.Run(c, chromedp.Evaluate[string](`document.cookie + "|" + (localStorage.getItem("k") || "")`))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := read("/set"); got != "server=1; page=1|v" {
+		t.Fatalf("in the setting call: %q", got)
+	}
+	if got := read("/get"); got != "|" {
+		t.Errorf("state leaked into the next call: %q", got)
 	}
 }
