@@ -62,8 +62,8 @@ type session struct {
 }
 
 // acquire waits for a slot and opens a fresh browser context whose traffic
-// goes through a new per-call proxy (so its counts and refusals belong to
-// this call alone). opts adjust the proxy.
+// goes through px, the call's own proxy (so its refusals belong to this
+// call alone).
 func (p *pool) acquire(ctx context.Context, px *proxy) (*session, error) {
 	wait, cancelWait := context.WithTimeout(ctx, p.cfg.QueueTimeout)
 	defer cancelWait()
@@ -157,7 +157,11 @@ func (p *pool) browser() (*instance, error) {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
-		chromedp.NoSandbox, // chromedp adds it as root only; the server runs unprivileged in a container anyway
+		// Chromium's sandbox needs user namespaces or a setuid helper,
+		// which containers rarely have (and as root it refuses to start
+		// without this flag); pages are contained by the container and by
+		// the guarded proxy.
+		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
@@ -182,13 +186,17 @@ func (p *pool) browser() (*instance, error) {
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelB := chromedp.NewContext(allocCtx, chromedp.WithErrorf(p.debugf), chromedp.WithLogf(p.debugf),
 		chromedp.WithBrowserOption(chromedp.WithBrowserErrorf(p.debugf), chromedp.WithBrowserLogf(p.debugf)))
-	start, cancelStart := context.WithTimeout(bctx, 30*time.Second)
-	defer cancelStart()
-	// Do on the root context starts the process; its context is bctx
-	// (the timeout only bounds this wait).
-	err := chromedp.Do(bctx, chromedp.Func(func(context.Context, *chromedp.Target) error {
-		return start.Err()
-	}))
+	// The first Do on the root context starts the process and binds its
+	// life to bctx, so it must not carry a deadline; it is waited for
+	// aside, at most 30 s.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(bctx) }()
+	var err error
+	select {
+	case err = <-started:
+	case <-time.After(30 * time.Second):
+		err = errors.New("no answer within 30 s")
+	}
 	if err != nil {
 		cancelB()
 		cancelAlloc()
