@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image/jpeg"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"testing"
 )
 
@@ -137,5 +139,30 @@ func TestPerformanceScoreCurve(t *testing.T) {
 		if grade(score) != want {
 			t.Errorf("grade(%d) = %s", score, grade(score))
 		}
+	}
+}
+
+// TestAuditTLS reads a certificate the way ping_status does: an
+// httptest certificate is not trusted by the system roots, so it is
+// reported as invalid (a critical finding), not a failed audit.
+func TestAuditTLS(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	info := shared.tlsInfo(ctx(t), srv.URL+"/", u.Hostname())
+	if info == nil {
+		t.Fatal("no TLS info")
+	}
+	if info.Version != "TLS 1.3" || info.Valid || info.VerifyError == "" || info.DaysLeft <= 0 || info.Issuer == "" {
+		t.Errorf("tls %+v", info)
+	}
+	var f findings
+	f.security(SecurityInfo{HTTPS: true, TLS: info, Missing: []string{}})
+	if len(f.list) != 1 || f.list[0].ID != "invalid-certificate" || f.list[0].Severity != "critical" {
+		t.Errorf("findings %+v", f.list)
+	}
+	if f.score("security") != 75 {
+		t.Errorf("score %d", f.score("security"))
 	}
 }
