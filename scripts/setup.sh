@@ -70,4 +70,21 @@ if [ ! -f "$ORT_DIR/libonnxruntime.so.$ORT_VERSION" ]; then
   $SUDO ln -sf "libonnxruntime.so.$ORT_VERSION" "$ORT_DIR/libonnxruntime.so"
   rm -rf "$tmp"
 fi
+# Browser tools (serve/tools/browser): Chromium renders pages and PDFs;
+# fonts give PDFs and screenshots real glyphs; pandoc and poppler-utils
+# (pdftotext, pdfinfo) read rendered DOCX and PDF files back in the tests;
+# unzip reads document.xml out of a DOCX in one test. Idempotent: only
+# missing packages are installed.
+browser_need=()
+for pair in chromium:chromium pandoc:pandoc pdftotext:poppler-utils unzip:unzip fc-list:fontconfig; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || browser_need+=("${pair#*:}")
+done
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || browser_need+=(fonts-dejavu-core)
+if [ ${#browser_need[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages for the browser tools: ${browser_need[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${browser_need[@]}" >/dev/null
+fi
+
 echo "setup: done"

@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/browser"
 	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/finance"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
@@ -80,6 +81,11 @@ type Config struct {
 	// Crypto configures the crypto tools (chains, RPC endpoints,
 	// explorers).
 	Crypto crypto.Config
+
+	// Browser configures screenshot, site_speed, site_audit and
+	// render_document (Chromium, its pool and the render files); empty
+	// RenderDir, BaseURL, Logger and Now are taken from this Config.
+	Browser browser.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another

@@ -8,6 +8,7 @@ import (
 	"github.com/openshelf/openshelf/serve/archive"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools"
+	"github.com/openshelf/openshelf/serve/tools/browser"
 	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/data"
 	"github.com/openshelf/openshelf/serve/tools/finance"
@@ -63,6 +64,20 @@ func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, arch *archive.Service)
 		return nil, fmt.Errorf("serve: crypto tools: %w", err)
 	}
 
+	bcfg := cfg.Browser
+	if bcfg.RenderDir == "" {
+		bcfg.RenderDir = browser.RenderDirFor(cfg.DataDir)
+	}
+	if bcfg.BaseURL == "" {
+		bcfg.BaseURL = cfg.BaseURL
+	}
+	if bcfg.Logger == nil {
+		bcfg.Logger = cfg.Logger
+	}
+	if bcfg.Now == nil {
+		bcfg.Now = cfg.Now
+	}
+
 	return []tools.Family{
 		web.NewTools(fc, cfg.Tools),
 		probe,
@@ -72,6 +87,7 @@ func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, arch *archive.Service)
 		knowledge.New(knowledge.ServiceArchive(arch), fc, knowledgeConfig(*cfg)),
 		embed.New(embedConfig(*cfg)),
 		cryptoTools,
+		browser.New(fc, bcfg),
 	}, nil
 }
 
