@@ -1,4 +1,4 @@
-package archive
+package search
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 	"github.com/openshelf/openshelf/snapshot"
 )
 
-// Rows of the snapshot's search tables, as index/ writes them (see
+// Rows of the snapshot's search tables, as package index writes them (see
 // data/README.md); parquet-go maps columns by name.
 type (
 	termRow struct {
@@ -47,8 +47,31 @@ type (
 	}
 )
 
-// errIndex reports a search index that does not have the documented shape.
-var errIndex = errors.New("archive: malformed search index")
+// ErrMalformed reports a search index that does not have the documented
+// shape (data/README.md): the snapshot is unusable.
+var ErrMalformed = errors.New("search: malformed search index")
+
+// BM25 parameters. Field weights and average lengths come from the
+// snapshot's search/fields table.
+const (
+	K1 = 1.2
+	B  = 0.75
+)
+
+// Filters restrict a search or a listing; every field is optional.
+type Filters struct {
+	Topic            string // a topic slug; an unknown one matches nothing
+	YearFrom, YearTo *int   // inclusive; undated documents match no year filter
+	License          string // an exact licence name; an unknown one matches nothing
+	Fulltext         bool   // only documents with full text; false restricts nothing
+}
+
+// Hit is one result: a document number (the catalog's order) and its
+// BM25F score (0 in a listing).
+type Hit struct {
+	Doc   int32
+	Score float64
+}
 
 // nFields is the number of searched fields: title, keywords, authors.
 const nFields = 3
@@ -56,16 +79,17 @@ const nFields = 3
 // Packed term frequencies of one (term, document) entry, 16 bits: title
 // in bits 0-4, keywords 5-9, authors 10-15. A frequency too large for its
 // bits (a word 31 times in a title, a name 63 times in an author list) is
-// stored as all ones there and exactly in searchIndex.bigTF.
+// stored as all ones there and exactly in Index.bigTF.
 var (
 	tfShift = [nFields]uint{0, 5, 10}
 	tfMask  = [nFields]uint32{1<<5 - 1, 1<<5 - 1, 1<<6 - 1}
 )
 
-// searchIndex is a generation's search index in Go memory: the snapshot's
-// terms, postings and per-document search columns, laid out for
-// intersecting posting lists and scoring in a few milliseconds.
-type searchIndex struct {
+// Index is a snapshot's search index in Go memory: its terms, postings and
+// per-document search columns, laid out for intersecting posting lists and
+// scoring in a few milliseconds. It is read-only once loaded and safe for
+// concurrent use.
+type Index struct {
 	n int32 // documents, numbered 0..n-1
 
 	// Terms in byte order (the order of their ids), concatenated.
@@ -136,15 +160,23 @@ func readParquet[T any](path string, fn func([]T) error) error {
 	}
 }
 
-// loadSearchIndex reads the snapshot's search tables. Their documents must
-// be the catalog's, in the same order.
-func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, error) {
-	ix := &searchIndex{topicBits: map[string]bitset{}, topicDocs: map[string][]int32{}, bigTF: map[uint64]int32{}}
+// Catalog is the document list an index must agree with: search/docs
+// numbers the catalog's documents 0..Len()-1 in its order, and doc d is
+// the document whose canonical id is ID(d).
+type Catalog interface {
+	Len() int
+	ID(doc int32) []byte
+}
+
+// Load reads the snapshot's search tables. Their documents must be cat's,
+// in the same order; anything else is ErrMalformed.
+func Load(snap *snapshot.Snapshot, cat Catalog) (*Index, error) {
+	ix := &Index{topicBits: map[string]bitset{}, topicDocs: map[string][]int32{}, bigTF: map[uint64]int32{}}
 	seen := [nFields]bool{}
 	err := readParquet(snap.Path(snapshot.SearchFields), func(rows []fieldRow) error {
 		for _, r := range rows {
 			if r.Field < 0 || r.Field >= nFields {
-				return fmt.Errorf("%w: field %d", errIndex, r.Field)
+				return fmt.Errorf("%w: field %d", ErrMalformed, r.Field)
 			}
 			ix.weight[r.Field], ix.avgLen[r.Field], seen[r.Field] = r.Weight, max(r.AvgLen, 1e-9), true
 		}
@@ -154,7 +186,7 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 		return nil, err
 	}
 	if seen != [nFields]bool{true, true, true} {
-		return nil, fmt.Errorf("%w: search/fields lacks a field", errIndex)
+		return nil, fmt.Errorf("%w: search/fields lacks a field", ErrMalformed)
 	}
 
 	// Documents: lengths and filter columns, in doc order.
@@ -162,10 +194,10 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 	err = readParquet(snap.Path(snapshot.SearchDocs), func(rows []searchDocRow) error {
 		for _, r := range rows {
 			if r.Doc != ix.n {
-				return fmt.Errorf("%w: search/docs row %d is doc %d", errIndex, ix.n, r.Doc)
+				return fmt.Errorf("%w: search/docs row %d is doc %d", ErrMalformed, ix.n, r.Doc)
 			}
-			if int(r.Doc) >= cs.len() || string(cs.id(r.Doc)) != r.ID {
-				return fmt.Errorf("%w: search/docs doc %d is %s, not the catalog's", errIndex, r.Doc, r.ID)
+			if int(r.Doc) >= cat.Len() || string(cat.ID(r.Doc)) != r.ID {
+				return fmt.Errorf("%w: search/docs doc %d is %s, not the catalog's", ErrMalformed, r.Doc, r.ID)
 			}
 			ix.length[0] = append(ix.length[0], r.LenTitle)
 			ix.length[1] = append(ix.length[1], r.LenKeywords)
@@ -174,7 +206,7 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 			c, ok := licCode[r.License]
 			if !ok {
 				if len(ix.licenses) == 255 {
-					return fmt.Errorf("%w: more than 255 licences", errIndex)
+					return fmt.Errorf("%w: more than 255 licences", ErrMalformed)
 				}
 				c = uint8(len(ix.licenses))
 				name := strings.Clone(r.License)
@@ -205,8 +237,8 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 	if err != nil {
 		return nil, err
 	}
-	if int(ix.n) != cs.len() {
-		return nil, fmt.Errorf("%w: search/docs has %d documents, the catalog %d", errIndex, ix.n, cs.len())
+	if int(ix.n) != cat.Len() {
+		return nil, fmt.Errorf("%w: search/docs has %d documents, the catalog %d", ErrMalformed, ix.n, cat.Len())
 	}
 	for t, docs := range ix.topicDocs {
 		b := newBitset(int(ix.n))
@@ -227,11 +259,11 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 	err = readParquet(snap.Path(snapshot.SearchTerms), func(rows []termRow) error {
 		for _, r := range rows {
 			if int(r.TermID) != len(ix.termDF) {
-				return fmt.Errorf("%w: term row %d has id %d", errIndex, len(ix.termDF), r.TermID)
+				return fmt.Errorf("%w: term row %d has id %d", ErrMalformed, len(ix.termDF), r.TermID)
 			}
 			// Lookup is a binary search: the ids must follow byte order.
 			if len(ix.termDF) > 0 && r.Term <= string(prev) {
-				return fmt.Errorf("%w: terms not in byte order at %q", errIndex, r.Term)
+				return fmt.Errorf("%w: terms not in byte order at %q", ErrMalformed, r.Term)
 			}
 			prev = append(prev[:0], r.Term...)
 			ix.termOff = append(ix.termOff, uint32(len(ix.termText)))
@@ -245,7 +277,7 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 		return nil, err
 	}
 	if len(ix.termText) >= math.MaxUint32 || entries >= math.MaxUint32 {
-		return nil, fmt.Errorf("%w: index too large", errIndex)
+		return nil, fmt.Errorf("%w: index too large", ErrMalformed)
 	}
 	ix.termOff = append(ix.termOff, uint32(len(ix.termText)))
 
@@ -258,7 +290,7 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 	err = readParquet(snap.Path(snapshot.SearchPostings), func(rows []postingRow) error {
 		for _, r := range rows {
 			if r.TermID < term || r.TermID >= nt || r.Doc < 0 || r.Doc >= ix.n || r.Field < 0 || r.Field >= nFields || r.TF < 0 {
-				return fmt.Errorf("%w: posting (%d, %d, %d, %d)", errIndex, r.TermID, r.Doc, r.Field, r.TF)
+				return fmt.Errorf("%w: posting (%d, %d, %d, %d)", ErrMalformed, r.TermID, r.Doc, r.Field, r.TF)
 			}
 			if r.TermID != term {
 				for term < r.TermID {
@@ -268,7 +300,7 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 				doc = -1
 			}
 			if r.Doc < doc {
-				return fmt.Errorf("%w: postings of term %d not in doc order", errIndex, term)
+				return fmt.Errorf("%w: postings of term %d not in doc order", ErrMalformed, term)
 			}
 			if r.Doc != doc {
 				ix.postDoc, ix.postTF = append(ix.postDoc, r.Doc), append(ix.postTF, 0)
@@ -300,18 +332,31 @@ func loadSearchIndex(snap *snapshot.Snapshot, cs *catalogStore) (*searchIndex, e
 	ix.postDoc, ix.postTF = slices.Clip(ix.postDoc), slices.Clip(ix.postTF)
 	for t := int32(0); t < nt; t++ {
 		if got := int32(ix.postOff[t+1] - ix.postOff[t]); got != ix.termDF[t] {
-			return nil, fmt.Errorf("%w: term %q has df %d but %d postings", errIndex, ix.termAt(t), ix.termDF[t], got)
+			return nil, fmt.Errorf("%w: term %q has df %d but %d postings", ErrMalformed, ix.termAt(t), ix.termDF[t], got)
 		}
 	}
 	return ix, nil
 }
 
-func (ix *searchIndex) termAt(t int32) string {
+// Len is the number of documents, numbered 0..Len()-1 in catalog order.
+func (ix *Index) Len() int { return int(ix.n) }
+
+// TopicDocs lists the documents of a topic in doc order (nil for an
+// unknown topic), so a topic's catalog page at any offset is a slice. The
+// slice is the index's own: callers must not modify it.
+func (ix *Index) TopicDocs(topic string) []int32 { return ix.topicDocs[topic] }
+
+// Overflows is the number of (entry, field) frequencies too large for
+// their packed bits and kept exactly beside them: tests use it to check
+// that they exercise that path.
+func (ix *Index) Overflows() int { return len(ix.bigTF) }
+
+func (ix *Index) termAt(t int32) string {
 	return string(ix.termText[ix.termOff[t]:ix.termOff[t+1]])
 }
 
 // lookup returns the id of a term, or -1.
-func (ix *searchIndex) lookup(term string) int32 {
+func (ix *Index) lookup(term string) int32 {
 	nt := len(ix.termDF)
 	i := sort.Search(nt, func(i int) bool {
 		return string(ix.termText[ix.termOff[i]:ix.termOff[i+1]]) >= term
@@ -323,7 +368,7 @@ func (ix *searchIndex) lookup(term string) int32 {
 }
 
 // tf returns the frequency of field f in entry e.
-func (ix *searchIndex) tf(e int, f int) float64 {
+func (ix *Index) tf(e int, f int) float64 {
 	v := uint32(ix.postTF[e]) >> tfShift[f] & tfMask[f]
 	if v == tfMask[f] {
 		return float64(ix.bigTF[uint64(e)<<2|uint64(f)])
@@ -331,7 +376,7 @@ func (ix *searchIndex) tf(e int, f int) float64 {
 	return float64(v)
 }
 
-// docFilter is a compiled filters value.
+// docFilter is a compiled Filters value.
 type docFilter struct {
 	none             bool // a filter no document can pass (unknown licence)
 	topic            bitset
@@ -341,22 +386,22 @@ type docFilter struct {
 	fulltext         bool
 }
 
-func (ix *searchIndex) compile(f filters) docFilter {
-	df := docFilter{license: -1, yearFrom: math.MinInt32, yearTo: math.MaxInt32, fulltext: f.fulltext}
-	if f.topic != "" {
-		df.topic = ix.topicBits[f.topic]
+func (ix *Index) compile(f Filters) docFilter {
+	df := docFilter{license: -1, yearFrom: math.MinInt32, yearTo: math.MaxInt32, fulltext: f.Fulltext}
+	if f.Topic != "" {
+		df.topic = ix.topicBits[f.Topic]
 		if df.topic == nil {
 			df.none = true
 		}
 	}
-	if f.yearFrom != nil {
-		df.useYear, df.yearFrom = true, clampInt32(*f.yearFrom)
+	if f.YearFrom != nil {
+		df.useYear, df.yearFrom = true, clampInt32(*f.YearFrom)
 	}
-	if f.yearTo != nil {
-		df.useYear, df.yearTo = true, clampInt32(*f.yearTo)
+	if f.YearTo != nil {
+		df.useYear, df.yearTo = true, clampInt32(*f.YearTo)
 	}
-	if f.license != "" {
-		df.license = slices.Index(ix.licenses, f.license)
+	if f.License != "" {
+		df.license = slices.Index(ix.licenses, f.License)
 		if df.license < 0 {
 			df.none = true
 		}
@@ -371,7 +416,7 @@ func (df *docFilter) any() bool {
 	return df.none || df.topic != nil || df.useYear || df.license >= 0 || df.fulltext
 }
 
-func (ix *searchIndex) pass(df *docFilter, d int32) bool {
+func (ix *Index) pass(df *docFilter, d int32) bool {
 	if df.topic != nil && !df.topic.has(d) {
 		return false
 	}
@@ -388,17 +433,17 @@ func (ix *searchIndex) pass(df *docFilter, d int32) bool {
 	return true
 }
 
-// list returns one page of the documents passing f in doc order, and their
+// List returns one page of the documents passing f in doc order, and their
 // number: a search without words.
-func (ix *searchIndex) list(f filters, limit, offset int) ([]hit, int64) {
+func (ix *Index) List(f Filters, limit, offset int) ([]Hit, int64) {
 	df := ix.compile(f)
 	if df.none {
 		return nil, 0
 	}
-	page := func(docs func(i int) int32, n int) []hit {
-		var out []hit
+	page := func(docs func(i int) int32, n int) []Hit {
+		var out []Hit
 		for i := offset; i < n && i < offset+limit; i++ {
-			out = append(out, hit{doc: docs(i)})
+			out = append(out, Hit{Doc: docs(i)})
 		}
 		return out
 	}
@@ -407,26 +452,26 @@ func (ix *searchIndex) list(f filters, limit, offset int) ([]hit, int64) {
 	}
 	var cands []int32
 	topicOnly := false
-	if f.topic != "" {
-		cands = ix.topicDocs[f.topic]
+	if f.Topic != "" {
+		cands = ix.topicDocs[f.Topic]
 		df.topic = nil // the candidates are the topic's documents
 		topicOnly = !df.any()
 	}
 	if topicOnly {
 		return page(func(i int) int32 { return cands[i] }, len(cands)), int64(len(cands))
 	}
-	var out []hit
+	var out []Hit
 	var total int64
 	visit := func(d int32) {
 		if !ix.pass(&df, d) {
 			return
 		}
 		if total >= int64(offset) && total < int64(offset+limit) {
-			out = append(out, hit{doc: d})
+			out = append(out, Hit{Doc: d})
 		}
 		total++
 	}
-	if f.topic != "" {
+	if f.Topic != "" {
 		for _, d := range cands {
 			visit(d)
 		}
@@ -438,12 +483,11 @@ func (ix *searchIndex) list(f filters, limit, offset int) ([]hit, int64) {
 	return out, total
 }
 
-// bm25K1 and bm25B: see search.go.
-
-// search returns one page of the documents holding every term, best
-// BM25F score first (ties by doc), and their number. A term missing from
-// the index means no document matches.
-func (ix *searchIndex) search(terms []string, f filters, limit, offset int) ([]hit, int64) {
+// Search returns one page of the documents holding every term, best
+// BM25F score first (ties by doc), and their number. Terms are tokens as
+// package tokenize makes them (tokenize.Query); a term missing from the
+// index means no document matches.
+func (ix *Index) Search(terms []string, f Filters, limit, offset int) ([]Hit, int64) {
 	df := ix.compile(f)
 	if df.none || len(terms) == 0 {
 		return nil, 0
@@ -497,9 +541,9 @@ next:
 				e = q.base + i
 			}
 			w := ix.weighted(e, d)
-			score += q.idf * w / (bm25K1 + w)
+			score += q.idf * w / (K1 + w)
 		}
-		top.push(hit{doc: d, score: score})
+		top.push(Hit{Doc: d, Score: score})
 	}
 	hits := top.sorted()
 	if offset >= len(hits) {
@@ -510,7 +554,7 @@ next:
 
 // weighted is the BM25F pseudo-frequency of entry e (of document d): the
 // field frequencies, each weighted and length-normalised, summed.
-func (ix *searchIndex) weighted(e int, d int32) float64 {
+func (ix *Index) weighted(e int, d int32) float64 {
 	packed := uint32(ix.postTF[e])
 	w := 0.0
 	for f := range nFields {
@@ -519,7 +563,7 @@ func (ix *searchIndex) weighted(e int, d int32) float64 {
 		}
 		// The BM25F expression, in the order of the former SQL so that
 		// scores do not depend on the implementation.
-		w += ix.weight[f] * ix.tf(e, f) / (1 - bm25B + bm25B*float64(ix.length[f][d])/ix.avgLen[f])
+		w += ix.weight[f] * ix.tf(e, f) / (1 - B + B*float64(ix.length[f][d])/ix.avgLen[f])
 	}
 	return w
 }
@@ -555,15 +599,15 @@ func gallop(docs []int32, pos int, target int32) int {
 // topK keeps the k best hits: higher score first, then lower doc.
 type topK struct {
 	k    int
-	heap []hit // min-heap on (score, -doc): the worst kept hit at the root
+	heap []Hit // min-heap on (score, -doc): the worst kept hit at the root
 }
 
-func newTopK(k int) *topK { return &topK{k: k, heap: make([]hit, 0, min(k, 1024))} }
+func newTopK(k int) *topK { return &topK{k: k, heap: make([]Hit, 0, min(k, 1024))} }
 
 // worse reports whether a ranks after b.
-func worse(a, b hit) bool { return a.score < b.score || (a.score == b.score && a.doc > b.doc) }
+func worse(a, b Hit) bool { return a.Score < b.Score || (a.Score == b.Score && a.Doc > b.Doc) }
 
-func (t *topK) push(h hit) {
+func (t *topK) push(h Hit) {
 	if t.k <= 0 {
 		return
 	}
@@ -600,9 +644,9 @@ func (t *topK) push(h hit) {
 }
 
 // sorted returns the kept hits best first.
-func (t *topK) sorted() []hit {
+func (t *topK) sorted() []Hit {
 	out := slices.Clone(t.heap)
-	slices.SortFunc(out, func(a, b hit) int {
+	slices.SortFunc(out, func(a, b Hit) int {
 		switch {
 		case worse(b, a):
 			return -1
