@@ -1,9 +1,6 @@
 package domain
 
 import (
-	"net"
-	"net/http/httptest"
-	"strconv"
 	"testing"
 
 	"github.com/openshelf/openshelf/serve/fetch"
@@ -11,7 +8,7 @@ import (
 )
 
 // newLoopbackTool returns a Tool whose fetch client may reach loopback
-// test servers, by address or as site.example.com (see siteURL).
+// test servers, by address or as site.example.com.
 func newLoopbackTool(t *testing.T, fcfg fetch.Config, cfg Config) *Tool {
 	t.Helper()
 	fcfg.AllowLoopback = true
@@ -21,11 +18,4 @@ func newLoopbackTool(t *testing.T, fcfg fetch.Config, cfg Config) *Tool {
 	fc := fetch.New(fcfg)
 	t.Cleanup(fc.Close)
 	return New(fc, cfg)
-}
-
-// siteURL is srv's URL with the host name site.example.com, which the
-// tools of newLoopbackTool resolve to loopback. Input validation refuses
-// literal loopback addresses, as in production, but not names.
-func siteURL(srv *httptest.Server) string {
-	return "http://site.example.com:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
 }

@@ -24,8 +24,4 @@ func newTool(t testing.TB, cfg feed.Config) *feed.Tool {
 	return feed.New(fc, cfg)
 }
 
-var (
-	wantAPI  = webtest.WantAPI
-	contains = webtest.Contains
-	lacks    = webtest.Lacks
-)
+var wantAPI = webtest.WantAPI
