@@ -48,12 +48,12 @@ type WebsiteHealth struct {
 	Domain string `json:"domain"`
 	// Source is "input" (the domain parameter) or "edgar" (the website the
 	// company records).
-	Source      string                  `json:"source"`
-	URL         string                  `json:"url"`
-	Up          *bool                   `json:"up"`
-	Ping        *ping.PingOutput        `json:"ping"`
-	DomainIntel *webdomain.DomainOutput `json:"domain_intel"`
-	Errors      []string                `json:"errors"`
+	Source      string            `json:"source"`
+	URL         string            `json:"url"`
+	Up          *bool             `json:"up"`
+	Ping        *ping.Output      `json:"ping"`
+	DomainIntel *webdomain.Output `json:"domain_intel"`
+	Errors      []string          `json:"errors"`
 }
 
 // Check runs ping_status and domain_intel on domain in parallel.
@@ -68,13 +68,13 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 	var wg sync.WaitGroup
 	if w.ping != nil {
 		wg.Go(func() {
-			in := &ping.PingInput{URL: h.URL, Method: "HEAD", CheckSSL: true, FollowRedirects: true}
+			in := &ping.Input{URL: h.URL, Method: "HEAD", CheckSSL: true, FollowRedirects: true}
 			res, err := w.ping.Handle(ctx, in)
 			if err != nil {
 				fail("ping_status", err)
 				return
 			}
-			if p, ok := res.Value.(*ping.PingOutput); ok {
+			if p, ok := res.Value.(*ping.Output); ok {
 				h.Ping = p
 				up := p.Up
 				h.Up = &up
@@ -83,12 +83,12 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 	}
 	if w.intel != nil {
 		wg.Go(func() {
-			res, err := w.intel.Handle(ctx, &webdomain.DomainInput{Domain: domain})
+			res, err := w.intel.Handle(ctx, &webdomain.Input{Domain: domain})
 			if err != nil {
 				fail("domain_intel", err)
 				return
 			}
-			if d, ok := res.Value.(*webdomain.DomainOutput); ok {
+			if d, ok := res.Value.(*webdomain.Output); ok {
 				h.DomainIntel = d
 			}
 		})
@@ -100,7 +100,7 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 // normalizeDomain applies domain_intel's rules (IDN to punycode, a URL's
 // host, no private names) so a bad domain is a 400 before payment.
 func normalizeDomain(s string) (string, error) {
-	in := &webdomain.DomainInput{Domain: s}
+	in := &webdomain.Input{Domain: s}
 	if err := in.Validate(); err != nil {
 		return "", err
 	}

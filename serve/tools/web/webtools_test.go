@@ -57,20 +57,20 @@ func TestEndpoints(t *testing.T) {
 
 func setURL(in any, u string) {
 	switch x := in.(type) {
-	case *extract.ExtractInput:
+	case *extract.Input:
 		x.URL = u
-	case *metadata.MetadataInput:
+	case *metadata.Input:
 		x.URL = u
-	case *feed.FeedInput:
+	case *feed.Input:
 		x.URL = u
 	}
 }
 
 func TestValidate(t *testing.T) {
 	for _, v := range []interface{ Validate() error }{
-		&extract.ExtractInput{URL: "http://0x7f.1/"},
-		&metadata.MetadataInput{URL: "http://[::ffff:169.254.169.254]/"},
-		&feed.FeedInput{URL: "file:///etc/passwd"},
+		&extract.Input{URL: "http://0x7f.1/"},
+		&metadata.Input{URL: "http://[::ffff:169.254.169.254]/"},
+		&feed.Input{URL: "file:///etc/passwd"},
 	} {
 		err := v.Validate()
 		wantAPI(t, "validate", err, http.StatusBadRequest, "invalid_input")
@@ -79,7 +79,7 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	// Ports are the client's policy, not Validate's.
-	if err := (&extract.ExtractInput{URL: "https://example.com:8443/a"}).Validate(); err != nil {
+	if err := (&extract.Input{URL: "https://example.com:8443/a"}).Validate(); err != nil {
 		t.Errorf("Validate refused a public URL: %v", err)
 	}
 }
@@ -92,9 +92,9 @@ func TestGuardAppliesToTools(t *testing.T) {
 	tools := web.NewTools(fc, web.ToolsConfig{})
 	ctx := context.Background()
 	inputs := map[string]any{
-		"extract_webpage": &extract.ExtractInput{URL: "http://127.0.0.1/"},
-		"site_metadata":   &metadata.MetadataInput{URL: "http://169.254.169.254/latest/meta-data/"},
-		"read_feed":       &feed.FeedInput{URL: "http://localhost/feed"},
+		"extract_webpage": &extract.Input{URL: "http://127.0.0.1/"},
+		"site_metadata":   &metadata.Input{URL: "http://169.254.169.254/latest/meta-data/"},
+		"read_feed":       &feed.Input{URL: "http://localhost/feed"},
 	}
 	for _, e := range tools.Endpoints() {
 		_, err := e.Handle(ctx, inputs[e.Name])

@@ -16,15 +16,15 @@ import (
 	"github.com/openshelf/openshelf/serve/fetch"
 )
 
-// DomainInput is the input of domain_intel.
-type DomainInput struct {
+// Input is the input of domain_intel.
+type Input struct {
 	Domain string   `json:"domain" doc:"A host name such as example.com or www.bücher.de (IDN is converted to punycode); a URL's host is taken." minLength:"1" maxLength:"253"`
 	Checks []string `json:"checks,omitempty" doc:"Which checks to run; default all." enum:"registration|dns|tech" default:"registration|dns|tech" maxItems:"3"`
 }
 
 // Validate normalises Domain to lower-case ASCII and refuses names that
 // can only mean something inside a private network.
-func (in *DomainInput) Validate() error {
+func (in *Input) Validate() error {
 	d, err := normalizeDomain(in.Domain)
 	if err != nil {
 		return apierr.Invalid("domain", err.Error())
@@ -83,9 +83,9 @@ func normalizeDomain(s string) (string, error) {
 	return a, nil
 }
 
-// DomainOutput is the answer of domain_intel. A check that fails carries
+// Output is the answer of domain_intel. A check that fails carries
 // its own error; the call fails only when every requested check does.
-type DomainOutput struct {
+type Output struct {
 	Domain string `json:"domain"`
 	// Unicode is the name in Unicode when it differs (IDN).
 	Unicode string `json:"unicode,omitempty"`
@@ -98,7 +98,7 @@ type DomainOutput struct {
 	Tech         *TechInfo     `json:"tech,omitempty"`
 }
 
-func (p *Tool) domainIntel(ctx context.Context, in *DomainInput) (*DomainOutput, error) {
+func (p *Tool) domainIntel(ctx context.Context, in *Input) (*Output, error) {
 	domain, err := normalizeDomain(in.Domain)
 	if err != nil {
 		return nil, apierr.Invalid("domain", err.Error())
@@ -107,7 +107,7 @@ func (p *Tool) domainIntel(ctx context.Context, in *DomainInput) (*DomainOutput,
 	if len(checks) == 0 {
 		checks = []string{"registration", "dns", "tech"}
 	}
-	out := &DomainOutput{Domain: domain, Registrable: registrable(domain), Checks: []string{}}
+	out := &Output{Domain: domain, Registrable: registrable(domain), Checks: []string{}}
 	if u, err := idna.ToUnicode(domain); err == nil && u != domain {
 		out.Unicode = u
 	}
@@ -155,7 +155,7 @@ func (p *Tool) domainIntel(ctx context.Context, in *DomainInput) (*DomainOutput,
 	return out, nil
 }
 
-func firstErrors(out *DomainOutput) string {
+func firstErrors(out *Output) string {
 	var parts []string
 	if out.Registration != nil && out.Registration.Error != "" {
 		parts = append(parts, "registration: "+out.Registration.Error)

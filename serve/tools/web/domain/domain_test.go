@@ -120,7 +120,7 @@ func newDomainProbe(t *testing.T) *Tool {
 
 func TestDomainIntelExample(t *testing.T) {
 	p := newDomainProbe(t)
-	in := &DomainInput{Domain: "Example.COM."}
+	in := &Input{Domain: "Example.COM."}
 	if err := in.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestDomainIntelExample(t *testing.T) {
 
 func TestDomainIntelSubdomainAndSubsets(t *testing.T) {
 	p := newDomainProbe(t)
-	out, err := p.domainIntel(context.Background(), &DomainInput{Domain: "www.example.com", Checks: []string{"dns"}})
+	out, err := p.domainIntel(context.Background(), &Input{Domain: "www.example.com", Checks: []string{"dns"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestDomainIntelSubdomainAndSubsets(t *testing.T) {
 		t.Errorf("hosting providers %v", hosting)
 	}
 
-	out, err = p.domainIntel(context.Background(), &DomainInput{Domain: "next.example.org", Checks: []string{"tech", "registration"}})
+	out, err = p.domainIntel(context.Background(), &Input{Domain: "next.example.org", Checks: []string{"tech", "registration"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,14 +280,14 @@ func TestDomainIntelSubdomainAndSubsets(t *testing.T) {
 
 func TestDomainIntelMissingAndFailing(t *testing.T) {
 	p := newDomainProbe(t)
-	out, err := p.domainIntel(context.Background(), &DomainInput{Domain: "nowhere.com"})
+	out, err := p.domainIntel(context.Background(), &Input{Domain: "nowhere.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Registration.Found || !out.DNS.NXDomain || out.Tech.Status != 404 {
 		t.Errorf("nowhere.com: reg %+v nxdomain %v tech %+v", out.Registration, out.DNS.NXDomain, out.Tech)
 	}
-	out, err = p.domainIntel(context.Background(), &DomainInput{Domain: "example.net.test", Checks: []string{"registration"}})
+	out, err = p.domainIntel(context.Background(), &Input{Domain: "example.net.test", Checks: []string{"registration"}})
 	if err == nil {
 		t.Fatalf("a TLD without RDAP service is the only check and failed: want an error, got %+v", out.Registration)
 	}
@@ -315,7 +315,7 @@ func TestDomainIntelMissingAndFailing(t *testing.T) {
 		RDAPBootstrapURL: broken.URL + "/dns.json",
 		HomepageURL:      func(string) string { return deadHTTP },
 	})
-	_, err = dead.domainIntel(context.Background(), &DomainInput{Domain: "example.com"})
+	_, err = dead.domainIntel(context.Background(), &Input{Domain: "example.com"})
 	if e := apierr.From(err); err == nil || e.Status != http.StatusBadGateway {
 		t.Fatalf("all checks failing: %v", err)
 	}
@@ -355,7 +355,7 @@ func TestNormalizeDomain(t *testing.T) {
 			t.Errorf("normalizeDomain(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
-	in := &DomainInput{Domain: "localhost"}
+	in := &Input{Domain: "localhost"}
 	if e := apierr.From(in.Validate()); e.Status != http.StatusBadRequest || e.Field != "domain" {
 		t.Errorf("Validate(localhost) = %+v", e)
 	}
@@ -426,7 +426,7 @@ func TestDomainThroughRegistry(t *testing.T) {
 	if err := ep.Input.DecodeJSON(in, []byte(`{"domain":"https://WWW.Example.com/about"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	di := in.(*DomainInput)
+	di := in.(*Input)
 	if di.Domain != "www.example.com" || !slices.Equal(di.Checks, []string{"registration", "dns", "tech"}) {
 		t.Fatalf("decoded %+v", di)
 	}
@@ -434,7 +434,7 @@ func TestDomainThroughRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := res.Value.(*DomainOutput)
+	out := res.Value.(*Output)
 	if out.Registrable != "example.com" || !out.Registration.Found || out.Registration.Name != "example.com" {
 		t.Errorf("registration of the registered domain: %+v", out.Registration)
 	}

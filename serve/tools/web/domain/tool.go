@@ -87,17 +87,17 @@ func systemResolver(path string) string {
 
 // Endpoint returns the registry entry of domain_intel.
 func (p *Tool) Endpoint() *registry.Endpoint {
-	return registry.Spec[DomainInput]{
+	return registry.Spec[Input]{
 		Name: "domain_intel", Method: http.MethodPost, Path: "/v1/domain", Group: registry.GroupTools,
 		Price:   "0.0004",
 		Summary: "Domain intelligence: registration (RDAP), DNS records with the providers behind them, and the web tech stack.",
 		Description: "registration: registrar, dates, status, nameservers and DNSSEC from the registry's RDAP server. " +
 			"dns: A, AAAA, MX, NS, TXT, CAA, SOA and DMARC, with DNS, mail and hosting providers. tech: technologies " +
 			"detected on the homepage, each with the evidence that matched.",
-		Output: DomainOutput{},
+		Output: Output{},
 		Tool:   &registry.Tool{OpenWorld: true},
-		// DomainInput.Validate already refused private names.
-		Handle: func(ctx context.Context, in *DomainInput) (*registry.Result, error) {
+		// Input.Validate already refused private names.
+		Handle: func(ctx context.Context, in *Input) (*registry.Result, error) {
 			out, err := p.domainIntel(ctx, in)
 			if err != nil {
 				return nil, err

@@ -18,19 +18,19 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/web/metadata"
 )
 
-// ExtractInput is the input of extract_webpage.
-type ExtractInput struct {
+// Input is the input of extract_webpage.
+type Input struct {
 	URL string `json:"url" doc:"URL of the web page (http or https)." minLength:"1" maxLength:"2048" format:"uri"`
 }
 
 // Validate refuses URLs no client may fetch before payment.
-func (in *ExtractInput) Validate() error {
+func (in *Input) Validate() error {
 	_, err := fetch.CheckURL(in.URL)
 	return err
 }
 
-// ExtractOutput is the main content of a page.
-type ExtractOutput struct {
+// Output is the main content of a page.
+type Output struct {
 	// URL is the page's URL after redirects.
 	URL      string `json:"url"`
 	Title    string `json:"title"`
@@ -52,7 +52,7 @@ type ExtractOutput struct {
 }
 
 // Extract runs extract_webpage.
-func (t *Tool) Extract(ctx context.Context, in ExtractInput) (*ExtractOutput, error) {
+func (t *Tool) Extract(ctx context.Context, in Input) (*Output, error) {
 	resp, err := t.fetch.Get(ctx, in.URL, fetch.Options{
 		MaxBytes: t.cfg.MaxBytes,
 		Header:   http.Header{"Accept": {"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}},
@@ -71,7 +71,7 @@ func (t *Tool) Extract(ctx context.Context, in ExtractInput) (*ExtractOutput, er
 
 // extractPage is the part of Extract after the fetch, separate for the
 // benchmark.
-func (t *Tool) extractPage(ctx context.Context, resp *fetch.Response) (*ExtractOutput, error) {
+func (t *Tool) extractPage(ctx context.Context, resp *fetch.Response) (*Output, error) {
 	body, cs := page.Decode(resp.Body, resp.Header.Get("Content-Type"))
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
@@ -97,7 +97,7 @@ func (t *Tool) extractPage(ctx context.Context, resp *fetch.Response) (*ExtractO
 	if err != nil {
 		return nil, apierr.New(apierr.ErrInternal, "", "converting the article to Markdown failed")
 	}
-	out := &ExtractOutput{
+	out := &Output{
 		URL:      resp.FinalURL.String(),
 		Title:    page.CollapseText(art.Title()),
 		Byline:   page.CollapseText(art.Byline()),

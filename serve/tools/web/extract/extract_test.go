@@ -19,7 +19,7 @@ func TestExtractNewsArticle(t *testing.T) {
 		"/science/2026/tidal-lagoon-approved": {File: "webpages/news_article.html", ContentType: "text/html; charset=utf-8"},
 	})
 	tools := newTool(t, extract.Config{})
-	out, err := tools.Extract(context.Background(), extract.ExtractInput{URL: srv.URL + "/old-link"})
+	out, err := tools.Extract(context.Background(), extract.Input{URL: srv.URL + "/old-link"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestExtractCharsets(t *testing.T) {
 			[]string{"über den Fluss", "Straßenbahn"}},
 	}
 	for _, tt := range tests {
-		out, err := tools.Extract(context.Background(), extract.ExtractInput{URL: srv.URL + tt.path})
+		out, err := tools.Extract(context.Background(), extract.Input{URL: srv.URL + tt.path})
 		if err != nil {
 			t.Errorf("%s: %v", tt.path, err)
 			continue
@@ -115,7 +115,7 @@ func TestExtractCharsets(t *testing.T) {
 
 func TestExtractBaseHref(t *testing.T) {
 	srv := fakeSite(t, map[string]route{"/bridge": {File: "webpages/base_href.html", ContentType: "text/html"}})
-	out, err := newTool(t, extract.Config{}).Extract(context.Background(), extract.ExtractInput{URL: srv.URL + "/bridge"})
+	out, err := newTool(t, extract.Config{}).Extract(context.Background(), extract.Input{URL: srv.URL + "/bridge"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestExtractRefusals(t *testing.T) {
 		{"/empty", http.StatusBadRequest, "no_readable_content"},
 	}
 	for _, tt := range tests {
-		_, err := tools.Extract(ctx, extract.ExtractInput{URL: srv.URL + tt.path})
+		_, err := tools.Extract(ctx, extract.Input{URL: srv.URL + tt.path})
 		wantAPI(t, tt.path, err, tt.status, tt.code)
 	}
 }
@@ -200,7 +200,7 @@ func bigPage(size int) []byte {
 func TestExtractBigPage(t *testing.T) {
 	page := bigPage(600 << 10)
 	srv := fakeSite(t, map[string]route{"/report": {Body: string(page), ContentType: "text/html"}})
-	out, err := newTool(t, extract.Config{}).Extract(context.Background(), extract.ExtractInput{URL: srv.URL + "/report"})
+	out, err := newTool(t, extract.Config{}).Extract(context.Background(), extract.Input{URL: srv.URL + "/report"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func BenchmarkExtract(b *testing.B) {
 	page := bigPage(600 << 10)
 	srv := fakeSite(b, map[string]route{"/report": {Body: string(page), ContentType: "text/html"}})
 	tools := newTool(b, extract.Config{})
-	in := extract.ExtractInput{URL: srv.URL + "/report"}
+	in := extract.Input{URL: srv.URL + "/report"}
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	resetPeakRSS()

@@ -54,19 +54,19 @@ func New(fc *fetch.Client, cfg Config) *Tool {
 // client's URL check (its port policy included) before payment, so a
 // refused URL is a 400 nobody pays for; a handler error is never charged.
 func (t *Tool) Endpoint() *registry.Endpoint {
-	return registry.Spec[ExtractInput]{
+	return registry.Spec[Input]{
 		Name: "extract_webpage", Method: http.MethodPost, Path: "/v1/extract", Group: registry.GroupTools,
 		Price:   "0.001",
 		Summary: "Extract the main content of a web page as clean Markdown, with title, byline, language and word count.",
 		Description: "Navigation, sidebars, ads, comments and footers are removed (Readability); links and images " +
 			"are absolute. Pages in any charset are decoded. HTML only, at most 5 MB; robots.txt is honoured.",
-		Output: ExtractOutput{},
+		Output: Output{},
 		Tool:   &registry.Tool{OpenWorld: true},
-		Check: func(_ context.Context, in *ExtractInput) error {
+		Check: func(_ context.Context, in *Input) error {
 			_, err := t.fetch.CheckURL(in.URL)
 			return err
 		},
-		Handle: func(ctx context.Context, in *ExtractInput) (*registry.Result, error) {
+		Handle: func(ctx context.Context, in *Input) (*registry.Result, error) {
 			out, err := t.Extract(ctx, *in)
 			if err != nil {
 				return nil, err

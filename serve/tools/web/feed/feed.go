@@ -18,20 +18,20 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/web/metadata"
 )
 
-// FeedInput is the input of read_feed.
-type FeedInput struct {
+// Input is the input of read_feed.
+type Input struct {
 	URL   string `json:"url" doc:"URL of an RSS, Atom or JSON feed, or of a web page that links one." minLength:"1" maxLength:"2048" format:"uri"`
 	Limit int    `json:"limit,omitempty" doc:"Return at most this many items, in feed order." min:"1" max:"100" default:"20"`
 }
 
 // Validate refuses URLs no client may fetch before payment.
-func (in *FeedInput) Validate() error {
+func (in *Input) Validate() error {
 	_, err := fetch.CheckURL(in.URL)
 	return err
 }
 
-// FeedOutput is a feed read into one shape whatever its format.
-type FeedOutput struct {
+// Output is a feed read into one shape whatever its format.
+type Output struct {
 	Feed  FeedInfo   `json:"feed"`
 	Items []FeedItem `json:"items"`
 	// TotalItems is how many items the feed holds (Items may be fewer).
@@ -89,7 +89,7 @@ const feedAccept = "application/rss+xml, application/atom+xml, application/feed+
 	"application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, text/html;q=0.5, */*;q=0.1"
 
 // ReadFeed runs read_feed.
-func (t *Tool) ReadFeed(ctx context.Context, in FeedInput) (*FeedOutput, error) {
+func (t *Tool) ReadFeed(ctx context.Context, in Input) (*Output, error) {
 	limit := in.Limit
 	if limit <= 0 {
 		limit = 20
@@ -162,11 +162,11 @@ func clipMsg(s string) string {
 	return s
 }
 
-func convertFeed(f *gofeed.Feed, feedURL *url.URL, limit int) *FeedOutput {
+func convertFeed(f *gofeed.Feed, feedURL *url.URL, limit int) *Output {
 	// Relative links in a feed resolve against the feed's own URL
 	// (RFC 4287 section 4.2.7 via xml:base, which gofeed applies where
 	// present, and common practice for RSS).
-	out := &FeedOutput{
+	out := &Output{
 		Feed: FeedInfo{
 			URL:         feedURL.String(),
 			Title:       page.CollapseText(page.ToText(f.Title)),

@@ -32,7 +32,7 @@ func feedSite(t *testing.T) (string, *feed.Tool) {
 
 func TestReadFeedRSS2(t *testing.T) {
 	base, tools := feedSite(t)
-	out, err := tools.ReadFeed(context.Background(), feed.FeedInput{URL: base + "/feed/rss2.xml", Limit: 20})
+	out, err := tools.ReadFeed(context.Background(), feed.Input{URL: base + "/feed/rss2.xml", Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestReadFeedFormats(t *testing.T) {
 	base, tools := feedSite(t)
 	ctx := context.Background()
 
-	rdf, err := tools.ReadFeed(ctx, feed.FeedInput{URL: base + "/nyheter/rss"})
+	rdf, err := tools.ReadFeed(ctx, feed.Input{URL: base + "/nyheter/rss"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestReadFeedFormats(t *testing.T) {
 		t.Errorf("RSS 1.0 item (-want +got):\n%s", d)
 	}
 
-	atom, err := tools.ReadFeed(ctx, feed.FeedInput{URL: base + "/blog/feed/atom.xml"})
+	atom, err := tools.ReadFeed(ctx, feed.Input{URL: base + "/blog/feed/atom.xml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestReadFeedFormats(t *testing.T) {
 		t.Errorf("Atom xhtml item: %+v", got)
 	}
 
-	js, err := tools.ReadFeed(ctx, feed.FeedInput{URL: base + "/feed.json"})
+	js, err := tools.ReadFeed(ctx, feed.Input{URL: base + "/feed.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestReadFeedFormats(t *testing.T) {
 func TestReadFeedLimitAndDiscovery(t *testing.T) {
 	base, tools := feedSite(t)
 	ctx := context.Background()
-	out, err := tools.ReadFeed(ctx, feed.FeedInput{URL: base + "/feed/rss2.xml", Limit: 1})
+	out, err := tools.ReadFeed(ctx, feed.Input{URL: base + "/feed/rss2.xml", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,12 +171,12 @@ func TestReadFeedLimitAndDiscovery(t *testing.T) {
 		t.Errorf("limit 1: %d of %d", len(out.Items), out.TotalItems)
 	}
 	// Zero means the default (the schema fills 20 for HTTP callers).
-	if out, err = tools.ReadFeed(ctx, feed.FeedInput{URL: base + "/feed/rss2.xml"}); err != nil || len(out.Items) != 3 {
+	if out, err = tools.ReadFeed(ctx, feed.Input{URL: base + "/feed/rss2.xml"}); err != nil || len(out.Items) != 3 {
 		t.Errorf("default limit: %v", err)
 	}
 
 	// A page advertising feeds: the first one (Atom, relative href) is read.
-	out, err = tools.ReadFeed(ctx, feed.FeedInput{URL: base + "/blog/"})
+	out, err = tools.ReadFeed(ctx, feed.Input{URL: base + "/blog/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestReadFeedLimitAndDiscovery(t *testing.T) {
 		t.Errorf("discovery: %+v", out.Feed)
 	}
 	// A feed served as text/html is still a feed.
-	if out, err = tools.ReadFeed(ctx, feed.FeedInput{URL: base + "/mislabelled"}); err != nil || out.Feed.Format != "rss" {
+	if out, err = tools.ReadFeed(ctx, feed.Input{URL: base + "/mislabelled"}); err != nil || out.Feed.Format != "rss" {
 		t.Errorf("mislabelled feed: %v", err)
 	}
 
@@ -203,7 +203,7 @@ func TestReadFeedLimitAndDiscovery(t *testing.T) {
 		{"/robots-page", http.StatusForbidden, "robots_disallowed"},
 	}
 	for _, tt := range tests {
-		_, err := tools.ReadFeed(ctx, feed.FeedInput{URL: base + tt.path})
+		_, err := tools.ReadFeed(ctx, feed.Input{URL: base + tt.path})
 		wantAPI(t, tt.path, err, tt.status, tt.code)
 	}
 }
@@ -217,6 +217,6 @@ func TestReadFeedSizeCap(t *testing.T) {
 	b.WriteString(`</channel></rss>`)
 	srv := fakeSite(t, map[string]route{"/huge.xml": {Body: b.String(), ContentType: "application/rss+xml"}})
 	tools := newTool(t, feed.Config{MaxBytes: 32 << 10})
-	_, err := tools.ReadFeed(context.Background(), feed.FeedInput{URL: srv.URL + "/huge.xml"})
+	_, err := tools.ReadFeed(context.Background(), feed.Input{URL: srv.URL + "/huge.xml"})
 	wantAPI(t, "huge feed", err, http.StatusBadGateway, "upstream_too_large")
 }

@@ -15,20 +15,20 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/web/internal/page"
 )
 
-// MetadataInput is the input of site_metadata.
-type MetadataInput struct {
+// Input is the input of site_metadata.
+type Input struct {
 	URL string `json:"url" doc:"URL of the web page (http or https)." minLength:"1" maxLength:"2048" format:"uri"`
 }
 
 // Validate refuses URLs no client may fetch (literal private addresses,
 // other schemes) before payment.
-func (in *MetadataInput) Validate() error {
+func (in *Input) Validate() error {
 	_, err := fetch.CheckURL(in.URL)
 	return err
 }
 
-// MetadataOutput is what a page's <head> says about it.
-type MetadataOutput struct {
+// Output is what a page's <head> says about it.
+type Output struct {
 	// URL is the page's URL after redirects.
 	URL         string `json:"url"`
 	Title       string `json:"title,omitempty"`
@@ -73,7 +73,7 @@ type FeedLink struct {
 }
 
 // Metadata runs site_metadata.
-func (t *Tool) Metadata(ctx context.Context, in MetadataInput) (*MetadataOutput, error) {
+func (t *Tool) Metadata(ctx context.Context, in Input) (*Output, error) {
 	resp, err := t.fetch.Get(ctx, in.URL, fetch.Options{
 		MaxBytes:       t.cfg.MaxBytes,
 		AllowTruncated: true,
@@ -223,9 +223,9 @@ var feedTypes = map[string]bool{
 }
 
 // Metadata is the head as site_metadata reports it for the page at pageURL.
-func (h *Head) Metadata(pageURL *url.URL) *MetadataOutput {
+func (h *Head) Metadata(pageURL *url.URL) *Output {
 	base := page.Base(pageURL, h.Base)
-	out := &MetadataOutput{
+	out := &Output{
 		URL: pageURL.String(), Title: h.Title, Lang: h.Lang,
 		Meta: map[string]string{}, OpenGraph: map[string]string{}, Twitter: map[string]string{},
 		Icons: []Icon{}, Feeds: []FeedLink{}, JSONLD: []any{},

@@ -15,7 +15,7 @@ func TestMetadataNewsArticle(t *testing.T) {
 	srv := fakeSite(t, map[string]route{
 		"/science/2026/tidal-lagoon-approved": {File: "webpages/news_article.html", ContentType: "text/html; charset=utf-8"},
 	})
-	out, err := newTool(t, metadata.Config{}).Metadata(context.Background(), metadata.MetadataInput{URL: srv.URL + "/science/2026/tidal-lagoon-approved"})
+	out, err := newTool(t, metadata.Config{}).Metadata(context.Background(), metadata.Input{URL: srv.URL + "/science/2026/tidal-lagoon-approved"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,21 +118,21 @@ func TestMetadataHeadOnly(t *testing.T) {
 	})
 	tools := newTool(t, metadata.Config{MaxBytes: 4096})
 	ctx := context.Background()
-	out, err := tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/long-body"})
+	out, err := tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/long-body"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Title != "Real title" || out.Description != "head description" || len(out.OpenGraph) != 0 || out.HeadTruncated {
 		t.Errorf("long body: %+v", out)
 	}
-	out, err = tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/implicit"})
+	out, err = tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/implicit"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Title != "Implicit" || out.Meta["a"] != "1" || out.Meta["b"] != "" {
 		t.Errorf("implicit head: %+v", out)
 	}
-	out, err = tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/long-head"})
+	out, err = tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/long-head"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,21 +150,21 @@ func TestMetadataCharsetAndBase(t *testing.T) {
 	})
 	tools := newTool(t, metadata.Config{})
 	ctx := context.Background()
-	out, err := tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/kyoto"})
+	out, err := tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/kyoto"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Title != "京都の紅葉の名所 ― 旅のしおり" || out.Charset != "shift_jis" || out.Lang != "ja" {
 		t.Errorf("kyoto: %q %q %q", out.Title, out.Charset, out.Lang)
 	}
-	out, err = tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/recipe"})
+	out, err = tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/recipe"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Description != "Une recette “à l’ancienne”, sans chalumeau." || out.Charset != "windows-1252" {
 		t.Errorf("recipe: %q %q", out.Description, out.Charset)
 	}
-	out, err = tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/bridge"})
+	out, err = tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/bridge"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +172,8 @@ func TestMetadataCharsetAndBase(t *testing.T) {
 		out.OpenGraph["og:image"] != "https://static.example.org/archiv/2025/bilder/bruecke.jpg" {
 		t.Errorf("base href: %+v %v", out.Icons, out.OpenGraph)
 	}
-	_, err = tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/feed"})
+	_, err = tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/feed"})
 	wantAPI(t, "feed", err, http.StatusBadRequest, "unsupported_content_type")
-	_, err = tools.Metadata(ctx, metadata.MetadataInput{URL: srv.URL + "/private/x"})
+	_, err = tools.Metadata(ctx, metadata.Input{URL: srv.URL + "/private/x"})
 	wantAPI(t, "robots", err, http.StatusForbidden, "robots_disallowed")
 }

@@ -32,19 +32,19 @@ func New(fc *fetch.Client, cfg Config) *Tool {
 // Endpoint returns the registry entry of site_metadata. Check runs the
 // client's URL check before payment; a handler error is never charged.
 func (t *Tool) Endpoint() *registry.Endpoint {
-	return registry.Spec[MetadataInput]{
+	return registry.Spec[Input]{
 		Name: "site_metadata", Method: http.MethodGet, Path: "/v1/metadata", Group: registry.GroupTools,
 		Price:   "0.0002",
 		Summary: "Read a page's <head>: title, description, meta tags, OpenGraph, Twitter card, canonical URL, icons, feeds and JSON-LD.",
 		Description: "Only the head is read (at most 512 KB of the page). URLs are absolute; JSON-LD blocks are " +
 			"returned parsed, with @graph flattened.",
-		Output: MetadataOutput{},
+		Output: Output{},
 		Tool:   &registry.Tool{OpenWorld: true},
-		Check: func(_ context.Context, in *MetadataInput) error {
+		Check: func(_ context.Context, in *Input) error {
 			_, err := t.fetch.CheckURL(in.URL)
 			return err
 		},
-		Handle: func(ctx context.Context, in *MetadataInput) (*registry.Result, error) {
+		Handle: func(ctx context.Context, in *Input) (*registry.Result, error) {
 			out, err := t.Metadata(ctx, *in)
 			if err != nil {
 				return nil, err

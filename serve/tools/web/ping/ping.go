@@ -18,8 +18,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/web/internal/page"
 )
 
-// PingInput is the input of ping_status.
-type PingInput struct {
+// Input is the input of ping_status.
+type Input struct {
 	URL    string `json:"url" doc:"The http or https URL to check." minLength:"1" maxLength:"2048"`
 	Method string `json:"method,omitempty" doc:"HEAD (falls back to GET when the server answers 405 or 501) or GET." enum:"HEAD|GET" default:"HEAD"`
 	// CheckSSL and FollowRedirects default to true; the registry fills the
@@ -30,14 +30,14 @@ type PingInput struct {
 
 // Validate refuses URLs no client may fetch (a literal private address is
 // a 400, not a down target).
-func (in *PingInput) Validate() error {
+func (in *Input) Validate() error {
 	_, err := fetch.CheckURL(in.URL)
 	return err
 }
 
-// PingOutput is the answer of ping_status. A target that cannot be reached
+// Output is the answer of ping_status. A target that cannot be reached
 // is a normal answer with Up false and Error set.
-type PingOutput struct {
+type Output struct {
 	URL string `json:"url"`
 	// Up: the final answer is 2xx or 3xx and, with check_ssl, the
 	// certificate is valid.
@@ -129,12 +129,12 @@ var securityHeaderNames = []string{
 
 // ping runs ping_status. Only invalid input and guard refusals are errors;
 // anything else that goes wrong with the target is an answer with Up false.
-func (p *Tool) ping(ctx context.Context, in *PingInput) (*PingOutput, error) {
+func (p *Tool) ping(ctx context.Context, in *Input) (*Output, error) {
 	method := strings.ToUpper(in.Method)
 	if method == "" {
 		method = http.MethodHead
 	}
-	out := &PingOutput{URL: in.URL, Method: method, Redirects: []PingHop{}, CheckedAt: p.now().UTC()}
+	out := &Output{URL: in.URL, Method: method, Redirects: []PingHop{}, CheckedAt: p.now().UTC()}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 
@@ -200,7 +200,7 @@ func (p *Tool) ping(ctx context.Context, in *PingInput) (*PingOutput, error) {
 }
 
 // finish fills the answer from the final response.
-func (p *Tool) finish(out *PingOutput, resp *fetch.Response, checkSSL bool) {
+func (p *Tool) finish(out *Output, resp *fetch.Response, checkSSL bool) {
 	out.Reachable = true
 	out.Status = resp.Status
 	out.StatusText = http.StatusText(resp.Status)

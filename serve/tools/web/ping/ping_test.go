@@ -17,8 +17,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/web/webtest"
 )
 
-func pingDefaults(u string) *PingInput {
-	return &PingInput{URL: u, Method: "HEAD", CheckSSL: true, FollowRedirects: true}
+func pingDefaults(u string) *Input {
+	return &Input{URL: u, Method: "HEAD", CheckSSL: true, FollowRedirects: true}
 }
 
 func TestPingUpWithRedirectsAndSecurityHeaders(t *testing.T) {
@@ -318,7 +318,7 @@ func TestPingThroughRegistry(t *testing.T) {
 	if err := ep.Input.DecodeJSON(in, []byte(`{"url":"`+siteURL(srv)+`/"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	pi := in.(*PingInput)
+	pi := in.(*Input)
 	if pi.Method != "HEAD" || !pi.CheckSSL || !pi.FollowRedirects {
 		t.Fatalf("defaults not applied: %+v", pi)
 	}
@@ -329,7 +329,7 @@ func TestPingThroughRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := res.Value.(*PingOutput)
+	out := res.Value.(*Output)
 	if !out.Up || len(out.Redirects) != 1 || out.Headers["x-method"] != "HEAD" {
 		t.Errorf("got %+v", out)
 	}

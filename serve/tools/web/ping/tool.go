@@ -45,19 +45,19 @@ func (p *Tool) now() time.Time { return p.cfg.Now() }
 // check (its port policy included) runs before payment, so a literal
 // private address is a 400 nobody pays for.
 func (p *Tool) Endpoint() *registry.Endpoint {
-	return registry.Spec[PingInput]{
+	return registry.Spec[Input]{
 		Name: "ping_status", Method: http.MethodPost, Path: "/v1/ping-status", Group: registry.GroupTools,
 		Price:   "0.0002",
 		Summary: "Check whether a URL is up: status, response time, redirect chain, security headers and TLS certificate.",
 		Description: "A target that cannot be reached (DNS failure, refused connection, timeout) is a normal answer " +
 			"with up=false and the reason; an address that is not public is refused with 403.",
-		Output: PingOutput{},
+		Output: Output{},
 		Tool:   &registry.Tool{OpenWorld: true},
-		Check: func(_ context.Context, in *PingInput) error {
+		Check: func(_ context.Context, in *Input) error {
 			_, err := p.fetch.CheckURL(in.URL)
 			return err
 		},
-		Handle: func(ctx context.Context, in *PingInput) (*registry.Result, error) {
+		Handle: func(ctx context.Context, in *Input) (*registry.Result, error) {
 			out, err := p.ping(ctx, in)
 			if err != nil {
 				return nil, err

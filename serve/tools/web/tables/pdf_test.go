@@ -55,7 +55,7 @@ func docServer(t *testing.T, pdf []byte, html string) *httptest.Server {
 
 // callTables runs extract_tables the way the server does: decode and
 // validate the JSON body, the pre-payment check, then the handler.
-func callTables(t *testing.T, p *Tool, body string) (*TablesOutput, error) {
+func callTables(t *testing.T, p *Tool, body string) (*Output, error) {
 	t.Helper()
 	ep := p.Endpoint()
 	in := ep.NewInput()
@@ -69,7 +69,7 @@ func callTables(t *testing.T, p *Tool, body string) (*TablesOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res.Value.(*TablesOutput), nil
+	return res.Value.(*Output), nil
 }
 
 func TestExtractTablesPDF(t *testing.T) {

@@ -21,8 +21,8 @@ const maxTablesBytes = 10 << 20
 // pdfTimeout caps the PDF analysis of one call.
 const pdfTimeout = 30 * time.Second
 
-// TablesInput is the input of extract_tables.
-type TablesInput struct {
+// Input is the input of extract_tables.
+type Input struct {
 	URL   string `json:"url" doc:"URL of an HTML page or a PDF (at most 10 MB)." minLength:"1" maxLength:"2048"`
 	Pages string `json:"pages,omitempty" doc:"PDF pages to read, like 1-3,5 or 10- (at most 30 pages); default the first 30. Ignored for HTML." maxLength:"64" pattern:"^[0-9,\\s-]*$"`
 	// MaxTables caps the tables returned.
@@ -31,7 +31,7 @@ type TablesInput struct {
 
 // Validate refuses URLs no client may fetch and checks the pages
 // selection, before payment and before anything is fetched.
-func (in *TablesInput) Validate() error {
+func (in *Input) Validate() error {
 	if _, err := fetch.CheckURL(in.URL); err != nil {
 		return err
 	}
@@ -41,8 +41,8 @@ func (in *TablesInput) Validate() error {
 	return nil
 }
 
-// TablesOutput is the answer of extract_tables.
-type TablesOutput struct {
+// Output is the answer of extract_tables.
+type Output struct {
 	URL      string `json:"url"`
 	FinalURL string `json:"final_url"`
 	// Type is html or pdf.
@@ -68,7 +68,7 @@ func errTooLarge() error {
 	}
 }
 
-func (p *Tool) extractTables(ctx context.Context, in *TablesInput) (*TablesOutput, error) {
+func (p *Tool) extractTables(ctx context.Context, in *Input) (*Output, error) {
 	spec, err := parsePages(in.Pages)
 	if err != nil {
 		return nil, apierr.Invalid("pages", err.Error())
@@ -90,7 +90,7 @@ func (p *Tool) extractTables(ctx context.Context, in *TablesInput) (*TablesOutpu
 	if err := resp.CheckStatus(); err != nil {
 		return nil, err
 	}
-	out := &TablesOutput{URL: in.URL, FinalURL: resp.FinalURL.String(), Tables: []Table{}}
+	out := &Output{URL: in.URL, FinalURL: resp.FinalURL.String(), Tables: []Table{}}
 	switch documentType(resp) {
 	case "pdf":
 		out.Type = "pdf"
