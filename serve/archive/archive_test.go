@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
 )
@@ -71,18 +72,18 @@ func TestQueries(t *testing.T) {
 	}
 
 	// Accent- and case-folded: "LOVELACE" finds "Lövelace".
-	hits, total, err := g.searchPage(ctx, "zebrafish LOVELACE", filters{}, 3, 0)
+	hits, total, err := g.searchPage(ctx, "zebrafish LOVELACE", search.Filters{}, 3, 0)
 	if err != nil || total != 30 || len(hits) != 3 {
 		t.Fatalf("search: %v %d %v", err, total, hits)
 	}
-	if hits, total, _ := g.searchPage(ctx, "zebrafish 17", filters{}, 10, 0); total != 1 || len(hits) != 1 {
+	if hits, total, _ := g.searchPage(ctx, "zebrafish 17", search.Filters{}, 10, 0); total != 1 || len(hits) != 1 {
 		t.Fatalf("search for one document: %d %v", total, hits)
 	}
-	if _, total, _ := g.searchPage(ctx, "zebrafish unicorn", filters{}, 10, 0); total != 0 {
+	if _, total, _ := g.searchPage(ctx, "zebrafish unicorn", search.Filters{}, 10, 0); total != 0 {
 		t.Fatalf("a missing word matched %d", total)
 	}
 	from, to := 2005, 2006
-	if _, total, _ := g.searchPage(ctx, "", filters{yearFrom: &from, yearTo: &to}, 10, 0); total != 4 {
+	if _, total, _ := g.searchPage(ctx, "", search.Filters{YearFrom: &from, YearTo: &to}, 10, 0); total != 4 {
 		t.Fatalf("year filter: %d", total)
 	}
 

@@ -73,7 +73,7 @@ func (g *generation) catalogPage(ctx context.Context, topic string, limit, offse
 	var total int64
 	if topic == "" {
 		total = g.stats.Documents
-		for d := offset; d < offset+limit && d < int(g.index.n); d++ {
+		for d := offset; d < offset+limit && d < g.index.Len(); d++ {
 			docs = append(docs, int32(d))
 		}
 	} else {
@@ -82,7 +82,7 @@ func (g *generation) catalogPage(ctx context.Context, topic string, limit, offse
 			return nil, 0, errUnknownTopic(topic)
 		}
 		total = t.Documents
-		all := g.index.topicDocs[topic]
+		all := g.index.TopicDocs(topic)
 		if offset < len(all) {
 			docs = all[offset:min(offset+limit, len(all))]
 		}

@@ -28,9 +28,11 @@
 //     topic page a slice of that topic's doc list. The aliases (every id
 //     of every document, sorted) resolve by binary search.
 //
-//   - searchindex.go: the search index (terms, postings, per-document
-//     field lengths and filter columns) in flat arrays. /api/stats and
-//     /api/topics bodies are encoded once per generation.
+//   - package index/search (the reader beside the index writer): the
+//     search index (terms, postings, per-document field lengths and filter
+//     columns) in flat arrays; search.go only tokenises the query and
+//     calls it. /api/stats and /api/topics bodies are encoded once per
+//     generation.
 //
 //   - content.go: the paid content (document metadata and rights, full
 //     text, references) comes from the snapshot's content store,
@@ -48,23 +50,10 @@
 // # Search
 //
 // Queries are tokenised with index/tokenize, the tokeniser that built the
-// index: Unicode case and accent folding, no stemming. Every word must
-// match (in title, keywords or author names); hits are ranked by BM25F:
-// per word, the field frequencies are weighted (search/fields) and length
-// normalised (1 - b + b·len/avg_len, b = 0.75) and summed before the k1 =
-// 1.2 saturation; the word scores, weighted by IDF, add up. Ties go to the
-// lower doc (earlier id).
-//
-// The evaluation is exact and exhaustive: the posting lists (doc-ordered
-// arrays) are intersected rarest first, the rarest list driving and the
-// others probed by galloping search, so the cost is about the length of
-// the shortest list; each surviving document is filtered (year, licence,
-// full text, topic bitset) and scored, counted for the total, and offered
-// to a bounded heap of the offset+limit best. The total must be exact, so
-// every match is visited: early termination (WAND, impact-ordered lists)
-// would save little, because visiting and scoring a posting costs a few
-// nanoseconds: a word in a third of a million documents is scored in a
-// few milliseconds. Results are those of the former SQL implementation,
+// index (Unicode case and accent folding, no stemming), cut to 16 words,
+// and handed to package index/search, which finds the documents holding
+// every word and ranks them by BM25F (its package comment describes the
+// evaluation). Its results are those of the former SQL implementation,
 // kept in searchindex_test.go as the oracle the tests compare against.
 //
 // Memory, measured on the 1M-document benchmark corpus (19 million

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
 )
@@ -321,7 +322,7 @@ func (s *Service) checkFlag(ctx context.Context, in *DocumentInput, flag byte, c
 }
 
 func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*registry.Result, error) {
-	f := filters{topic: in.Topic, yearFrom: in.YearFrom, yearTo: in.YearTo, license: in.License, fulltext: in.Fulltext}
+	f := search.Filters{Topic: in.Topic, YearFrom: in.YearFrom, YearTo: in.YearTo, License: in.License, Fulltext: in.Fulltext}
 	hits, total, err := g.searchPage(ctx, in.Q, f, in.Limit, in.Offset)
 	if err != nil {
 		return nil, err
@@ -334,7 +335,7 @@ func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*
 	}
 	docs := make([]int32, len(hits))
 	for i, h := range hits {
-		docs[i] = h.doc
+		docs[i] = h.Doc
 	}
 	items, err := g.entries(ctx, docs)
 	if err != nil {
@@ -342,7 +343,7 @@ func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*
 	}
 	if in.Q != "" {
 		for i := range items {
-			sc := round(hits[i].score)
+			sc := round(hits[i].Score)
 			items[i].Score = &sc
 		}
 	}

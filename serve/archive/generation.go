@@ -16,6 +16,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/openshelf/openshelf/index/content"
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -42,7 +43,7 @@ type generation struct {
 	byTopic    map[string]*Topic
 	catalog    *catalogStore
 	aliases    *aliasStore
-	index      *searchIndex
+	index      *search.Index
 	// content serves the paid content (content/docs.bin); nil for a
 	// snapshot written before the content store existed, whose content
 	// is read from Parquet through DuckDB.
@@ -128,7 +129,7 @@ func (g *generation) load(ctx context.Context) error {
 		return err
 	}
 	// The catalog, the aliases and the search index live in Go memory:
-	// see catalogstore.go and searchindex.go.
+	// see catalogstore.go and package index/search.
 	cs, err := loadCatalog(ctx, g.snap.Path(snapshot.Documents))
 	if err != nil {
 		return fmt.Errorf("catalog: %w", err)
@@ -137,7 +138,7 @@ func (g *generation) load(ctx context.Context) error {
 	if g.aliases, err = loadAliases(ctx, g.snap.Path(snapshot.Aliases), cs); err != nil {
 		return fmt.Errorf("aliases: %w", err)
 	}
-	if g.index, err = loadSearchIndex(g.snap, cs); err != nil {
+	if g.index, err = search.Load(g.snap, catalogDocs{cs}); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	return g.openContent()

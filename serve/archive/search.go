@@ -6,31 +6,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/serve/apierr"
 )
 
-// BM25 parameters. Field weights and average lengths come from the
-// snapshot's search/fields table.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-	// maxQueryTerms caps the work one query can cause.
-	maxQueryTerms = 16
-)
+// maxQueryTerms caps the work one query can cause.
+const maxQueryTerms = 16
 
-// filters are the search filters, all optional.
-type filters struct {
-	topic            string
-	yearFrom, yearTo *int
-	license          string
-	fulltext         bool // only documents with full text; false: no restriction
-}
+// catalogDocs shows the catalog to search.Load, which checks that the
+// index numbers the same documents in the same order.
+type catalogDocs struct{ cs *catalogStore }
 
-type hit struct {
-	doc   int32
-	score float64
-}
+func (c catalogDocs) Len() int            { return c.cs.len() }
+func (c catalogDocs) ID(doc int32) []byte { return c.cs.id(doc) }
 
 // errUnknownTopic is a topic filter naming no topic: the caller's mistake
 // (a 400, like any bad input), where a bundle of an unknown topic is a 404.
@@ -59,12 +48,13 @@ func ignoredTerms(q string) []string {
 	return out
 }
 
-// searchPage returns one page of hits and the total. With no query terms
-// it lists the filtered documents in catalog order.
-func (g *generation) searchPage(ctx context.Context, q string, f filters, limit, offset int) ([]hit, int64, error) {
-	if f.topic != "" {
-		if _, ok := g.byTopic[f.topic]; !ok {
-			return nil, 0, errUnknownTopic(f.topic)
+// searchPage returns one page of hits and the total: the generation's
+// index (package index/search) does the work. With no query terms it
+// lists the filtered documents in catalog order.
+func (g *generation) searchPage(ctx context.Context, q string, f search.Filters, limit, offset int) ([]search.Hit, int64, error) {
+	if f.Topic != "" {
+		if _, ok := g.byTopic[f.Topic]; !ok {
+			return nil, 0, errUnknownTopic(f.Topic)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -79,9 +69,9 @@ func (g *generation) searchPage(ctx context.Context, q string, f filters, limit,
 			// Only punctuation: nothing can match every word.
 			return nil, 0, nil
 		}
-		hits, total := g.index.list(f, limit, offset)
+		hits, total := g.index.List(f, limit, offset)
 		return hits, total, nil
 	}
-	hits, total := g.index.search(terms, f, limit, offset)
+	hits, total := g.index.Search(terms, f, limit, offset)
 	return hits, total, nil
 }

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/corpus"
@@ -30,7 +30,7 @@ import (
 	"github.com/openshelf/openshelf/serve/registry"
 )
 
-// The in-memory search (searchindex.go) replaced a DuckDB SQL query over
+// The in-memory search (package index/search) replaced a DuckDB SQL query over
 // the snapshot's search tables. That query is kept here as the oracle:
 // both must return the same documents, in the same order, with the same
 // scores and totals, for any words, filters and page.
@@ -52,25 +52,25 @@ func oracleTables(t testing.TB, ctx context.Context, g *generation) {
 	}
 }
 
-func (f filters) where(alias string) (string, []any) {
+func where(f search.Filters, alias string) (string, []any) {
 	var conds []string
 	var args []any
-	if f.topic != "" {
-		conds, args = append(conds, "list_contains("+alias+".topics, ?)"), append(args, f.topic)
+	if f.Topic != "" {
+		conds, args = append(conds, "list_contains("+alias+".topics, ?)"), append(args, f.Topic)
 	}
-	if f.yearFrom != nil || f.yearTo != nil {
+	if f.YearFrom != nil || f.YearTo != nil {
 		conds = append(conds, alias+".year <> 0") // undated never matches a year filter
 	}
-	if f.yearFrom != nil {
-		conds, args = append(conds, alias+".year >= ?"), append(args, *f.yearFrom)
+	if f.YearFrom != nil {
+		conds, args = append(conds, alias+".year >= ?"), append(args, *f.YearFrom)
 	}
-	if f.yearTo != nil {
-		conds, args = append(conds, alias+".year <= ?"), append(args, *f.yearTo)
+	if f.YearTo != nil {
+		conds, args = append(conds, alias+".year <= ?"), append(args, *f.YearTo)
 	}
-	if f.license != "" {
-		conds, args = append(conds, alias+".license = ?"), append(args, f.license)
+	if f.License != "" {
+		conds, args = append(conds, alias+".license = ?"), append(args, f.License)
 	}
-	if f.fulltext {
+	if f.Fulltext {
 		conds = append(conds, alias+".has_fulltext")
 	}
 	if len(conds) == 0 {
@@ -80,12 +80,12 @@ func (f filters) where(alias string) (string, []any) {
 }
 
 // oracleSearch is the former SQL implementation of searchPage.
-func oracleSearch(ctx context.Context, g *generation, q string, f filters, limit, offset int) ([]hit, int64, error) {
+func oracleSearch(ctx context.Context, g *generation, q string, f search.Filters, limit, offset int) ([]search.Hit, int64, error) {
 	terms := tokenize.Query(q)
 	if len(terms) > maxQueryTerms {
 		terms = terms[:maxQueryTerms]
 	}
-	where, args := f.where("d")
+	where, args := where(f, "d")
 	if len(terms) == 0 {
 		if strings.TrimSpace(q) != "" {
 			return nil, 0, nil
@@ -140,14 +140,14 @@ func oracleSearch(ctx context.Context, g *generation, q string, f filters, limit
 		m AS (SELECT p.doc FROM postings p JOIN q USING (term_id)
 			GROUP BY p.doc HAVING count(DISTINCT p.term_id) = ` + strconv.Itoa(len(qt)) + `),
 		w AS (SELECT p.doc, q.idf,
-				sum(f.weight * p.tf / (1 - ` + fstr(bm25B) + ` + ` + fstr(bm25B) + ` *
+				sum(f.weight * p.tf / (1 - ` + fstr(search.B) + ` + ` + fstr(search.B) + ` *
 					(CASE p.field WHEN 0 THEN d.len_title WHEN 1 THEN d.len_keywords ELSE d.len_authors END)
 					/ greatest(f.avg_len, 1e-9))) AS wtf
 			FROM postings p JOIN q USING (term_id) JOIN m ON m.doc = p.doc
 				JOIN sdocs d ON d.doc = p.doc JOIN sfields f ON f.field = p.field
 			WHERE ` + where + `
 			GROUP BY p.doc, p.term_id, q.idf),
-		s AS (SELECT doc, sum(idf * wtf / (` + fstr(bm25K1) + ` + wtf)) AS score FROM w GROUP BY doc)
+		s AS (SELECT doc, sum(idf * wtf / (` + fstr(search.K1) + ` + wtf)) AS score FROM w GROUP BY doc)
 		SELECT doc, score, count(*) OVER () FROM s ORDER BY score DESC, doc LIMIT ? OFFSET ?`
 	rows, err = g.db.QueryContext(ctx, query, append(args, limit, offset)...)
 	if err != nil {
@@ -161,13 +161,13 @@ func scanOracle(rows interface {
 	Scan(...any) error
 	Close() error
 	Err() error
-}) ([]hit, int64, error) {
+}) ([]search.Hit, int64, error) {
 	defer rows.Close()
-	var hits []hit
+	var hits []search.Hit
 	var total int64
 	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.doc, &h.score, &total); err != nil {
+		var h search.Hit
+		if err := rows.Scan(&h.Doc, &h.Score, &total); err != nil {
 			return nil, 0, err
 		}
 		hits = append(hits, h)
@@ -178,25 +178,25 @@ func scanOracle(rows interface {
 // sameHits compares a page of ours with the oracle's. Scores may differ in
 // the last bits (floating-point sums in another order), so documents may
 // trade places only when their scores tie.
-func sameHits(got, want []hit) string {
+func sameHits(got, want []search.Hit) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d hits, want %d", len(got), len(want))
 	}
 	for i := range got {
-		if math.Abs(got[i].score-want[i].score) > 1e-9*max(1, math.Abs(want[i].score)) {
-			return fmt.Sprintf("hit %d: score %v, want %v", i, got[i].score, want[i].score)
+		if math.Abs(got[i].Score-want[i].Score) > 1e-9*max(1, math.Abs(want[i].Score)) {
+			return fmt.Sprintf("hit %d: score %v, want %v", i, got[i].Score, want[i].Score)
 		}
-		if got[i].doc != want[i].doc {
+		if got[i].Doc != want[i].Doc {
 			tied := false
 			for j := range want {
-				if want[j].doc == got[i].doc && math.Abs(want[j].score-want[i].score) <= 1e-9*max(1, math.Abs(want[i].score)) {
+				if want[j].Doc == got[i].Doc && math.Abs(want[j].Score-want[i].Score) <= 1e-9*max(1, math.Abs(want[i].Score)) {
 					tied = true
 				}
 			}
 			// A tie across the page boundary leaves the partner off the
 			// page: accept any document whose score ties.
-			if !tied && math.Abs(got[i].score-want[i].score) > 1e-12 {
-				return fmt.Sprintf("hit %d: doc %d, want %d", i, got[i].doc, want[i].doc)
+			if !tied && math.Abs(got[i].Score-want[i].Score) > 1e-12 {
+				return fmt.Sprintf("hit %d: doc %d, want %d", i, got[i].Doc, want[i].Doc)
 			}
 		}
 	}
@@ -253,10 +253,10 @@ func compareWithOracle(t *testing.T, st *Store, queries []string, topics []strin
 	defer g.release()
 	oracleTables(t, ctx, g)
 	y1, y2 := 2015, 2020
-	fsets := []filters{{}, {yearFrom: &y1, yearTo: &y2}, {yearTo: &y2}, {license: "CC0"}, {fulltext: true},
-		{license: "CC-BY-SA", fulltext: false}}
+	fsets := []search.Filters{{}, {YearFrom: &y1, YearTo: &y2}, {YearTo: &y2}, {License: "CC0"}, {Fulltext: true},
+		{License: "CC-BY-SA", Fulltext: false}}
 	for _, tp := range topics {
-		fsets = append(fsets, filters{topic: tp, yearFrom: &y1, license: "CC-BY"})
+		fsets = append(fsets, search.Filters{Topic: tp, YearFrom: &y1, License: "CC-BY"})
 	}
 	pages := [][2]int{{10, 0}, {50, 7}, {5, 10000}}
 	compared, nonEmpty := 0, 0
@@ -372,52 +372,12 @@ func TestSearchLargeTermFrequencies(t *testing.T) {
 	}
 	defer st.Close()
 	g, _ := st.acquire()
-	overflow := len(g.index.bigTF)
+	overflow := g.index.Overflows()
 	g.release()
 	if overflow == 0 {
 		t.Fatal("no frequency overflowed its bits: the test tests nothing")
 	}
 	compareWithOracle(t, st, []string{"echo", "wang", "wei", "echo wang", "chamber wang wei", "once"}, []string{"physics"}, 10)
-}
-
-func TestTopK(t *testing.T) {
-	rng := rand.New(rand.NewPCG(2, 2))
-	for _, k := range []int{0, 1, 3, 10, 100} {
-		var all []hit
-		top := newTopK(k)
-		for i := 0; i < 500; i++ {
-			h := hit{doc: int32(i), score: float64(rng.IntN(20))} // many ties
-			all = append(all, h)
-			top.push(h)
-		}
-		slices.SortFunc(all, func(a, b hit) int {
-			if a.score != b.score {
-				if a.score > b.score {
-					return -1
-				}
-				return 1
-			}
-			return int(a.doc - b.doc)
-		})
-		if got := top.sorted(); !slices.Equal(got, all[:k]) && !(k == 0 && len(got) == 0) {
-			t.Errorf("k=%d: %v, want %v", k, got, all[:k])
-		}
-	}
-}
-
-func TestGallop(t *testing.T) {
-	docs := []int32{1, 3, 5, 7, 9, 11, 13, 100, 200}
-	for pos := 0; pos <= len(docs); pos++ {
-		for target := int32(0); target <= 201; target++ {
-			want := pos
-			for want < len(docs) && docs[want] < target {
-				want++
-			}
-			if got := gallop(docs, pos, target); got != want {
-				t.Fatalf("gallop(pos %d, %d) = %d, want %d", pos, target, got, want)
-			}
-		}
-	}
 }
 
 func TestMain(m *testing.M) {

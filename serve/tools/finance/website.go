@@ -1,7 +1,7 @@
 package finance
 
-// This is the only file that uses package web: company_snapshot checks a
-// website with the ping_status and domain_intel code of web.Probe, called
+// This is the only file that uses the web family: company_snapshot checks
+// a website with the ping_status and domain_intel tools of web.Probe, called
 // in process through their registry entries (not over HTTP, and without a
 // payment of their own).
 
@@ -12,6 +12,8 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools/web"
+	webdomain "github.com/openshelf/openshelf/serve/tools/web/domain"
+	"github.com/openshelf/openshelf/serve/tools/web/ping"
 )
 
 // Website checks company websites with a web.Probe.
@@ -49,8 +51,8 @@ type WebsiteHealth struct {
 	Source      string            `json:"source"`
 	URL         string            `json:"url"`
 	Up          *bool             `json:"up"`
-	Ping        *web.PingOutput   `json:"ping"`
-	DomainIntel *web.DomainOutput `json:"domain_intel"`
+	Ping        *ping.Output      `json:"ping"`
+	DomainIntel *webdomain.Output `json:"domain_intel"`
 	Errors      []string          `json:"errors"`
 }
 
@@ -66,13 +68,13 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 	var wg sync.WaitGroup
 	if w.ping != nil {
 		wg.Go(func() {
-			in := &web.PingInput{URL: h.URL, Method: "HEAD", CheckSSL: true, FollowRedirects: true}
+			in := &ping.Input{URL: h.URL, Method: "HEAD", CheckSSL: true, FollowRedirects: true}
 			res, err := w.ping.Handle(ctx, in)
 			if err != nil {
 				fail("ping_status", err)
 				return
 			}
-			if p, ok := res.Value.(*web.PingOutput); ok {
+			if p, ok := res.Value.(*ping.Output); ok {
 				h.Ping = p
 				up := p.Up
 				h.Up = &up
@@ -81,12 +83,12 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 	}
 	if w.intel != nil {
 		wg.Go(func() {
-			res, err := w.intel.Handle(ctx, &web.DomainInput{Domain: domain})
+			res, err := w.intel.Handle(ctx, &webdomain.Input{Domain: domain})
 			if err != nil {
 				fail("domain_intel", err)
 				return
 			}
-			if d, ok := res.Value.(*web.DomainOutput); ok {
+			if d, ok := res.Value.(*webdomain.Output); ok {
 				h.DomainIntel = d
 			}
 		})
@@ -98,7 +100,7 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 // normalizeDomain applies domain_intel's rules (IDN to punycode, a URL's
 // host, no private names) so a bad domain is a 400 before payment.
 func normalizeDomain(s string) (string, error) {
-	in := &web.DomainInput{Domain: s}
+	in := &webdomain.Input{Domain: s}
 	if err := in.Validate(); err != nil {
 		return "", err
 	}

@@ -1,0 +1,21 @@
+package domain
+
+import (
+	"testing"
+
+	"github.com/openshelf/openshelf/serve/fetch"
+	"github.com/openshelf/openshelf/serve/tools/web/webtest"
+)
+
+// newLoopbackTool returns a Tool whose fetch client may reach loopback
+// test servers, by address or as site.example.com.
+func newLoopbackTool(t *testing.T, fcfg fetch.Config, cfg Config) *Tool {
+	t.Helper()
+	fcfg.AllowLoopback = true
+	if fcfg.Resolver == nil {
+		fcfg.Resolver = webtest.StartDNS(t, "site.example.com. 60 IN A 127.0.0.1").Resolver()
+	}
+	fc := fetch.New(fcfg)
+	t.Cleanup(fc.Close)
+	return New(fc, cfg)
+}
