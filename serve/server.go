@@ -18,7 +18,8 @@ import (
 	"github.com/openshelf/openshelf/serve/x402"
 )
 
-// maxBody caps JSON request bodies; every input is small.
+// maxBody caps JSON request bodies unless an endpoint sets its own
+// (Endpoint.MaxBody): nearly every input is small.
 const maxBody = 64 << 10
 
 // Server is the HTTP front of the registry: one route per endpoint, the
@@ -180,11 +181,15 @@ func (s *Server) decode(e *registry.Endpoint, r *http.Request) (any, error) {
 		return nil, &apierr.Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
 			Message: "send the input as application/json", Kind: apierr.ErrInvalidInput}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	limit := int64(maxBody)
+	if e.MaxBody > 0 {
+		limit = e.MaxBody
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return nil, &apierr.Error{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large",
-				Message: fmt.Sprintf("request body over %d bytes", maxBody), Kind: apierr.ErrInvalidInput}
+				Message: fmt.Sprintf("request body over %d bytes", limit), Kind: apierr.ErrInvalidInput}
 		}
 		return nil, apierr.Invalid("", "cannot read body: "+err.Error())
 	}

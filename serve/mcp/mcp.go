@@ -35,7 +35,7 @@ const (
 // Defaults of Config.
 const (
 	DefaultMaxResultBytes  = 64 << 10
-	DefaultMaxRequestBytes = 1 << 20
+	DefaultMaxRequestBytes = 2 << 20 // render_document's longest input, JSON-escaped
 )
 
 // Keys of _meta and the paging argument.

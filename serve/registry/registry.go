@@ -76,6 +76,9 @@ type Endpoint struct {
 	Output any
 	// ContentType of a successful response; "" means application/json.
 	ContentType string
+	// MaxBody caps a JSON request body in bytes; 0 is the server's
+	// default (64 KiB), enough for every input but long documents.
+	MaxBody int64
 	// Tool exposes the endpoint over MCP; nil keeps it HTTP only.
 	Tool *Tool
 	// Raw serves endpoints that are not input → JSON value (the OpenAPI
@@ -130,6 +133,8 @@ type Spec[In any] struct {
 	Output                                   any
 	ContentType                              string
 	Tool                                     *Tool
+	// MaxBody is Endpoint.MaxBody.
+	MaxBody int64
 	// Check runs before payment is asked: it resolves the resource and
 	// returns a not-found error for a missing one, so nobody pays for a 404.
 	Check func(context.Context, *In) error
@@ -151,6 +156,7 @@ func (s Spec[In]) Endpoint() *Endpoint {
 	e := &Endpoint{
 		Name: s.Name, Method: s.Method, Path: s.Path, Summary: s.Summary, Description: s.Description,
 		Group: s.Group, Price: s.Price, Output: s.Output, ContentType: s.ContentType, Tool: s.Tool,
+		MaxBody:  s.MaxBody,
 		Input:    schema.InputOf(new(In)),
 		newInput: func() any { return new(In) },
 	}
@@ -298,6 +304,7 @@ func (r *Registry) Freeze() { r.frozen = true }
 
 // Frozen reports whether registration has ended.
 func (r *Registry) Frozen() bool { return r.frozen }
+
 // Err reports every declaration Add refused without panicking (an
 // invalid price); the server refuses to start on it.
 func (r *Registry) Err() error { return errors.Join(r.errs...) }

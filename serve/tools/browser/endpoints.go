@@ -84,7 +84,9 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 				"headings, lists, tables, code, links and inline images. Only inline data: images are used; nothing " +
 				"external is ever fetched. The link needs no payment and is deleted after 24 hours.",
 			Output: RenderOutput{},
-			Tool:   &registry.Tool{},
+			// 200,000 characters of Markdown and 50,000 of CSS, JSON-escaped.
+			MaxBody: 2 << 20,
+			Tool:    &registry.Tool{},
 			Handle: func(ctx context.Context, in *RenderInput) (*registry.Result, error) {
 				out, err := t.Render(ctx, *in)
 				if err != nil {
