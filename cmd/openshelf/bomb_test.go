@@ -75,7 +75,7 @@ const (
 
 // bombCase is one hostile file and what the run must say about it.
 type bombCase struct {
-	file, why string
+	file string
 	// field is what the record_too_large reason (a problem or a reject)
 	// must name; "" when the file fails as a whole (gzip bomb, XML nesting).
 	field string

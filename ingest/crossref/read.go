@@ -333,14 +333,6 @@ func (rd *reader) streamItems(dec *json.Decoder, record string) error {
 	return nil
 }
 
-// recoverable reports whether a Decode error left the decoder usable: a
-// value of the wrong type was consumed whole, unlike a syntax or read error.
-func recoverable(err error) bool {
-	var te *json.UnmarshalTypeError
-	var ve *valueError
-	return errors.As(err, &te) || errors.As(err, &ve)
-}
-
 // skipRest consumes the remainder of a value whose first token was t.
 func skipRest(dec *json.Decoder, t json.Token) error {
 	if t != json.Delim('{') && t != json.Delim('[') {

@@ -132,7 +132,6 @@ type SpeedOutput struct {
 	TookMS       int64     `json:"took_ms"`
 	// headers of the document, for site_audit.
 	header network.Headers
-	scheme string
 }
 
 // Thresholds (web.dev Core Web Vitals; TBT as Lighthouse rates it).

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/apierr"
@@ -28,8 +27,6 @@ type store struct {
 	ttl time.Duration
 	now func() time.Time
 	log *slog.Logger
-
-	mkdir sync.Once
 }
 
 // renderMeta is TOKEN.json.

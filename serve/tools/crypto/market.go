@@ -20,8 +20,6 @@ type pool struct {
 	LPSupply *big.Int
 }
 
-func (p *pool) has(t common.Address) bool { return p.T0 == t || p.T1 == t }
-
 func (p *pool) other(t common.Address) common.Address {
 	if p.T0 == t {
 		return p.T1

@@ -11,10 +11,6 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 )
 
-// token2022Program owns Token-2022 mints, whose extensions can tax or
-// seize transfers.
-const token2022Program = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
-
 // checkSolanaToken refuses, before payment, an address that is not a mint.
 func (t *Tools) checkSolanaToken(ctx context.Context, in *TokenInput) error {
 	_, err := t.solanaMint(ctx, in.Address)
