@@ -71,15 +71,15 @@ type Builder struct {
 	postings *sorter
 	bundles  map[string]*bundle
 
-	lastID    string
-	ndocs     int64
-	fieldLen  [3]int64
-	counts    snapshot.Counts
-	merge     ingest.MergeStats
-	done      bool
-	testHook  func() // between rename and switch (crash tests)
-	tokBuf    []string
-	recBuf    []byte
+	lastID   string
+	ndocs    int64
+	fieldLen [3]int64
+	counts   snapshot.Counts
+	merge    ingest.MergeStats
+	done     bool
+	testHook func() // between rename and switch (crash tests)
+	tokBuf   []string
+	recBuf   []byte
 }
 
 // NewBuilder takes the data directory's lock, removes what killed runs left

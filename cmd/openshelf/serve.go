@@ -16,10 +16,10 @@ import (
 
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
-	"github.com/openshelf/openshelf/serve/tools/place"
-	"github.com/openshelf/openshelf/serve/tools/place/weather"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
+	"github.com/openshelf/openshelf/serve/tools/place"
+	"github.com/openshelf/openshelf/serve/tools/place/weather"
 )
 
 func init() {

@@ -254,7 +254,6 @@ func TestReadLists(t *testing.T) {
 	}
 }
 
-
 // TestLicenceVerdicts checks the "Expected pipeline verdict" column of the
 // fixture's SOURCES.md, once the real licence.Decide is in place.
 func TestLicenceVerdicts(t *testing.T) {

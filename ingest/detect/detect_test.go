@@ -48,7 +48,6 @@ func fixtureFormat(rel string) (Info, bool) {
 	return i, ok
 }
 
-
 func TestFixtures(t *testing.T) {
 	dir := fixtures.Dir(t)
 	var files []string

@@ -264,7 +264,6 @@ func TestLicenceVerdicts(t *testing.T) {
 	}
 }
 
-
 // TestNewestWins merges the older copies with the current sample the way
 // the merge step does (keep the Newer one per id) and checks the sample's
 // copy wins whatever the reading order.

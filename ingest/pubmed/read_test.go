@@ -504,7 +504,6 @@ type iotestErr struct{ err error }
 
 func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }
 
-
 // TestLicenceVerdicts checks the fixture's expected verdict: PubMed records
 // carry no licence, so every one is rejected as missing or unknown.
 func TestLicenceVerdicts(t *testing.T) {

@@ -152,8 +152,6 @@ var jatsVerdicts = map[string]verdict{
 // accepted by its own licence and published with its receipt.
 var retractionNotices = []string{"journal.ppat.1005207.xml", "journal.pcbi.0030158.xml"}
 
-
-
 // crossrefVerdicts is transcribed from shared/fixtures/crossref/SOURCES.md
 // ("Licence arrays to test"); every other Crossref work there is "REJECT".
 var crossrefVerdicts = map[string]verdict{
