@@ -2,6 +2,7 @@
 # Sets up a fresh machine and runs every check and test. CI calls this
 # (.ci/run). Extra arguments go to both go test runs (-run X, -v, ...).
 #
+#   gofmt               every Go file is formatted
 #   go mod tidy -diff   go.mod and go.sum state exactly what the code needs
 #   go vet, staticcheck the code is clean
 #   go test             every package, fuzz targets on their seed corpora;
@@ -16,6 +17,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$(go env GOPATH)/bin:$PATH"
 
+echo "test: gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then echo "gofmt: not formatted:"; echo "$unformatted"; exit 1; fi
 echo "test: go mod tidy -diff"
 go mod tidy -diff
 echo "test: go vet"
