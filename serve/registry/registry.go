@@ -73,6 +73,16 @@ type Endpoint struct {
 	ContentType string
 	// Tool exposes the endpoint over MCP; nil keeps it HTTP only.
 	Tool *Tool
+	// Status is the success status when it is not 200 (201 for a created
+	// alarm), for the OpenAPI document.
+	Status int
+	// Responses declares the other statuses the endpoint can answer, with
+	// their meaning (404 of a missing alarm, 409, 503 of a store), beside
+	// those every endpoint of its kind answers.
+	Responses map[int]string
+	// Example is an example input (field name → value) for discovery
+	// documents; nil derives one from the input schema.
+	Example map[string]any
 	// Raw serves endpoints that are not input → JSON value (the OpenAPI
 	// document, /metrics, /mcp). Raw endpoints are never paid.
 	Raw http.Handler
@@ -107,6 +117,10 @@ type Spec[In any] struct {
 	Output                                   any
 	ContentType                              string
 	Tool                                     *Tool
+	// Status, Responses and Example: see [Endpoint].
+	Status    int
+	Responses map[int]string
+	Example   map[string]any
 	// Check runs before payment is asked: it resolves the resource and
 	// returns a not-found error for a missing one, so nobody pays for a 404.
 	Check func(context.Context, *In) error
@@ -124,6 +138,7 @@ func (s Spec[In]) Endpoint() *Endpoint {
 	e := &Endpoint{
 		Name: s.Name, Method: s.Method, Path: s.Path, Summary: s.Summary, Description: s.Description,
 		Group: s.Group, Price: s.Price, Output: s.Output, ContentType: s.ContentType, Tool: s.Tool,
+		Status: s.Status, Responses: s.Responses, Example: s.Example,
 		Input:    schema.InputOf(new(In)),
 		newInput: func() any { return new(In) },
 		handle: func(ctx context.Context, in any) (*Result, error) {
