@@ -206,6 +206,7 @@ func (m *Meta) x402(reg *registry.Registry) map[string]any {
 			"x402Version": 2,
 			"description": e.Summary,
 			"price":       m.Service.Payment.Info(e),
+			"extensions":  map[string]any{"bazaar": e.Bazaar()},
 		}
 		if m.Requirements != nil {
 			item["accepts"] = []any{m.Requirements(e)}

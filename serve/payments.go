@@ -16,7 +16,19 @@ type X402 struct {
 
 // Required returns the requirements of a paid endpoint at resource.
 func (p *X402) Required(e *registry.Endpoint, resource string) x402.PaymentRequired {
-	return p.Core.Requirements(resource, e.Summary, mimeType(e), e.Price)
+	req := p.Core.Requirements(resource, e.Summary, mimeType(e), e.Price)
+	withBazaar(&req, e)
+	return req
+}
+
+// withBazaar adds the x402 Bazaar discovery extension, generated from the
+// registry, to a 402 challenge, so facilitators' catalogues can list the
+// endpoint.
+func withBazaar(req *x402.PaymentRequired, e *registry.Endpoint) {
+	if req.Extensions == nil {
+		req.Extensions = map[string]any{}
+	}
+	req.Extensions["bazaar"] = e.Bazaar()
 }
 
 func mimeType(e *registry.Endpoint) string {
