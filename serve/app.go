@@ -180,7 +180,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 		},
 		Datasets: func(ctx context.Context) ([]Dataset, error) { return datasets(store, cfg.BaseURL) },
 	}
-	reg.Add(serviceEndpoint(meta, reg))
+	reg.Add(serviceEndpoint(meta, reg, cfg.Facilitator))
 	reg.Add(arch.Endpoints()...)
 
 	// Live tools: one guarded client for every user-given URL.
@@ -244,7 +244,7 @@ func (a *App) Close() error {
 }
 
 // serviceEndpoint is GET /api: what the service is and costs.
-func serviceEndpoint(m *Meta, reg *registry.Registry) *registry.Endpoint {
+func serviceEndpoint(m *Meta, reg *registry.Registry, facilitator string) *registry.Endpoint {
 	return registry.Spec[registry.NoInput]{
 		Name: "service", Method: http.MethodGet, Path: "/api", Group: registry.GroupDiscovery,
 		Summary: "Service description: snapshot, licence policy, payment parameters, every endpoint with its price.",
@@ -262,6 +262,7 @@ func serviceEndpoint(m *Meta, reg *registry.Registry) *registry.Endpoint {
 				"snapshot":       snap,
 				"licence_policy": Policy(),
 				"payment":        m.Service.Payment,
+				"payment_status": paymentStatus(m.Service.Payment, facilitator),
 				"endpoints":      m.endpointEntries(reg),
 				"mcp":            m.Service.BaseURL + "/mcp",
 				"openapi":        m.Service.BaseURL + "/openapi.json",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/openshelf/openshelf/licence"
@@ -250,4 +251,31 @@ func (m *Meta) llmsTxt(reg *registry.Registry) string {
 
 func textResult(s string) *registry.Result {
 	return &registry.Result{Body: io.NopCloser(strings.NewReader(s)), ContentType: "text/plain; charset=utf-8"}
+}
+
+// PaymentStatus is the state of payments /api reports: whether paid calls
+// are accepted, who verifies and settles them, on which network, to whom.
+type PaymentStatus struct {
+	Status      string `json:"status"` // "active"
+	Facilitator string `json:"facilitator"`
+	// MovesFunds is false for the embedded local facilitator, which
+	// verifies signatures and records settlements but sends nothing
+	// on-chain.
+	MovesFunds bool   `json:"moves_funds"`
+	Network    string `json:"network"`
+	PayTo      string `json:"pay_to"`
+}
+
+// paymentStatus describes facilitator ("local" or a URL) for /api; a URL
+// is shown without credentials, query or fragment.
+func paymentStatus(p registry.Payment, facilitator string) PaymentStatus {
+	st := PaymentStatus{Status: "active", Facilitator: "local", Network: p.Network, PayTo: p.PayTo}
+	if facilitator != "" && facilitator != "local" {
+		st.MovesFunds = true
+		st.Facilitator = "remote"
+		if u, err := url.Parse(facilitator); err == nil {
+			st.Facilitator = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+		}
+	}
+	return st
 }
