@@ -83,6 +83,9 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToo
 		if err != nil {
 			return nil, err
 		}
+		if t.e.Tool != nil && t.e.Tool.Result != nil {
+			res = t.e.Tool.Result(v, res)
+		}
 		return render(res, cur, t.h.cfg.MaxResultBytes)
 	}
 	if !t.e.Paid() {

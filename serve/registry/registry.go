@@ -104,6 +104,10 @@ type Tool struct {
 	// Convert maps a decoded tool input to the endpoint's input.
 	Input   *schema.Input
 	Convert func(any) any
+	// Result, when set, rewrites the endpoint's result for MCP callers
+	// from the decoded tool input: a next page in the tool's own terms
+	// rather than an HTTP URL, say.
+	Result func(toolInput any, res *Result) *Result
 
 	newInput func() any
 }
