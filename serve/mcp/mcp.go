@@ -45,6 +45,10 @@ const (
 	MetaPaymentResponse = "x402/payment-response"
 	// MetaPage describes the part of a result that was cut (see Page).
 	MetaPage = "openshelf/page"
+	// MetaRights holds the rights fields of a cut result (license,
+	// license_url, attribution, copyright_notice, share_alike_notice),
+	// which every part also carries as its first content item.
+	MetaRights = "openshelf/rights"
 	// CursorArgument is the optional argument every tool accepts to read
 	// the next part of a long result.
 	CursorArgument = "cursor"
