@@ -181,6 +181,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 		Datasets: func(ctx context.Context) ([]Dataset, error) { return datasets(store, cfg.BaseURL) },
 	}
 	reg.Add(serviceEndpoint(meta, reg, cfg.Facilitator))
+	reg.Add(homeEndpoint(meta, reg, func(context.Context) ([]archive.Topic, error) { return store.Topics() }))
 	reg.Add(arch.Endpoints()...)
 
 	// Live tools: one guarded client for every user-given URL.
