@@ -215,7 +215,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 
 	// The service documents and /mcp describe the registry they belong to;
 	// they read it only once NewHTTP has frozen it.
-	reg.Add(meta.Endpoints(reg, metrics.Handler())...)
+	reg.Add(meta.Endpoints(reg)...)
 	reg.Add(&registry.Endpoint{Name: "mcp", Method: http.MethodPost, Path: "/mcp", Group: registry.GroupMeta,
 		Summary: "Model Context Protocol endpoint (streamable HTTP, stateless, 2025-06-18) offering every tool.",
 		Raw: mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger,

@@ -96,7 +96,7 @@ type endpointEntry struct {
 
 // MetaEndpoints returns the registry entries of the service documents; reg
 // is the registry they describe (and belong to).
-func (m *Meta) Endpoints(reg *registry.Registry, metrics http.Handler) []*registry.Endpoint {
+func (m *Meta) Endpoints(reg *registry.Registry) []*registry.Endpoint {
 	type out = registry.Result
 	return []*registry.Endpoint{
 		registry.Spec[registry.NoInput]{
@@ -140,11 +140,6 @@ func (m *Meta) Endpoints(reg *registry.Registry, metrics http.Handler) []*regist
 				return &out{Value: map[string]any{"status": "ok", "snapshot": snap.ID}}, nil
 			},
 		}.Endpoint(),
-		{
-			Name: "metrics", Method: http.MethodGet, Path: "/metrics", Group: registry.GroupMeta,
-			Summary:     "Prometheus metrics: requests, latencies and statuses per route; payments by outcome.",
-			ContentType: "text/plain; version=0.0.4", Raw: metrics,
-		},
 	}
 }
 
