@@ -226,6 +226,7 @@ func (r *Registry) operation(svc Service, e *Endpoint) map[string]any {
 	if e.Method != http.MethodGet && e.Raw == nil && e.Input != nil {
 		responses["413"] = errorResponse("The request body is too large.")
 		responses["415"] = errorResponse("The request body is not application/json.")
+		responses["408"] = errorResponse("The request body did not arrive before the read timeout (fewer bytes than Content-Length).")
 	}
 	if e.check != nil || len(pathParams(e)) > 0 {
 		responses["404"] = errorResponse("The resource does not exist; no payment is asked.")
