@@ -91,6 +91,40 @@ func TestInteropBazaar(t *testing.T) {
 	if live == 0 {
 		t.Fatal("no paid endpoint answered 402 with its example input")
 	}
+	// The same over MCP: a paid tool called without payment answers an
+	// isError result whose structuredContent is the PaymentRequired.
+	mcpLive := 0
+	for _, e := range a.Registry.Paid() {
+		if e.Tool == nil || resolvesUpstream[e.Name] {
+			continue
+		}
+		args := e.BazaarMCP()["info"].(map[string]any)["input"].(map[string]any)["example"]
+		call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+			"params": map[string]any{"name": e.ToolName(), "arguments": args}})
+		req := httptest.NewRequest("POST", "/mcp", bytes.NewReader(call))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		rec := httptest.NewRecorder()
+		a.HTTP.ServeHTTP(rec, req)
+		var rpc struct {
+			Result struct {
+				IsError           bool                  `json:"isError"`
+				StructuredContent *x402.PaymentRequired `json:"structuredContent"`
+			} `json:"result"`
+		}
+		json.Unmarshal(rec.Body.Bytes(), &rpc)
+		pr := rpc.Result.StructuredContent
+		if !rpc.Result.IsError || pr == nil || len(pr.Accepts) == 0 {
+			t.Logf("MCP %s: no challenge with its example input (%d %.200s)", e.ToolName(), rec.Code, rec.Body.Bytes())
+			continue
+		}
+		mcpLive++
+		items = append(items, item{"mcp:" + e.Name, pr})
+	}
+	if mcpLive == 0 {
+		t.Fatal("no paid MCP tool answered a payment challenge with its example input")
+	}
 	raw, _ := json.Marshal(items)
 	file := filepath.Join(t.TempDir(), "challenges.json")
 	if err := os.WriteFile(file, raw, 0o644); err != nil {
@@ -122,6 +156,7 @@ func TestInteropBazaar(t *testing.T) {
 			Discovered *struct {
 				ResourceURL string `json:"resourceUrl"`
 				Method      string `json:"method"`
+				ToolName    string `json:"toolName"`
 			}
 			ExtractError string
 		}
@@ -129,7 +164,8 @@ func TestInteropBazaar(t *testing.T) {
 			t.Fatalf("%v: %s", err, sc.Bytes())
 		}
 		n++
-		e := a.Registry.Lookup(r.Name)
+		name, isMCP := strings.CutPrefix(r.Name, "mcp:")
+		e := a.Registry.Lookup(name)
 		switch {
 		case !r.Present:
 			t.Errorf("%s: no extensions.bazaar in the 402", r.Name)
@@ -139,7 +175,9 @@ func TestInteropBazaar(t *testing.T) {
 			t.Errorf("%s: validateDiscoveryExtensionSpec: %v", r.Name, r.Spec.Errors)
 		case r.Discovered == nil:
 			t.Errorf("%s: extractDiscoveryInfo found nothing (%s)", r.Name, r.ExtractError)
-		case r.Discovered.Method != e.Method || !strings.HasPrefix(r.Discovered.ResourceURL, testBase):
+		case isMCP && r.Discovered.ToolName != e.ToolName():
+			t.Errorf("%s: discovered tool %q", r.Name, r.Discovered.ToolName)
+		case !isMCP && r.Discovered.Method != e.Method || !strings.HasPrefix(r.Discovered.ResourceURL, testBase):
 			t.Errorf("%s: discovered %+v", r.Name, *r.Discovered)
 		}
 	}

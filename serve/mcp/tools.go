@@ -105,6 +105,11 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToo
 		return t.fail(ctx, err), nil
 	}
 	pr := core.Requirements(resource, t.e.Summary, mimeType(t.e), t.e.Price)
+	// The Bazaar discovery extension, in its MCP form, as on HTTP 402s.
+	if pr.Extensions == nil {
+		pr.Extensions = map[string]any{}
+	}
+	pr.Extensions["bazaar"] = t.e.BazaarMCP()
 	payload, err := paymentFromMeta(req.Params.Meta)
 	if err != nil {
 		return paymentResult(x402.NewDecodeError(pr, err)), nil

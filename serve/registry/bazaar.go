@@ -109,6 +109,51 @@ func (e *Endpoint) inputParts() (query, path, body *schema.Schema) {
 	return query, path, body
 }
 
+// BazaarMCP is the Bazaar discovery extension of the endpoint's MCP tool,
+// for the 402 challenge a paid tool call answers: tool name, description,
+// transport, input JSON Schema and an example, in the form
+// @x402/extensions declares for MCP.
+func (e *Endpoint) BazaarMCP() map[string]any {
+	in, _, _ := e.ToolInput()
+	inSchema := &schema.Schema{Type: "object", Properties: map[string]*schema.Schema{}}
+	ex := map[string]any{}
+	if in != nil {
+		inSchema = in.Object()
+		for _, f := range in.Fields {
+			if f.Required {
+				ex[f.Name] = exampleField(f.Name, f.Schema)
+			}
+		}
+	}
+	return map[string]any{
+		"info": map[string]any{
+			"input": map[string]any{"type": "mcp", "toolName": e.ToolName(), "description": e.ToolDescription(),
+				"transport": "streamable-http", "inputSchema": inSchema, "example": ex},
+			"output": map[string]any{"type": "json", "format": "application/json", "description": e.Summary},
+		},
+		"schema": map[string]any{
+			"$schema": "https://json-schema.org/draft/2020-12/schema",
+			"type":    "object",
+			"properties": map[string]any{
+				"input": map[string]any{"type": "object", "properties": map[string]any{
+					"type":        map[string]any{"type": "string", "const": "mcp"},
+					"toolName":    map[string]any{"type": "string", "const": e.ToolName()},
+					"description": map[string]any{"type": "string"},
+					"transport":   map[string]any{"type": "string", "enum": []any{"streamable-http"}},
+					"inputSchema": map[string]any{"type": "object"},
+					"example":     map[string]any{"type": "object"},
+				}, "required": []any{"type", "toolName", "inputSchema"}, "additionalProperties": false},
+				"output": map[string]any{"type": "object", "properties": map[string]any{
+					"type":        map[string]any{"type": "string"},
+					"format":      map[string]any{"type": "string"},
+					"description": map[string]any{"type": "string"},
+				}, "required": []any{"type"}},
+			},
+			"required": []any{"input"},
+		},
+	}
+}
+
 // ExampleInput is the endpoint's declared example input, or one derived
 // from its input schema: every required field, with its default, first
 // enum value or the smallest value its constraints accept.
