@@ -211,7 +211,8 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 		},
 		Datasets: func(ctx context.Context) ([]Dataset, error) { return datasets(store, cfg.BaseURL) },
 	}
-	reg.Add(serviceEndpoint(meta, reg))
+	reg.Add(serviceEndpoint(meta, reg, cfg.Facilitator))
+	reg.Add(homeEndpoint(meta, reg, func(context.Context) ([]archive.Topic, error) { return store.Topics() }))
 	reg.Add(arch.Endpoints()...)
 
 	// Live tools: one guarded client for every user-given URL.
@@ -248,7 +249,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	// The service documents and /mcp describe the registry they belong to;
 	// they read it only once NewHTTP has frozen it.
-	reg.Add(meta.Endpoints(reg, metrics.Handler())...)
+	reg.Add(meta.Endpoints(reg)...)
 	reg.Add(&registry.Endpoint{Name: "mcp", Method: http.MethodPost, Path: "/mcp", Group: registry.GroupMeta,
 		Summary: "Model Context Protocol endpoint (streamable HTTP, stateless, 2025-06-18) offering every tool.",
 		Raw: mcp.New(mcp.Config{Registry: reg, Core: core, BaseURL: cfg.BaseURL, Logger: cfg.Logger,
@@ -280,7 +281,7 @@ func (a *App) Close() error {
 }
 
 // serviceEndpoint is GET /api: what the service is and costs.
-func serviceEndpoint(m *Meta, reg *registry.Registry) *registry.Endpoint {
+func serviceEndpoint(m *Meta, reg *registry.Registry, facilitator string) *registry.Endpoint {
 	return registry.Spec[registry.NoInput]{
 		Name: "service", Method: http.MethodGet, Path: "/api", Group: registry.GroupDiscovery,
 		Summary: "Service description: snapshot, licence policy, payment parameters, every endpoint with its price.",
@@ -298,6 +299,7 @@ func serviceEndpoint(m *Meta, reg *registry.Registry) *registry.Endpoint {
 				"snapshot":       snap,
 				"licence_policy": Policy(),
 				"payment":        m.Service.Payment,
+				"payment_status": paymentStatus(m.Service.Payment, facilitator),
 				"endpoints":      m.endpointEntries(reg),
 				"mcp":            m.Service.BaseURL + "/mcp",
 				"openapi":        m.Service.BaseURL + "/openapi.json",

@@ -140,7 +140,11 @@ func TestDiscovery(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(string(body), "/api/document/{id}") {
 		t.Errorf("llms.txt: %d %s", res.StatusCode, body)
 	}
-	res, _ = do(t, h, "GET", "/metrics", "", nil)
+	// /metrics is on the operator listener only (--metrics-addr).
+	if res, _ := do(t, h, "GET", "/metrics", "", nil); res.StatusCode != 404 {
+		t.Errorf("public /metrics: %d, want 404", res.StatusCode)
+	}
+	res, _ = do(t, a.HTTP.Metrics(), "GET", "/metrics", "", nil)
 	body, _ = io.ReadAll(res.Body)
 	if !strings.Contains(string(body), `openshelf_http_requests_total{method="GET",route="/api/stats",status="200"} 1`) {
 		t.Errorf("metrics lack the stats request:\n%.2000s", body)
@@ -300,7 +304,7 @@ func TestBadRequests(t *testing.T) {
 		{"/api/topic/BAD/content", 400, "invalid_input"},
 		{"/api/topic/no-such-topic/content", 404, "topic_not_found"},
 		{"/api/nope", 404, "not_found"},
-		{"/", 404, "not_found"},
+		{"/nope", 404, "not_found"}, // / is the page for people (TestHomePageChromium)
 	}
 	for _, tt := range tests {
 		res, m := do(t, a.HTTP, http.MethodGet, tt.target, "", nil)

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -11,6 +12,12 @@ import (
 // writeError is the one place an error becomes a response. 5xx are logged
 // with the request id; 4xx only at debug level.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errClientGone) {
+		s.log.Info("client went away", "method", r.Method, "path", r.URL.Path, "err", err,
+			"request_id", requestID(r.Context()))
+		writeJSON(w, errClientGone.Status, apierr.From(err).Envelope()) // for logs and metrics; nobody reads it
+		return
+	}
 	e := apierr.From(err)
 	level := slog.LevelDebug
 	if e.Status >= 500 {

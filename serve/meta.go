@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/openshelf/openshelf/licence"
@@ -95,7 +96,7 @@ type endpointEntry struct {
 
 // MetaEndpoints returns the registry entries of the service documents; reg
 // is the registry they describe (and belong to).
-func (m *Meta) Endpoints(reg *registry.Registry, metrics http.Handler) []*registry.Endpoint {
+func (m *Meta) Endpoints(reg *registry.Registry) []*registry.Endpoint {
 	type out = registry.Result
 	return []*registry.Endpoint{
 		registry.Spec[registry.NoInput]{
@@ -139,11 +140,6 @@ func (m *Meta) Endpoints(reg *registry.Registry, metrics http.Handler) []*regist
 				return &out{Value: map[string]any{"status": "ok", "snapshot": snap.ID}}, nil
 			},
 		}.Endpoint(),
-		{
-			Name: "metrics", Method: http.MethodGet, Path: "/metrics", Group: registry.GroupMeta,
-			Summary:     "Prometheus metrics: requests, latencies and statuses per route; payments by outcome.",
-			ContentType: "text/plain; version=0.0.4", Raw: metrics,
-		},
 	}
 }
 
@@ -206,6 +202,7 @@ func (m *Meta) x402(reg *registry.Registry) map[string]any {
 			"x402Version": 2,
 			"description": e.Summary,
 			"price":       m.Service.Payment.Info(e),
+			"extensions":  map[string]any{"bazaar": e.Bazaar()},
 		}
 		if m.Requirements != nil {
 			item["accepts"] = []any{m.Requirements(e)}
@@ -253,4 +250,31 @@ func (m *Meta) llmsTxt(reg *registry.Registry) string {
 
 func textResult(s string) *registry.Result {
 	return &registry.Result{Body: io.NopCloser(strings.NewReader(s)), ContentType: "text/plain; charset=utf-8"}
+}
+
+// PaymentStatus is the state of payments /api reports: whether paid calls
+// are accepted, who verifies and settles them, on which network, to whom.
+type PaymentStatus struct {
+	Status      string `json:"status"` // "active"
+	Facilitator string `json:"facilitator"`
+	// MovesFunds is false for the embedded local facilitator, which
+	// verifies signatures and records settlements but sends nothing
+	// on-chain.
+	MovesFunds bool   `json:"moves_funds"`
+	Network    string `json:"network"`
+	PayTo      string `json:"pay_to"`
+}
+
+// paymentStatus describes facilitator ("local" or a URL) for /api; a URL
+// is shown without credentials, query or fragment.
+func paymentStatus(p registry.Payment, facilitator string) PaymentStatus {
+	st := PaymentStatus{Status: "active", Facilitator: "local", Network: p.Network, PayTo: p.PayTo}
+	if facilitator != "" && facilitator != "local" {
+		st.MovesFunds = true
+		st.Facilitator = "remote"
+		if u, err := url.Parse(facilitator); err == nil {
+			st.Facilitator = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+		}
+	}
+	return st
 }

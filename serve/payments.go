@@ -25,7 +25,18 @@ func (p *X402) Required(e *registry.Endpoint, resource string) x402.PaymentRequi
 		return x402.PaymentRequired{X402Version: x402.Version, Error: "server misconfigured",
 			Resource: x402.Resource{URL: resource}, Accepts: []x402.PaymentRequirements{}}
 	}
+	withBazaar(&pr, e)
 	return pr
+}
+
+// withBazaar adds the x402 Bazaar discovery extension, generated from the
+// registry, to a 402 challenge, so facilitators' catalogues can list the
+// endpoint.
+func withBazaar(req *x402.PaymentRequired, e *registry.Endpoint) {
+	if req.Extensions == nil {
+		req.Extensions = map[string]any{}
+	}
+	req.Extensions["bazaar"] = e.Bazaar()
 }
 
 func mimeType(e *registry.Endpoint) string {

@@ -183,6 +183,9 @@ func receiptOf(t testing.TB, res *http.Response) *x402.SettlementResponse {
 // paymentMetrics reads openshelf_payments_total by outcome from /metrics.
 func paymentMetrics(t testing.TB, h http.Handler) map[string]int {
 	t.Helper()
+	if s, ok := h.(*Server); ok {
+		h = s.Metrics() // the operator listener's handler, off the public router
+	}
 	_, body := rawGET(t, h, "/metrics", nil)
 	re := regexp.MustCompile(`(?m)^openshelf_payments_total\{outcome="([a-z_]+)"\} ([0-9]+)$`)
 	out := map[string]int{}

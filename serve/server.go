@@ -191,7 +191,7 @@ func (s *Server) decode(e *registry.Endpoint, r *http.Request) (any, error) {
 			return nil, &apierr.Error{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large",
 				Message: fmt.Sprintf("request body over %d bytes", limit), Kind: apierr.ErrInvalidInput}
 		}
-		return nil, apierr.Invalid("", "cannot read body: "+err.Error())
+		return nil, bodyReadError(r, err)
 	}
 	return in, e.Input.DecodeJSON(in, body, path)
 }
@@ -250,4 +250,25 @@ func Run(ctx context.Context, addr string, h http.Handler, grace time.Duration, 
 		return err
 	}
 	return nil
+}
+
+// errClientGone is the error of a request whose client went away while
+// sending its body: logged as such, never as a server failure. Its status
+// (499, nginx's "client closed request") reaches only logs and metrics.
+var errClientGone = &apierr.Error{Status: 499, Code: "client_closed_request", Kind: apierr.ErrInvalidInput,
+	Message: "the client closed the connection before sending the whole body"}
+
+// bodyReadError classifies a failed body read: the server's read timeout
+// (a client sending too short a body) is 408; a client that went away is
+// errClientGone; anything else is a 400.
+func bodyReadError(r *http.Request, err error) error {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return &apierr.Error{Status: http.StatusRequestTimeout, Code: "request_timeout", Kind: apierr.ErrInvalidInput,
+			Message: "the request body did not arrive in time (fewer bytes than Content-Length?)"}
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || r.Context().Err() != nil:
+		return fmt.Errorf("%w: %v", errClientGone, err)
+	}
+	return apierr.Invalid("", "cannot read body: "+err.Error())
 }

@@ -83,6 +83,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	var logLevel string
 	fs.StringVar(&cfg.DataDir, "data", "data", "data directory holding current/ and snapshots/")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address host:port")
+	metricsAddr := "127.0.0.1:9464"
+	fs.StringVar(&metricsAddr, "metrics-addr", metricsAddr, "operator listener serving Prometheus /metrics, not the public one (\"\" disables)")
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "public base URL (default http://ADDR); https behind a TLS proxy")
 	fs.StringVar(&cfg.PayTo, "pay-to", "", "EVM address receiving payments (required unless -facilitator local; local defaults to a placeholder)")
 	fs.StringVar(&cfg.Facilitator, "facilitator", "local", `"local" (embedded, moves no funds) or an x402 facilitator URL`)
@@ -188,6 +190,18 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}()
 	if cfg.WatchInterval > 0 {
 		go app.Store.Watch(ctx, cfg.WatchInterval)
+	}
+	if metricsAddr != "" {
+		// Metrics are for the operator: their own listener, by default
+		// on loopback, never on the public router.
+		go func() {
+			err := serve.Run(ctx, metricsAddr, app.HTTP.Metrics(), 5*time.Second, log, func(a net.Addr) {
+				log.Info("metrics listening", "addr", a.String())
+			})
+			if err != nil {
+				log.Error("metrics listener failed", "err", err)
+			}
+		}()
 	}
 	err = serve.Run(ctx, cfg.Addr, app.HTTP, 30*time.Second, log, func(a net.Addr) {
 		log.Info("listening", "addr", a.String(), "base_url", cfg.BaseURL, "facilitator", cfg.Facilitator)

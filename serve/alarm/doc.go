@@ -52,4 +52,9 @@
 // as key over "<t>.<body>". X-Openshelf-Alarm-Id and X-Openshelf-Attempt
 // (1-based) identify the delivery. See docs/alarms.md for receivers, and
 // [Verify].
+//
+// Each attempt is also signed in the Standard Webhooks form (webhook-id,
+// webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>, keyed with
+// the base64-decoded secret after "whsec_", over "<id>.<timestamp>.<body>"),
+// so receivers can verify with the standard's libraries; see [SignStandard].
 package alarm

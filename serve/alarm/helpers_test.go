@@ -35,6 +35,7 @@ type delivery struct {
 	Body     string
 	Verified bool
 	Err      string
+	Header   http.Header
 }
 
 // receiver is a webhook endpoint that verifies every signature against the
@@ -64,7 +65,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	id := req.Header.Get(HeaderAlarmID)
 	attempt, _ := strconv.Atoi(req.Header.Get(HeaderAttempt))
-	d := delivery{ID: id, Attempt: attempt, At: time.Now(), Body: string(body)}
+	d := delivery{ID: id, Attempt: attempt, At: time.Now(), Body: string(body), Header: req.Header.Clone()}
 	r.mu.Lock()
 	secret, known := r.secrets[id]
 	r.mu.Unlock()

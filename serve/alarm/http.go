@@ -68,12 +68,18 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 				"X-Openshelf-Alarm-Id (deduplicate on it: delivery is at least once) and X-Openshelf-Attempt (1-based). " +
 				"A 2xx answer is success; anything else, an error or a 15 s timeout is retried.",
 			Output: Accepted{}, Check: s.checkInput, HandlePaid: s.handleSchedule,
+			Status: http.StatusCreated,
+			Responses: map[int]string{
+				http.StatusOK:                 "A replayed payment: the alarm it already bought (its secret is not shown again).",
+				http.StatusServiceUnavailable: "The alarm store is unavailable; nothing was charged.",
+			},
 		}.Endpoint(),
 		registry.Spec[IDInput]{
 			Name: "alarm_get", Method: http.MethodGet, Path: "/v1/alarm/:id", Group: registry.GroupAlarms,
 			Summary: "Status of an alarm (scheduled, delivering, delivered, failed, cancelled) and its delivery attempts: " +
 				"time, receiver status or error, duration. Never shows the signing secret. Free.",
-			Output: View{},
+			Output:    View{},
+			Responses: map[int]string{http.StatusServiceUnavailable: "The alarm store is unavailable."},
 			Handle: func(ctx context.Context, in *IDInput) (*registry.Result, error) {
 				v, err := s.Get(ctx, in.ID)
 				if err != nil {
@@ -86,6 +92,10 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Name: "alarm_cancel", Method: http.MethodPost, Path: "/v1/alarm/:id/cancel", Group: registry.GroupAlarms,
 			Summary: "Cancel an alarm before its delivery starts (409 not_cancellable afterwards). Free; not refunded.",
 			Output:  View{},
+			Responses: map[int]string{
+				http.StatusConflict:           "not_cancellable: delivery has started or the alarm is finished.",
+				http.StatusServiceUnavailable: "The alarm store is unavailable.",
+			},
 			Handle: func(ctx context.Context, in *IDInput) (*registry.Result, error) {
 				v, err := s.Cancel(ctx, in.ID)
 				if err != nil {

@@ -164,6 +164,7 @@ func (s *Service) deliver(ctx context.Context, c *Claim) {
 	h.Set(HeaderSignature, Sign(secret, start, c.Payload))
 	h.Set(HeaderAlarmID, c.ID)
 	h.Set(HeaderAttempt, strconv.Itoa(c.Attempt))
+	setStandard(h, secret, c.ID, start, c.Payload)
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.SendTimeout)
 	code, err := s.sender.Send(sctx, c.CallbackURL, c.Payload, h)
 	cancel()

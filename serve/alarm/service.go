@@ -276,10 +276,14 @@ type Signing struct {
 	Format        string `json:"format"`
 	AlarmIDHeader string `json:"alarm_id_header"`
 	AttemptHeader string `json:"attempt_header"`
+	// StandardWebhooks describes the Standard Webhooks headers sent too.
+	StandardWebhooks string `json:"standard_webhooks"`
 }
 
 var signing = Signing{Header: HeaderSignature, AlarmIDHeader: HeaderAlarmID, AttemptHeader: HeaderAttempt,
-	Format: `t=<unix seconds>,v1=<hex HMAC-SHA256(signing_secret, "<t>.<body>")>`}
+	Format: `t=<unix seconds>,v1=<hex HMAC-SHA256(signing_secret, "<t>.<body>")>`,
+	StandardWebhooks: `webhook-id: <alarm id>, webhook-timestamp: <unix seconds>, webhook-signature: v1,<base64 HMAC-SHA256(` +
+		`base64-decoded signing_secret without "whsec_", "<id>.<timestamp>.<body>")> (https://www.standardwebhooks.com)`}
 
 // Schedule stores an alarm after Check, and wakes the scheduler when it is
 // due before what it was sleeping for.

@@ -25,11 +25,11 @@ const (
 const secretPrefix = "whsec_"
 
 // NewSecret returns a fresh signing secret: "whsec_" and 256 random bits in
-// unpadded base64url.
+// standard base64, the form Standard Webhooks libraries decode.
 func NewSecret() string {
 	var b [32]byte
 	rand.Read(b[:])
-	return secretPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+	return secretPrefix + base64.StdEncoding.EncodeToString(b[:])
 }
 
 // Sign returns the X-Openshelf-Signature value for body sent at t:

@@ -83,7 +83,7 @@ func TestIDsAndSecrets(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
 		id, s := NewID(), NewSecret()
-		if !ValidID(id) || len(id) != 30 || seen[id] || seen[s] || !strings.HasPrefix(s, "whsec_") || len(s) != 6+43 {
+		if !ValidID(id) || len(id) != 30 || seen[id] || seen[s] || !strings.HasPrefix(s, "whsec_") || len(s) != 6+44 {
 			t.Fatalf("id %q secret %q", id, s)
 		}
 		seen[id], seen[s] = true, true

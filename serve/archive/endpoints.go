@@ -86,6 +86,30 @@ type CatalogToolInput struct {
 	Topic string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
 }
 
+// CatalogToolPage is get_catalog_page's result: Next is the page number to
+// pass to the same tool, null on the last page (the HTTP Page's next is a
+// URL with an offset, which the tool does not take).
+type CatalogToolPage struct {
+	Page  int     `json:"page"`
+	Next  *int    `json:"next"`
+	Total int64   `json:"total"`
+	Items []Entry `json:"items"`
+}
+
+func catalogToolResult(v any, res *registry.Result) *registry.Result {
+	in, ok1 := v.(*CatalogToolInput)
+	pg, ok2 := res.Value.(Page)
+	if !ok1 || !ok2 {
+		return res
+	}
+	out := CatalogToolPage{Page: in.Page, Total: pg.Total, Items: pg.Items}
+	if pg.Next != nil {
+		n := in.Page + 1
+		out.Next = &n
+	}
+	return &registry.Result{Value: out, Header: res.Header, Status: res.Status}
+}
+
 // ToolPageSize is the catalog page size over MCP.
 const ToolPageSize = 100
 
@@ -113,7 +137,8 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Summary: "Page through every published document in stable order, with licence and prices.",
 			Output:  Page{},
 			Tool: registry.ToolInput(&registry.Tool{Name: "get_catalog_page",
-				Description: "List archive documents, 100 per page, with licence and prices"},
+				Description: "List archive documents, 100 per page, with licence and prices; next is the page to ask for next",
+				Result:      catalogToolResult},
 				func(in *CatalogToolInput) *CatalogInput {
 					return &CatalogInput{Topic: in.Topic, Limit: ToolPageSize, Offset: in.Page * ToolPageSize}
 				}),

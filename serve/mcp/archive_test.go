@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -99,18 +100,59 @@ func httpReceipt(t *testing.T, res *http.Response) x402.SettlementResponse {
 }
 
 // catalog returns the first catalog page over MCP.
-func catalog(t *testing.T, cs *sdk.ClientSession) archive.Page {
+func catalog(t *testing.T, cs *sdk.ClientSession) archive.CatalogToolPage {
 	t.Helper()
 	res := callTool(t, cs, "get_catalog_page", map[string]any{}, nil)
 	if res.IsError {
 		t.Fatalf("catalog: %+v", res)
 	}
-	var pg archive.Page
+	var pg archive.CatalogToolPage
 	remarshal(t, res.StructuredContent, &pg)
 	if len(pg.Items) < 2 {
 		t.Fatalf("catalog has %d items", len(pg.Items))
 	}
 	return pg
+}
+
+// TestCatalogToolNext checks that get_catalog_page's next is a page number
+// the same tool accepts (null on the last page), not an HTTP URL.
+func TestCatalogToolNext(t *testing.T) {
+	a := newApp(t, "https://openshelf.example")
+	cs := connect(t, a.srv.URL+"/mcp")
+	res := callTool(t, cs, "get_catalog_page", map[string]any{"page": 0}, nil)
+	var raw map[string]json.RawMessage
+	remarshal(t, res.StructuredContent, &raw)
+	next, ok := raw["next"]
+	if res.IsError || !ok {
+		t.Fatalf("page 0: %+v", res)
+	}
+	pg := catalog(t, cs)
+	if pg.Page != 0 {
+		t.Errorf("page %d", pg.Page)
+	}
+	if string(next) == "null" {
+		if pg.Total > archive.ToolPageSize {
+			t.Errorf("next null with %d documents", pg.Total)
+		}
+	} else {
+		if pg.Next == nil || *pg.Next != 1 {
+			t.Fatalf("next %s", next)
+		}
+		res := callTool(t, cs, "get_catalog_page", map[string]any{"page": *pg.Next}, nil)
+		var p2 archive.CatalogToolPage
+		remarshal(t, res.StructuredContent, &p2)
+		if res.IsError || p2.Page != 1 || len(p2.Items) == 0 {
+			t.Errorf("next page: %+v", res)
+		}
+	}
+	// The last page's next is null and is itself accepted.
+	last := int((pg.Total - 1) / archive.ToolPageSize)
+	res = callTool(t, cs, "get_catalog_page", map[string]any{"page": last}, nil)
+	var pl archive.CatalogToolPage
+	remarshal(t, res.StructuredContent, &pl)
+	if res.IsError || pl.Next != nil || pl.Page != last {
+		t.Errorf("last page %d: %+v", last, res)
+	}
 }
 
 func TestArchiveTools(t *testing.T) {

@@ -91,4 +91,15 @@
 // and checks its part inside the paid run, so an unsendable result or a
 // stale cursor is never charged; on a replay the part is cut from the
 // stored text.
+//
+// When the whole result is a JSON object with rights fields (license,
+// license_url, attribution, copyright_notice, share_alike_notice), every
+// part of it begins with them: content[0] is then those fields as a JSON
+// object (also in _meta["openshelf/rights"]), the slice content[1] and the
+// marker content[2]. No part of a work travels without its licence.
+//
+// Protocol-level refusals (bad JSON, an unknown method, a wrong content
+// type or Accept, an unsupported protocol version, a refused Origin or
+// Host, a method other than POST) are JSON-RPC error objects with id null
+// (or the request's id) and a JSON content type, keeping their HTTP status.
 package mcp

@@ -110,7 +110,12 @@ func newEnv(t *testing.T, opts ...envOption) *testEnv {
 			Price: "0.002", Summary: "A big paid result.", Tool: &registry.Tool{},
 			Handle: func(_ context.Context, in *thingInput) (*registry.Result, error) {
 				env.runs.Add(1)
-				return &registry.Result{Value: bigValue(200)}, nil
+				// Rights fields as a document has them; they sort after
+				// the items, so a cut leaves them in a late part.
+				v := bigValue(200)
+				v["license"], v["license_url"] = "CC-BY-4.0", "https://creativecommons.org/licenses/by/4.0/"
+				v["attribution"], v["copyright_notice"] = "A. Author, Title, Journal (2020), CC BY 4.0", "© 2020 A. Author"
+				return &registry.Result{Value: v}, nil
 			},
 		}.Endpoint(),
 		registry.Spec[registry.NoInput]{

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +45,10 @@ const (
 	MetaPaymentResponse = "x402/payment-response"
 	// MetaPage describes the part of a result that was cut (see Page).
 	MetaPage = "openshelf/page"
+	// MetaRights holds the rights fields of a cut result (license,
+	// license_url, attribution, copyright_notice, share_alike_notice),
+	// which every part also carries as its first content item.
+	MetaRights = "openshelf/rights"
 	// CursorArgument is the optional argument every tool accepts to read
 	// the next part of a long result.
 	CursorArgument = "cursor"
@@ -226,17 +229,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// accepts JSON is served in full; the SDK insists on both types.
 		r2.Header.Add("Accept", "text/event-stream")
 	}
-	h.sdk().ServeHTTP(w, r2)
+	jw := &jsonErrors{w: w, body: body}
+	h.sdk().ServeHTTP(jw, r2)
+	jw.finish()
 }
 
-// rpcError answers an HTTP-level refusal with a JSON-RPC error that has no
-// id (the request was not read as JSON-RPC).
+// rpcError answers an HTTP-level refusal with a JSON-RPC error whose id is
+// null (the request was not read as JSON-RPC).
 func rpcError(w http.ResponseWriter, status int, msg string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0",
-		"error": map[string]any{"code": -32600, "message": msg}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	writeRPCError(w, status, codeInvalidRequest, nil, msg)
 }
 
 // hostAllowed guards against DNS rebinding: on a connection accepted on a

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -394,7 +395,13 @@ func collect(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]a
 			t.Fatalf("part %d: %+v", i, res)
 		}
 		all = append(all, res)
-		part := text(t, res, 0)
+		// A result with rights fields carries them first in every part.
+		first := 0
+		if _, ok := res.Meta[mcp.MetaRights]; ok {
+			first = 1
+			checkRightsPart(t, res)
+		}
+		part := text(t, res, first)
 		if len(part) > max || !utf8.ValidString(part) {
 			t.Fatalf("part %d: %d bytes (max %d), valid UTF-8 %v", i, len(part), max, utf8.ValidString(part))
 		}
@@ -406,7 +413,7 @@ func collect(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]a
 		if pg.Offset != sb.Len() || pg.Bytes != len(part) {
 			t.Fatalf("part %d: page %+v, have %d bytes so far", i, pg, sb.Len())
 		}
-		marker := text(t, res, 1)
+		marker := text(t, res, first+1)
 		sb.WriteString(part)
 		if pg.NextCursor == "" {
 			if pg.TotalBytes != sb.Len() || !strings.Contains(marker, "last part") {
@@ -421,6 +428,26 @@ func collect(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]a
 		if i > 1000 {
 			t.Fatal("paging does not end")
 		}
+	}
+}
+
+// checkRightsPart checks that content[0] of a part is the rights fields as
+// a JSON object, the same as _meta["openshelf/rights"].
+func checkRightsPart(t *testing.T, res *sdk.CallToolResult) {
+	t.Helper()
+	var rights map[string]string
+	if err := json.Unmarshal([]byte(text(t, res, 0)), &rights); err != nil {
+		t.Fatalf("content[0] is not the rights object: %v", err)
+	}
+	for _, f := range []string{"license", "license_url", "attribution", "copyright_notice"} {
+		if rights[f] == "" {
+			t.Errorf("content[0] lacks %s: %v", f, rights)
+		}
+	}
+	var meta map[string]string
+	remarshal(t, res.Meta[mcp.MetaRights], &meta)
+	if !maps.Equal(meta, rights) {
+		t.Errorf("_meta rights %v, content[0] %v", meta, rights)
 	}
 }
 
@@ -478,6 +505,11 @@ func TestPagingPaidIsChargedOnce(t *testing.T) {
 	}
 	tx := receipt(t, parts[0]).Transaction
 	for i, res := range parts {
+		// Every part starts with the rights of the whole (collect checks
+		// their content), though they sort after the items in the text.
+		if _, ok := res.Meta[mcp.MetaRights]; !ok {
+			t.Errorf("part %d without the rights fields first", i)
+		}
 		if r := receipt(t, res); !r.Success || r.Transaction != tx {
 			t.Errorf("part %d receipt = %+v", i, r)
 		}

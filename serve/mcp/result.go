@@ -45,6 +45,7 @@ type part struct {
 	text       string
 	structured json.RawMessage // the whole result, when it is a JSON object
 	page       *Page           // set when the result was cut
+	rights     json.RawMessage // the rights fields of a cut result, if any
 	max        int
 }
 
@@ -94,7 +95,44 @@ func paginate(text string, object bool, cur *cursor, max int) (*part, error) {
 	if end < total {
 		pg.NextCursor = cursor{offset: end, sum: sum}.String()
 	}
-	return &part{text: text[off:end], page: pg, max: max}, nil
+	return &part{text: text[off:end], page: pg, max: max, rights: rightsOf(text)}, nil
+}
+
+// rightsFields are the fields a reuser needs with any part of a work.
+var rightsFields = []string{"license", "license_url", "attribution", "copyright_notice", "share_alike_notice"}
+
+// rightsOf returns the rights fields at the top level of a JSON object
+// text, as a JSON object; nil when there are none. A cut can fall anywhere,
+// so each part repeats them first: no part travels without its licence.
+func rightsOf(text string) json.RawMessage {
+	if !strings.HasPrefix(text, "{") {
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal([]byte(text), &top) != nil {
+		return nil
+	}
+	var b bytes.Buffer
+	for _, f := range rightsFields {
+		v, ok := top[f]
+		if !ok {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteByte('{')
+		} else {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // result is the CallToolResult of a part.
@@ -116,6 +154,11 @@ func (p *part) result(tool string) *sdk.CallToolResult {
 		}
 		r.Content = append(r.Content, &sdk.TextContent{Text: marker})
 		r.Meta = sdk.Meta{MetaPage: pg}
+		if p.rights != nil {
+			// The rights come first, before the slice of text.
+			r.Content = append([]sdk.Content{&sdk.TextContent{Text: string(p.rights)}}, r.Content...)
+			r.Meta[MetaRights] = p.rights
+		}
 	}
 	return r
 }

@@ -83,6 +83,9 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToo
 		if err != nil {
 			return t.fail(ctx, err), nil
 		}
+		if t.e.Tool != nil && t.e.Tool.Result != nil {
+			res = t.e.Tool.Result(v, res)
+		}
 		p, err := render(res, cur, t.h.cfg.MaxResultBytes)
 		if err != nil {
 			return t.fail(ctx, err), nil
@@ -102,6 +105,11 @@ func (t *tool) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToo
 	if err != nil {
 		return t.fail(ctx, err), nil
 	}
+	// The Bazaar discovery extension, in its MCP form, as on HTTP 402s.
+	if pr.Extensions == nil {
+		pr.Extensions = map[string]any{}
+	}
+	pr.Extensions["bazaar"] = t.e.BazaarMCP()
 	payload, err := paymentFromMeta(req.Params.Meta)
 	if err != nil {
 		return paymentResult(x402.NewDecodeError(pr, err)), nil

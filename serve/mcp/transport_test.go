@@ -103,6 +103,9 @@ func TestTransport(t *testing.T) {
 				if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 					t.Errorf("Content-Type %q, want JSON (never SSE)", ct)
 				}
+			case tt.status >= 400:
+				// Protocol-level refusals are JSON-RPC error objects too.
+				checkRPCError(t, res, body, rpcCodes[tt.name])
 			}
 		})
 	}
@@ -111,10 +114,48 @@ func TestTransport(t *testing.T) {
 		req, _ := http.NewRequest(m, env.url, nil)
 		req.Header.Set("Accept", "text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", v0618)
-		res, _ := send(t, req)
+		res, body := send(t, req)
 		if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "POST" {
 			t.Errorf("%s: %d, Allow %q", m, res.StatusCode, res.Header.Get("Allow"))
 		}
+		checkRPCError(t, res, body, 0)
+	}
+}
+
+// rpcCodes are the JSON-RPC codes of refusals that have a specific one;
+// the others are -32600 (invalid request).
+var rpcCodes = map[string]int{"not JSON": -32700, "unknown method": -32601,
+	// The SDK answers these itself in JSON-RPC (a 2026 header asks for
+	// the version in _meta).
+	"garbage version": -32602, "future version": -32602}
+
+// checkRPCError checks that a refusal is a JSON-RPC 2.0 error object sent
+// as JSON, with the given code (-32600 when 0).
+func checkRPCError(t *testing.T, res *http.Response, body string, code int) {
+	t.Helper()
+	if code == 0 {
+		code = -32600
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("refusal with Content-Type %q, want application/json: %s", ct, body)
+	}
+	var m struct {
+		JSONRPC string `json:"jsonrpc"`
+		Error   *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	var keys map[string]json.RawMessage
+	json.Unmarshal([]byte(body), &keys)
+	if _, hasID := keys["id"]; !hasID {
+		t.Errorf("refusal without id: %s", body)
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil || m.JSONRPC != "2.0" || m.Error == nil {
+		t.Fatalf("refusal is not a JSON-RPC error object: %q (%v)", body, err)
+	}
+	if m.Error.Code != code || m.Error.Message == "" {
+		t.Errorf("error %+v, want code %d", *m.Error, code)
 	}
 }
 

@@ -3,6 +3,7 @@ package registry
 import (
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/openshelf/openshelf/serve/schema"
@@ -98,6 +99,12 @@ func (r *Registry) OpenAPI(svc Service) map[string]any {
 			"title":       svc.Title,
 			"version":     "1.0.0",
 			"description": svc.Description,
+			// The archive's content carries its own licence per document;
+			// the service states the policy, each answer the exact terms.
+			"license": map[string]any{
+				"name": "Per-document open licences (CC0, PDM, CC-BY, CC-BY-SA): see each answer's license and license_url",
+				"url":  "https://creativecommons.org/licenses/",
+			},
 		},
 		"servers": []any{map[string]any{"url": svc.BaseURL}},
 		"tags":    tags,
@@ -106,6 +113,13 @@ func (r *Registry) OpenAPI(svc Service) map[string]any {
 			"schemas": map[string]any{
 				"Error":           errorSchema,
 				"PaymentRequired": paymentRequiredSchema,
+			},
+			"securitySchemes": map[string]any{
+				securityScheme: map[string]any{
+					"type": "apiKey", "in": "header", "name": "PAYMENT-SIGNATURE",
+					"description": "x402 v2 payment: answer the 402 challenge with a base64-encoded PaymentPayload " +
+						"in the PAYMENT-SIGNATURE header (USDC on Base). See x-payment-info on each paid operation.",
+				},
 			},
 		},
 	}
@@ -138,6 +152,10 @@ var paymentRequiredSchema = map[string]any{
 		"accepts":     map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
 	},
 }
+
+// securityScheme names the x402 payment among the security schemes: paid
+// operations require it, free ones declare an empty security list.
+const securityScheme = "x402"
 
 func ref(name string) map[string]any {
 	return map[string]any{"$ref": "#/components/schemas/" + name}
@@ -199,19 +217,44 @@ func (r *Registry) operation(svc Service, e *Endpoint) map[string]any {
 	if e.Output != nil {
 		okSchema = map[string]any{"schema": schema.Of(reflect.TypeOf(e.Output))}
 	}
+	success := "200"
+	if e.Status != 0 {
+		success = strconv.Itoa(e.Status)
+	}
 	responses := map[string]any{
-		"200": map[string]any{"description": "Success.", "content": map[string]any{ct: okSchema}},
+		success: map[string]any{"description": "Success.", "content": map[string]any{ct: okSchema}},
 	}
-	if e.Raw == nil {
-		responses["400"] = errorResponse("Invalid input; the error names the field.")
+	// Every operation can answer 400 (unknown_parameter at least) and 500.
+	responses["400"] = errorResponse("Invalid input (invalid_input, unknown_parameter); the error names the field. Nothing is charged.")
+	responses["500"] = errorResponse("Internal error; nothing was charged.")
+	if e.Name != "healthz" && e.Name != "metrics" {
 		responses["429"] = errorResponse("Rate limited; see Retry-After.")
-		responses["500"] = errorResponse("Internal error; nothing was charged.")
 	}
-	if e.check != nil {
+	if e.Method != http.MethodGet && e.Raw == nil && e.Input != nil {
+		responses["413"] = errorResponse("The request body is too large.")
+		responses["415"] = errorResponse("The request body is not application/json.")
+		responses["408"] = errorResponse("The request body did not arrive before the read timeout (fewer bytes than Content-Length).")
+	}
+	if e.check != nil || len(pathParams(e)) > 0 {
 		responses["404"] = errorResponse("The resource does not exist; no payment is asked.")
 	}
 	if e.Group == GroupTools {
 		responses["502"] = errorResponse("The upstream failed; nothing was charged.")
+		responses["503"] = errorResponse("The upstream or a local resource is unavailable; nothing was charged.")
+		responses["504"] = errorResponse("The upstream timed out; nothing was charged.")
+	}
+	for status, desc := range e.Responses {
+		k := strconv.Itoa(status)
+		if status < 300 {
+			responses[k] = map[string]any{"description": desc, "content": map[string]any{ct: okSchema}}
+			continue
+		}
+		responses[k] = errorResponse(desc)
+	}
+	if e.Paid() {
+		op["security"] = []any{map[string]any{securityScheme: []any{}}}
+	} else {
+		op["security"] = []any{}
 	}
 	if e.Paid() {
 		responses["402"] = map[string]any{
@@ -228,4 +271,13 @@ func (r *Registry) operation(svc Service, e *Endpoint) map[string]any {
 	}
 	op["responses"] = responses
 	return op
+}
+
+// pathParams returns the names of the path parameters of e.
+func pathParams(e *Endpoint) []string {
+	var out []string
+	for _, m := range paramRE.FindAllStringSubmatch(e.Path, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }

@@ -81,6 +81,16 @@ type Endpoint struct {
 	MaxBody int64
 	// Tool exposes the endpoint over MCP; nil keeps it HTTP only.
 	Tool *Tool
+	// Status is the success status when it is not 200 (201 for a created
+	// alarm), for the OpenAPI document.
+	Status int
+	// Responses declares the other statuses the endpoint can answer, with
+	// their meaning (404 of a missing alarm, 409, 503 of a store), beside
+	// those every endpoint of its kind answers.
+	Responses map[int]string
+	// Example is an example input (field name → value) for discovery
+	// documents; nil derives one from the input schema.
+	Example map[string]any
 	// Raw serves endpoints that are not input → JSON value (the OpenAPI
 	// document, /metrics, /mcp). Raw endpoints are never paid.
 	Raw http.Handler
@@ -120,6 +130,10 @@ type Tool struct {
 	// Convert maps a decoded tool input to the endpoint's input.
 	Input   *schema.Input
 	Convert func(any) any
+	// Result, when set, rewrites the endpoint's result for MCP callers
+	// from the decoded tool input: a next page in the tool's own terms
+	// rather than an HTTP URL, say.
+	Result func(toolInput any, res *Result) *Result
 
 	newInput func() any
 }
@@ -135,6 +149,10 @@ type Spec[In any] struct {
 	Tool                                     *Tool
 	// MaxBody is Endpoint.MaxBody.
 	MaxBody int64
+	// Status, Responses and Example: see [Endpoint].
+	Status    int
+	Responses map[int]string
+	Example   map[string]any
 	// Check runs before payment is asked: it resolves the resource and
 	// returns a not-found error for a missing one, so nobody pays for a 404.
 	Check func(context.Context, *In) error
@@ -156,7 +174,7 @@ func (s Spec[In]) Endpoint() *Endpoint {
 	e := &Endpoint{
 		Name: s.Name, Method: s.Method, Path: s.Path, Summary: s.Summary, Description: s.Description,
 		Group: s.Group, Price: s.Price, Output: s.Output, ContentType: s.ContentType, Tool: s.Tool,
-		MaxBody:  s.MaxBody,
+		MaxBody: s.MaxBody, Status: s.Status, Responses: s.Responses, Example: s.Example,
 		Input:    schema.InputOf(new(In)),
 		newInput: func() any { return new(In) },
 	}

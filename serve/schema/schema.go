@@ -29,6 +29,22 @@ type Schema struct {
 	Pattern              string             `json:"pattern,omitempty"`
 	MinItems             *int               `json:"minItems,omitempty"`
 	MaxItems             *int               `json:"maxItems,omitempty"`
+	// Nullable adds "null" to Type: an output field that is a pointer
+	// without omitempty is sent as null when unset (a last page's next).
+	Nullable bool `json:"-"`
+}
+
+// MarshalJSON writes Type as ["type","null"] when the schema is nullable
+// (JSON Schema 2020-12, OpenAPI 3.1).
+func (s *Schema) MarshalJSON() ([]byte, error) {
+	type plain Schema
+	if !s.Nullable || s.Type == "" {
+		return json.Marshal((*plain)(s))
+	}
+	return json.Marshal(struct {
+		Type []string `json:"type"`
+		*plain
+	}{[]string{s.Type, "null"}, (*plain)(s)})
 }
 
 // Where says where an HTTP request carries a parameter.
@@ -338,6 +354,9 @@ func addStructFields(s *Schema, t reflect.Type, seen map[reflect.Type]bool) {
 		s.Properties[name] = fs
 		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
 			s.Required = append(s.Required, name)
+			if sf.Type.Kind() == reflect.Pointer && sf.Type.Elem() != rawType {
+				fs.Nullable = true
+			}
 		}
 	}
 }
