@@ -109,13 +109,11 @@ func TestPaidToolReplayFetchesOnce(t *testing.T) {
 	if settled, _, _ := env.App.Payments.Core.Config().Ledger.CountSettlements(context.Background()); settled != 1 {
 		t.Errorf("%d settlements, want 1", settled)
 	}
-	// /metrics counts the ledger's states and the replays.
-	res, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	m, _ := io.ReadAll(res.Body)
+	// /metrics (on the operator listener) counts the ledger's states and
+	// the replays.
+	rec := httptest.NewRecorder()
+	env.App.HTTP.Metrics().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	m := rec.Body.Bytes()
 	for _, want := range []string{`openshelf_payment_records{state="served"} 1`, `openshelf_payment_records{state="settling"} 0`,
 		`openshelf_payments_total{outcome="replayed"} 10`} {
 		if !bytes.Contains(m, []byte(want)) {
