@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/internal/pgtest"
 	"github.com/openshelf/openshelf/internal/testsnap"
 )
 
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 		os.Exit(crashChild(dir))
 	}
 	code := m.Run()
-	stopPostgres()
+	pgtest.Stop()
 	testsnap.Cleanup()
 	os.Exit(code)
 }
