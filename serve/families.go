@@ -64,20 +64,6 @@ func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, arch *archive.Service)
 		return nil, fmt.Errorf("serve: crypto tools: %w", err)
 	}
 
-	bcfg := cfg.Browser
-	if bcfg.RenderDir == "" {
-		bcfg.RenderDir = browser.RenderDirFor(cfg.DataDir)
-	}
-	if bcfg.BaseURL == "" {
-		bcfg.BaseURL = cfg.BaseURL
-	}
-	if bcfg.Logger == nil {
-		bcfg.Logger = cfg.Logger
-	}
-	if bcfg.Now == nil {
-		bcfg.Now = cfg.Now
-	}
-
 	return []tools.Family{
 		web.NewTools(fc, cfg.Tools),
 		probe,
@@ -87,7 +73,7 @@ func (a *App) toolFamilies(cfg *Config, fc *fetch.Client, arch *archive.Service)
 		knowledge.New(knowledge.ServiceArchive(arch), fc, knowledgeConfig(*cfg)),
 		embed.New(embedConfig(*cfg)),
 		cryptoTools,
-		browser.New(fc, bcfg),
+		browser.New(fc, browserConfig(*cfg)),
 	}, nil
 }
 
@@ -130,4 +116,24 @@ func embedConfig(cfg Config) embed.Config {
 		e.Logger = cfg.Logger
 	}
 	return e
+}
+
+// browserConfig fills what the browser tools take from the server's
+// config: where renders are kept, the public URL of their links, the
+// logger and the clock.
+func browserConfig(cfg Config) browser.Config {
+	b := cfg.Browser
+	if b.RenderDir == "" {
+		b.RenderDir = browser.RenderDirFor(cfg.DataDir)
+	}
+	if b.BaseURL == "" {
+		b.BaseURL = cfg.BaseURL
+	}
+	if b.Logger == nil {
+		b.Logger = cfg.Logger
+	}
+	if b.Now == nil {
+		b.Now = cfg.Now
+	}
+	return b
 }
