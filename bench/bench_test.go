@@ -48,8 +48,11 @@ func TestDrive(t *testing.T) {
 	if res.Requests == 0 || res.Errors == 0 || res.RPS <= 0 || res.FirstError == "" {
 		t.Fatalf("%+v", res)
 	}
-	// Every third request fails; the warm-up is not recorded.
-	if got := res.Requests + res.Errors; int64(got) >= hits.Load() || res.Errors*2 > res.Requests+1 {
+	// Every third request fails; the warm-up is not recorded. Each of the
+	// two workers cycles a, b, bad from its own offset and may stop right
+	// after a failure, so it records at most one error more than half its
+	// successes.
+	if got := res.Requests + res.Errors; int64(got) >= hits.Load() || res.Errors*2 > res.Requests+4 {
 		t.Errorf("recorded %d+%d of %d requests", res.Requests, res.Errors, hits.Load())
 	}
 	if a, b := res.ByClass["a"], res.ByClass["b"]; a.N == 0 || b.N == 0 || a.N+b.N != res.Requests {
