@@ -3,14 +3,10 @@ package search
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -123,43 +119,6 @@ func newBitset(n int) bitset      { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int32)      { b[i>>6] |= 1 << (uint(i) & 63) }
 func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
 
-// readParquet calls fn with batches of the rows of a Parquet file. The
-// rows are valid during the call only: parquet-go may point strings into
-// its page buffers (dictionary-encoded columns), so a string kept beyond
-// the call must be cloned.
-func readParquet[T any](path string, fn func([]T) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	r := parquet.NewGenericReader[T](pf)
-	defer r.Close()
-	buf := make([]T, 4096)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if ferr := fn(buf[:n]); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-}
-
 // Catalog is the document list an index must agree with: search/docs
 // numbers the catalog's documents 0..Len()-1 in its order, and doc d is
 // the document whose canonical id is ID(d).
@@ -173,7 +132,7 @@ type Catalog interface {
 func Load(snap *snapshot.Snapshot, cat Catalog) (*Index, error) {
 	ix := &Index{topicBits: map[string]bitset{}, topicDocs: map[string][]int32{}, bigTF: map[uint64]int32{}}
 	seen := [nFields]bool{}
-	err := readParquet(snap.Path(snapshot.SearchFields), func(rows []fieldRow) error {
+	err := snapshot.ReadParquet(snap.Path(snapshot.SearchFields), func(rows []fieldRow) error {
 		for _, r := range rows {
 			if r.Field < 0 || r.Field >= nFields {
 				return fmt.Errorf("%w: field %d", ErrMalformed, r.Field)
@@ -191,7 +150,7 @@ func Load(snap *snapshot.Snapshot, cat Catalog) (*Index, error) {
 
 	// Documents: lengths and filter columns, in doc order.
 	licCode := map[string]uint8{}
-	err = readParquet(snap.Path(snapshot.SearchDocs), func(rows []searchDocRow) error {
+	err = snapshot.ReadParquet(snap.Path(snapshot.SearchDocs), func(rows []searchDocRow) error {
 		for _, r := range rows {
 			if r.Doc != ix.n {
 				return fmt.Errorf("%w: search/docs row %d is doc %d", ErrMalformed, ix.n, r.Doc)
@@ -256,7 +215,7 @@ func Load(snap *snapshot.Snapshot, cat Catalog) (*Index, error) {
 	// Terms, in id order; the ids are assigned in byte order of the terms.
 	var entries int64
 	var prev []byte
-	err = readParquet(snap.Path(snapshot.SearchTerms), func(rows []termRow) error {
+	err = snapshot.ReadParquet(snap.Path(snapshot.SearchTerms), func(rows []termRow) error {
 		for _, r := range rows {
 			if int(r.TermID) != len(ix.termDF) {
 				return fmt.Errorf("%w: term row %d has id %d", ErrMalformed, len(ix.termDF), r.TermID)
@@ -287,7 +246,7 @@ func Load(snap *snapshot.Snapshot, cat Catalog) (*Index, error) {
 	ix.postDoc = make([]int32, 0, entries)
 	ix.postTF = make([]uint16, 0, entries)
 	term, doc := int32(-1), int32(-1)
-	err = readParquet(snap.Path(snapshot.SearchPostings), func(rows []postingRow) error {
+	err = snapshot.ReadParquet(snap.Path(snapshot.SearchPostings), func(rows []postingRow) error {
 		for _, r := range rows {
 			if r.TermID < term || r.TermID >= nt || r.Doc < 0 || r.Doc >= ix.n || r.Field < 0 || r.Field >= nFields || r.TF < 0 {
 				return fmt.Errorf("%w: posting (%d, %d, %d, %d)", ErrMalformed, r.TermID, r.Doc, r.Field, r.TF)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/openshelf/openshelf/snapshot"
 )
 
 // catalogStore holds every document's catalog entry (the columns of a
@@ -100,7 +102,7 @@ func loadCatalog(ctx context.Context, path string) (*catalogStore, error) {
 	}
 	var prev []byte
 	var b []byte
-	err := readParquet(path, func(rows []catalogRow) error {
+	err := snapshot.ReadParquet(path, func(rows []catalogRow) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -276,7 +278,7 @@ func loadAliases(ctx context.Context, path string, cs *catalogStore) (*aliasStor
 	sorted, started := true, false
 	var prev, lastID []byte
 	lastDoc := int32(-1)
-	err := readParquet(path, func(rows []aliasRow) error {
+	err := snapshot.ReadParquet(path, func(rows []aliasRow) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
