@@ -15,7 +15,7 @@ import (
 // model is a loaded model.
 type model struct {
 	name      string
-	tok       *tokenizer
+	tok       encoder
 	session   *ort.DynamicAdvancedSession
 	inputs    []string // input_ids, attention_mask and token_type_ids, as declared
 	output    string
@@ -124,7 +124,7 @@ func (m *model) run(texts []string) ([][]float32, []int, error) {
 			if j < len(e) {
 				ids[i*seq+j], mask[i*seq+j] = e[j], 1
 			} else {
-				ids[i*seq+j] = m.tok.pad
+				ids[i*seq+j] = m.tok.padID()
 			}
 		}
 	}
@@ -155,17 +155,36 @@ func (m *model) run(texts []string) ([][]float32, []int, error) {
 	if !ok {
 		return nil, nil, errors.New("embed: the model's output is not a float32 tensor")
 	}
-	sh := out.GetShape()
-	if len(sh) != 3 || sh[0] != int64(b) || sh[1] != int64(seq) {
-		return nil, nil, fmt.Errorf("embed: output shape %v, want [%d %d d]", sh, b, seq)
-	}
-	d := int(sh[2])
-	data := out.GetData()
-	vecs := make([][]float32, b)
-	for i := range b {
-		vecs[i] = normalise(slices.Clone(data[i*seq*d : i*seq*d+d])) // token 0: CLS pooling
+	vecs, err := pool(out.GetShape(), out.GetData(), b, seq)
+	if err != nil {
+		return nil, nil, err
 	}
 	return vecs, tokens, nil
+}
+
+// pool takes each text's vector from the model's output and normalises
+// it: token 0 ([CLS], <s>) of a [batch, seq, d] hidden state, or the row
+// of a [batch, d] output that is already pooled (as some bge-m3 exports'
+// dense_vecs).
+func pool(sh ort.Shape, data []float32, b, seq int) ([][]float32, error) {
+	var stride int
+	switch {
+	case len(sh) == 3 && sh[0] == int64(b) && sh[1] == int64(seq) && sh[2] > 0:
+		stride = seq * int(sh[2])
+	case len(sh) == 2 && sh[0] == int64(b) && sh[1] > 0:
+		stride = int(sh[1])
+	default:
+		return nil, fmt.Errorf("embed: output shape %v, want [%d %d d] or [%d d]", sh, b, seq, b)
+	}
+	d := int(sh[len(sh)-1])
+	if len(data) < b*stride {
+		return nil, fmt.Errorf("embed: output of %d values for shape %v", len(data), sh)
+	}
+	vecs := make([][]float32, b)
+	for i := range b {
+		vecs[i] = normalise(slices.Clone(data[i*stride : i*stride+d]))
+	}
+	return vecs, nil
 }
 
 // normalise scales v to unit L2 norm (a zero vector stays zero).
