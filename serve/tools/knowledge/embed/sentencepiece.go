@@ -357,12 +357,12 @@ func parsePostProcessor(raw json.RawMessage) (prefix, suffix []int64, err error)
 		return nil, nil, nil
 	}
 	var p struct {
-		Type           string            `json:"type"`
-		Processors     []json.RawMessage `json:"processors"`
-		Cls            []json.RawMessage `json:"cls"`
-		Sep            []json.RawMessage `json:"sep"`
-		Single         []json.RawMessage `json:"single"`
-		SpecialTokens  map[string]struct {
+		Type          string            `json:"type"`
+		Processors    []json.RawMessage `json:"processors"`
+		Cls           []json.RawMessage `json:"cls"`
+		Sep           []json.RawMessage `json:"sep"`
+		Single        []json.RawMessage `json:"single"`
+		SpecialTokens map[string]struct {
 			IDs []int64 `json:"ids"`
 		} `json:"special_tokens"`
 	}
