@@ -364,3 +364,27 @@ func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+func TestGroupByLength(t *testing.T) {
+	for _, tc := range []struct {
+		lengths []int
+		budget  int
+		want    [][]int
+	}{
+		{[]int{4, 4, 4}, 12, [][]int{{0, 1, 2}}},
+		{[]int{4, 4, 4}, 11, [][]int{{0, 1}, {2}}},
+		// Shortest first; the long text runs alone, not padding the others.
+		{[]int{8192, 10, 12, 11}, 16384, [][]int{{1, 3, 2}, {0}}},
+		{[]int{8192, 8192, 8192}, 16384, [][]int{{0, 1}, {2}}},
+		{[]int{20000}, 16384, [][]int{{0}}},
+		{nil, 16384, nil},
+	} {
+		if got := groupByLength(tc.lengths, tc.budget); !equalGroups(got, tc.want) {
+			t.Errorf("groupByLength(%v, %d) = %v, want %v", tc.lengths, tc.budget, got, tc.want)
+		}
+	}
+}
+
+func equalGroups(a, b [][]int) bool {
+	return slices.EqualFunc(a, b, func(x, y []int) bool { return slices.Equal(x, y) })
+}

@@ -107,9 +107,9 @@ func (p *precompiled) transform(chunk string) (string, bool) {
 func (p *precompiled) normalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	g := uniseg.NewGraphemes(s)
-	for g.Next() {
-		cluster := g.Str()
+	for state := -1; len(s) > 0; {
+		var cluster string
+		cluster, s, _, state = uniseg.FirstGraphemeClusterInString(s, state)
 		if len(cluster) < 6 {
 			if r, ok := p.transform(cluster); ok {
 				b.WriteString(r)

@@ -107,7 +107,7 @@ func (t *spTokenizer) encode(text string, maxTokens int) []int64 {
 	}
 	limit := max(len(t.prefix), maxTokens-len(t.suffix))
 	ids := append(make([]int64, 0, min(limit, len(text)+2)+len(t.suffix)), t.prefix...)
-	first := true
+	first, buf := true, []bestEnd(nil)
 	t.eachSegment(text, func(seg string, special int64) bool {
 		defer func() { first = false }()
 		if special >= 0 {
@@ -115,7 +115,7 @@ func (t *spTokenizer) encode(text string, maxTokens int) []int64 {
 			return len(ids) < limit
 		}
 		for _, w := range t.split(t.normalize(seg), first) {
-			if ids = t.model.tokenize(ids, w); len(ids) >= limit {
+			if ids = t.model.tokenize(ids, w, &buf); len(ids) >= limit {
 				return false
 			}
 		}

@@ -83,14 +83,23 @@ type bestEnd struct {
 // unknown characters make one unknown token (fuse_unk), or their UTF-8
 // bytes as <0xNN> pieces when the model has byte fallback, exactly as
 // Hugging Face's Unigram.
-func (u *unigram) tokenize(ids []int64, word string) []int64 {
+// buf, when not nil, is scratch space reused between calls.
+func (u *unigram) tokenize(ids []int64, word string, buf *[]bestEnd) []int64 {
 	n := len(word)
 	if n == 0 {
 		return ids
 	}
-	best := make([]bestEnd, n+1)
+	var best []bestEnd
+	if buf != nil && cap(*buf) > n {
+		best = (*buf)[:n+1]
+	} else {
+		best = make([]bestEnd, n+1)
+		if buf != nil {
+			*buf = best
+		}
+	}
 	for i := range best {
-		best[i].start = -1
+		best[i] = bestEnd{start: -1}
 	}
 	for start := 0; start < n; {
 		_, mblen := utf8.DecodeRuneInString(word[start:])

@@ -278,7 +278,7 @@ func TestUnigramViterbi(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := u.tokenize(nil, "abcdacdxx"), []int64{8, 1, 5, 0}; !slices.Equal(got, want) {
+	if got, want := u.tokenize(nil, "abcdacdxx", nil), []int64{8, 1, 5, 0}; !slices.Equal(got, want) {
 		t.Errorf("abcdacdxx: %v, want %v", got, want)
 	}
 	// Byte fallback: unknown text becomes its UTF-8 bytes when all of them
@@ -297,7 +297,7 @@ func TestUnigramViterbi(t *testing.T) {
 		{"日日", []int64{9, 10, 11, 9, 10, 11}}, // fused, then byte by byte
 		{"", nil},
 	} {
-		if got := u.tokenize(nil, tc.word); !slices.Equal(got, tc.want) {
+		if got := u.tokenize(nil, tc.word, nil); !slices.Equal(got, tc.want) {
 			t.Errorf("byte fallback %q: %v, want %v", tc.word, got, tc.want)
 		}
 	}
