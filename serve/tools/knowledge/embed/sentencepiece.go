@@ -128,28 +128,43 @@ func (t *spTokenizer) encode(text string, maxTokens int) []int64 {
 // -1) and with each special token's id, until fn returns false. As in HF,
 // a token with lstrip or rstrip also takes the whitespace beside it.
 func (t *spTokenizer) eachSegment(text string, fn func(seg string, special int64) bool) {
-	for len(text) > 0 {
-		at, tok := -1, addedToken{}
-		for _, a := range t.added {
-			if i := strings.Index(text, a.Content); i >= 0 && (at < 0 || i < at) {
-				at, tok = i, a
+	// next[k] is where added token k next occurs in text[pos:]'s frame
+	// (absolute), -1 when it does not: each token's search moves forward
+	// only, so many special tokens in a text cost one pass per token.
+	next := make([]int, len(t.added))
+	for k, a := range t.added {
+		next[k] = strings.Index(text, a.Content)
+	}
+	for pos := 0; pos < len(text); {
+		at, k := -1, -1
+		for j, a := range t.added {
+			if next[j] >= 0 && next[j] < pos { // overlapped by an earlier match
+				if i := strings.Index(text[pos:], a.Content); i >= 0 {
+					next[j] = pos + i
+				} else {
+					next[j] = -1
+				}
+			}
+			if next[j] >= 0 && (at < 0 || next[j] < at) {
+				at, k = next[j], j
 			}
 		}
 		if at < 0 {
-			fn(text, -1)
+			fn(text[pos:], -1)
 			return
 		}
-		before, after := text[:at], text[at+len(tok.Content):]
+		tok := t.added[k]
+		before, after := text[pos:at], at+len(tok.Content)
 		if tok.LStrip {
 			before = strings.TrimRightFunc(before, unicode.IsSpace)
 		}
 		if tok.RStrip {
-			after = strings.TrimLeftFunc(after, unicode.IsSpace)
+			after = len(text) - len(strings.TrimLeftFunc(text[after:], unicode.IsSpace))
 		}
 		if before != "" && !fn(before, -1) || !fn("", tok.ID) {
 			return
 		}
-		text = after
+		pos = after
 	}
 }
 

@@ -158,6 +158,7 @@ func TestUnigramReference(t *testing.T) {
 // by hand from its pipeline.
 func TestUnigramHuggingFace(t *testing.T) {
 	tok := loadUnigramTokenizer(t, nil)
+	unk := "<unk>"
 	for _, tc := range []struct {
 		text   string
 		pieces []string
@@ -179,6 +180,8 @@ func TestUnigramHuggingFace(t *testing.T) {
 		{"the <mask>gap", []string{"▁the", "<mask>", "▁", "g", "a", "p"}},
 		{"the</s>cafe", []string{"▁the", "</s>", "▁caf", "e"}},
 		{"<s>", []string{"<s>"}},
+		{"<s><mask></s>", []string{"<s>", "<mask>", "</s>"}},
+		{"the <mask> <mask>cafe <s", []string{"▁the", "<mask>", "<mask>", "▁caf", "e", "▁", unk, "s"}},
 		// The ligature of an accent on a fullwidth letter: HF's grapheme
 		// rule drops the accent (see TestPrecompiledCharsmap).
 		{"ｃ\u0301", []string{"▁c"}},
