@@ -56,8 +56,11 @@ func BenchmarkEmbed(b *testing.B) {
 
 // BenchmarkTokenize measures tokens per second of the two tokenizers on
 // the same text (about 8 KB of English prose), each with its test
-// vocabulary (embedtest: 19 WordPiece tokens; 34 Unigram pieces and the
-// real-format charsmap), with no truncation in the way:
+// vocabulary (embedtest: 19 WordPiece tokens, which hold the text's
+// words; 34 Unigram pieces, mostly single letters, and the real-format
+// charsmap), and the Unigram one again with the text's words added as
+// pieces ("unigram-words"), so that both emit about one token per word.
+// No truncation is in the way:
 //
 //	go test -run '^$' -bench Tokenize -benchmem ./serve/tools/knowledge/embed
 func BenchmarkTokenize(b *testing.B) {
@@ -73,7 +76,16 @@ func BenchmarkTokenize(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		tok  encoder
-	}{{"wordpiece", wp}, {"unigram", loadUnigramTokenizer(b, nil)}} {
+	}{
+		{"wordpiece", wp},
+		{"unigram", loadUnigramTokenizer(b, nil)},
+		{"unigram-words", loadUnigramTokenizer(b, func(tj map[string]any) {
+			m := tj["model"].(map[string]any)
+			for _, w := range []string{"▁The", "▁thermal", "▁conductivity", "▁of", "▁alloys", "▁is", "▁high", ".", "▁band", "▁gap", ",", "▁the", "▁café"} {
+				m["vocab"] = append(m["vocab"].([][]any), []any{w, -1.0})
+			}
+		})},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			n := 0
