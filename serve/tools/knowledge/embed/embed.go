@@ -29,6 +29,10 @@ const (
 // dimensions.
 var Models = map[string]int{"bge-small-en-v1.5": 384, "bge-m3": 1024}
 
+// ModelMaxTokens is each model's own input limit in tokens, special
+// tokens included.
+var ModelMaxTokens = map[string]int{"bge-small-en-v1.5": 512, "bge-m3": 8192}
+
 // DefaultModel is used when the request names none.
 const DefaultModel = "bge-small-en-v1.5"
 
@@ -48,7 +52,9 @@ type Config struct {
 	// batch waits for more after its first request (default 5 ms).
 	MaxBatch int
 	MaxWait  time.Duration
-	// MaxTokens per text, [CLS] and [SEP] included (default 512).
+	// MaxTokens per text, special tokens included, lowers the models' own
+	// limits (ModelMaxTokens: 512 for bge-small-en-v1.5, 8192 for
+	// bge-m3); 0 keeps them.
 	MaxTokens int
 	// Threads per session (default 0: ONNX Runtime's choice).
 	Threads int
@@ -73,9 +79,6 @@ func New(cfg Config) *Embedder {
 	}
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 5 * time.Millisecond
-	}
-	if cfg.MaxTokens <= 0 {
-		cfg.MaxTokens = 512
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -104,7 +107,11 @@ func (e *Embedder) load(name string) error {
 			}
 			return nil, err
 		}
-		return loadModel(name, dir, e.cfg.MaxTokens, e.cfg.Threads)
+		maxTokens := ModelMaxTokens[name]
+		if e.cfg.MaxTokens > 0 {
+			maxTokens = min(maxTokens, e.cfg.MaxTokens)
+		}
+		return loadModel(name, dir, maxTokens, e.cfg.Threads)
 	}()
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,21 +199,144 @@ func TestUnavailable(t *testing.T) {
 			t.Errorf("status %+v", m)
 		}
 	}
-	// bge-m3's tokenizer.json is a Unigram model: reported, not loaded.
+	// bge-m3 with a tokenizer.json this package cannot read: reported,
+	// not loaded.
 	dir := t.TempDir()
-	if err := embedtest.Write(filepath.Join(dir, "bge-m3")); err != nil {
+	if err := embedtest.WriteM3(filepath.Join(dir, "bge-m3"), nil); err != nil {
 		t.Fatal(err)
 	}
-	unigram := []byte(`{"model":{"type":"Unigram","unk_id":3,"vocab":[["<s>",0]]}}`)
-	if err := writeFile(filepath.Join(dir, "bge-m3", "tokenizer.json"), unigram); err != nil {
+	bpe := []byte(`{"model":{"type":"BPE","vocab":{"<s>":0}}}`)
+	if err := writeFile(filepath.Join(dir, "bge-m3", "tokenizer.json"), bpe); err != nil {
 		t.Fatal(err)
 	}
 	e3 := New(Config{ModelsDir: dir})
 	defer e3.Close()
 	for _, m := range e3.Models() {
-		if m.Name == "bge-m3" && (m.Loaded || m.Reason == "") {
-			t.Errorf("bge-m3 with a Unigram tokenizer: %+v", m)
+		if m.Name == "bge-m3" && (m.Loaded || !strings.Contains(m.Reason, "unsupported tokenizer")) {
+			t.Errorf("bge-m3 with a BPE tokenizer: %+v", m)
 		}
+	}
+	_, err = e3.Embed(context.Background(), &Input{Input: mustJSON("x"), Model: "bge-m3"})
+	if apierr.From(err).Code != "model_unavailable" {
+		t.Errorf("bge-m3 not loaded: %v", err)
+	}
+}
+
+// TestM3 runs the bge-m3 path end to end with a tiny model of its shape:
+// the Unigram tokenizer, input_ids and attention_mask only, <pad> = 1 for
+// padding, 1024 dimensions, CLS pooling, L2 normalisation and the limit
+// of 8192 tokens.
+func TestM3(t *testing.T) {
+	dir := t.TempDir()
+	if err := embedtest.WriteM3(filepath.Join(dir, "bge-m3"), nil); err != nil {
+		t.Fatal(err)
+	}
+	e := New(Config{ModelsDir: dir})
+	t.Cleanup(func() { e.Close() })
+	if got := e.Loaded(); !slices.Equal(got, []string{"bge-m3"}) {
+		t.Fatalf("loaded %v: %+v", got, e.Models())
+	}
+	m := e.batchers["bge-m3"].m
+	if !slices.Equal(m.inputs, []string{"input_ids", "attention_mask"}) || m.output != "last_hidden_state" || m.maxTokens != 8192 {
+		t.Errorf("model inputs %v, output %q, max tokens %d", m.inputs, m.output, m.maxTokens)
+	}
+	if _, ok := m.tok.(*spTokenizer); !ok || m.tok.padID() != 1 {
+		t.Errorf("tokenizer %T, pad %d", m.tok, m.tok.padID())
+	}
+	texts := []string{"the cafe is high", "ＴＨＥ ｃａｆｅ", "日本語"}
+	ids := [][]int64{
+		pieceIDs("▁the", "▁caf", "e", "▁", "i", "s", "▁", "h", "i", "g", "h"),
+		pieceIDs("▁", "<unk>", "▁caf", "e"),
+		pieceIDs("▁", "<unk>"),
+	}
+	in := input(t, texts)
+	in.Model = "bge-m3"
+	out, err := e.Embed(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Model != "bge-m3" || out.Dimensions != 1024 || len(out.Data) != 3 || out.Usage.Tokens != 13+6+4 {
+		t.Fatalf("output: model %s, %d dimensions, %d vectors, %d tokens", out.Model, out.Dimensions, len(out.Data), out.Usage.Tokens)
+	}
+	for i, d := range out.Data {
+		ref := embedtest.ReferenceOf(ids[i], embedtest.M3Dim)
+		var norm float64
+		for k, x := range d.Embedding {
+			norm += float64(x) * float64(x)
+			if math.Abs(float64(x)-ref[k]) > 1e-5 {
+				t.Fatalf("text %d dim %d: %g, reference %g", i, k, x, ref[k])
+			}
+		}
+		if math.Abs(norm-1) > 1e-4 {
+			t.Errorf("text %d: squared norm %g", i, norm)
+		}
+	}
+	// A text over 8192 tokens is cut to 8192: <s>, 8190 pieces, </s>.
+	// 18,000 characters; each "a" is ▁ a (-4.78), which beats ▁a (-5.08).
+	long := input(t, strings.Repeat("a ", 9000))
+	long.Model = "bge-m3"
+	out, err = e.Embed(context.Background(), long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Usage.Tokens != 8192 {
+		t.Errorf("9000 words: %d tokens, want 8192", out.Usage.Tokens)
+	}
+	want := make([]int64, 8192)
+	for i := range want {
+		want[i] = embedtest.PieceID([]string{"a", "▁"}[i%2])
+	}
+	want[0], want[8191] = embedtest.PieceID("<s>"), embedtest.PieceID("</s>")
+	ref := embedtest.ReferenceOf(want, embedtest.M3Dim)
+	for k, x := range out.Data[0].Embedding {
+		if math.Abs(float64(x)-ref[k]) > 1e-4 {
+			t.Fatalf("long text dim %d: %g, reference %g", k, x, ref[k])
+		}
+	}
+	// The default model is not provisioned here.
+	if _, err := e.Embed(context.Background(), input(t, "x")); apierr.From(err).Code != "model_unavailable" {
+		t.Errorf("bge-small not provisioned: %v", err)
+	}
+}
+
+// TestMaxTokensConfig: Config.MaxTokens lowers a model's limit, never
+// raises it.
+func TestMaxTokensConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := embedtest.WriteM3(filepath.Join(dir, "bge-m3"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := embedtest.Write(filepath.Join(dir, DefaultModel)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cfg, small, m3 int }{{0, 512, 8192}, {1000, 512, 1000}, {100, 100, 100}} {
+		e := New(Config{ModelsDir: dir, MaxTokens: tc.cfg})
+		small, m3 := e.batchers[DefaultModel].m.maxTokens, e.batchers["bge-m3"].m.maxTokens
+		e.Close()
+		if small != tc.small || m3 != tc.m3 {
+			t.Errorf("MaxTokens %d: bge-small %d, bge-m3 %d; want %d, %d", tc.cfg, small, m3, tc.small, tc.m3)
+		}
+	}
+}
+
+func TestPool(t *testing.T) {
+	// [2, 2, 2] hidden states: token 0 of each row.
+	got, err := pool([]int64{2, 2, 2}, []float32{3, 4, 9, 9, 0, 5, 9, 9}, 2, 2)
+	if err != nil || !slices.Equal(got[0], []float32{0.6, 0.8}) || !slices.Equal(got[1], []float32{0, 1}) {
+		t.Errorf("3-d: %v %v", got, err)
+	}
+	// [2, 2]: already pooled rows.
+	got, err = pool([]int64{2, 2}, []float32{3, 4, 0, 5}, 2, 7)
+	if err != nil || !slices.Equal(got[0], []float32{0.6, 0.8}) || !slices.Equal(got[1], []float32{0, 1}) {
+		t.Errorf("2-d: %v %v", got, err)
+	}
+	for _, sh := range [][]int64{{2}, {3, 2}, {2, 3, 2}, {2, 2, 0}, {2, 2, 2, 2}} {
+		if _, err := pool(sh, make([]float32, 8), 2, 2); err == nil {
+			t.Errorf("shape %v accepted", sh)
+		}
+	}
+	if _, err := pool([]int64{2, 2, 4}, make([]float32, 8), 2, 2); err == nil {
+		t.Error("short data accepted")
 	}
 }
 
@@ -238,4 +363,28 @@ func TestInputLimits(t *testing.T) {
 func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+func TestGroupByLength(t *testing.T) {
+	for _, tc := range []struct {
+		lengths []int
+		budget  int
+		want    [][]int
+	}{
+		{[]int{4, 4, 4}, 12, [][]int{{0, 1, 2}}},
+		{[]int{4, 4, 4}, 11, [][]int{{0, 1}, {2}}},
+		// Shortest first; the long text runs alone, not padding the others.
+		{[]int{8192, 10, 12, 11}, 16384, [][]int{{1, 3, 2}, {0}}},
+		{[]int{8192, 8192, 8192}, 16384, [][]int{{0, 1}, {2}}},
+		{[]int{20000}, 16384, [][]int{{0}}},
+		{nil, 16384, nil},
+	} {
+		if got := groupByLength(tc.lengths, tc.budget); !equalGroups(got, tc.want) {
+			t.Errorf("groupByLength(%v, %d) = %v, want %v", tc.lengths, tc.budget, got, tc.want)
+		}
+	}
+}
+
+func equalGroups(a, b [][]int) bool {
+	return slices.EqualFunc(a, b, func(x, y []int) bool { return slices.Equal(x, y) })
 }

@@ -84,3 +84,47 @@ func TestHTTPEmbed(t *testing.T) {
 		}
 	}
 }
+
+// bge-m3 provisioned (a tiny model of its shape and its tokenizer.json
+// format): a paid call answers 1024 unit-length dimensions, and the free
+// model list says it is loaded.
+func TestHTTPEmbedM3(t *testing.T) {
+	dir := t.TempDir()
+	if err := embedtest.WriteM3(filepath.Join(dir, "bge-m3"), nil); err != nil {
+		t.Fatal(err)
+	}
+	env := servetest.New(t, func(c *serve.Config) { c.Embed.ModelsDir = dir })
+	m := env.PaidCall(t, http.MethodPost, "/v1/embed", map[string]any{"input": []string{"the cafe is high", "日本語"}, "model": "bge-m3"})
+	data, _ := m["data"].([]any)
+	if len(data) != 2 || m["model"] != "bge-m3" || m["dimensions"] != float64(1024) {
+		t.Fatalf("answer: model %v, dimensions %v, %d vectors", m["model"], m["dimensions"], len(data))
+	}
+	for _, d := range data {
+		vec := d.(map[string]any)["embedding"].([]any)
+		var n float64
+		for _, x := range vec {
+			n += x.(float64) * x.(float64)
+		}
+		if len(vec) != 1024 || math.Abs(n-1) > 1e-4 {
+			t.Errorf("%d dimensions, norm² %g", len(vec), n)
+		}
+	}
+	if usage, _ := m["usage"].(map[string]any); usage["tokens"] != float64(13+4) {
+		t.Errorf("usage %v, want 17 tokens", m["usage"])
+	}
+	_, m = env.Call(t, http.MethodGet, "/v1/embed/models", nil, "")
+	for _, v := range m["models"].([]any) {
+		st := v.(map[string]any)
+		if loaded := st["name"] == "bge-m3"; st["loaded"] != loaded {
+			t.Errorf("model status %v", st)
+		}
+	}
+	// The default model is not provisioned: 503 before payment.
+	res, m := env.Call(t, http.MethodPost, "/v1/embed", map[string]any{"input": "x"}, "")
+	if res.StatusCode != http.StatusServiceUnavailable || servetest.ErrCode(m) != "model_unavailable" {
+		t.Errorf("bge-small not provisioned: %d %v", res.StatusCode, m)
+	}
+	if n := env.Settlements(t); n != 1 {
+		t.Errorf("%d settlements, want 1", n)
+	}
+}

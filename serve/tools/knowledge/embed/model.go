@@ -15,7 +15,7 @@ import (
 // model is a loaded model.
 type model struct {
 	name      string
-	tok       *tokenizer
+	tok       encoder
 	session   *ort.DynamicAdvancedSession
 	inputs    []string // input_ids, attention_mask and token_type_ids, as declared
 	output    string
@@ -111,20 +111,70 @@ func (m *model) run(texts []string) ([][]float32, []int, error) {
 		return nil, nil, nil
 	}
 	enc := make([][]int64, len(texts))
-	seq, tokens := 0, make([]int, len(texts))
+	tokens := make([]int, len(texts))
 	for i, s := range texts {
 		enc[i] = m.tok.encode(s, m.maxTokens)
-		seq = max(seq, len(enc[i]))
 		tokens[i] = len(enc[i])
 	}
-	b := len(texts)
+	vecs := make([][]float32, len(texts))
+	for _, g := range groupByLength(tokens, batchTokens) {
+		group := make([][]int64, len(g))
+		for k, i := range g {
+			group[k] = enc[i]
+		}
+		v, err := m.runEncoded(group)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, i := range g {
+			vecs[i] = v[k]
+		}
+	}
+	return vecs, tokens, nil
+}
+
+// batchTokens bounds a session run's padded size (texts × the longest
+// text's tokens): 32 texts of bge-small's 512 tokens, or 2 of bge-m3's
+// 8192. Without it one long text would pad every short text of its batch
+// to its length, multiplying bge-m3's memory and time.
+const batchTokens = 32 * 512
+
+// groupByLength returns the indexes of lengths in groups, shortest texts
+// first, each group's count × longest at most budget (a text longer
+// than budget runs alone).
+func groupByLength(lengths []int, budget int) [][]int {
+	order := make([]int, len(lengths))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return lengths[a] - lengths[b] })
+	var groups [][]int
+	for start := 0; start < len(order); {
+		end := start + 1
+		for end < len(order) && (end-start+1)*lengths[order[end]] <= budget {
+			end++
+		}
+		groups = append(groups, order[start:end])
+		start = end
+	}
+	return groups
+}
+
+// runEncoded runs one session call on encoded texts, padded to the
+// longest.
+func (m *model) runEncoded(enc [][]int64) ([][]float32, error) {
+	seq := 0
+	for _, e := range enc {
+		seq = max(seq, len(e))
+	}
+	b := len(enc)
 	ids, mask, types := make([]int64, b*seq), make([]int64, b*seq), make([]int64, b*seq)
 	for i, e := range enc {
 		for j := range seq {
 			if j < len(e) {
 				ids[i*seq+j], mask[i*seq+j] = e[j], 1
 			} else {
-				ids[i*seq+j] = m.tok.pad
+				ids[i*seq+j] = m.tok.padID()
 			}
 		}
 	}
@@ -139,7 +189,7 @@ func (m *model) run(texts []string) ([][]float32, []int, error) {
 		data := map[string][]int64{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}[name]
 		t, err := ort.NewTensor(shape, data)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		inputs = append(inputs, t)
 	}
@@ -148,24 +198,39 @@ func (m *model) run(texts []string) ([][]float32, []int, error) {
 	err := m.session.Run(inputs, outputs)
 	m.mu.Unlock()
 	if err != nil {
-		return nil, nil, fmt.Errorf("embed: running %s: %w", m.name, err)
+		return nil, fmt.Errorf("embed: running %s: %w", m.name, err)
 	}
 	defer outputs[0].Destroy()
 	out, ok := outputs[0].(*ort.Tensor[float32])
 	if !ok {
-		return nil, nil, errors.New("embed: the model's output is not a float32 tensor")
+		return nil, errors.New("embed: the model's output is not a float32 tensor")
 	}
-	sh := out.GetShape()
-	if len(sh) != 3 || sh[0] != int64(b) || sh[1] != int64(seq) {
-		return nil, nil, fmt.Errorf("embed: output shape %v, want [%d %d d]", sh, b, seq)
+	return pool(out.GetShape(), out.GetData(), b, seq)
+}
+
+// pool takes each text's vector from the model's output and normalises
+// it: token 0 ([CLS], <s>) of a [batch, seq, d] hidden state, or the row
+// of a [batch, d] output that is already pooled (as some bge-m3 exports'
+// dense_vecs).
+func pool(sh ort.Shape, data []float32, b, seq int) ([][]float32, error) {
+	var stride int
+	switch {
+	case len(sh) == 3 && sh[0] == int64(b) && sh[1] == int64(seq) && sh[2] > 0:
+		stride = seq * int(sh[2])
+	case len(sh) == 2 && sh[0] == int64(b) && sh[1] > 0:
+		stride = int(sh[1])
+	default:
+		return nil, fmt.Errorf("embed: output shape %v, want [%d %d d] or [%d d]", sh, b, seq, b)
 	}
-	d := int(sh[2])
-	data := out.GetData()
+	d := int(sh[len(sh)-1])
+	if len(data) < b*stride {
+		return nil, fmt.Errorf("embed: output of %d values for shape %v", len(data), sh)
+	}
 	vecs := make([][]float32, b)
 	for i := range b {
-		vecs[i] = normalise(slices.Clone(data[i*seq*d : i*seq*d+d])) // token 0: CLS pooling
+		vecs[i] = normalise(slices.Clone(data[i*stride : i*stride+d]))
 	}
-	return vecs, tokens, nil
+	return vecs, nil
 }
 
 // normalise scales v to unit L2 norm (a zero vector stays zero).

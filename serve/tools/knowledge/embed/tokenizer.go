@@ -11,10 +11,50 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// ErrUnsupportedTokenizer means tokenizer.json describes a model this
-// package does not implement (only WordPiece, as the BERT family and
-// bge-small use; bge-m3's Unigram is not implemented).
+// ErrUnsupportedTokenizer means tokenizer.json describes a tokenizer
+// this package does not implement: models other than WordPiece (BERT,
+// bge-small) and Unigram (SentencePiece, XLM-R, bge-m3), or a normalizer,
+// pre-tokenizer or post-processor outside what those use.
 var ErrUnsupportedTokenizer = errors.New("embed: unsupported tokenizer")
+
+// encoder turns a text into a model's input ids.
+type encoder interface {
+	// encode returns the ids of text with the model's special tokens
+	// around them, at most maxTokens in all (the text's end is cut).
+	encode(text string, maxTokens int) []int64
+	// padID is the id that pads a batch's shorter texts.
+	padID() int64
+}
+
+// loadTokenizer reads a Hugging Face tokenizer.json and returns the
+// tokenizer its model type names.
+func loadTokenizer(path string) (encoder, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		Model struct {
+			Type string `json:"type"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("embed: %s: %w", path, err)
+	}
+	var enc encoder
+	switch head.Model.Type {
+	case "WordPiece":
+		enc, err = loadWordPiece(b)
+	case "Unigram":
+		enc, err = loadUnigram(b)
+	default:
+		err = fmt.Errorf("%w: model type %q", ErrUnsupportedTokenizer, head.Model.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embed: %s: %w", path, err)
+	}
+	return enc, nil
+}
 
 // tokenizer is a WordPiece tokenizer read from a Hugging Face
 // tokenizer.json: BertNormalizer, BertPreTokenizer, WordPiece and the
@@ -53,18 +93,12 @@ type tokenizerFile struct {
 	} `json:"model"`
 }
 
-func loadTokenizer(path string) (*tokenizer, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+func loadWordPiece(b []byte) (*tokenizer, error) {
 	var f tokenizerFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("embed: %s: %w", path, err)
+		return nil, err
 	}
-	if f.Model.Type != "WordPiece" {
-		return nil, fmt.Errorf("%w: model type %q in %s", ErrUnsupportedTokenizer, f.Model.Type, path)
-	}
+	var err error
 	t := &tokenizer{vocab: f.Model.Vocab, prefix: f.Model.ContinuingSubwordPrefix, maxWordChars: f.Model.MaxInputCharsPerWord,
 		lowercase: true, cleanText: true, chineseChars: true}
 	if t.prefix == "" {
@@ -98,7 +132,7 @@ func loadTokenizer(path string) (*tokenizer, error) {
 		if v, ok := t.vocab[tok]; ok {
 			return v, nil
 		}
-		return 0, fmt.Errorf("embed: %s: no %s token %q", path, field, tok)
+		return 0, fmt.Errorf("no %s token %q", field, tok)
 	}
 	if t.unk, err = id(firstNonEmpty(f.Model.UnkToken, "[UNK]"), "unknown"); err != nil {
 		return nil, err
@@ -112,6 +146,8 @@ func loadTokenizer(path string) (*tokenizer, error) {
 	t.pad, _ = id("[PAD]", "PAD") // absent: 0
 	return t, nil
 }
+
+func (t *tokenizer) padID() int64 { return t.pad }
 
 func firstNonEmpty(a, b string) string {
 	if a != "" {

@@ -40,8 +40,12 @@ func ID(tok string) int64 {
 
 // Embedding is row id of the model's embedding table: deterministic
 // values, zero for [PAD].
-func Embedding(id int64) []float32 {
-	row := make([]float32, Dim)
+func Embedding(id int64) []float32 { return EmbeddingOf(id, Dim) }
+
+// EmbeddingOf is row id of an embedding table of dim columns: the values
+// of Embedding, for any size.
+func EmbeddingOf(id int64, dim int) []float32 {
+	row := make([]float32, dim)
 	if id == 0 {
 		return row
 	}
@@ -53,13 +57,16 @@ func Embedding(id int64) []float32 {
 
 // Reference is what the model and CLS pooling give for one text's token
 // ids ([CLS] … [SEP]), L2-normalised: E[ids[0]] + Σ E[ids[j]].
-func Reference(ids []int64) []float64 {
-	v := make([]float64, Dim)
+func Reference(ids []int64) []float64 { return ReferenceOf(ids, Dim) }
+
+// ReferenceOf is Reference for a model of dim columns (M3Dim for WriteM3's).
+func ReferenceOf(ids []int64, dim int) []float64 {
+	v := make([]float64, dim)
 	for k := range v {
-		v[k] = float64(Embedding(ids[0])[k])
+		v[k] = float64(EmbeddingOf(ids[0], dim)[k])
 	}
 	for _, id := range ids {
-		for k, x := range Embedding(id) {
+		for k, x := range EmbeddingOf(id, dim) {
 			v[k] += float64(x)
 		}
 	}
@@ -125,6 +132,15 @@ const (
 
 // Model is the serialised ModelProto.
 func Model() []byte {
+	table := make([][]float32, len(Vocab))
+	for id := range table {
+		table[id] = Embedding(int64(id))
+	}
+	return modelOf(table, Dim)
+}
+
+// modelOf is the ModelProto of the graph with embedding table E.
+func modelOf(table [][]float32, dim int) []byte {
 	var g []byte
 	node := func(op string, in, out []string, attrs ...[]byte) {
 		var n []byte
@@ -178,15 +194,15 @@ func Model() []byte {
 	g = protowire.AppendString(g, "tiny_bert")
 	// initializer E: float [V, Dim], float_data packed
 	var tensor []byte
-	for _, d := range []int64{int64(len(Vocab)), Dim} {
+	for _, d := range []int64{int64(len(table)), int64(dim)} {
 		tensor = protowire.AppendTag(tensor, 1, protowire.VarintType)
 		tensor = protowire.AppendVarint(tensor, uint64(d))
 	}
 	tensor = protowire.AppendTag(tensor, 2, protowire.VarintType)
 	tensor = protowire.AppendVarint(tensor, tFloat)
 	var floats []byte
-	for id := range Vocab {
-		for _, x := range Embedding(int64(id)) {
+	for _, row := range table {
+		for _, x := range row {
 			floats = protowire.AppendFixed32(floats, math.Float32bits(x))
 		}
 	}
@@ -231,7 +247,7 @@ func Model() []byte {
 	g = protowire.AppendTag(g, 11, protowire.BytesType)
 	g = protowire.AppendBytes(g, valueInfo("attention_mask", tInt64, "batch", "seq"))
 	g = protowire.AppendTag(g, 12, protowire.BytesType)
-	g = protowire.AppendBytes(g, valueInfo("last_hidden_state", tFloat, "batch", "seq", Dim))
+	g = protowire.AppendBytes(g, valueInfo("last_hidden_state", tFloat, "batch", "seq", dim))
 
 	var m []byte
 	m = protowire.AppendTag(m, 1, protowire.VarintType) // ir_version
