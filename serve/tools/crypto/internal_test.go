@@ -2,9 +2,14 @@ package crypto
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
 func TestBase58(t *testing.T) {
@@ -83,5 +88,21 @@ func TestDecodeUintArraysHostile(t *testing.T) {
 	}
 	for _, bad := range [][]byte{append(huge, huge...), append(w(64), huge...), append(append(w(64), w(96)...), huge...), {1, 2}} {
 		decodeUintArrays(bad) // must not panic
+	}
+}
+
+func TestYieldsNeedMarkets(t *testing.T) {
+	cc := chain.Default()
+	cc.Chains["bsc"].Lending = nil
+	tools, err := New(Config{Chains: cc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tools.Close()
+	// Refused before any RPC call: the endpoints are the public ones.
+	err = tools.checkPrices(context.Background(), &PricesInput{YieldsChain: "bsc"})
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != "yields_not_supported" {
+		t.Errorf("err %v, want yields_not_supported", err)
 	}
 }

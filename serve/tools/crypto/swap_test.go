@@ -108,11 +108,11 @@ func TestSwapRoute(t *testing.T) {
 			t.Errorf("V2 gives %v, not less than V3's %v: the test proves nothing", v2, q[0])
 		}
 		tx := m["transaction"].(map[string]any)
-		if tx["to"] != v3Router.Hex() || tx["value"] != "0" || tx["data"].(string)[:10] != selector("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))") {
+		if tx["to"] != c.V3Router.Hex() || tx["value"] != "0" || tx["data"].(string)[:10] != selector("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))") {
 			t.Errorf("transaction %v", tx)
 		}
 		// The wallet approved the V2 router only.
-		if al := m["allowance"].(map[string]any); al["sufficient"] != false || al["spender"] != v3Router.Hex() {
+		if al := m["allowance"].(map[string]any); al["sufficient"] != false || al["spender"] != c.V3Router.Hex() {
 			t.Errorf("allowance %v", al)
 		}
 		if imp := num(t, m, "price_impact_pct"); imp <= 0 || imp > 0.05 {
