@@ -1,9 +1,11 @@
 package evmtest
 
 import (
+	"crypto/ecdsa"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 )
 
 // Market is what the multi-hop routes and the lending yields are tested
@@ -82,4 +84,12 @@ func (c *Chain) v3Pool(a common.Address, amtA *big.Int, b common.Address, amtB *
 	c.Send(c.Deployer, b, nil, "Token", "transfer", p, amtB)
 	c.Send(c.Deployer, p, nil, "UniswapV3Pool", "initialize", sp, l)
 	return p
+}
+
+// SendData sends a transaction with raw call data (an unsigned
+// transaction a tool built), mines it and returns its receipt; it fails
+// the test if it reverts.
+func (c *Chain) SendData(key *ecdsa.PrivateKey, to common.Address, value *big.Int, data []byte) *types.Receipt {
+	c.t.Helper()
+	return c.tx(key, &to, value, data)
 }
