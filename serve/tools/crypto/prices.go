@@ -73,6 +73,7 @@ type tokenRef struct {
 	Input string
 	Chain string
 	Addr  common.Address
+	Mint  string // solana
 }
 
 // nativeSymbols map a native coin to its chain (priced as its wrapped token).
@@ -87,6 +88,9 @@ func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 		name, rest = defChain, s
 	}
 	name = strings.ToLower(name)
+	if name == "solana" || name == "" && (strings.EqualFold(rest, "SOL") || strings.EqualFold(rest, "WSOL")) {
+		return t.resolveSolana(field, s, rest)
+	}
 	if name == "" {
 		up := strings.ToUpper(rest)
 		if ch, ok := nativeSymbols[up]; ok && t.evm[ch] != nil {
@@ -152,13 +156,16 @@ func (t *Tools) checkPrices(ctx context.Context, in *PricesInput) error {
 			}
 		}
 	}
-	return nil
+	return t.checkSolanaPrices(ctx, refs)
 }
 
+// byChain groups the EVM tokens by chain.
 func byChain(refs []tokenRef) map[string][]common.Address {
 	m := map[string][]common.Address{}
 	for _, r := range refs {
-		m[r.Chain] = append(m[r.Chain], r.Addr)
+		if r.Chain != "solana" {
+			m[r.Chain] = append(m[r.Chain], r.Addr)
+		}
 	}
 	return m
 }
@@ -221,6 +228,9 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 			}
 			out.Prices = append(out.Prices, tp)
 		}
+	}
+	if err := t.solanaTokenPrices(ctx, refs, out); err != nil {
+		return nil, err
 	}
 	if in.YieldsChain != "" {
 		c, err := t.yieldsClient(in.YieldsChain)

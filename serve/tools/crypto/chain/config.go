@@ -50,6 +50,20 @@ type Chain struct {
 	Flagged []Flagged `json:"flagged,omitempty"`
 	// Lending are the lending markets crypto_prices reads yields from.
 	Lending []Lending `json:"lending,omitempty"`
+	// Whirlpool is where Solana prices come from (solana only).
+	Whirlpool *Whirlpool `json:"whirlpool,omitempty"`
+}
+
+// Whirlpool is an Orca-Whirlpool-style program on Solana: pools are the
+// program-derived addresses of ("whirlpool", Config, mint A, mint B, tick
+// spacing) for the TickSpacings tried, priced against USDCMint and WSOLMint
+// (base58).
+type Whirlpool struct {
+	Program      string   `json:"program"`
+	Config       string   `json:"config"`
+	TickSpacings []uint16 `json:"tick_spacings"`
+	USDCMint     string   `json:"usdc_mint"`
+	WSOLMint     string   `json:"wsol_mint"`
 }
 
 // Lending is a lending market: kind aave-v3 is an Aave-V3-style Pool
