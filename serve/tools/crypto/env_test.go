@@ -92,6 +92,10 @@ func solanaReplay(t testing.TB) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(raw), `"method":"getMultipleAccounts"`) {
+			serveAccounts(t, w, raw) // solprice_test.go
+			return
+		}
 		for m, b := range solanaSamples {
 			if strings.Contains(string(raw), `"method":"`+m+`"`) {
 				w.Header().Set("Content-Type", "application/json")

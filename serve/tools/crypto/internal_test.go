@@ -106,3 +106,21 @@ func TestYieldsNeedMarkets(t *testing.T) {
 		t.Errorf("err %v, want yields_not_supported", err)
 	}
 }
+
+// TestWhirlpoolAddress checks the program-derived address code against
+// the real Orca SOL/USDC pool (tick spacing 4) of the mainnet config.
+func TestWhirlpoolAddress(t *testing.T) {
+	w := chain.Default().Chains["solana"].Whirlpool
+	s, err := chain.NewSolana(chain.Default().Chains["solana"], chain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := whirlpoolAddr(s, w, w.WSOLMint, w.USDCMint, 4)
+	if !ok || got != "Czfq3xZZDmsdGdUyrNLtRhGc47cXcZtLG4crryfu44zE" {
+		t.Errorf("SOL/USDC tick spacing 4: %s", got)
+	}
+	// Mint order does not matter.
+	if again, _ := whirlpoolAddr(s, w, w.USDCMint, w.WSOLMint, 4); again != got {
+		t.Errorf("reversed mints: %s", again)
+	}
+}

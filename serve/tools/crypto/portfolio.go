@@ -259,7 +259,7 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 	}
 	cp := ChainPortfolio{Chain: "solana", Tokens: []Holding{},
 		Native: &Holding{Symbol: "SOL", Decimals: 9, Raw: lam.String(), Balance: toFloat(lam, 9)},
-		Note:   "USD prices from Orca Whirlpool pools against USDC and SOL (the first 20 token accounts); min_usd does not apply."}
+		Note:   "Solana holdings have no USD prices here (no Whirlpool configuration); min_usd does not apply."}
 	for _, a := range accts.Value {
 		ta := a.Account.Data.Parsed.Info.TokenAmount
 		v, ok := new(big.Int).SetString(ta.Amount, 10)

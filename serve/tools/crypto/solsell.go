@@ -65,7 +65,6 @@ func (t *Tools) solanaUSD(ctx context.Context, mints []string) (map[string]*solQ
 	return m.Quotes, nil
 }
 
-
 // priceSolana adds USD prices and values to a Solana portfolio.
 func (t *Tools) priceSolana(ctx context.Context, cp *ChainPortfolio) error {
 	w := t.solWhirlpool()
@@ -89,6 +88,7 @@ func (t *Tools) priceSolana(ctx context.Context, cp *ChainPortfolio) error {
 		h.PriceUSD, h.USD = ptr(round(q.PriceUSD, 10)), ptr(round(h.Balance*q.PriceUSD, 10))
 		cp.TotalUSD += *h.USD
 	}
+	cp.Note = "USD prices from Orca Whirlpool pools against USDC and SOL (the first 20 token accounts); min_usd does not apply."
 	set(cp.Native, qs[w.WSOLMint])
 	for i := range cp.Tokens {
 		set(&cp.Tokens[i], qs[cp.Tokens[i].Address])
