@@ -39,11 +39,11 @@ const (
 // testPool is a sample pool: reserves of each mint in base units; its
 // price is their ratio and its liquidity √(a·b), as for a full range.
 type testPool struct {
-	addr        string
+	addr         string
 	mintX, mintY string
-	resX, resY  uint64
-	tickSpacing uint16
-	feeRate     uint16
+	resX, resY   uint64
+	tickSpacing  uint16
+	feeRate      uint16
 }
 
 var (
