@@ -120,8 +120,9 @@ func TestSwapRouteMultiHop(t *testing.T) {
 	})
 }
 
-func TestCryptoPricesThroughListedToken(t *testing.T) {
-	e := newEnv(t)
+// pricesThroughListedToken runs in TestCryptoPricesYields' chain (one
+// chain fewer to deploy).
+func pricesThroughListedToken(t *testing.T, e *env) {
 	c := e.chain
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{
 		"tokens": "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",GOOD", "change_24h": false})

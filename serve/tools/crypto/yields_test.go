@@ -97,4 +97,6 @@ func TestCryptoPricesYields(t *testing.T) {
 	if n := len(m["yields"].(map[string]any)["markets"].([]any)); n != 3 || len(m["prices"].([]any)) != 0 {
 		t.Errorf("%d markets, prices %v", n, m["prices"])
 	}
+
+	t.Run("prices through a listed token", func(t *testing.T) { pricesThroughListedToken(t, e) })
 }
