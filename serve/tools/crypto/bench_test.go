@@ -22,8 +22,9 @@ func BenchmarkTools(b *testing.B) {
 		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
 			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
 			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
-				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: c.V3Quoter, FeeTiers: []int64{500, 3000}}},
-			Tokens: []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18}, {Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
+				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: c.V3Router, FeeTiers: []int64{500, 3000}, V2Factory: c.Factory}},
+			Lending: []chain.Lending{{Name: "aave-v3", Kind: "aave-v3", Address: c.AavePool}, {Name: "compound-v3-usdc", Kind: "compound-v3", Address: c.Comet}},
+			Tokens:  []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18}, {Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
 	}}
 	tools, err := New(Config{Chains: cc, RPCOptions: chain.Options{RatePerSecond: 1e6, Burst: 1e6}})
 	if err != nil {
@@ -41,6 +42,19 @@ func BenchmarkTools(b *testing.B) {
 		}},
 		{"crypto_prices", func() error {
 			_, err := tools.prices(ctx, &PricesInput{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true})
+			return err
+		}},
+		{"crypto_prices_yields", func() error {
+			_, err := tools.prices(ctx, &PricesInput{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true, YieldsChain: "ethereum"})
+			return err
+		}},
+		{"crypto_prices_routed", func() error {
+			// TAIL only through GOOD, VTT only in a V3 pool.
+			_, err := tools.prices(ctx, &PricesInput{Tokens: "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",ethereum:" + c.FEE.Hex(), Change24h: true})
+			return err
+		}},
+		{"swap_route_multihop", func() error {
+			_, err := tools.swapRoute(ctx, &SwapInput{Chain: "ethereum", TokenIn: "USDC", TokenOut: c.VTT.Hex(), Amount: "100000"})
 			return err
 		}},
 		{"token_report", func() error {

@@ -3,9 +3,11 @@
 // wallet_portfolio, wallet_report and simulate_tx.
 //
 // Every answer comes from chain state read over JSON-RPC (package chain):
-// pool reserves of Uniswap-V2-style factories for prices and routes,
-// eth_feeHistory for gas, bytecode and storage for audits, eth_call with
-// state overrides for simulated sells and transactions. Verified ABIs come
+// Uniswap-V2-style pairs and V3-style pools (quoted by QuoterV2) for prices
+// and multi-hop routes, Aave V3 Pools and Compound V3 Comets for lending
+// yields, Orca Whirlpool accounts for Solana prices, eth_feeHistory for
+// gas, bytecode and storage for audits, eth_call with state overrides for
+// simulated sells and transactions. Verified ABIs come
 // from a Sourcify-style server with an Etherscan-style fallback. Nothing is
 // ever signed or broadcast.
 //

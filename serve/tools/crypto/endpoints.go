@@ -68,8 +68,8 @@ func (t *Tools) portfolioEndpoint() *registry.Endpoint {
 		Price:   "0.001",
 		Summary: "Native balances and token holdings of a wallet with USD values and totals per chain (EVM and Solana addresses).",
 		Description: "EVM: the configured token list plus up to 20 given tokens, read in one Multicall3 call per chain and priced " +
-			"from on-chain pools. Solana: SOL and SPL token accounts (no USD prices yet). A chain whose node fails is reported " +
-			"with an error; the call fails only when every chain does.",
+			"from on-chain pools. Solana: SOL and SPL token accounts, priced from Orca Whirlpool pools against USDC and SOL. A chain " +
+			"whose node fails is reported with an error; the call fails only when every chain does.",
 		Output: PortfolioOutput{}, Tool: tool(),
 		Handle: value(t.portfolio),
 	}.Endpoint()
@@ -79,9 +79,11 @@ func (t *Tools) swapEndpoint() *registry.Endpoint {
 	return registry.Spec[SwapInput]{
 		Name: "swap_route", Method: http.MethodGet, Path: "/v1/crypto/swap-route", Group: registry.GroupTools,
 		Price:   "0.001",
-		Summary: "Best swap route from on-chain Uniswap-V2-style pools: output, minimum after slippage, price impact, gas, USD value change; with a sender, an unsigned transaction and the allowance check.",
-		Description: "Direct routes and routes through the wrapped native token, USDC and listed tokens (up to three hops) are " +
-			"quoted from reserves at the head block. native is handled as the wrapped token. Quotes only: no transaction is sent.",
+		Summary: "Best swap route across Uniswap-V2-style pairs and V3-style pools (multi-hop, mixed V2/V3): output, minimum after slippage, price impact over the route, gas, USD value change; with a sender, an unsigned transaction and the allowance check.",
+		Description: "Direct routes and routes through the wrapped native token, USDC and listed tokens (up to three hops, each hop " +
+			"the best V2 pair or V3 pool of any fee tier) are quoted at the head block: V2 from reserves, V3 with the DEX's QuoterV2. " +
+			"The transaction is a V2 router call, a SwapRouter02 exactInputSingle/exactInput, or a SwapRouter02 multicall for mixed " +
+			"routes. native is handled as the wrapped token. Quotes only: no transaction is sent.",
 		Output: SwapOutput{}, Tool: tool(),
 		Check:  t.checkSwap,
 		Handle: value(t.swapRoute),
@@ -107,7 +109,8 @@ func (t *Tools) reportEndpoint() *registry.Endpoint {
 		Price:   "0.05",
 		Summary: "Token safety report: score 0 to 100 with every deduction explained, a verdict (low-risk, caution, high-risk, avoid), the audit flags, and simulated sales of 100 and 1,000 USD to USDC with received amount, effective tax and revert reason.",
 		Description: "Sales run through the deepest pool (and the wrapped-native/USDC pool when needed) by eth_call with state " +
-			"overrides: a seller contract and a token balance are placed for the call only; nothing is signed or sent.",
+			"overrides: a seller contract and a token balance are placed for the call only; nothing is signed or sent. Solana: the " +
+			"sales are quotes from Orca Whirlpool pool state (quote_only), not simulations.",
 		Output: ReportOutput{}, Tool: tool(),
 		Check:  t.checkToken,
 		Handle: value(t.tokenReport),
@@ -131,9 +134,11 @@ func (t *Tools) pricesEndpoint() *registry.Endpoint {
 	return registry.Spec[PricesInput]{
 		Name: "crypto_prices", Method: http.MethodGet, Path: "/v1/crypto/prices", Group: registry.GroupTools,
 		Price:   "0.001",
-		Summary: "Token prices in USD from on-chain pools (against USDC and the wrapped native token) with pool depth, a confidence measure and the 24-hour change.",
-		Description: "At most 10 tokens, as symbols or chain:address. The deepest Uniswap-V2-style pool sets the price; " +
-			"the 24-hour change compares with pool state at the block of 24 hours ago. A token with no pool is a 404 before payment.",
+		Summary: "Token prices in USD from on-chain pools (against USDC and the wrapped native token, EVM and Solana) with pool depth, a confidence measure and the 24-hour change; optional lending yields (Aave V3, Compound V3).",
+		Description: "At most 10 tokens, as symbols, chain:address or solana:MINT. The deepest V2- or V3-style pool sets the price; " +
+			"a token with neither a USDC nor a wrapped-native pool is priced through the listed tokens. The 24-hour change compares " +
+			"with pool state at the block of 24 hours ago (EVM only). Solana prices come from Orca Whirlpool pools. yields_chain adds " +
+			"supply and borrow APR and APY from the chain's lending markets. A token with no pool is a 404 before payment.",
 		Output: PricesOutput{}, Tool: tool(),
 		Check:  t.checkPrices,
 		Handle: value(t.prices),

@@ -32,9 +32,6 @@ type env struct {
 	explorerHits        int
 }
 
-// v3Router stands in for SwapRouter02, which the test chain lacks.
-var v3Router = common.HexToAddress("0x000000000000000000000000000000000005a003")
-
 func upstream(t testing.TB, elem ...string) string {
 	return fixtures.Path(t, append([]string{"upstreams"}, elem...)...)
 }
@@ -46,8 +43,8 @@ func testChains(c *evmtest.Chain, solURL string) *chain.Config {
 		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
 			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
 			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
-				// The test chain has no V3 router; its address only fills the transaction's to.
-				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: v3Router, FeeTiers: []int64{500, 3000}}},
+				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: c.V3Router, FeeTiers: []int64{500, 3000}, V2Factory: c.Factory}},
+			Lending: []chain.Lending{{Name: "aave-v3", Kind: "aave-v3", Address: c.AavePool}, {Name: "compound-v3-usdc", Kind: "compound-v3", Address: c.Comet}},
 			Tokens: []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18},
 				{Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
 		"solana": {Name: "solana", Kind: "solana", RPC: []string{solURL}, Native: "SOL"},
@@ -95,6 +92,10 @@ func solanaReplay(t testing.TB) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(raw), `"method":"getMultipleAccounts"`) {
+			serveAccounts(t, w, raw) // solprice_test.go
+			return
+		}
 		for m, b := range solanaSamples {
 			if strings.Contains(string(raw), `"method":"`+m+`"`) {
 				w.Header().Set("Content-Type", "application/json")

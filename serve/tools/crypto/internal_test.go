@@ -2,9 +2,14 @@ package crypto
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
 func TestBase58(t *testing.T) {
@@ -83,5 +88,39 @@ func TestDecodeUintArraysHostile(t *testing.T) {
 	}
 	for _, bad := range [][]byte{append(huge, huge...), append(w(64), huge...), append(append(w(64), w(96)...), huge...), {1, 2}} {
 		decodeUintArrays(bad) // must not panic
+	}
+}
+
+func TestYieldsNeedMarkets(t *testing.T) {
+	cc := chain.Default()
+	cc.Chains["bsc"].Lending = nil
+	tools, err := New(Config{Chains: cc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tools.Close()
+	// Refused before any RPC call: the endpoints are the public ones.
+	err = tools.checkPrices(context.Background(), &PricesInput{YieldsChain: "bsc"})
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != "yields_not_supported" {
+		t.Errorf("err %v, want yields_not_supported", err)
+	}
+}
+
+// TestWhirlpoolAddress checks the program-derived address code against
+// the real Orca SOL/USDC pool (tick spacing 4) of the mainnet config.
+func TestWhirlpoolAddress(t *testing.T) {
+	w := chain.Default().Chains["solana"].Whirlpool
+	s, err := chain.NewSolana(chain.Default().Chains["solana"], chain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := whirlpoolAddr(s, w, w.WSOLMint, w.USDCMint, 4)
+	if !ok || got != "Czfq3xZZDmsdGdUyrNLtRhGc47cXcZtLG4crryfu44zE" {
+		t.Errorf("SOL/USDC tick spacing 4: %s", got)
+	}
+	// Mint order does not matter.
+	if again, _ := whirlpoolAddr(s, w, w.USDCMint, w.WSOLMint, 4); again != got {
+		t.Errorf("reversed mints: %s", again)
 	}
 }

@@ -219,8 +219,7 @@ func usdOf(h Holding) float64 {
 const splTokenProgram = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
 
 // solanaPortfolio reads the SOL balance and the SPL token accounts
-// (jsonParsed). Solana holdings carry no USD price: no Solana pool reader
-// exists yet.
+// (jsonParsed), priced from the Whirlpool pools (solanaUSD).
 func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOutput, error) {
 	if t.sol == nil {
 		return nil, apierr.New(apierr.ErrUnavailable, "chain_not_configured", "solana has no RPC endpoint configured")
@@ -260,7 +259,7 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 	}
 	cp := ChainPortfolio{Chain: "solana", Tokens: []Holding{},
 		Native: &Holding{Symbol: "SOL", Decimals: 9, Raw: lam.String(), Balance: toFloat(lam, 9)},
-		Note:   "Solana holdings have no USD prices yet (no Solana pool reader); min_usd does not apply."}
+		Note:   "Solana holdings have no USD prices here (no Whirlpool configuration); min_usd does not apply."}
 	for _, a := range accts.Value {
 		ta := a.Account.Data.Parsed.Info.TokenAmount
 		v, ok := new(big.Int).SetString(ta.Amount, 10)
@@ -269,5 +268,8 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 		}
 		cp.Tokens = append(cp.Tokens, Holding{Address: a.Account.Data.Parsed.Info.Mint, Decimals: ta.Decimals, Raw: v.String(), Balance: toFloat(v, ta.Decimals)})
 	}
-	return &PortfolioOutput{Address: in.Address, Kind: "solana", Chains: []ChainPortfolio{cp}, Complete: true, CheckedAt: t.cfg.Now().UTC()}, nil
+	if err := t.priceSolana(ctx, &cp); err != nil {
+		return nil, err
+	}
+	return &PortfolioOutput{Address: in.Address, Kind: "solana", Chains: []ChainPortfolio{cp}, TotalUSD: cp.TotalUSD, Complete: true, CheckedAt: t.cfg.Now().UTC()}, nil
 }

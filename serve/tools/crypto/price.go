@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"time"
 
@@ -36,9 +37,113 @@ type PriceSource struct {
 }
 
 // usdPrices prices tokens at block (nil: latest) against USDC directly and
-// through the wrapped native token; the deepest pool wins. USDC is taken
-// as 1 USD. A token without any pool is absent from the answer.
+// through the wrapped native token; the deepest pool wins. A token with
+// neither is priced through the chain's other listed tokens (viaListed).
+// USDC is taken as 1 USD. A token without any pool is absent from the
+// answer.
 func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*quote, error) {
+	out, err := directPrices(ctx, c, tokens, block)
+	if err != nil {
+		return nil, err
+	}
+	var missing []common.Address
+	for _, t := range tokens {
+		if out[t] == nil && !containsAddr(missing, t) {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		if err := viaListed(ctx, c, missing, block, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// viaListed prices tokens that have no USDC or wrapped-native pool through
+// their pools against the chain's other listed tokens (a two-hop route:
+// token → listed token → USD): the price in the listed token times its
+// direct USD price, the depth the shallower of the two hops. Such a
+// source has no V2 pool to sell through (token_report skips its sales).
+func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, block *big.Int, out map[common.Address]*quote) error {
+	var mids []common.Address
+	for _, tk := range c.Chain.Tokens {
+		if tk.Address != c.Chain.USDC && tk.Address != c.Chain.WrappedNative {
+			mids = append(mids, tk.Address)
+		}
+	}
+	var pairs [][2]common.Address
+	for _, t := range missing {
+		for _, x := range mids {
+			if x != t {
+				pairs = append(pairs, [2]common.Address{t, x})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	ps, err := findPools(ctx, c, pairs, block)
+	if err != nil {
+		return err
+	}
+	var used []common.Address
+	for _, pr := range pairs {
+		if (len(ps.v2[pr]) > 0 || len(ps.v3[pr]) > 0) && !containsAddr(used, pr[1]) {
+			used = append(used, pr[1])
+		}
+	}
+	if len(used) == 0 {
+		return nil
+	}
+	midQ, err := directPrices(ctx, c, used, block)
+	if err != nil {
+		return err
+	}
+	meta, err := tokenInfo(ctx, c, append(slices.Clone(missing), used...))
+	if err != nil {
+		return err
+	}
+	dec := func(a common.Address) uint8 {
+		if m := meta[a]; m != nil && m.OK {
+			return m.Decimals
+		}
+		return 18
+	}
+	for _, t := range missing {
+		var q *quote
+		for _, x := range used {
+			mq := midQ[x]
+			if mq == nil || mq.PriceUSD <= 0 {
+				continue
+			}
+			sym := symbolOr(meta[x], x.Hex())
+			for _, p := range ps.v2[[2]common.Address{t, x}] {
+				rt, rx := p.reserves(t)
+				usd := toFloat(rx, dec(x)) * mq.PriceUSD
+				s := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: sym, DepthUSD: math.Min(2*usd, mq.DepthUSD)}
+				if n := toFloat(rt, dec(t)); n > 0 {
+					s.PriceUSD = usd / n
+				}
+				q = addSource(q, s, nil)
+			}
+			for _, p := range ps.v3[[2]common.Address{t, x}] {
+				s := v3Source(p, t, x, dec(t), dec(x), mq.PriceUSD, sym)
+				s.DepthUSD = math.Min(s.DepthUSD, mq.DepthUSD)
+				q = addSource(q, s, nil)
+			}
+		}
+		if q != nil {
+			q.Confidence = confidence(q)
+			out[t] = q
+		}
+	}
+	return nil
+}
+
+// directPrices prices tokens against USDC and the wrapped native token
+// only.
+func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*quote, error) {
 	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
 	pairs := [][2]common.Address{{w, usdc}}
 	all := []common.Address{usdc, w}

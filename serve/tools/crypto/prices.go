@@ -16,7 +16,7 @@ import (
 // PricesInput is the input of crypto_prices.
 type PricesInput struct {
 	Tokens      string `json:"tokens,omitempty" doc:"Comma list of at most 10 tokens: symbols of the configured token lists (ETH, WETH, USDC, ...; searched chain by chain, ethereum first) or chain:address / chain:SYMBOL." maxLength:"1000"`
-	YieldsChain string `json:"yields_chain,omitempty" doc:"Lending yields of this chain (not implemented yet: refused before payment)." enum:"ethereum|base|arbitrum|optimism|polygon|bsc"`
+	YieldsChain string `json:"yields_chain,omitempty" doc:"Add the lending yields (Aave V3, Compound V3) of this chain for the requested tokens that have a market there, or for its token list when no tokens are given." enum:"ethereum|base|arbitrum|optimism|polygon|bsc"`
 	Change24h   bool   `json:"change_24h,omitempty" doc:"Add the 24-hour change, from pool state of the block 24 hours ago." default:"true"`
 }
 
@@ -34,8 +34,10 @@ func (in *PricesInput) Validate() error {
 
 // PricesOutput is the answer of crypto_prices.
 type PricesOutput struct {
-	Prices    []TokenPrice `json:"prices"`
-	CheckedAt time.Time    `json:"checked_at"`
+	Prices []TokenPrice `json:"prices"`
+	// Yields is present when yields_chain was given.
+	Yields    *Yields   `json:"yields,omitempty"`
+	CheckedAt time.Time `json:"checked_at"`
 }
 
 // TokenPrice is one token's price.
@@ -71,6 +73,7 @@ type tokenRef struct {
 	Input string
 	Chain string
 	Addr  common.Address
+	Mint  string // solana
 }
 
 // nativeSymbols map a native coin to its chain (priced as its wrapped token).
@@ -85,6 +88,9 @@ func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 		name, rest = defChain, s
 	}
 	name = strings.ToLower(name)
+	if name == "solana" || name == "" && (strings.EqualFold(rest, "SOL") || strings.EqualFold(rest, "WSOL")) {
+		return t.resolveSolana(field, s, rest)
+	}
 	if name == "" {
 		up := strings.ToUpper(rest)
 		if ch, ok := nativeSymbols[up]; ok && t.evm[ch] != nil {
@@ -127,11 +133,13 @@ func (t *Tools) resolveTokens(in *PricesInput) ([]tokenRef, error) {
 	return refs, nil
 }
 
-// checkPrices resolves the tokens and refuses, before payment, lending
-// yields (not implemented) and tokens that have no pool at all.
+// checkPrices resolves the tokens and refuses, before payment, a
+// yields_chain without lending markets and tokens that have no pool at all.
 func (t *Tools) checkPrices(ctx context.Context, in *PricesInput) error {
 	if in.YieldsChain != "" {
-		return apierr.New(apierr.ErrInvalidInput, "yields_not_supported", "yields_chain: lending yields are not implemented yet; call without it")
+		if _, err := t.yieldsClient(in.YieldsChain); err != nil {
+			return err
+		}
 	}
 	refs, err := t.resolveTokens(in)
 	if err != nil {
@@ -148,13 +156,16 @@ func (t *Tools) checkPrices(ctx context.Context, in *PricesInput) error {
 			}
 		}
 	}
-	return nil
+	return t.checkSolanaPrices(ctx, refs)
 }
 
+// byChain groups the EVM tokens by chain.
 func byChain(refs []tokenRef) map[string][]common.Address {
 	m := map[string][]common.Address{}
 	for _, r := range refs {
-		m[r.Chain] = append(m[r.Chain], r.Addr)
+		if r.Chain != "solana" {
+			m[r.Chain] = append(m[r.Chain], r.Addr)
+		}
 	}
 	return m
 }
@@ -216,6 +227,18 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 				tp.Block24hAgo = thenBlock
 			}
 			out.Prices = append(out.Prices, tp)
+		}
+	}
+	if err := t.solanaTokenPrices(ctx, refs, out); err != nil {
+		return nil, err
+	}
+	if in.YieldsChain != "" {
+		c, err := t.yieldsClient(in.YieldsChain)
+		if err != nil {
+			return nil, err
+		}
+		if out.Yields, err = t.yields(ctx, c, t.yieldTokens(c, in)); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -104,7 +104,7 @@ func TestCryptoPricesRefusedBeforePayment(t *testing.T) {
 		{"unknown symbol", map[string]any{"tokens": "NOPE"}, 400, "invalid_input"},
 		{"unknown chain", map[string]any{"tokens": "dogechain:0x0000000000000000000000000000000000000001"}, 400, "invalid_input"},
 		{"eleven tokens", map[string]any{"tokens": "USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC"}, 400, "invalid_input"},
-		{"yields", map[string]any{"tokens": "USDC", "yields_chain": "base"}, 400, "yields_not_supported"},
+		{"yields of an unconfigured chain", map[string]any{"tokens": "USDC", "yields_chain": "base"}, 400, "invalid_input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, m := e.Call(t, http.MethodGet, "/v1/crypto/prices", tc.in, "")

@@ -32,15 +32,13 @@ var reportSellUSD = []float64{100, 1000}
 func (t *Tools) tokenReport(ctx context.Context, in *TokenInput) (*ReportOutput, error) {
 	out := &ReportOutput{Deductions: []Deduction{}, SellTests: []SellTest{}}
 	if in.Chain == "solana" {
-		// No Solana pool reader yet: the sales are reported as skipped.
+		// Solana sales are quotes from the pools' state, not simulations.
 		au, err := t.solanaAudit(ctx, in)
 		if err != nil {
 			return nil, err
 		}
 		out.AuditOutput = *au
-		for _, usd := range reportSellUSD {
-			out.SellTests = append(out.SellTests, SellTest{USD: usd, Path: []string{}, Skipped: "sales are not simulated on Solana yet"})
-		}
+		out.SellTests = t.solanaSells(ctx, in.Address)
 	} else {
 		a, err := t.runAudit(ctx, in, 0)
 		if err != nil {

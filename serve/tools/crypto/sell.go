@@ -83,6 +83,9 @@ type SellTest struct {
 	RevertReason   string   `json:"revert_reason,omitempty"`
 	Path           []string `json:"path"`
 	Skipped        string   `json:"skipped,omitempty"`
+	// QuoteOnly marks a sale computed from pool state (Solana) rather
+	// than simulated: a transfer tax or hook would not show.
+	QuoteOnly bool `json:"quote_only,omitempty"`
 }
 
 // simulateSell sells usd worth of token to USDC through the deepest pool

@@ -3,7 +3,6 @@ package crypto
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/big"
 	"regexp"
 	"slices"
@@ -96,6 +95,7 @@ type SwapOutput struct {
 // SwapHop is one pool of the route.
 type SwapHop struct {
 	Pool     string `json:"pool"`
+	DEX      string `json:"dex"`
 	TokenIn  string `json:"token_in"`
 	TokenOut string `json:"token_out"`
 	AmountIn string `json:"amount_in_raw"`
@@ -129,25 +129,6 @@ type UnsignedTx struct {
 	Gas     uint64 `json:"gas,omitempty"`
 }
 
-type route struct {
-	dex   chain.DEX
-	path  []common.Address
-	pools []*pool // V2-style hops
-	v3    *v3pool // or one V3-style hop
-	outs  []*big.Int
-}
-
-func (r *route) out() *big.Int { return r.outs[len(r.outs)-1] }
-
-// Gas per swap when the node cannot estimate it: a V2 swap costs about
-// 100k gas for one hop and 60k more per further hop; a V3 single hop about
-// 130k.
-const (
-	gasFirstHop = 100_000
-	gasNextHop  = 60_000
-	gasV3Hop    = 130_000
-)
-
 func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error) {
 	c, err := t.client("chain", in.Chain)
 	if err != nil {
@@ -170,101 +151,6 @@ func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error
 	return c, a, b, nil
 }
 
-// routes quotes every direct, one- and two-intermediate route through the
-// wrapped native token, USDC and the listed tokens, per DEX, at the head
-// block: one Multicall3 call for the pair addresses (cached) and one for
-// the reserves.
-func routes(ctx context.Context, c *chain.EVM, a, b common.Address, amt *big.Int) ([]*route, error) {
-	mids := []common.Address{c.Chain.WrappedNative, c.Chain.USDC}
-	for _, tk := range c.Chain.Tokens {
-		if len(mids) < 6 && !containsAddr(mids, tk.Address) {
-			mids = append(mids, tk.Address)
-		}
-	}
-	var inner []common.Address
-	for _, m := range mids {
-		if m != a && m != b {
-			inner = append(inner, m)
-		}
-	}
-	nodes := append([]common.Address{a, b}, inner...)
-	var pairs [][2]common.Address
-	for i := range nodes {
-		for j := i + 1; j < len(nodes); j++ {
-			pairs = append(pairs, [2]common.Address{nodes[i], nodes[j]})
-		}
-	}
-	ps, err := findPools(ctx, c, pairs, nil)
-	if err != nil {
-		return nil, err
-	}
-	pools := ps.v2
-	poolOf := func(d chain.DEX, x, y common.Address) *pool {
-		for _, k := range [][2]common.Address{{x, y}, {y, x}} {
-			for _, p := range pools[k] {
-				if p.DEX.Factory == d.Factory && p.R0.Sign() > 0 && p.R1.Sign() > 0 {
-					return p
-				}
-			}
-		}
-		return nil
-	}
-	var paths [][]common.Address
-	paths = append(paths, []common.Address{a, b})
-	for _, x := range inner {
-		paths = append(paths, []common.Address{a, x, b})
-		for _, y := range inner {
-			if x != y {
-				paths = append(paths, []common.Address{a, x, y, b})
-			}
-		}
-	}
-	out, err := v3Routes(ctx, c, ps.v3[[2]common.Address{a, b}], a, amt)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range c.Chain.DEXes {
-		if d.Kind != "v2" {
-			continue
-		}
-	next:
-		for _, p := range paths {
-			r := &route{dex: d, path: p, outs: []*big.Int{amt}}
-			for i := 0; i+1 < len(p); i++ {
-				pl := poolOf(d, p[i], p[i+1])
-				if pl == nil {
-					continue next
-				}
-				r.pools = append(r.pools, pl)
-				r.outs = append(r.outs, pl.amountOut(p[i], r.outs[i]))
-			}
-			out = append(out, r) // even with a zero output: the check before payment asks whether pools connect
-		}
-	}
-	return out, nil
-}
-
-// v3Routes quotes the single-hop V3-style pools of the pair with the
-// DEXes' quoters (one Multicall3 call; pool addresses cached).
-func v3Routes(ctx context.Context, c *chain.EVM, pools []*v3pool, a common.Address, amt *big.Int) ([]*route, error) {
-	if len(pools) == 0 {
-		return nil, nil
-	}
-	outs, err := quoteV3(ctx, c, pools, a, amt)
-	if err != nil {
-		return nil, err
-	}
-	var rs []*route
-	for i, p := range pools {
-		o := outs[i]
-		if o == nil {
-			o = new(big.Int)
-		}
-		rs = append(rs, &route{dex: p.DEX, path: []common.Address{a, p.other(a)}, v3: p, outs: []*big.Int{amt, o}})
-	}
-	return rs, nil
-}
-
 func containsAddr(l []common.Address, a common.Address) bool {
 	for _, x := range l {
 		if x == a {
@@ -281,11 +167,11 @@ func (t *Tools) checkSwap(ctx context.Context, in *SwapInput) error {
 	if err != nil {
 		return err
 	}
-	rs, err := routes(ctx, c, a.Addr, b.Addr, big.NewInt(1))
+	g, err := routeGraph(ctx, c, a.Addr, b.Addr)
 	if err != nil {
 		return err
 	}
-	if len(rs) == 0 {
+	if len(g.paths) == 0 {
 		return apierr.NotFound("no_route", "no pool route connects the two tokens on "+c.Chain.Name)
 	}
 	return nil
@@ -317,7 +203,11 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	if err != nil {
 		return nil, err
 	}
-	rs, err := routes(ctx, c, a.Addr, b.Addr, amt)
+	g, err := routeGraph(ctx, c, a.Addr, b.Addr)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := quoteRoutes(ctx, c, g, amt)
 	if err != nil {
 		return nil, err
 	}
@@ -340,26 +230,18 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 		NativeIn: isNative(in.TokenIn, c), NativeOut: isNative(in.TokenOut, c),
 		TokenIn: TokenSummary{Name: ma.Name, Symbol: ma.Symbol, Decimals: ma.Decimals}, TokenOut: TokenSummary{Name: mb.Name, Symbol: mb.Symbol, Decimals: mb.Decimals},
 		AmountIn: amt.String(), AmountInF: toFloat(amt, ma.Decimals), AmountOut: best.out().String(), AmountOutF: toFloat(best.out(), mb.Decimals),
-		MinOut: minOut.String(), MinOutF: toFloat(minOut, mb.Decimals), SlippageBps: slip, DEX: best.dex.Name, Router: best.dex.Router.Hex(),
+		MinOut: minOut.String(), MinOutF: toFloat(minOut, mb.Decimals), SlippageBps: slip, DEX: best.label(),
 		Alternatives: []AltRoute{}, Block: head.Number, CheckedAt: t.cfg.Now().UTC(),
-		Note: "A quote from pool reserves at the given block; nothing is sent. Fee-on-transfer tokens deliver less than quoted."}
-	mid, feeKeep := 1.0, 1.0
-	for i, p := range best.pools {
-		rIn, rOut := p.reserves(best.path[i])
-		mid *= toFloat(rOut, 0) / toFloat(rIn, 0)
-		feeKeep *= 1 - float64(p.DEX.FeeBps)/10000
-		out.Hops = append(out.Hops, SwapHop{Pool: p.Addr.Hex(), TokenIn: best.path[i].Hex(), TokenOut: best.path[i+1].Hex(),
-			AmountIn: best.outs[i].String(), Out: best.outs[i+1].String()})
+		Note: "A quote from pool state at the given block (V2 reserves, V3 QuoterV2); nothing is sent. Fee-on-transfer tokens deliver less than quoted."}
+	if pl := planSwap(best); pl.router != (common.Address{}) {
+		out.Router = pl.router.Hex()
 	}
-	if p := best.v3; p != nil {
-		mid = p.rawPrice()
-		if a.Addr != p.T0 {
-			mid = 1 / mid
-		}
-		feeKeep = 1 - float64(p.Fee)/1e6
-		out.Hops = append(out.Hops, SwapHop{Pool: p.Addr.Hex(), TokenIn: a.Addr.Hex(), TokenOut: b.Addr.Hex(),
-			AmountIn: amt.String(), Out: best.out().String()})
-		out.DEX = fmt.Sprintf("%s (fee %.2f%%)", p.DEX.Name, float64(p.Fee)/1e4)
+	mid, feeKeep := 1.0, 1.0
+	for i, h := range best.hops {
+		mid *= h.mid(best.path[i])
+		feeKeep *= h.feeKeep()
+		out.Hops = append(out.Hops, SwapHop{Pool: h.addr().Hex(), DEX: h.label(), TokenIn: best.path[i].Hex(), TokenOut: best.path[i+1].Hex(),
+			AmountIn: best.outs[i].String(), Out: best.outs[i+1].String()})
 	}
 	for _, p := range best.path {
 		out.Path = append(out.Path, p.Hex())
@@ -373,19 +255,13 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 		if r == best {
 			continue
 		}
-		ap := AltRoute{DEX: r.dex.Name, AmountOut: r.out().String()}
-		if r.v3 != nil {
-			ap.DEX = fmt.Sprintf("%s (fee %.2f%%)", r.dex.Name, float64(r.v3.Fee)/1e4)
-		}
+		ap := AltRoute{DEX: r.label(), AmountOut: r.out().String()}
 		for _, p := range r.path {
 			ap.Path = append(ap.Path, p.Hex())
 		}
 		out.Alternatives = append(out.Alternatives, ap)
 	}
-	out.GasEstimate = gasFirstHop + gasNextHop*uint64(max(0, len(best.pools)-1))
-	if best.v3 != nil {
-		out.GasEstimate = gasV3Hop
-	}
+	out.GasEstimate = best.gas()
 	if err := t.swapValues(ctx, c, out, a.Addr, b.Addr, amt, best.out()); err != nil {
 		return nil, err
 	}
@@ -433,40 +309,26 @@ func (t *Tools) swapValues(ctx context.Context, c *chain.EVM, out *SwapOutput, a
 func (t *Tools) swapTx(ctx context.Context, c *chain.EVM, out *SwapOutput, r *route, amt, minOut *big.Int, sender common.Address, headTime int64) error {
 	// The deadline counts from the chain's clock, 20 minutes on.
 	deadline := big.NewInt(headTime + 20*60)
-	tx := &UnsignedTx{ChainID: c.Chain.ChainID, From: sender.Hex(), To: r.dex.Router.Hex(), Value: "0"}
-	switch {
-	case r.v3 != nil:
-		// SwapRouter02 exactInputSingle; with native in, the router wraps
-		// msg.value. Native out is delivered as the wrapped token.
-		type params struct {
-			TokenIn           common.Address
-			TokenOut          common.Address
-			Fee               *big.Int
-			Recipient         common.Address
-			AmountIn          *big.Int
-			AmountOutMinimum  *big.Int
-			SqrtPriceLimitX96 *big.Int
-		}
-		tx.Data = hexutil.Encode(chain.Pack("exactInputSingle", params{r.path[0], r.path[1], big.NewInt(r.v3.Fee), sender, amt, minOut, new(big.Int)}))
-		if out.NativeIn {
-			tx.Value = amt.String()
-		}
-		if out.NativeOut {
-			out.Note += " The V3 route delivers the wrapped native token; unwrap it with WETH9 withdraw."
-		}
-	case out.NativeIn:
-		tx.Data = hexutil.Encode(chain.Pack("swapExactETHForTokensSupportingFeeOnTransferTokens", minOut, r.path, sender, deadline))
-		tx.Value = amt.String()
-	case out.NativeOut:
-		tx.Data = hexutil.Encode(chain.Pack("swapExactTokensForETHSupportingFeeOnTransferTokens", amt, minOut, r.path, sender, deadline))
-	default:
-		tx.Data = hexutil.Encode(chain.Pack("swapExactTokensForTokensSupportingFeeOnTransferTokens", amt, minOut, r.path, sender, deadline))
+	pl := planSwap(r)
+	if pl.router == (common.Address{}) {
+		out.Note += " No configured router executes this route in one transaction (its hops are on exchanges no single router serves): no transaction is given."
+		return nil
 	}
-	allow := &SwapAllow{Spender: r.dex.Router.Hex()}
+	data := pl.calldata(r, amt, minOut, sender, deadline, out.NativeIn, out.NativeOut)
+	tx := &UnsignedTx{ChainID: c.Chain.ChainID, From: sender.Hex(), To: pl.router.Hex(), Value: "0", Data: hexutil.Encode(data)}
+	if out.NativeIn {
+		// The V2 router's ETH functions take msg.value; SwapRouter02 wraps
+		// it when it pays with the wrapped token.
+		tx.Value = amt.String()
+	}
+	if out.NativeOut && pl.kind != "v2" {
+		out.Note += " The route delivers the wrapped native token; unwrap it with WETH9 withdraw."
+	}
+	allow := &SwapAllow{Spender: pl.router.Hex()}
 	in := r.path[0]
 	calls := []chain.Call{{Target: c.Chain.Multicall3, Method: "getEthBalance", Args: []any{sender}}}
 	if !out.NativeIn {
-		calls = append(calls, chain.Call{Target: in, Method: "allowance", Args: []any{sender, r.dex.Router}},
+		calls = append(calls, chain.Call{Target: in, Method: "allowance", Args: []any{sender, pl.router}},
 			chain.Call{Target: in, Method: "balanceOf", Args: []any{sender}})
 	}
 	res, err := c.Multicall(ctx, calls, nil)
@@ -489,13 +351,13 @@ func (t *Tools) swapTx(ctx context.Context, c *chain.EVM, out *SwapOutput, r *ro
 		allow.Balance, allow.Enough = bal.String(), bal.Cmp(amt) >= 0
 		if !allow.Sufficient {
 			allow.Approve = &UnsignedTx{ChainID: c.Chain.ChainID, From: sender.Hex(), To: in.Hex(), Value: "0",
-				Data: hexutil.Encode(chain.Pack("approve", r.dex.Router, amt)), Gas: 60_000}
+				Data: hexutil.Encode(chain.Pack("approve", pl.router, amt)), Gas: 60_000}
 		}
 	}
 	if allow.Sufficient && allow.Enough {
 		var g hexutil.Uint64
 		v, _ := new(big.Int).SetString(tx.Value, 10)
-		to := r.dex.Router
+		to := pl.router
 		msg := chain.CallArgs{From: &sender, To: &to, Value: (*hexutil.Big)(v), Data: hexutil.MustDecode(tx.Data)}
 		err := c.Call(ctx, &g, "eth_estimateGas", msg)
 		var re *chain.RevertError

@@ -61,10 +61,17 @@ func TestSwapRoute(t *testing.T) {
 	})
 
 	t.Run("with sender", func(t *testing.T) {
+		// 4,000.5 USDC: enough that the deep V2 WETH/USDC pair beats the
+		// cheaper but shallower V3 pool, and GOOD is cheaper through WETH
+		// (nobody arbitraged the 24h buy): a V2-only route, which the
+		// wallet's router approval covers.
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
-			"chain": "ethereum", "token_in": "USDC", "token_out": "GOOD", "amount": "250.5", "sender": c.WalletAddr.Hex()})
+			"chain": "ethereum", "token_in": "USDC", "token_out": "GOOD", "amount": "4000.5", "sender": c.WalletAddr.Hex()})
+		if want := routerQuote(t, c, evmtest.Units(40005, 5), c.USDC, c.WETH, c.GOOD); m["amount_out_raw"] != want.String() || m["router"] != c.Router.Hex() {
+			t.Errorf("out %v via %v on %v, V2 router says %v via WETH", m["amount_out_raw"], m["path"], m["router"], want)
+		}
 		al := m["allowance"].(map[string]any)
-		if al["sufficient"] != true || al["balance_sufficient"] != true || al["balance_raw"] != "5000000000" || m["amount_in_raw"] != "250500000" {
+		if al["sufficient"] != true || al["balance_sufficient"] != true || al["balance_raw"] != "5000000000" || m["amount_in_raw"] != "4000500000" {
 			t.Errorf("allowance %v amount %v", al, m["amount_in_raw"])
 		}
 		// The unsigned transaction is valid: the wallet's call of it
@@ -84,7 +91,7 @@ func TestSwapRoute(t *testing.T) {
 		// FEE keeps 5% of the transfer to the wallet: more than the 0.5%
 		// slippage, so the router's minimum check fails, and says so.
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
-			"chain": "ethereum", "token_in": "USDC", "token_out": c.FEE.Hex(), "amount": "100", "sender": c.WalletAddr.Hex()})
+			"chain": "ethereum", "token_in": "USDC", "token_out": c.FEE.Hex(), "amount": "4000", "sender": c.WalletAddr.Hex()})
 		if m["simulation_error"] != "execution reverted: UniswapV2Router: INSUFFICIENT_OUTPUT_AMOUNT" || m["gas_from_node"] != false {
 			t.Errorf("simulation error %v", m["simulation_error"])
 		}
@@ -108,11 +115,11 @@ func TestSwapRoute(t *testing.T) {
 			t.Errorf("V2 gives %v, not less than V3's %v: the test proves nothing", v2, q[0])
 		}
 		tx := m["transaction"].(map[string]any)
-		if tx["to"] != v3Router.Hex() || tx["value"] != "0" || tx["data"].(string)[:10] != selector("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))") {
+		if tx["to"] != c.V3Router.Hex() || tx["value"] != "0" || tx["data"].(string)[:10] != selector("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))") {
 			t.Errorf("transaction %v", tx)
 		}
 		// The wallet approved the V2 router only.
-		if al := m["allowance"].(map[string]any); al["sufficient"] != false || al["spender"] != v3Router.Hex() {
+		if al := m["allowance"].(map[string]any); al["sufficient"] != false || al["spender"] != c.V3Router.Hex() {
 			t.Errorf("allowance %v", al)
 		}
 		if imp := num(t, m, "price_impact_pct"); imp <= 0 || imp > 0.05 {

@@ -1,7 +1,6 @@
 package crypto
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 
@@ -72,32 +71,6 @@ func pow10f(n int) float64 {
 		f /= 10
 	}
 	return f
-}
-
-// quoteV3 asks the DEX's QuoterV2 for single-hop outputs of amt through the
-// given pools, in one Multicall3 call; a failed quote is nil.
-func quoteV3(ctx context.Context, c *chain.EVM, pools []*v3pool, in common.Address, amt *big.Int) ([]*big.Int, error) {
-	type params struct {
-		TokenIn           common.Address
-		TokenOut          common.Address
-		AmountIn          *big.Int
-		Fee               *big.Int
-		SqrtPriceLimitX96 *big.Int
-	}
-	calls := make([]chain.Call, len(pools))
-	for i, p := range pools {
-		calls[i] = chain.Call{Target: p.DEX.Quoter, Method: "quoteExactInputSingle",
-			Args: []any{params{in, p.other(in), amt, big.NewInt(p.Fee), new(big.Int)}}}
-	}
-	res, err := c.Multicall(ctx, calls, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*big.Int, len(pools))
-	for i, r := range res {
-		out[i] = r.Big(0)
-	}
-	return out, nil
 }
 
 func (p *v3pool) other(t common.Address) common.Address {

@@ -8,7 +8,11 @@ import (
 
 // The contract interfaces the tools call, as standard JSON ABIs: ERC-20
 // (with the common owner()), Uniswap V2 factory, pair and router,
-// Multicall3, and the SellTester token_report places with a state
+// Multicall3, Uniswap V3 QuoterV2 and SwapRouter02, Aave V3's Pool
+// getReserveData (its ReserveData struct is static, so its ABI encoding is
+// that of the fifteen flat outputs below), Compound V3's Comet rate
+// getters (uint64 in Comet, read as uint256: the same 32-byte word, decoded
+// as *big.Int like every other number here), and the SellTester token_report places with a state
 // override (evmtest/contracts/Infra.sol).
 const abiJSON = `[
 {"type":"function","name":"balanceOf","stateMutability":"view","inputs":[{"name":"a","type":"address"}],"outputs":[{"type":"uint256"}]},
@@ -34,6 +38,15 @@ const abiJSON = `[
 {"type":"function","name":"liquidity","stateMutability":"view","inputs":[],"outputs":[{"type":"uint128"}]},
 {"type":"function","name":"quoteExactInputSingle","stateMutability":"nonpayable","inputs":[{"name":"params","type":"tuple","components":[{"name":"tokenIn","type":"address"},{"name":"tokenOut","type":"address"},{"name":"amountIn","type":"uint256"},{"name":"fee","type":"uint24"},{"name":"sqrtPriceLimitX96","type":"uint160"}]}],"outputs":[{"name":"amountOut","type":"uint256"},{"name":"sqrtPriceX96After","type":"uint160"},{"name":"initializedTicksCrossed","type":"uint32"},{"name":"gasEstimate","type":"uint256"}]},
 {"type":"function","name":"exactInputSingle","stateMutability":"payable","inputs":[{"name":"params","type":"tuple","components":[{"name":"tokenIn","type":"address"},{"name":"tokenOut","type":"address"},{"name":"fee","type":"uint24"},{"name":"recipient","type":"address"},{"name":"amountIn","type":"uint256"},{"name":"amountOutMinimum","type":"uint256"},{"name":"sqrtPriceLimitX96","type":"uint160"}]}],"outputs":[{"name":"amountOut","type":"uint256"}]},
+{"type":"function","name":"quoteExactInput","stateMutability":"nonpayable","inputs":[{"name":"path","type":"bytes"},{"name":"amountIn","type":"uint256"}],"outputs":[{"name":"amountOut","type":"uint256"},{"name":"sqrtPriceX96AfterList","type":"uint160[]"},{"name":"initializedTicksCrossedList","type":"uint32[]"},{"name":"gasEstimate","type":"uint256"}]},
+{"type":"function","name":"exactInput","stateMutability":"payable","inputs":[{"name":"params","type":"tuple","components":[{"name":"path","type":"bytes"},{"name":"recipient","type":"address"},{"name":"amountIn","type":"uint256"},{"name":"amountOutMinimum","type":"uint256"}]}],"outputs":[{"name":"amountOut","type":"uint256"}]},
+{"type":"function","name":"swapExactTokensForTokens","stateMutability":"payable","inputs":[{"name":"amountIn","type":"uint256"},{"name":"amountOutMin","type":"uint256"},{"name":"path","type":"address[]"},{"name":"to","type":"address"}],"outputs":[{"name":"amountOut","type":"uint256"}]},
+{"type":"function","name":"multicall","stateMutability":"payable","inputs":[{"name":"deadline","type":"uint256"},{"name":"data","type":"bytes[]"}],"outputs":[{"name":"results","type":"bytes[]"}]},
+{"type":"function","name":"getReserveData","stateMutability":"view","inputs":[{"name":"asset","type":"address"}],"outputs":[{"name":"configuration","type":"uint256"},{"name":"liquidityIndex","type":"uint128"},{"name":"currentLiquidityRate","type":"uint128"},{"name":"variableBorrowIndex","type":"uint128"},{"name":"currentVariableBorrowRate","type":"uint128"},{"name":"currentStableBorrowRate","type":"uint128"},{"name":"lastUpdateTimestamp","type":"uint40"},{"name":"id","type":"uint16"},{"name":"aTokenAddress","type":"address"},{"name":"stableDebtTokenAddress","type":"address"},{"name":"variableDebtTokenAddress","type":"address"},{"name":"interestRateStrategyAddress","type":"address"},{"name":"accruedToTreasury","type":"uint128"},{"name":"unbacked","type":"uint128"},{"name":"isolationModeTotalDebt","type":"uint128"}]},
+{"type":"function","name":"baseToken","stateMutability":"view","inputs":[],"outputs":[{"type":"address"}]},
+{"type":"function","name":"getUtilization","stateMutability":"view","inputs":[],"outputs":[{"type":"uint256"}]},
+{"type":"function","name":"getSupplyRate","stateMutability":"view","inputs":[{"name":"utilization","type":"uint256"}],"outputs":[{"type":"uint256"}]},
+{"type":"function","name":"getBorrowRate","stateMutability":"view","inputs":[{"name":"utilization","type":"uint256"}],"outputs":[{"type":"uint256"}]},
 {"type":"function","name":"sell","stateMutability":"nonpayable","inputs":[{"name":"tokens","type":"address[]"},{"name":"pairs","type":"address[]"},{"name":"amountIn","type":"uint256"}],"outputs":[{"name":"expected","type":"uint256"},{"name":"received","type":"uint256"}]},
 {"type":"event","name":"Transfer","anonymous":false,"inputs":[{"name":"from","type":"address","indexed":true},{"name":"to","type":"address","indexed":true},{"name":"value","type":"uint256","indexed":false}]},
 {"type":"event","name":"Approval","anonymous":false,"inputs":[{"name":"owner","type":"address","indexed":true},{"name":"spender","type":"address","indexed":true},{"name":"value","type":"uint256","indexed":false}]}

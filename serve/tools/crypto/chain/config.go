@@ -48,6 +48,31 @@ type Chain struct {
 	// Flagged are known malicious contracts and accounts (drainers,
 	// phishing spenders); wallet_report reports interactions with them.
 	Flagged []Flagged `json:"flagged,omitempty"`
+	// Lending are the lending markets crypto_prices reads yields from.
+	Lending []Lending `json:"lending,omitempty"`
+	// Whirlpool is where Solana prices come from (solana only).
+	Whirlpool *Whirlpool `json:"whirlpool,omitempty"`
+}
+
+// Whirlpool is an Orca-Whirlpool-style program on Solana: pools are the
+// program-derived addresses of ("whirlpool", Config, mint A, mint B, tick
+// spacing) for the TickSpacings tried, priced against USDCMint and WSOLMint
+// (base58).
+type Whirlpool struct {
+	Program      string   `json:"program"`
+	Config       string   `json:"config"`
+	TickSpacings []uint16 `json:"tick_spacings"`
+	USDCMint     string   `json:"usdc_mint"`
+	WSOLMint     string   `json:"wsol_mint"`
+}
+
+// Lending is a lending market: kind aave-v3 is an Aave-V3-style Pool
+// (getReserveData per asset), kind compound-v3 a Compound-V3 Comet (one
+// base asset, read with baseToken).
+type Lending struct {
+	Name    string         `json:"name"`
+	Kind    string         `json:"kind"`
+	Address common.Address `json:"address"`
 }
 
 // Flagged is a known bad address.
@@ -68,6 +93,10 @@ type DEX struct {
 	// V3: the quoter and the fee tiers (hundredths of a basis point).
 	Quoter   common.Address `json:"quoter,omitempty"`
 	FeeTiers []int64        `json:"fee_tiers,omitempty"`
+	// V2Factory is the V2 factory a V3 DEX's SwapRouter02 swaps through
+	// (its factoryV2): routes mixing V3 hops with V2 hops of that factory
+	// become one router multicall.
+	V2Factory common.Address `json:"v2_factory,omitempty"`
 }
 
 // Token is a known token of a chain.
@@ -118,6 +147,11 @@ func Parse(b []byte) (*Config, error) {
 		for _, d := range ch.DEXes {
 			if d.Kind != "v2" && d.Kind != "v3" || d.Kind == "v3" && (d.Quoter == (common.Address{}) || len(d.FeeTiers) == 0) {
 				return nil, fmt.Errorf("%w: %s: DEX %q must be kind v2, or v3 with a quoter and fee tiers", ErrConfig, name, d.Name)
+			}
+		}
+		for _, l := range ch.Lending {
+			if l.Kind != "aave-v3" && l.Kind != "compound-v3" || l.Address == (common.Address{}) {
+				return nil, fmt.Errorf("%w: %s: lending market %q must be kind aave-v3 or compound-v3 with an address", ErrConfig, name, l.Name)
 			}
 		}
 		if ch.Kind == "evm" && (ch.WrappedNative == (common.Address{}) || ch.USDC == (common.Address{}) || ch.Multicall3 == (common.Address{})) {

@@ -59,8 +59,12 @@ type Chain struct {
 	// pool (fee 0.05%, full range) at 3,000 USDC per WETH holding 100 WETH
 	// and 300,000 USDC: shallower and cheaper than the V2 pool.
 	V3Factory, V3Quoter, V3Pool common.Address
-	// Pairs by "A/B": WETH/USDC, GOOD/USDC, GOOD/WETH, FEE/WETH, MOON/USDC.
+	// Pairs by "A/B": WETH/USDC, GOOD/USDC, GOOD/WETH, FEE/WETH, MOON/USDC,
+	// TAIL/GOOD.
 	Pairs map[string]common.Address
+	// Markets: the SwapRouter02-style V3Router, the tokens only a route
+	// reaches and the lending markets (market.go).
+	Market
 	// Proxy is an EIP-1967 proxy whose implementation is ProxyImpl.
 	Proxy, ProxyImpl common.Address
 	// Before24h is the last block before the GOOD price moved; the move
@@ -182,6 +186,7 @@ func (c *Chain) deploy() {
 	c.Send(c.Deployer, c.USDC, nil, "Token", "approve", c.Router, maxU)
 	c.Send(c.Deployer, c.Router, nil, "UniswapV2Router02", "swapExactTokensForTokens",
 		Units(100_000, 6), big.NewInt(0), []common.Address{c.USDC, c.GOOD}, d, big.NewInt(time.Now().Add(72*time.Hour).Unix()))
+	c.market()
 }
 
 // V3Fee is the fee tier of V3Pool (hundredths of a basis point).

@@ -4,7 +4,7 @@
 // (that is what build.sh does).
 const fs = require('fs');
 const solc = require('solc');
-const files = ['Tokens.sol', 'UniswapV2.sol', 'UniswapV3.sol', 'Infra.sol'];
+const files = ['Tokens.sol', 'UniswapV2.sol', 'UniswapV3.sol', 'Infra.sol', 'Lending.sol'];
 const input = {
   language: 'Solidity',
   sources: Object.fromEntries(files.map(f => [f, { content: fs.readFileSync(f, 'utf8') }])),
