@@ -195,7 +195,7 @@ func encodeRow(b []byte, r *specs.Row) []byte {
 	for _, f := range []float64{r.Min, r.Max, r.Uncertainty, r.SIUncertainty} {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
 	}
-	for _, s := range []string{r.Unit, r.SIUnit, r.Subject, r.FamilyKind, r.Text, r.Where} {
+	for _, s := range []string{r.Unit, r.SIUnit, r.Subject, r.FamilyKind, r.Text, r.Where, r.Source, r.Table, r.RowLabel, r.Column} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
@@ -213,7 +213,7 @@ func (t *table) statement(i int32) specs.Statement {
 		fl[k] = math.Float64frombits(binary.LittleEndian.Uint64(b))
 		b = b[8:]
 	}
-	var ss [6]string
+	var ss [10]string
 	for k := range ss {
 		n, w := binary.Uvarint(b)
 		ss[k] = string(b[w : w+int(n)])
@@ -221,7 +221,11 @@ func (t *table) statement(i int32) specs.Statement {
 	}
 	s := specs.Statement{Quantity: t.quantities[e.quantity], Min: fl[0], Max: fl[1], Uncertainty: fl[2],
 		Unit: ss[0], SIUnit: ss[1], SIMin: e.siMin, SIMax: e.siMax, SIUncertainty: fl[3], Subject: ss[2],
-		Family: t.families[e.family], FamilyKind: ss[3], Text: ss[4], Where: ss[5]}
+		Family: t.families[e.family], FamilyKind: ss[3], Text: ss[4], Where: ss[5], Source: ss[6], Table: ss[7],
+		Row: ss[8], Column: ss[9]}
+	if s.Source == "" {
+		s.Source = specs.SourceText // a snapshot written before tables were a source
+	}
 	if flags&hasValue != 0 {
 		v, sv := fl[0], e.siMin
 		s.Value, s.SIValue = &v, &sv
