@@ -65,17 +65,25 @@ type docInfo struct {
 	first, n                                    int32 // its entries, contiguous
 }
 
-// loadTable reads DATA/current/specs.parquet.
-func loadTable(ctx context.Context, dataDir string) (*table, error) {
+// loadTable reads DATA/current/specs.parquet, reporting to p (nil: no
+// reports).
+func loadTable(ctx context.Context, dataDir string, p *progress) (*table, error) {
 	snap, err := snapshot.Open(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	return loadTableFile(ctx, snap.ID, filepath.Join(snap.Dir, specs.TableFile))
+	return loadTableFile(ctx, snap.ID, filepath.Join(snap.Dir, specs.TableFile), p)
 }
 
-// loadTableFile reads a specs table file.
-func loadTableFile(ctx context.Context, snapID, path string) (*table, error) {
+// loadTableFile reads a specs table file. A damaged file is an error,
+// never a crash: parquet-go panics on some malformed input, and the load
+// runs in the background of a serving process.
+func loadTableFile(ctx context.Context, snapID, path string, p *progress) (t *table, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("knowledge: read %s: %v", path, r)
+		}
+	}()
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &table{snapID: snapID}, errNoTable
@@ -86,7 +94,10 @@ func loadTableFile(ctx context.Context, snapID, path string) (*table, error) {
 	defer f.Close()
 	r := parquet.NewGenericReader[specs.Row](f)
 	defer r.Close()
-	t := newTable(snapID)
+	if p != nil {
+		p.total.Store(r.NumRows())
+	}
+	t = newTable(snapID)
 	buf := make([]specs.Row, 1024)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -97,6 +108,9 @@ func loadTableFile(ctx context.Context, snapID, path string) (*table, error) {
 			if aerr := t.add(&buf[i]); aerr != nil {
 				return nil, aerr
 			}
+		}
+		if p != nil {
+			p.rows.Add(int64(n))
 		}
 		if err == io.EOF {
 			break
