@@ -117,7 +117,7 @@ func (t *Tools) Status() *StatusOutput {
 func (t *Tools) statusEndpoint() *registry.Endpoint {
 	return registry.Spec[registry.NoInput]{
 		Name: "specs_status", Method: http.MethodGet, Path: "/v1/specs/status", Group: registry.GroupTools,
-		Summary: "Free: whether the specification table behind query_specs and search_specs is loaded, loading or unavailable.",
+		Summary: "Whether the specification table behind query_specs and search_specs is loaded, loading or unavailable.",
 		Description: "The server starts (and switches snapshots) without waiting for the specification table; while the " +
 			"first table loads the spec tools answer 503 specs_loading with Retry-After, before any payment. " +
 			"This says which, with the load's progress.",
