@@ -249,7 +249,10 @@ func ExtractTable(tb *ingest.Table) []Statement {
 		if notDataRow(rowLabel) {
 			continue
 		}
-		var rowHeader *Header
+		var (
+			rowHeader *Header // the row label parsed as a header, once needed
+			rowNames  bool    // it names a quantity
+		)
 		for j := 1; j < width; j++ {
 			hd, subject, column := cols[j], rowLabel, colText[j]
 			if hd.Uncertainty || row[j] == "" || j > 1 && row[j] == row[j-1] && colText[j] == colText[j-1] {
@@ -261,8 +264,9 @@ func ExtractTable(tb *ingest.Table) []Statement {
 				if rowHeader == nil {
 					rh := ParseHeader(rowLabel)
 					rowHeader = &rh
+					rowNames = rh.Quantity != "" || rh.Unit == "" && namesQuantity(rh.Label)
 				}
-				if rowHeader.Quantity != "" || rowHeader.Unit == "" && namesQuantity(rowHeader.Label) {
+				if rowNames {
 					hd, subject = *rowHeader, colText[j]
 					st, ok = readCell(row[j], &hd)
 				}
