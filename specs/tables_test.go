@@ -132,6 +132,17 @@ func TestExtractTableShapes(t *testing.T) {
 		}
 	}
 
+	// The quantity above, the unit below (two header rows, a colspan).
+	tb = ingest.Table{Label: "Table 3",
+		Header: [][]string{{"Sample", "Thermal conductivity", "Thermal conductivity", "Density"}, {"Sample", "(W m⁻¹ K⁻¹)", "SD", "[g cm−3]"}},
+		Rows:   [][]string{{"Al2O3 ceramic", "30.1", "0.4", "3.95"}}}
+	sts = ExtractTable(&tb)
+	if len(sts) != 2 || sts[0].Quantity != "thermal_conductivity" || sts[0].SIUncertainty != 0.4 ||
+		sts[0].Column != "Thermal conductivity / (W m^-1 K^-1)" || sts[0].Family != "ceramic" ||
+		sts[1].Quantity != "density" || !close(sts[1].SIMin, 3950) || sts[1].Unit != "g cm-3" {
+		t.Errorf("stacked headers: %+v", sts)
+	}
+
 	// Transposed: quantities in the first column, subjects across.
 	tb = ingest.Table{Label: "Table 1", Header: [][]string{{"Property", "GaAs", "Si"}},
 		Rows: [][]string{{"Band gap (eV)", "1.42", "1.12"}, {"Thermal conductivity", "55 W/mK", "150 W m−1 K−1"}, {"Supplier", "A", "B"}}}
