@@ -221,7 +221,8 @@ func notDataRow(label string) bool {
 // as values, ranges ("1.1–1.5") or values ± uncertainties; a header that
 // names a quantity without a unit reads cells with their own units ("14
 // days"). A column of SDs or SEMs gives the uncertainty of the column
-// before it. The row's first cell is the subject; when a column's header
+// before it. The row's first cell is the subject (and is read as a
+// value only when its column's header names a quantity with a unit); when a column's header
 // names no quantity but the row's first cell does (a transposed table),
 // the roles swap.
 func ExtractTable(tb *ingest.Table) []Statement {
@@ -240,6 +241,12 @@ func ExtractTable(tb *ingest.Table) []Statement {
 	}
 	caption := clipRunes(strings.Join(strings.Fields(normaliseText(tb.Caption)), " "), maxCellQuote)
 	where := "table: " + label
+	// The first column is the rows' labels, unless its header names a
+	// quantity with its unit ("T (K)" down the side): then it is read too.
+	first := 1
+	if cols[0].Quantity != "" && cols[0].Unit != "" {
+		first = 0
+	}
 	var out []Statement
 	for _, row := range tb.Rows {
 		if len(row) != width || width < 2 {
@@ -253,7 +260,7 @@ func ExtractTable(tb *ingest.Table) []Statement {
 			rowHeader *Header // the row label parsed as a header, once needed
 			rowNames  bool    // it names a quantity
 		)
-		for j := 1; j < width; j++ {
+		for j := first; j < width; j++ {
 			hd, subject, column := cols[j], rowLabel, colText[j]
 			if hd.Uncertainty || row[j] == "" || j > 1 && row[j] == row[j-1] && colText[j] == colText[j-1] {
 				continue // an uncertainty column, an empty cell or a colspan repeat

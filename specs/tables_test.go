@@ -143,6 +143,14 @@ func TestExtractTableShapes(t *testing.T) {
 		t.Errorf("stacked headers: %+v", sts)
 	}
 
+	// A quantity down the first column is read too.
+	tb = ingest.Table{Label: "Table 4", Header: [][]string{{"T (K)", "κ (W/mK)"}}, Rows: [][]string{{"300", "398"}, {"600", "383"}}}
+	sts = ExtractTable(&tb)
+	if len(sts) != 4 || sts[0].Quantity != "temperature" || sts[0].SIMin != 300 || sts[3].Quantity != "thermal_conductivity" ||
+		sts[3].SIMin != 383 || sts[3].Row != "600" || sts[3].Subject != "" {
+		t.Errorf("quantity in the first column: %+v", sts)
+	}
+
 	// Transposed: quantities in the first column, subjects across.
 	tb = ingest.Table{Label: "Table 1", Header: [][]string{{"Property", "GaAs", "Si"}},
 		Rows: [][]string{{"Band gap (eV)", "1.42", "1.12"}, {"Thermal conductivity", "55 W/mK", "150 W m−1 K−1"}, {"Supplier", "A", "B"}}}
