@@ -25,7 +25,7 @@ func (b *Builder) writeSpecs(d *ingest.Document, row *documentRow) error {
 			FamilyKind: s.FamilyKind, Text: clean(s.Text), Where: clean(s.Where), Source: s.Source, Table: clean(s.Table),
 			RowLabel: clean(s.Row), Column: clean(s.Column), Title: row.Title, Year: row.Year,
 			License: row.License, LicenseURL: row.LicenseURL, Attribution: row.Attribution}
-		if err := b.specs.write(r, len(r.Text)+len(r.Title)+len(r.Attribution)+128); err != nil {
+		if err := b.specs.write(r, len(r.Text)+len(r.Title)+len(r.Attribution)+len(r.RowLabel)+len(r.Column)+128); err != nil {
 			return err
 		}
 	}
