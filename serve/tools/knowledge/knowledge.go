@@ -111,9 +111,9 @@ func (t *Tools) Close() error {
 }
 
 // startReload loads the current snapshot's table in the background
-// unless a load is already running.
+// unless a load is already running or the family is closed.
 func (t *Tools) startReload() {
-	if !t.reloading.CompareAndSwap(false, true) {
+	if t.ctx.Err() != nil || !t.reloading.CompareAndSwap(false, true) {
 		return
 	}
 	t.wg.Add(1)
