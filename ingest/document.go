@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strings"
 	"time"
 
 	"github.com/openshelf/openshelf/licence"
@@ -42,6 +43,10 @@ type Document struct {
 
 	Sections   []Section   `json:"sections,omitempty"`
 	References []Reference `json:"references,omitempty"`
+	// Tables are the full text's tables in document order (body, floats
+	// and back matter). They feed the specs table; they are not part of
+	// the served full text.
+	Tables []Table `json:"tables,omitempty"`
 
 	// Retracted marks a retraction notice or a retracted work; such documents
 	// are removed from the archive.
@@ -71,6 +76,36 @@ type Section struct {
 	Title      string    `json:"title,omitempty"`
 	Paragraphs []string  `json:"paragraphs,omitempty"`
 	Children   []Section `json:"children,omitempty"`
+}
+
+// Table is one table of the full text, as cell text. Spanning cells are
+// expanded: a cell with colspan or rowspan n is repeated in each row and
+// column it covers, so every row has one cell per column and each body
+// cell's column header is the header cells above it.
+type Table struct {
+	Label   string `json:"label,omitempty"`   // "Table 2"
+	Caption string `json:"caption,omitempty"` // title and caption paragraphs, flattened
+	// Header holds the header rows (<thead>, or leading rows of <th>
+	// cells); Rows the body rows.
+	Header    [][]string `json:"header,omitempty"`
+	Rows      [][]string `json:"rows,omitempty"`
+	Footnotes []string   `json:"footnotes,omitempty"`
+}
+
+// ColumnHeader returns the header of column j: its header cells top to
+// bottom, repeats (from a colspan) dropped, joined by " / ".
+func (t *Table) ColumnHeader(j int) string {
+	var parts []string
+	for _, row := range t.Header {
+		if j >= len(row) || row[j] == "" {
+			continue
+		}
+		if len(parts) > 0 && parts[len(parts)-1] == row[j] {
+			continue // a rowspan repeats the cell above
+		}
+		parts = append(parts, row[j])
+	}
+	return strings.Join(parts, " / ")
 }
 
 // Reference is one entry of the reference list.

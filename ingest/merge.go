@@ -48,8 +48,8 @@ package ingest
 //     venue, year, ids...) and list (authors, keywords) is taken from the
 //     first record in that order that has it.
 //   - Abstract: the longest among the records of the best rank that have one.
-//   - Sections and References: from the first record in precedence order
-//     that has them, which puts JATS first.
+//   - Sections, Tables and References: from the first record in precedence
+//     order that has them, which puts JATS first.
 //   - Subjects, Topics and Sources: union, in precedence order.
 //   - Versions: a record is superseded, and ignored except for its ids, when
 //     every source it came from is also covered by newer records of the
@@ -740,6 +740,9 @@ func (m *Merger) merge(canon string, members []uint32, docs []*Document) (*Docum
 		if out.References == nil && len(d.References) > 0 {
 			out.References = d.References
 		}
+		if out.Tables == nil && len(d.Tables) > 0 {
+			out.Tables = d.Tables
+		}
 		if d.Updated.After(out.Updated) {
 			out.Updated = d.Updated
 		}
@@ -840,7 +843,7 @@ func union(dst, add []string) []string {
 // time. TestSpillCodecCoversEveryField fills every field by reflection and
 // fails when a field is added to the model but not here.
 
-const spillVersion = 1
+const spillVersion = 2 // 2: tables
 
 func spillEncode(b []byte, d *Document) []byte {
 	e := spillEnc{b: append(b, spillVersion)}
@@ -913,7 +916,23 @@ func spillEncode(b []byte, d *Document) []byte {
 	e.time(d.Updated)
 	e.strs(d.Sources)
 	e.str(d.Origin)
+	e.uint(uint64(len(d.Tables)))
+	for i := range d.Tables {
+		tb := &d.Tables[i]
+		e.str(tb.Label)
+		e.str(tb.Caption)
+		e.rows(tb.Header)
+		e.rows(tb.Rows)
+		e.strs(tb.Footnotes)
+	}
 	return e.b
+}
+
+func (e *spillEnc) rows(rows [][]string) {
+	e.uint(uint64(len(rows)))
+	for _, r := range rows {
+		e.strs(r)
+	}
 }
 
 type spillEnc struct{ b []byte }
@@ -1040,6 +1059,17 @@ func spillDecode(b []byte) (*Document, error) {
 	d.Updated = dec.time()
 	d.Sources = dec.strs()
 	d.Origin = dec.str()
+	if n := dec.count(); n > 0 {
+		d.Tables = make([]Table, n)
+		for i := range d.Tables {
+			tb := &d.Tables[i]
+			tb.Label = dec.str()
+			tb.Caption = dec.str()
+			tb.Header = dec.rows()
+			tb.Rows = dec.rows()
+			tb.Footnotes = dec.strs()
+		}
+	}
 	if dec.err != nil || len(dec.s) != 0 {
 		return nil, errSpillCorrupt
 	}
@@ -1101,6 +1131,18 @@ func (d *spillDec) strs() []string {
 	out := make([]string, n)
 	for i := range out {
 		out[i] = d.str()
+	}
+	return out
+}
+
+func (d *spillDec) rows() [][]string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([][]string, n)
+	for i := range out {
+		out[i] = d.strs()
 	}
 	return out
 }

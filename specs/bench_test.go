@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/ingest/jats"
 )
 
@@ -43,5 +44,47 @@ func BenchmarkExtract(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(docs)), "docs")
+	b.ReportMetric(float64(n), "statements")
+}
+
+// BenchmarkExtractTables measures extraction from the tables of every
+// fixture JATS article, as ExtractDocument runs it after the text. MB/s
+// counts the cells' text.
+//
+//	go test -run '^$' -bench ExtractTables -benchtime 200x ./specs
+func BenchmarkExtractTables(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*", "*.*ml"))
+	var tables []ingest.Table
+	size := 0
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var s sink
+		jats.Read(context.Background(), fh, f, &s)
+		fh.Close()
+		for _, d := range s.docs {
+			for _, tb := range d.Tables {
+				for _, rows := range [][][]string{tb.Header, tb.Rows} {
+					for _, r := range rows {
+						for _, c := range r {
+							size += len(c)
+						}
+					}
+				}
+				tables = append(tables, tb)
+			}
+		}
+	}
+	b.SetBytes(int64(size))
+	n := 0
+	for b.Loop() {
+		n = 0
+		for i := range tables {
+			n += len(ExtractTable(&tables[i]))
+		}
+	}
+	b.ReportMetric(float64(len(tables)), "tables")
 	b.ReportMetric(float64(n), "statements")
 }

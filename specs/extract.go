@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/specs/units"
 )
 
@@ -43,8 +44,19 @@ type Statement struct {
 	Family     string `json:"family"`
 	FamilyKind string `json:"family_kind"`
 	// Text is the sentence the statement came from, Where its passage.
+	// For a table cell, Text quotes the table, row, column and cell
+	// ('Table 2 (caption), row "Cu", column "κ (W/mK)": 398') and Where is
+	// "table: Table 2".
 	Text  string `json:"text"`
 	Where string `json:"where"`
+	// Source is "text" (a sentence of the title, abstract or body) or
+	// "table" (a table cell). For a table cell, Table is the table's label
+	// ("Table 2"), Row the row's label (its first cell) and Column the
+	// column's header cells joined by " / ".
+	Source string `json:"source"`
+	Table  string `json:"table,omitempty"`
+	Row    string `json:"row,omitempty"`
+	Column string `json:"column,omitempty"`
 }
 
 // IsRange reports whether the statement is a range.
@@ -53,6 +65,16 @@ func (s *Statement) IsRange() bool { return s.Value == nil }
 // maxSentence bounds the sentences kept as evidence; longer ones are cut
 // around the number.
 const maxSentence = 600
+
+// ExtractDocument returns the statements of a document: its title,
+// abstract and full text in reading order, then its tables.
+func ExtractDocument(d *ingest.Document) []Statement {
+	out := Extract(Passages(d.Title, d.Abstract, d.Sections)...)
+	for i := range d.Tables {
+		out = append(out, ExtractTable(&d.Tables[i])...)
+	}
+	return out
+}
 
 // Extract returns the statements of the passages, in text order.
 func Extract(passages ...Passage) []Statement {
@@ -276,7 +298,7 @@ func extractSentence(out []Statement, sent, where string) []Statement {
 		}
 		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
 			SIMin: m.u.ToSI(m.lo), SIMax: m.u.ToSI(m.hi), SIUncertainty: m.u.ToSIDelta(m.unc),
-			Text: clip(sent, m.start, m.end), Where: where}
+			Text: clip(sent, m.start, m.end), Where: where, Source: SourceText}
 		if !m.isRange {
 			v, sv := m.lo, st.SIMin
 			st.Value, st.SIValue = &v, &sv

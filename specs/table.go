@@ -26,6 +26,10 @@ type Row struct {
 	FamilyKind    string   `parquet:"family_kind,dict"`
 	Text          string   `parquet:"text"`
 	Where         string   `parquet:"where,dict"`
+	Source        string   `parquet:"source,dict"`
+	Table         string   `parquet:"table,dict"`
+	RowLabel      string   `parquet:"row"`
+	Column        string   `parquet:"column,dict"`
 	Title         string   `parquet:"title,dict"`
 	Year          int32    `parquet:"year"`
 	License       string   `parquet:"license,dict"`
@@ -35,8 +39,12 @@ type Row struct {
 
 // Statement returns the row's statement.
 func (r *Row) Statement() Statement {
-	return Statement{Quantity: r.Quantity, Value: r.Value, Min: r.Min, Max: r.Max, Uncertainty: r.Uncertainty,
+	s := Statement{Quantity: r.Quantity, Value: r.Value, Min: r.Min, Max: r.Max, Uncertainty: r.Uncertainty,
 		Unit: r.Unit, SIUnit: r.SIUnit, SIValue: r.SIValue, SIMin: r.SIMin, SIMax: r.SIMax,
 		SIUncertainty: r.SIUncertainty, Subject: r.Subject, Family: r.Family, FamilyKind: r.FamilyKind,
-		Text: r.Text, Where: r.Where}
+		Text: r.Text, Where: r.Where, Source: r.Source, Table: r.Table, Row: r.RowLabel, Column: r.Column}
+	if s.Source == "" {
+		s.Source = SourceText // a snapshot written before tables were a source
+	}
+	return s
 }

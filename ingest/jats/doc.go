@@ -48,6 +48,15 @@
 //     form a leading untitled section. Back-matter ack, app and sec follow
 //     the body. Figures, tables, their captions, display formulas and
 //     supplementary material are left out of the text, as are footnotes.
+//   - tables: every table-wrap of the body, back matter and floats-group
+//     (inside a paragraph or a table-wrap-group too) with a <table>,
+//     directly or in <alternatives>, becomes an [ingest.Table]: label,
+//     caption, header rows (<thead>, else leading rows of <th> cells),
+//     body rows as cell text with colspan and rowspan expanded (a rowspan
+//     ends with its row group), and the notes of table-wrap-foot and
+//     tfoot. Footnote markers (xref) are dropped from cells. Spans and
+//     sizes are bounded (128 columns, 4096 rows, 65536 cells, spans of
+//     1024). A table given only as an image is not read.
 //   - references: every ref of every ref-list. Structured fields (authors
 //     as "Surname GN", title, source, year, volume, issue, pages, DOI,
 //     PMID) come from the element-citation (or NLM citation/nlm-citation),

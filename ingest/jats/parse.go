@@ -56,6 +56,7 @@ type article struct {
 	sections  []ingest.Section
 	back      []ingest.Section
 	refs      []ingest.Reference
+	tables    []ingest.Table
 	evidence  []licence.Evidence
 	fronts    int // <front> elements seen
 	textBytes int // body and back paragraph text held
@@ -261,6 +262,11 @@ func (p *parser) articleChildren(a *article) error {
 				}
 			case "back":
 				err = p.back(a)
+			case "floats-group":
+				// Figures and tables gathered at the end of the
+				// article: only the tables are kept.
+				var discard ingest.Section
+				err = p.flow(a, &discard, false)
 			case "sub-article", "response":
 				// Separate works (decision letters, referee reports,
 				// translations, replies) whose text is not served, but
@@ -355,6 +361,7 @@ func (p *parser) finish(a *article) error {
 	}
 	doc.Sections = append(a.sections, a.back...)
 	doc.References = a.refs
+	doc.Tables = a.tables
 	src, name := licence.SourcePublisher, "jats:publisher"
 	if doc.PMCID != "" {
 		src, name = licence.SourcePMC, "jats:pmc"
@@ -388,6 +395,7 @@ const (
 	clsPara
 	clsTitle
 	clsRefList
+	clsTable
 	clsSkip
 )
 
@@ -403,7 +411,9 @@ func classify(local []byte) class {
 		return clsTitle
 	case "ref-list":
 		return clsRefList
-	case "fig", "fig-group", "table-wrap", "table-wrap-group", "table", "disp-formula",
+	case "table-wrap", "table-wrap-group":
+		return clsTable
+	case "fig", "fig-group", "table", "disp-formula",
 		"disp-formula-group", "supplementary-material", "graphic", "media", "caption",
 		"alternatives", "chem-struct-wrap", "fn-group", "fn", "glossary", "label",
 		"tex-math", "math", "array", "code", "preformat", "inline-supplementary-material",
@@ -422,6 +432,26 @@ func skipInPara(local []byte) bool {
 		"disp-formula-group", "supplementary-material", "graphic", "media",
 		"inline-graphic", "tex-math", "annotation", "annotation-xml", "fn",
 		"chem-struct-wrap", "boxed-text", "array", "alt-text", "long-desc":
+		return true
+	}
+	return false
+}
+
+// skipInParaCapture is skipInPara except for tables (and the footnotes
+// of their table-wrap-foot), which a paragraph may hold: they are
+// captured for [readTables], then left out of the text by
+// skipTableText.
+func skipInParaCapture(local []byte) bool {
+	switch string(local) {
+	case "table-wrap", "table-wrap-group", "table", "fn":
+		return false
+	}
+	return skipInPara(local)
+}
+
+func skipTableText(local string) bool {
+	switch local {
+	case "table-wrap", "table-wrap-group", "table", "fn":
 		return true
 	}
 	return false
@@ -455,11 +485,17 @@ func (p *parser) flow(a *article, cur *ingest.Section, direct bool) error {
 			err = p.flowOne(a, cur)
 		case clsPara:
 			var text string
-			if text, err = p.captureText(skipInPara, nil); err == nil && text != "" {
+			if text, err = p.captureText(skipInParaCapture, skipTableText); err == nil && text != "" {
 				cur.Paragraphs = append(cur.Paragraphs, text)
-				if a.textBytes += len(text); a.textBytes > maxArticleText {
-					err = fmt.Errorf("%w: body: more than %d bytes of text", errCaptureLimit, maxArticleText)
-				}
+				err = a.addText(len(text))
+			}
+			if err == nil && p.tmp.hasTables() {
+				err = p.addTables(a, 0)
+			}
+		case clsTable:
+			p.tmp.reset()
+			if _, err = p.tmp.capture(&p.s, nil); err == nil {
+				err = p.addTables(a, 0)
 			}
 		case clsTitle:
 			if !direct || cur.Title != "" {
@@ -478,6 +514,39 @@ func (p *parser) flow(a *article, cur *ingest.Section, direct bool) error {
 			return err
 		}
 	}
+}
+
+// addText counts n bytes of text held for the article against
+// maxArticleText.
+func (a *article) addText(n int) error {
+	if a.textBytes += n; a.textBytes > maxArticleText {
+		return fmt.Errorf("%w: body: more than %d bytes of text", errCaptureLimit, maxArticleText)
+	}
+	return nil
+}
+
+// addTables reads the tables of the tree in p.tmp (captured from root)
+// into the article.
+func (p *parser) addTables(a *article, root int32) error {
+	n := len(a.tables)
+	a.tables = readTables(&p.tmp, root, a.tables)
+	for _, tb := range a.tables[n:] {
+		size := len(tb.Label) + len(tb.Caption)
+		for _, rows := range [][][]string{tb.Header, tb.Rows} {
+			for _, r := range rows {
+				for _, c := range r {
+					size += len(c)
+				}
+			}
+		}
+		for _, f := range tb.Footnotes {
+			size += len(f)
+		}
+		if err := a.addText(size); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // captureText captures the current element and flattens it.

@@ -75,7 +75,7 @@ func benchSetup(b *testing.B) {
 		}
 		benchBuild = time.Since(start)
 		start = time.Now()
-		benchTab, benchErr = loadTableFile(context.Background(), "bench", benchPath)
+		benchTab, benchErr = loadTableFile(context.Background(), "bench", benchPath, nil)
 		benchLoad = time.Since(start)
 	})
 	if benchErr != nil {

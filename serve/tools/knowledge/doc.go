@@ -4,8 +4,11 @@
 // and research_brief (POST /v1/research-brief), which combines the
 // archive's search with the OpenAlex and Crossref APIs.
 //
-// The specs table of DATA/current is held in memory in a compact form and
-// reloaded in the background when DATA/current changes. Numeric
+// The specs table of DATA/current is held in memory in a compact form,
+// loaded in the background at start (the server does not wait for it:
+// until it is in, the spec tools answer 503 specs_loading with
+// Retry-After before payment, and GET /v1/specs/status says "loading")
+// and reloaded in the background when DATA/current changes. Numeric
 // constraints in queries ("thermal conductivity > 200 W/mK") are parsed
 // by [specs.ParseQuery] and matched in SI units; an incompatible unit is a
 // 400 before payment.

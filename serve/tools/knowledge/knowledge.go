@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/snapshot"
+	"github.com/openshelf/openshelf/specs"
 )
 
 // Config configures the knowledge tools.
@@ -70,6 +73,12 @@ type Tools struct {
 	tab       atomic.Pointer[table]
 	reloading atomic.Bool
 	loadMu    sync.Mutex
+	progress  progress
+	failed    atomic.Pointer[failure]
+	// stop cancels a load in progress when the server closes.
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 
 	live   *cache[[]Paper]
 	briefs *cache[*prepared]
@@ -79,14 +88,40 @@ type Tools struct {
 // research_brief's full-text search; fc is the guarded outbound client.
 func New(archive Archive, fc *fetch.Client, cfg Config) *Tools {
 	cfg.defaults()
-	return &Tools{cfg: cfg, archive: archive, fetch: fc,
+	ctx, stop := context.WithCancel(context.Background())
+	return &Tools{cfg: cfg, archive: archive, fetch: fc, ctx: ctx, stop: stop,
 		live: newCache[[]Paper](cfg.CacheTTL, 512, cfg.Now), briefs: newCache[*prepared](cfg.CacheTTL, 512, cfg.Now)}
 }
 
-// Start loads the specs table of the current snapshot.
+// Start begins loading the specs table of the current snapshot in the
+// background and returns at once: the server does not wait for the table
+// (about 25 s at 1M documents). Until it is loaded the spec tools answer
+// 503 specs_loading with Retry-After before payment, and GET
+// /v1/specs/status says "loading".
 func (t *Tools) Start(ctx context.Context) error {
-	t.reload(ctx)
+	t.startReload()
 	return nil
+}
+
+// Close stops a load in progress and waits for it.
+func (t *Tools) Close() error {
+	t.stop()
+	t.wg.Wait()
+	return nil
+}
+
+// startReload loads the current snapshot's table in the background
+// unless a load is already running or the family is closed.
+func (t *Tools) startReload() {
+	if t.ctx.Err() != nil || !t.reloading.CompareAndSwap(false, true) {
+		return
+	}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		defer t.reloading.Store(false)
+		t.reload(t.ctx)
+	}()
 }
 
 // reload loads the current snapshot's table; failures are logged and the
@@ -103,7 +138,9 @@ func (t *Tools) reload(ctx context.Context) {
 		return
 	}
 	start := time.Now()
-	tab, err := loadTable(ctx, t.cfg.DataDir)
+	t.progress.begin(id, start)
+	tab, err := loadTable(ctx, t.cfg.DataDir, &t.progress)
+	t.progress.end(err)
 	if errors.Is(err, errNoTable) {
 		t.cfg.Logger.Warn("knowledge: snapshot without specs table; spec tools answer 503", "snapshot", id)
 		t.tab.Store(tab)
@@ -111,6 +148,7 @@ func (t *Tools) reload(ctx context.Context) {
 	}
 	if err != nil {
 		t.cfg.Logger.Error("knowledge: loading the specs table failed", "err", err)
+		t.noteFailure(id)
 		return
 	}
 	t.tab.Store(tab)
@@ -119,16 +157,19 @@ func (t *Tools) reload(ctx context.Context) {
 }
 
 // table returns the loaded table, starting a background reload when
-// DATA/current has moved on. It is a 503 when no table is loaded.
+// DATA/current has moved on (the previous table serves meanwhile). It is
+// a 503 specs_loading, with Retry-After, while the first table loads, and
+// a 503 specs_unavailable when there is none.
 func (t *Tools) table() (*table, error) {
 	tab := t.tab.Load()
-	if id, err := snapshot.Current(t.cfg.DataDir); err == nil && (tab == nil || tab.snapID != id) {
-		if t.reloading.CompareAndSwap(false, true) {
-			go func() {
-				defer t.reloading.Store(false)
-				t.reload(context.Background())
-			}()
-		}
+	if id, err := snapshot.Current(t.cfg.DataDir); err == nil && (tab == nil || tab.snapID != id) && t.mayRetry(id) {
+		t.startReload()
+	}
+	if tab == nil && t.reloading.Load() {
+		e := apierr.New(apierr.ErrUnavailable, "specs_loading",
+			"the specification table is being loaded after a server start; retry after the time given")
+		e.RetryAfter = t.progress.remaining(time.Now())
+		return nil, e
 	}
 	if tab == nil || tab.entries == nil && tab.byDoc == nil {
 		return nil, apierr.New(apierr.ErrUnavailable, "specs_unavailable",
@@ -137,7 +178,42 @@ func (t *Tools) table() (*table, error) {
 	return tab, nil
 }
 
+// retryFailed is how long a table that failed to load is not tried again
+// unless its file changes.
+const retryFailed = time.Minute
+
+// failure is the last failed load.
+type failure struct {
+	snapshot string
+	file     os.FileInfo // nil when the file could not be stat'ed
+	at       time.Time
+}
+
+func (t *Tools) specsPath(id string) string {
+	return filepath.Join(t.cfg.DataDir, snapshot.SnapshotsDir, id, specs.TableFile)
+}
+
+func (t *Tools) noteFailure(id string) {
+	fi, _ := os.Stat(t.specsPath(id))
+	t.failed.Store(&failure{snapshot: id, file: fi, at: time.Now()})
+}
+
+// mayRetry reports whether a load of snapshot id may start: not within
+// retryFailed of a failed load of the same, unchanged file, so that a
+// damaged table is not re-read on every request.
+func (t *Tools) mayRetry(id string) bool {
+	f := t.failed.Load()
+	if f == nil || f.snapshot != id || time.Since(f.at) >= retryFailed {
+		return true
+	}
+	fi, err := os.Stat(t.specsPath(id))
+	if err != nil || f.file == nil {
+		return err == nil
+	}
+	return !os.SameFile(fi, f.file) || fi.Size() != f.file.Size() || !fi.ModTime().Equal(f.file.ModTime())
+}
+
 // Endpoints returns the family's registry entries.
 func (t *Tools) Endpoints() []*registry.Endpoint {
-	return []*registry.Endpoint{t.searchEndpoint(), t.specsEndpoint(), t.briefEndpoint()}
+	return []*registry.Endpoint{t.searchEndpoint(), t.specsEndpoint(), t.statusEndpoint(), t.briefEndpoint()}
 }

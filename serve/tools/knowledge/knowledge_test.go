@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/serve"
@@ -88,14 +89,38 @@ func newFakes(t *testing.T) *fakes {
 	return f
 }
 
+// newEnv starts the server and waits until its specs table is loaded
+// (the server starts without waiting for it).
 func newEnv(t *testing.T, f *fakes) *servetest.Env {
-	return servetest.New(t, func(c *serve.Config) {
+	env := servetest.New(t, func(c *serve.Config) {
 		if f != nil {
 			c.Knowledge.OpenAlexURL = f.openalex.URL
 			c.Knowledge.CrossrefURL = f.crossref.URL
 			c.Knowledge.Mailto = "ops@openshelf.test"
 		}
 	})
+	waitSpecs(t, env, "ready")
+	return env
+}
+
+// waitSpecs polls GET /v1/specs/status until the table is in state. The
+// bound only keeps a broken loader from hanging the test.
+func waitSpecs(t testing.TB, env *servetest.Env, state string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	for range 6000 {
+		var res *http.Response
+		res, m = env.Call(t, http.MethodGet, "/v1/specs/status", nil, "")
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("/v1/specs/status: %d %v", res.StatusCode, m)
+		}
+		if m["state"] == state {
+			return m
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("specs table never %s: %v", state, m)
+	return nil
 }
 
 func items(m map[string]any, key string) []map[string]any {

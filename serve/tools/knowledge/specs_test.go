@@ -157,3 +157,33 @@ func TestSearchSpecs(t *testing.T) {
 		t.Errorf("band gap: %v", m)
 	}
 }
+
+// TestQuerySpecsTableCell checks a statement read from a table cell of a
+// fixture article (pmc-5828200, Table 1: Cmax of CSP at 0.2 g/kg is
+// 5.96 ± 0.72 µg/ml) served with where it came from.
+func TestQuerySpecsTableCell(t *testing.T) {
+	env := newEnv(t, nil)
+	m := env.PaidCall(t, http.MethodPost, "/v1/specs", map[string]any{
+		"quantity": "mass_concentration", "unit": "µg/ml", "min": 5.9, "max": 6})
+	var found map[string]any
+	for _, r := range items(m, "items") {
+		if r["source"] == "table" {
+			found = r
+		}
+	}
+	if found == nil {
+		t.Fatalf("no table statement for 5.9–6 µg/ml: %v", m)
+	}
+	doc, _ := found["document"].(map[string]any)
+	if doc["id"] != "pmc-5828200" || found["table"] != "Table 1" || found["row"] != "CSP" || found["column"] != "Cmax (μg/ml)" ||
+		found["where"] != "table: Table 1" || found["value"] != 5.96 || found["uncertainty"] != 0.72 ||
+		math.Abs(found["si_value"].(float64)-5.96e-3) > 1e-12 ||
+		!strings.Contains(found["text"].(string), `row "CSP", column "Cmax (μg/ml)": 5.96±0.72`) {
+		t.Errorf("table statement %v", found)
+	}
+	// Text statements say so.
+	m = env.PaidCall(t, http.MethodPost, "/v1/specs", map[string]any{"quantity": "thermal conductivity", "unit": "W/mK", "min": 1000})
+	if rows := items(m, "items"); len(rows) != 1 || rows[0]["source"] != "text" || rows[0]["table"] != nil {
+		t.Errorf("text statement %v", m)
+	}
+}

@@ -22,6 +22,12 @@ const (
 	PriceBrief  = "0.05"
 )
 
+// specsResponses declares the spec tools' 503s.
+var specsResponses = map[int]string{
+	http.StatusServiceUnavailable: "specs_loading: the specification table is still loading after a start (see Retry-After and " +
+		"GET /v1/specs/status); specs_unavailable: the snapshot has none. Answered before payment; nothing is charged.",
+}
+
 // maxSpecsPerHit bounds the statements attached to one search hit.
 const maxSpecsPerHit = 10
 
@@ -175,10 +181,12 @@ func (t *Tools) specsEndpoint() *registry.Endpoint {
 		Name: "query_specs", Method: http.MethodPost, Path: "/v1/specs", Group: registry.GroupTools,
 		Price:   PriceSpecs,
 		Summary: "Query the specification table: quantities, values and ranges in SI, subjects, source sentences and licences.",
-		Description: "Structured filters over statements extracted from the archive's open-licence full texts and abstracts. " +
+		Description: "Structured filters over statements extracted from the archive's open-licence full texts, tables and " +
+			"abstracts; source says which, and a table cell's statement names its table, row and column. " +
 			"min and max are in unit and converted to SI; an incompatible unit is a 400 and costs nothing.",
-		Output: SpecsOutput{},
-		Tool:   &registry.Tool{},
+		Output:    SpecsOutput{},
+		Responses: specsResponses,
+		Tool:      &registry.Tool{},
 		Check: func(ctx context.Context, in *SpecsInput) error {
 			_, err := t.table()
 			return err
@@ -278,8 +286,9 @@ func (t *Tools) searchEndpoint() *registry.Endpoint {
 			"constraint is parsed, converted to SI and matched against the specification table; the other words are " +
 			"searched in titles, keywords and authors and in the statements' sentences. Each hit carries its matching " +
 			"specifications and its licence, attribution and copyright notice.",
-		Output: SearchOutput{},
-		Tool:   &registry.Tool{},
+		Output:    SearchOutput{},
+		Responses: specsResponses,
+		Tool:      &registry.Tool{},
 		Check: func(ctx context.Context, in *SearchInput) error {
 			pq, err := parseQuery(in.Query, "query")
 			if err != nil {

@@ -65,17 +65,25 @@ type docInfo struct {
 	first, n                                    int32 // its entries, contiguous
 }
 
-// loadTable reads DATA/current/specs.parquet.
-func loadTable(ctx context.Context, dataDir string) (*table, error) {
+// loadTable reads DATA/current/specs.parquet, reporting to p (nil: no
+// reports).
+func loadTable(ctx context.Context, dataDir string, p *progress) (*table, error) {
 	snap, err := snapshot.Open(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	return loadTableFile(ctx, snap.ID, filepath.Join(snap.Dir, specs.TableFile))
+	return loadTableFile(ctx, snap.ID, filepath.Join(snap.Dir, specs.TableFile), p)
 }
 
-// loadTableFile reads a specs table file.
-func loadTableFile(ctx context.Context, snapID, path string) (*table, error) {
+// loadTableFile reads a specs table file. A damaged file is an error,
+// never a crash: parquet-go panics on some malformed input, and the load
+// runs in the background of a serving process.
+func loadTableFile(ctx context.Context, snapID, path string, p *progress) (t *table, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("knowledge: read %s: %v", path, r)
+		}
+	}()
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &table{snapID: snapID}, errNoTable
@@ -86,7 +94,10 @@ func loadTableFile(ctx context.Context, snapID, path string) (*table, error) {
 	defer f.Close()
 	r := parquet.NewGenericReader[specs.Row](f)
 	defer r.Close()
-	t := newTable(snapID)
+	if p != nil {
+		p.total.Store(r.NumRows())
+	}
+	t = newTable(snapID)
 	buf := make([]specs.Row, 1024)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -97,6 +108,9 @@ func loadTableFile(ctx context.Context, snapID, path string) (*table, error) {
 			if aerr := t.add(&buf[i]); aerr != nil {
 				return nil, aerr
 			}
+		}
+		if p != nil {
+			p.rows.Add(int64(n))
 		}
 		if err == io.EOF {
 			break
@@ -195,7 +209,7 @@ func encodeRow(b []byte, r *specs.Row) []byte {
 	for _, f := range []float64{r.Min, r.Max, r.Uncertainty, r.SIUncertainty} {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
 	}
-	for _, s := range []string{r.Unit, r.SIUnit, r.Subject, r.FamilyKind, r.Text, r.Where} {
+	for _, s := range []string{r.Unit, r.SIUnit, r.Subject, r.FamilyKind, r.Text, r.Where, r.Source, r.Table, r.RowLabel, r.Column} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
@@ -213,7 +227,7 @@ func (t *table) statement(i int32) specs.Statement {
 		fl[k] = math.Float64frombits(binary.LittleEndian.Uint64(b))
 		b = b[8:]
 	}
-	var ss [6]string
+	var ss [10]string
 	for k := range ss {
 		n, w := binary.Uvarint(b)
 		ss[k] = string(b[w : w+int(n)])
@@ -221,7 +235,11 @@ func (t *table) statement(i int32) specs.Statement {
 	}
 	s := specs.Statement{Quantity: t.quantities[e.quantity], Min: fl[0], Max: fl[1], Uncertainty: fl[2],
 		Unit: ss[0], SIUnit: ss[1], SIMin: e.siMin, SIMax: e.siMax, SIUncertainty: fl[3], Subject: ss[2],
-		Family: t.families[e.family], FamilyKind: ss[3], Text: ss[4], Where: ss[5]}
+		Family: t.families[e.family], FamilyKind: ss[3], Text: ss[4], Where: ss[5], Source: ss[6], Table: ss[7],
+		Row: ss[8], Column: ss[9]}
+	if s.Source == "" {
+		s.Source = specs.SourceText // a snapshot written before tables were a source
+	}
 	if flags&hasValue != 0 {
 		v, sv := fl[0], e.siMin
 		s.Value, s.SIValue = &v, &sv
