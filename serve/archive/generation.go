@@ -43,7 +43,7 @@ type generation struct {
 	byTopic    map[string]*Topic
 	catalog    *catalogStore
 	aliases    *aliasStore
-	index      *search.Index
+	index      searcher
 	// content serves the paid content (content/docs.bin); nil for a
 	// snapshot written before the content store existed, whose content
 	// is read from Parquet through DuckDB.
@@ -138,9 +138,11 @@ func (g *generation) load(ctx context.Context) error {
 	if g.aliases, err = loadAliases(ctx, g.snap.Path(snapshot.Aliases), cs); err != nil {
 		return fmt.Errorf("aliases: %w", err)
 	}
-	if g.index, err = search.Load(g.snap, catalogDocs{cs}); err != nil {
+	ix, err := search.Load(g.snap, catalogDocs{cs})
+	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
+	g.index = legacyIndex{ix: ix, snap: g.snap.ID}
 	return g.openContent()
 }
 
