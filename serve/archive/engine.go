@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,6 +141,18 @@ func legacyTerms(n query.Node, fulltext bool) ([]string, error) {
 			return nil, errUnsupported("fields and prefixes")
 		}
 		return []string{n.Word}, nil
+	case *query.Phrase:
+		// A hyphenated word ("Genome-Wide") parses as a phrase; this
+		// index has no positions and reads it as its words, as it
+		// always did.
+		if n.Field != query.Any {
+			return nil, errUnsupported("fields")
+		}
+		return tokenize.RemoveStopWords(slices.Clone(n.Words)), nil
+	case *query.Or:
+		if len(n.Children) == 0 {
+			return nil, nil // only punctuation: matches nothing
+		}
 	case *query.And:
 		var out []string
 		for _, c := range n.Children {
@@ -152,17 +165,6 @@ func legacyTerms(n query.Node, fulltext bool) ([]string, error) {
 		return out, nil
 	}
 	return nil, errUnsupported("phrases, OR and NOT")
-}
-
-// queryParse parses q. Until package query's parser is merged, it reads
-// today's language: every word must match.
-var queryParse = func(q string) (query.Node, error) {
-	terms := tokenize.Query(q)
-	and := &query.And{} // no words (only punctuation): matches nothing
-	for _, t := range terms {
-		and.Children = append(and.Children, &query.Term{Word: t})
-	}
-	return and, nil
 }
 
 // stemmer is the index's English stemmer, applied to words when a search

@@ -73,7 +73,7 @@ func parseQuery(q string) (query.Node, error) {
 	if strings.TrimSpace(q) == "" {
 		return nil, nil
 	}
-	return queryParse(q)
+	return query.Parse(q)
 }
 
 // queryError turns a parser error into a 400 invalid_query whose position
