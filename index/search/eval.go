@@ -129,8 +129,18 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 	}
 	var its []iterator
+	exact := -1
+	if !t.Prefix {
+		exact = e.ix.lookup(word)
+	}
 	for _, id := range ids {
-		its = append(its, e.termIter(id, mask))
+		m := mask
+		if id != exact && !t.Prefix {
+			m &^= 1<<FieldAuthor | 1<<FieldDOI // names and DOIs are never stemmed
+		}
+		if m != 0 {
+			its = append(its, e.termIter(id, m))
+		}
 	}
 	return newOr(its)
 }
