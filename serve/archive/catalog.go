@@ -143,7 +143,7 @@ func decodeCatalogCursor(c, topic string) (string, error) {
 	rest, ok := strings.CutPrefix(string(b), catalogCursorPrefix)
 	t, id, ok2 := strings.Cut(rest, "\x00")
 	if err != nil || !ok || !ok2 || id == "" {
-		return "", errCursor(search.ErrCursorInvalid)
+		return "", errSearch(search.ErrCursorInvalid)
 	}
 	if t != topic {
 		e := apierr.New(apierr.ErrInvalidInput, "invalid_cursor", "cursor: made for another topic filter; pass the same topic")

@@ -69,7 +69,7 @@ type SearchToolInput struct {
 	Facets     []string `json:"facets,omitempty" enum:"license|topic|year|source|fulltext" doc:"Facets to count over the whole result set."`
 	Topic      string   `json:"topic,omitempty" maxLength:"400" pattern:"^[a-z0-9-]{1,64}(,[a-z0-9-]{1,64})*$" doc:"Only documents of this topic (or of one of several comma-separated topics)."`
 	License    string   `json:"license,omitempty" pattern:"^(CC0|PDM|CC-BY|CC-BY-SA)(,(CC0|PDM|CC-BY|CC-BY-SA)){0,3}$" doc:"Only documents under this licence family (or one of several, comma-separated): CC0, PDM, CC-BY, CC-BY-SA."`
-	Source     string   `json:"source,omitempty" maxLength:"200" pattern:"^[a-z0-9-]{1,32}(,[a-z0-9-]{1,32})*$" doc:"Only documents from this source (or one of several, comma-separated)."`
+	Source     string   `json:"source,omitempty" maxLength:"200" pattern:"^(jats|pubmed|openalex|crossref)(,(jats|pubmed|openalex|crossref))*$" doc:"Only documents from this source (or one of several, comma-separated): jats, pubmed, openalex, crossref."`
 	YearFrom   *int     `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match."`
 	YearTo     *int     `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year; undated documents never match."`
 	Fulltext   bool     `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`

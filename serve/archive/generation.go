@@ -58,6 +58,9 @@ func (g *generation) release() {
 			if g.content != nil {
 				g.content.Close()
 			}
+			if g.index != nil {
+				g.index.Close()
+			}
 		})
 	}
 }
@@ -95,6 +98,9 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot) (*generation, 
 	db := sql.OpenDB(c)
 	g := &generation{snap: snap, db: db, connector: c}
 	if err := g.load(ctx); err != nil {
+		if g.index != nil {
+			g.index.Close()
+		}
 		db.Close()
 		c.Close()
 		return nil, err
@@ -138,11 +144,11 @@ func (g *generation) load(ctx context.Context) error {
 	if g.aliases, err = loadAliases(ctx, g.snap.Path(snapshot.Aliases), cs); err != nil {
 		return fmt.Errorf("aliases: %w", err)
 	}
-	ix, err := search.Load(g.snap, catalogDocs{cs})
+	ix, err := search.Open(g.snap, catalogDocs{cs}, search.Options{})
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
-	g.index = legacyIndex{ix: ix, snap: g.snap.ID}
+	g.index = ix
 	return g.openContent()
 }
 

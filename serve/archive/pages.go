@@ -100,7 +100,7 @@ func (s *Service) citedBy(ctx context.Context, g *generation, in *CitedByInput) 
 	}
 	docs, total, next, err := g.index.CitedBy(ctx, d, in.Limit, in.Cursor)
 	if err != nil {
-		return nil, errCursor(err)
+		return nil, errSearch(err)
 	}
 	items, err := g.entries(ctx, docs)
 	if err != nil {

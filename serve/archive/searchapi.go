@@ -30,7 +30,7 @@ type SearchInput struct {
 	Facets   []string `json:"facets,omitempty" enum:"license|topic|year|source|fulltext" doc:"Comma-separated facets to count over the whole result set (exact counts), returned in facets."`
 	Topic    []string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" maxItems:"20" doc:"Only documents of one of these topics (comma-separated slugs)."`
 	License  []string `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" doc:"Only documents under one of these licence families (comma-separated)."`
-	Source   []string `json:"source,omitempty" pattern:"^[a-z0-9-]{1,32}$" maxItems:"10" doc:"Only documents from one of these sources (comma-separated, as the source facet spells them: pubmed, pmc, openalex, crossref)."`
+	Source   []string `json:"source,omitempty" enum:"jats|pubmed|openalex|crossref" doc:"Only documents from one of these sources (comma-separated): jats (publisher full text, PMC), pubmed, openalex, crossref."`
 	YearFrom *int     `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match a year filter."`
 	YearTo   *int     `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year; undated documents never match a year filter."`
 	Fulltext bool     `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
@@ -147,8 +147,15 @@ type SearchResult struct {
 	Page
 }
 
-func errCursor(err error) error {
+// errSearch maps the index's refusals to API errors.
+func errSearch(err error) error {
 	switch {
+	case errors.Is(err, search.ErrQuery):
+		e := apierr.New(apierr.ErrInvalidInput, "invalid_query", "q: "+strings.TrimPrefix(err.Error(), "search: "))
+		e.Field = "q"
+		return e
+	case errors.Is(err, search.ErrUnknownFacet):
+		return apierr.Invalid("facets", strings.TrimPrefix(err.Error(), "search: "))
 	case errors.Is(err, search.ErrCursorExpired):
 		return &apierr.Error{Status: http.StatusGone, Code: "cursor_expired", Field: "cursor",
 			Message: "cursor: it belongs to a snapshot no longer served; start again without a cursor"}
@@ -181,7 +188,7 @@ func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*
 	req := in.request()
 	res, err := g.index.Search(ctx, req)
 	if err != nil {
-		return nil, errCursor(err)
+		return nil, errSearch(err)
 	}
 	if len(res.Hits) == 0 && in.Offset > 0 && res.Total == 0 {
 		// Past the end: the page is empty but the total still counts.
