@@ -262,8 +262,8 @@ func (g *generation) addSnippets(ctx context.Context, items []Entry, docs []int3
 	return nil
 }
 
-// bestParagraph returns the snippet of the full-text paragraph with the
-// most matched words, if any paragraph has one.
+// bestParagraph returns the snippet of the full-text paragraph (or
+// section title) with the most matched words, if any has one.
 func (g *generation) bestParagraph(doc int, m *matcher) (string, bool, error) {
 	secs, err := g.content.Sections(doc)
 	if err != nil {
@@ -271,7 +271,8 @@ func (g *generation) bestParagraph(doc int, m *matcher) (string, bool, error) {
 	}
 	best, bestN := "", 0
 	for _, s := range secs {
-		for _, p := range s.Paragraphs {
+		// Section titles are full text too (the index holds them).
+		for _, p := range append([]string{s.Title}, s.Paragraphs...) {
 			if snip, n := m.snippet(p); n > bestN {
 				best, bestN = snip, n
 			}
