@@ -170,12 +170,12 @@ func TestOperators(t *testing.T) {
 	}{
 		{q: "heart", want: []string{hf, ca, mod}},
 		{q: "heart failure", want: []string{hf, ca, mod}},
-		{q: `"heart failure"`, want: []string{hf, ca}},          // doc 3 has it only across title and abstract
-		{q: `title:"heart failure"`, want: []string{hf}},        // field-scoped phrase
-		{q: `abstract:"heart failure"`, want: []string{ca}},     //
-		{q: `"failure of the heart"`, want: []string{ca}},       // stop words inside a phrase count
-		{q: `"state of the art"`, want: []string{sa}},           //
-		{q: `"state art"`, want: []string{}},                    // not adjacent
+		{q: `"heart failure"`, want: []string{hf, ca}},      // doc 3 has it only across title and abstract
+		{q: `title:"heart failure"`, want: []string{hf}},    // field-scoped phrase
+		{q: `abstract:"heart failure"`, want: []string{ca}}, //
+		{q: `"failure of the heart"`, want: []string{ca}},   // stop words inside a phrase count
+		{q: `"state of the art"`, want: []string{sa}},       //
+		{q: `"state art"`, want: []string{}},                // not adjacent
 		{q: "heart OR zebrafish", want: []string{hf, ca, mod, zf}},
 		{q: "heart -mice", want: []string{ca, mod}},
 		{q: "heart NOT (mice OR arrest)", want: []string{mod}},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/kljensen/snowball/english"
 
@@ -35,6 +34,7 @@ type evaluator struct {
 	anyMask  uint8
 	scoring  bool
 	postings []*postings // every opened list, to report corruption
+	lists    []*listIter
 }
 
 func (e *evaluator) maskOf(f query.Field) uint8 {
@@ -522,6 +522,7 @@ type listIter struct {
 	n    int32
 	i    int
 	cur  int32
+	bad  bool // the list is not increasing or names a doc >= n
 }
 
 func (l *listIter) docID() int32   { return l.cur }
@@ -550,9 +551,12 @@ func (l *listIter) advance(t int32) int32 {
 		return l.cur
 	}
 	l.i += gallop(l.docs[l.i:], t)
-	if l.i >= len(l.docs) {
+	switch {
+	case l.i >= len(l.docs):
 		l.cur = noMore
-	} else {
+	case l.docs[l.i] >= l.n || l.docs[l.i] <= l.cur:
+		l.cur, l.bad = noMore, true
+	default:
 		l.cur = l.docs[l.i]
 	}
 	return l.cur
@@ -575,47 +579,4 @@ func gallop(docs []int32, target int32) int {
 		}
 	}
 	return lo
-}
-
-// describe renders a node for messages and tests.
-func describe(n query.Node) string {
-	var b strings.Builder
-	var walk func(n query.Node)
-	walk = func(n query.Node) {
-		switch n := n.(type) {
-		case *query.Term:
-			if n.Field != query.Any {
-				b.WriteString(n.Field.String() + ":")
-			}
-			b.WriteString(n.Word)
-			if n.Prefix {
-				b.WriteByte('*')
-			}
-		case *query.Phrase:
-			if n.Field != query.Any {
-				b.WriteString(n.Field.String() + ":")
-			}
-			b.WriteString(`"` + strings.Join(n.Words, " ") + `"`)
-		case *query.And, *query.Or:
-			kids, op := []query.Node(nil), " "
-			if a, ok := n.(*query.And); ok {
-				kids = a.Children
-			} else {
-				kids, op = n.(*query.Or).Children, " OR "
-			}
-			b.WriteByte('(')
-			for i, c := range kids {
-				if i > 0 {
-					b.WriteString(op)
-				}
-				walk(c)
-			}
-			b.WriteByte(')')
-		case *query.Not:
-			b.WriteByte('-')
-			walk(n.Child)
-		}
-	}
-	walk(n)
-	return b.String()
 }

@@ -321,7 +321,12 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	}
 	for _, p := range ev.postings {
 		if p.bad {
-			return Result{}, fmt.Errorf("%w: postings of term %d do not decode", ErrMalformed, p.df)
+			return Result{}, fmt.Errorf("%w: postings do not decode", ErrMalformed)
+		}
+	}
+	for _, l := range ev.lists {
+		if l.bad {
+			return Result{}, fmt.Errorf("%w: a topic's document list", ErrMalformed)
 		}
 	}
 	page := top.sorted()
@@ -354,7 +359,9 @@ func (ix *Index) driver(ev *evaluator, r *Request) (iterator, error) {
 		if !ok {
 			return nil, nil
 		}
-		return &listIter{docs: ix.topicDocsOf(c), cur: -1}, nil
+		l := &listIter{docs: ix.topicDocsOf(c), n: ix.n, cur: -1}
+		ev.lists = append(ev.lists, l)
+		return l, nil
 	}
 	return &listIter{n: ix.n, cur: -1}, nil
 }
@@ -462,6 +469,9 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 		return nil, 0, "", fmt.Errorf("%w: document %d", ErrQuery, doc)
 	}
 	all := ix.citingOf(doc)
+	if !validDocs(all, ix.n) {
+		return nil, 0, "", fmt.Errorf("%w: the documents citing %d", ErrMalformed, doc)
+	}
 	rest := all
 	if cursor != "" {
 		c, err := ix.decodeCursor(cursor, 'c')
@@ -479,4 +489,16 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 		next = ix.encodeCursor('c', cursorPos{key: float64(doc), doc: page[len(page)-1]})
 	}
 	return page, int64(len(all)), next, nil
+}
+
+// validDocs reports whether docs is strictly increasing and below n.
+func validDocs(docs []int32, n int32) bool {
+	prev := int32(-1)
+	for _, d := range docs {
+		if d <= prev || d >= n {
+			return false
+		}
+		prev = d
+	}
+	return true
 }
