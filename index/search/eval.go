@@ -505,15 +505,17 @@ func (o *orIter) down(i int) {
 	}
 }
 
-// score sums the children on the current document.
+// score sums the children on the current document: they are the heap's
+// top, so the walk stops below any child past it.
 func (o *orIter) score() float64 {
-	s := 0.0
-	for _, it := range o.heap {
-		if it.docID() == o.cur {
-			s += it.score()
-		}
+	return o.scoreFrom(0)
+}
+
+func (o *orIter) scoreFrom(i int) float64 {
+	if i >= len(o.heap) || o.heap[i].docID() != o.cur {
+		return 0
 	}
-	return s
+	return o.heap[i].score() + o.scoreFrom(2*i+1) + o.scoreFrom(2*i+2)
 }
 
 // listIter walks a doc list (a topic's documents) or all documents.
