@@ -190,13 +190,6 @@ func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*
 	if err != nil {
 		return nil, errSearch(err)
 	}
-	if len(res.Hits) == 0 && in.Offset > 0 && res.Total == 0 {
-		// Past the end: the page is empty but the total still counts.
-		req.Offset, req.Limit = 0, 1
-		if r2, err := g.index.Search(ctx, req); err == nil {
-			res.Total = r2.Total
-		}
-	}
 	docs := make([]int32, len(res.Hits))
 	for i, h := range res.Hits {
 		docs[i] = h.Doc
