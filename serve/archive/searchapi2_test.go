@@ -43,10 +43,9 @@ func items(m map[string]any) []map[string]any {
 	return out
 }
 
-// TestSearchPhraseFieldBoundaries: a phrase never runs from one field
+// testSearchPhraseFieldBoundaries: a phrase never runs from one field
 // value into the next (two authors, title into abstract).
-func TestSearchPhraseFieldBoundaries(t *testing.T) {
-	env, c := newEnv(t)
+func testSearchPhraseFieldBoundaries(t *testing.T, env *servetest.Env, c *corpus) {
 	tried := 0
 	for _, d := range c.docs {
 		a := d.fields[query.Author]
@@ -83,9 +82,8 @@ func TestSearchPhraseFieldBoundaries(t *testing.T) {
 	}
 }
 
-// TestSearchSorts checks each order on a listing and on a query.
-func TestSearchSorts(t *testing.T) {
-	env, c := newEnv(t)
+// testSearchSorts checks each order on a listing and on a query.
+func testSearchSorts(t *testing.T, env *servetest.Env, c *corpus) {
 	w := c.titleWords(3)
 	for _, q := range []string{"", w[0] + " OR " + w[1]} {
 		for _, sort := range []string{"relevance", "year", "-year", "cited_by"} {
@@ -173,11 +171,10 @@ func facetSQL(t *testing.T, c *corpus, facet, where string) map[string]int64 {
 	return out
 }
 
-// TestSearchFacetsEqualGroupBy: the facet counts of a search are a
+// testSearchFacetsEqualGroupBy: the facet counts of a search are a
 // GROUP BY over the snapshot's documents table for the same filter, and
 // filtering by a facet value finds as many documents as its count says.
-func TestSearchFacetsEqualGroupBy(t *testing.T) {
-	env, c := newEnv(t)
+func testSearchFacetsEqualGroupBy(t *testing.T, env *servetest.Env, c *corpus) {
 	w := c.titleWords(3)
 	topic := c.docs[0].topics[0]
 	ids := c.expected(t, w[0]+" OR "+w[1], false, false)
@@ -239,10 +236,9 @@ func TestSearchFacetsEqualGroupBy(t *testing.T) {
 	}
 }
 
-// TestSearchCursorEqualsOffset: paging through a whole result set with
+// testSearchCursorEqualsOffset: paging through a whole result set with
 // cursors gives the hits offset paging gives, in the same order.
-func TestSearchCursorEqualsOffset(t *testing.T) {
-	env, c := newEnv(t)
+func testSearchCursorEqualsOffset(t *testing.T, env *servetest.Env, c *corpus) {
 	w := c.titleWords(3)
 	for _, p := range []map[string]any{
 		{}, {"sort": "-year"}, {"sort": "cited_by", "license": "CC-BY"}, {"q": w[0] + " OR " + w[1] + " OR " + w[2]},
@@ -352,9 +348,8 @@ func TestCursorAfterSnapshotSwitch(t *testing.T) {
 	}
 }
 
-// TestSearchSelect: select keeps the named fields, the id and the rights.
-func TestSearchSelect(t *testing.T) {
-	env, c := newEnv(t)
+// testSearchSelect: select keeps the named fields, the id and the rights.
+func testSearchSelect(t *testing.T, env *servetest.Env, c *corpus) {
 	w := c.titleWords(3)
 	allowed := []string{"id", "license", "license_url", "attribution", "copyright_notice"}
 	for _, tt := range []struct {
@@ -394,11 +389,10 @@ func TestSearchSelect(t *testing.T) {
 
 var markRE = regexp.MustCompile(`<mark>(.*?)</mark>`)
 
-// TestSearchSnippets: snippets come from the open text, mark what
+// testSearchSnippets: snippets come from the open text, mark what
 // matched (folded as the index folds, stemmed with stem=true), stay
 // short and carry the rights.
-func TestSearchSnippets(t *testing.T) {
-	env, c := newEnv(t)
+func testSearchSnippets(t *testing.T, env *servetest.Env, c *corpus) {
 	// A word in many abstracts, and a word only in some full texts.
 	df := map[string]int{}
 	for _, d := range c.docs {
@@ -617,10 +611,9 @@ func TestCitedBy(t *testing.T) {
 	}
 }
 
-// TestSearchBadRequests: every refusal is a 400 (410 for an expired
+// testSearchBadRequests: every refusal is a 400 (410 for an expired
 // cursor) with its code, and a query error points at its position.
-func TestSearchBadRequests(t *testing.T) {
-	env, c := newEnv(t)
+func testSearchBadRequests(t *testing.T, env *servetest.Env, c *corpus) {
 	topic := c.docs[0].topics[0]
 	for _, tt := range []struct {
 		path   string

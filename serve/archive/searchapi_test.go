@@ -246,6 +246,27 @@ func all(t *testing.T, env *servetest.Env, params map[string]any) ([]string, map
 	return nil, nil
 }
 
+// TestSearchAPI runs the end-to-end tests that only read, on one server
+// over the fixture snapshot.
+func TestSearchAPI(t *testing.T) {
+	env, c := newEnv(t)
+	for _, tt := range []struct {
+		name string
+		fn   func(*testing.T, *servetest.Env, *corpus)
+	}{
+		{"OperatorsMatchOracle", testSearchOperatorsMatchOracle},
+		{"PhraseFieldBoundaries", testSearchPhraseFieldBoundaries},
+		{"Sorts", testSearchSorts},
+		{"FacetsEqualGroupBy", testSearchFacetsEqualGroupBy},
+		{"CursorEqualsOffset", testSearchCursorEqualsOffset},
+		{"Select", testSearchSelect},
+		{"Snippets", testSearchSnippets},
+		{"BadRequests", testSearchBadRequests},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, env, c) })
+	}
+}
+
 func newEnv(t *testing.T) (*servetest.Env, *corpus) {
 	var dir string
 	env := servetest.New(t, func(c *serve.Config) { dir = c.DataDir })
@@ -275,11 +296,10 @@ func (c *corpus) titleWords(min int) []string {
 	return out
 }
 
-// TestSearchOperatorsMatchOracle runs each operator of the query language
+// testSearchOperatorsMatchOracle runs each operator of the query language
 // end to end and compares the whole result set (paged with cursors) with
 // a brute-force evaluation over the snapshot's Parquet tables.
-func TestSearchOperatorsMatchOracle(t *testing.T) {
-	env, c := newEnv(t)
+func testSearchOperatorsMatchOracle(t *testing.T, env *servetest.Env, c *corpus) {
 	w := c.titleWords(3)
 	if len(w) < 6 {
 		t.Fatalf("corpus too small: title words %v", w)
