@@ -171,11 +171,7 @@ func (m *matcher) snippet(text string) (string, int) {
 	}
 	from := 0
 	if best >= 0 {
-		// A little context before the first match, from a word start.
-		from = ws[best].start
-		for k := best - 1; k >= 0 && ws[best].start-ws[k].start <= SnippetChars/5; k-- {
-			from = ws[k].start
-		}
+		from = contextStart(text, ws[best].start)
 	}
 	to := len(text)
 	if utf8.RuneCountInString(text[from:]) > SnippetChars {
@@ -210,6 +206,20 @@ func (m *matcher) snippet(text string) (string, int) {
 		b.WriteString("…")
 	}
 	return b.String(), bestN
+}
+
+// contextStart returns where a passage whose first match is at start
+// begins: up to SnippetChars/5 bytes earlier, after a space, so that it
+// starts with a whole word.
+func contextStart(text string, start int) int {
+	lo := start - SnippetChars/5
+	if lo <= 0 {
+		return 0
+	}
+	if i := strings.IndexAny(text[lo:start], " \t\n"); i >= 0 {
+		return lo + i + 1
+	}
+	return start
 }
 
 // runeBytes is the byte length of the first n characters of s.
