@@ -2,9 +2,9 @@ package search
 
 import (
 	"cmp"
-	"math/bits"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/kljensen/snowball/english"

@@ -41,20 +41,20 @@ type Index struct {
 	mm     []byte
 	closer sync.Once
 
-	n       int32
-	nTerms  int
-	avgLen  [NumFields]float64
+	n      int32
+	nTerms int
+	avgLen [NumFields]float64
 	// BM25F length normalisation: norm0[f] + normK[f]·len.
 	norm0, normK [NumFields]float64
-	docs    []docRec
-	tOff    []uint32
-	tCodes  []uint16
-	tdOff   []uint64
-	tDocs   []int32
-	cOff    []uint64
-	citing  []int32
-	terms   []termRec
-	termStr []byte
+	docs         []docRec
+	tOff         []uint32
+	tCodes       []uint16
+	tdOff        []uint64
+	tDocs        []int32
+	cOff         []uint64
+	citing       []int32
+	terms        []termRec
+	termStr      []byte
 	// postings is the postings section's range in mm.
 	postLo, postHi uint64
 
