@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/kljensen/snowball/english"
@@ -171,17 +172,12 @@ func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.position
 // summed before the saturation.
 func (ix *Index) bm25f(p *postings, idf float64, mask uint8) float64 {
 	d := &ix.docs[p.cur]
+	tfs := &p.tfs[p.i]
 	w := 0.0
-	for f := range NumFields {
-		if mask&(1<<f) == 0 {
-			continue
-		}
-		fp := FieldParams[f]
-		norm := 1 - fp.B
-		if ix.avgLen[f] > 0 {
-			norm += fp.B * float64(d.Len[f]) / ix.avgLen[f]
-		}
-		w += fp.Weight * float64(p.tfs[p.i][f]) / max(norm, 1e-9)
+	for m := mask; m != 0; m &= m - 1 {
+		f := bits.TrailingZeros8(m)
+		norm := ix.norm0[f] + ix.normK[f]*float64(d.Len[f])
+		w += FieldParams[f].Weight * float64(tfs[f]) / max(norm, 1e-9)
 	}
 	return idf * w / (K1 + w)
 }

@@ -41,18 +41,20 @@ type Index struct {
 	mm     []byte
 	closer sync.Once
 
-	n       int32
-	nTerms  int
-	avgLen  [NumFields]float64
-	docs    []docRec
-	tOff    []uint32
-	tCodes  []uint16
-	tdOff   []uint64
-	tDocs   []int32
-	cOff    []uint64
-	citing  []int32
-	terms   []termRec
-	termStr []byte
+	n      int32
+	nTerms int
+	avgLen [NumFields]float64
+	// BM25F length normalisation: norm0[f] + normK[f]·len.
+	norm0, normK [NumFields]float64
+	docs         []docRec
+	tOff         []uint32
+	tCodes       []uint16
+	tdOff        []uint64
+	tDocs        []int32
+	cOff         []uint64
+	citing       []int32
+	terms        []termRec
+	termStr      []byte
 	// postings is the postings section's range in mm.
 	postLo, postHi uint64
 
@@ -154,6 +156,12 @@ func (ix *Index) parse() error {
 		ix.avgLen[f] = math.Float64frombits(r.uint64())
 		if r.err != nil || !(ix.avgLen[f] >= 0) || math.IsInf(ix.avgLen[f], 0) {
 			return fmt.Errorf("%w: average field length", ErrMalformed)
+		}
+	}
+	for f := range NumFields {
+		ix.norm0[f] = 1 - FieldParams[f].B
+		if ix.avgLen[f] > 0 {
+			ix.normK[f] = FieldParams[f].B / ix.avgLen[f]
 		}
 	}
 	ix.licenses, ix.topics = r.strings(256), r.strings(math.MaxUint16)

@@ -101,6 +101,11 @@ func (ix *Index) compileFilter(r *Request) (filter, error) {
 
 func clampInt32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }
 
+// active reports whether the filter restricts anything.
+func (f *filter) active() bool {
+	return f.useYear || f.years != nil || f.license != nil || f.sources != 0 || f.fulltext >= 0 || f.topic != nil
+}
+
 func (ix *Index) pass(f *filter, d int32) bool {
 	r := &ix.docs[d]
 	if f.useYear && (r.Year == 0 || r.Year < f.yearFrom || r.Year > f.yearTo) {
@@ -294,6 +299,7 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{}
+	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	var nAfter int64 // matches ranking after the cursor (all without one)
 	if it != nil && !f.none {
@@ -303,7 +309,7 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 					return Result{}, err
 				}
 			}
-			if !ix.pass(&f, d) {
+			if filtering && !ix.pass(&f, d) {
 				continue
 			}
 			res.Total++
