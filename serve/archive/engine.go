@@ -1,9 +1,9 @@
 package archive
 
 import (
-	"github.com/kljensen/snowball/english"
-
 	"context"
+
+	"github.com/kljensen/snowball/english"
 
 	"github.com/openshelf/openshelf/index/search"
 )
