@@ -35,6 +35,27 @@
 // With a cursor the heap keeps only matches ranking after the cursor's
 // (key, doc), so a page at any depth costs what the first page costs.
 //
+// # Requests
+//
+// Facet values are spelled as Result.Facets reports them: license the
+// licence family ("CC-BY"), topic the slug, year decimal (undated
+// documents are not counted), source one of [Sources] ("jats:pmc" and
+// other JATS inputs are "jats"), fulltext "true" or "false". Where values
+// are ORed within a facet and the facets ANDed; an unknown value matches
+// nothing, an unknown facet name is [ErrUnknownFacet]. Stem is off by
+// default (exact words); with it, words in titles, abstracts, keywords
+// and full text also match their Snowball variants, never author names
+// or DOIs, and phrases stay exact. Fulltext adds the fulltext field to
+// unscoped terms and phrases.
+//
+// A cursor is opaque and URL-safe: the snapshot id, the sort, and the
+// last hit's sort key and doc (search-after). From another snapshot it is
+// [ErrCursorExpired]; if it does not decode, or was made for another sort,
+// [ErrCursorInvalid]. Result.Next is set whenever results follow the page.
+// A listing in catalog order without filters (but one topic) or facets is
+// a slice of the documents, at any depth. [Index.CitedBy] pages the
+// documents citing one document in doc order, with its own cursors.
+//
 // # Ranking
 //
 // BM25F (K1 = 1.2): per term, each matched field's frequency is weighted

@@ -27,6 +27,7 @@ type postings struct {
 	docs [blockDocs]int32
 	fm   [blockDocs]uint8
 	tfs  [blockDocs][NumFields]uint32
+	plen [blockDocs]uint32 // bytes of each doc's positions
 	// Positions: the block's position part, and a reader positioned at
 	// the start of doc posAt's positions.
 	pos   []byte
@@ -100,6 +101,12 @@ func (p *postings) load(b int) bool {
 				buf = buf[n:]
 			}
 		}
+		pl, n := binary.Uvarint(buf)
+		if n <= 0 || pl > uint64(len(p.pos)) {
+			return p.fail()
+		}
+		p.plen[i] = uint32(pl)
+		buf = buf[n:]
 	}
 	if prev != p.lastDoc(b) || len(buf) != 0 || prev >= p.ix.n {
 		return p.fail()
@@ -202,11 +209,10 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 		return true
 	}
 	for ; p.posAt < p.i; p.posAt++ {
-		for g := range NumFields {
-			if !skip(int(p.tfs[p.posAt][g])) {
-				p.fail()
-				return dst
-			}
+		rd += int(p.plen[p.posAt])
+		if rd > len(buf) {
+			p.fail()
+			return dst
 		}
 	}
 	p.posRd = rd

@@ -421,12 +421,16 @@ func (w *Writer) endDoc() error {
 	bk := &w.blk
 	bk.docs = binary.AppendUvarint(bk.docs, uint64(bk.doc-max(bk.last, bk.prevLast)))
 	bk.docs = append(bk.docs, bk.mask)
+	plen := len(bk.pos)
 	for f := range NumFields {
 		if bk.mask&(1<<f) != 0 {
 			bk.docs = binary.AppendUvarint(bk.docs, uint64(bk.tfs[f]))
 			bk.pos = append(bk.pos, bk.fpos[f]...)
 		}
 	}
+	// The bytes of the doc's positions, so that a phrase check skips the
+	// positions of the block's earlier documents without decoding them.
+	bk.docs = binary.AppendUvarint(bk.docs, uint64(len(bk.pos)-plen))
 	bk.last = bk.doc
 	bk.n++
 	w.df++
