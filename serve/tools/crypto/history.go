@@ -173,7 +173,7 @@ var (
 // error suggests when smaller, else half. ok is false when the error is
 // not about the query's size.
 func shrinkRange(err error, rng uint64) (next uint64, ok bool) {
-	msg := apierr.From(err).Message
+	msg := err.Error() // an *apierr.Error's carries the node's text
 	if !tooLargeRE.MatchString(msg) {
 		return 0, false
 	}

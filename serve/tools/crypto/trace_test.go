@@ -29,6 +29,12 @@ func newEnvCfg(t *testing.T, debug bool, prep func(*evmtest.Chain), mod func(*cr
 	if prep != nil {
 		prep(c)
 	}
+	return envOn(t, c, mod)
+}
+
+// envOn starts a server over an existing test chain.
+func envOn(t *testing.T, c *evmtest.Chain, mod func(*crypto.Config)) *env {
+	t.Helper()
 	e := &env{chain: c, sourcify: map[string]string{}, etherscan: map[string]string{}}
 	sol := httptest.NewServer(solanaReplay(t))
 	t.Cleanup(sol.Close)
