@@ -13,7 +13,7 @@ import (
 // chains have millions, but the simulated backend mines about 150 blocks a
 // second here, so the test scales the chunk sizes down instead: the scan
 // still takes several growing chunks to reach the approvals.
-const oldBlocks = 1_200
+const oldBlocks = 600
 
 // TestWalletReportHistory runs wallet_report's history scan on the real
 // EVM: approvals far behind the head are found by growing chunks; a
@@ -31,11 +31,11 @@ func TestWalletReportHistory(t *testing.T) {
 	}
 
 	t.Run("chunks grow back to genesis", func(t *testing.T) {
-		m, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{InitialRange: 50, MaxRange: 400} }))
+		m, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{InitialRange: 25, MaxRange: 200} }))
 		if h["complete"] != true || num(t, h, "from_block") != 0 || num(t, h, "to_block") < oldBlocks {
 			t.Fatalf("history %v", h)
 		}
-		// 50, 100, 200, 400, 400, 400 blocks: six requests.
+		// 25, 50, 100, 200, 200, 200 blocks: six requests.
 		if n := num(t, h, "requests"); n != 6 {
 			t.Errorf("%v requests", n)
 		}
@@ -53,9 +53,9 @@ func TestWalletReportHistory(t *testing.T) {
 	})
 
 	t.Run("depth bound", func(t *testing.T) {
-		_, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{Blocks: 1_000} }))
+		_, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{Blocks: 500} }))
 		if len(rep["open_approvals"].([]any)) != 0 || h["complete"] != true || num(t, h, "wanted_from_block") == 0 {
-			t.Errorf("1,000 blocks back: approvals %v history %v", rep["open_approvals"], h)
+			t.Errorf("500 blocks back: approvals %v history %v", rep["open_approvals"], h)
 		}
 	})
 

@@ -301,18 +301,6 @@ func TestSimulateTraceTruth(t *testing.T) {
 	}
 }
 
-// TestSimulateStateBudget: a local EVM that would need more state reads
-// than allowed falls back to eth_simulateV1 (logs and transfers, no trace).
-func TestSimulateStateBudget(t *testing.T) {
-	e := newEnvCfg(t, false, nil, func(cfg *crypto.Config) { cfg.SimStateReads = 3 })
-	c := e.chain
-	in := map[string]any{"chain": "ethereum", "from": c.WalletAddr.Hex(), "to": c.USDC.Hex(), "data": packT("Token", "transfer", c.Spender, evmtest.Units(100, 6))}
-	m := e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", in)
-	if out := moves(m, "assets_leaving"); m["method"] != "eth_simulateV1" || len(out) != 1 || out[0]["amount_raw"] != "100000000" || m["trace"] != nil {
-		t.Errorf("%v", m)
-	}
-}
-
 func TestSimulateOverridesRefused(t *testing.T) {
 	e := newEnv(t)
 	w := e.chain.WalletAddr.Hex()
@@ -332,18 +320,23 @@ func TestSimulateOverridesRefused(t *testing.T) {
 	}
 }
 
-// TestSimulateCallFallback: without eth_simulateV1 either, the fallback is
-// eth_call and eth_estimateGas: success, gas and the return value, or the
-// revert reason, without an asset trace.
-func TestSimulateCallFallback(t *testing.T) {
+// TestSimulateFallbacks: a local EVM that would need more state reads
+// than allowed falls back to eth_simulateV1 (logs and transfers, no call
+// tree); without eth_simulateV1 either, to eth_call and eth_estimateGas
+// (success, gas and the return value, or the revert reason, no assets).
+func TestSimulateFallbacks(t *testing.T) {
 	e := newEnvCfg(t, false, nil, func(cfg *crypto.Config) { cfg.SimStateReads = 1 })
 	c := e.chain
-	c.Refuse("eth_simulateV1", true)
 	sim := func(amount int64) map[string]any {
 		return e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "ethereum", "from": c.WalletAddr.Hex(),
 			"to": c.USDC.Hex(), "data": packT("Token", "transfer", c.Spender, evmtest.Units(amount, 6))})
 	}
 	m := sim(100)
+	if out := moves(m, "assets_leaving"); m["method"] != "eth_simulateV1" || len(out) != 1 || out[0]["amount_raw"] != "100000000" || m["trace"] != nil {
+		t.Errorf("%v", m)
+	}
+	c.Refuse("eth_simulateV1", true)
+	m = sim(100)
 	if m["method"] != "eth_call" || m["success"] != true || num(t, m, "gas_used") < 21000 ||
 		m["return_data"] != "0x0000000000000000000000000000000000000000000000000000000000000001" || len(m["assets_leaving"].([]any)) != 0 {
 		t.Errorf("%v", m)
