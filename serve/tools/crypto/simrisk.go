@@ -2,6 +2,7 @@ package crypto
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -15,8 +16,9 @@ import (
 // simFacts is the chain state the risk level looks at beyond the trace.
 type simFacts struct {
 	to common.Address // the contract called
-	// noCode marks approval spenders without code at the block.
-	noCode map[common.Address]bool
+	// noCode marks approval spenders without code at the block;
+	// unverified those with code that no explorer has verified.
+	noCode, unverified map[common.Address]bool
 	// before is the sender's balance at the block of each asset leaving
 	// ("" native, else the token's address); absent when not known.
 	before map[string]*big.Int
@@ -25,7 +27,7 @@ type simFacts struct {
 // riskFacts reads, in one batch at the simulation's block, the code of
 // every spender approved and the sender's balance of every asset leaving.
 func (t *Tools) riskFacts(ctx context.Context, c *chain.EVM, sender, to common.Address, h *simHeader, out *SimOutput) (simFacts, error) {
-	f := simFacts{to: to, noCode: map[common.Address]bool{}, before: map[string]*big.Int{}}
+	f := simFacts{to: to, noCode: map[common.Address]bool{}, unverified: map[common.Address]bool{}, before: map[string]*big.Int{}}
 	var b []rpc.BatchElem
 	var after []func()
 	for _, a := range out.Approvals {
@@ -67,12 +69,36 @@ func (t *Tools) riskFacts(ctx context.Context, c *chain.EVM, sender, to common.A
 			after[i]()
 		}
 	}
+	t.verifiedSpenders(ctx, c, out.Approvals, &f)
 	return f, nil
+}
+
+// maxSpenderLookups bounds the explorer lookups of one simulation.
+const maxSpenderLookups = 4
+
+// verifiedSpenders asks the explorers (cached, as contract_abi) whether
+// the approved contracts are verified. An explorer failure leaves the
+// spender unjudged: the answer does not wait on a third party's outage.
+func (t *Tools) verifiedSpenders(ctx context.Context, c *chain.EVM, approvals []ApprovalInfo, f *simFacts) {
+	asked := map[common.Address]bool{}
+	for _, a := range approvals {
+		sp := common.HexToAddress(a.Spender)
+		if (a.Approved != nil && !*a.Approved) || f.noCode[sp] || asked[sp] || len(asked) == maxSpenderLookups {
+			continue
+		}
+		if _, checked := f.noCode[sp]; !checked {
+			continue // its code could not be read
+		}
+		asked[sp] = true
+		if _, err := t.lookupVerified(ctx, c.Chain.ChainID, sp); errors.Is(err, errNotVerified) {
+			f.unverified[sp] = true
+		}
+	}
 }
 
 // risk sets the risk level: high for an unlimited or collection-wide
 // approval, an approval to an account without code (the drainer pattern)
-// or the sender's whole balance of a token taken by an inner call; medium
+// or to a contract no explorer has verified, or the sender's whole balance of a token taken by an inner call; medium
 // for any other approval, assets leaving with nothing entering, the whole
 // balance sent, or assets pulled by a contract other than the one called;
 // low otherwise.
@@ -88,6 +114,8 @@ func (o *SimOutput) risk(f simFacts) {
 		switch {
 		case f.noCode[common.HexToAddress(a.Spender)]:
 			raise("high", "grants "+a.Spender+", an account without code, an approval on "+a.Token+": the usual drainer pattern")
+		case f.unverified[common.HexToAddress(a.Spender)]:
+			raise("high", "grants "+a.Spender+", a contract no explorer has verified, an approval on "+a.Token)
 		case a.Unlimited:
 			raise("high", "grants "+a.Spender+" unlimited use of "+a.Token)
 		default:

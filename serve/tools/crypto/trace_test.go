@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -344,5 +345,28 @@ func TestSimulateFallbacks(t *testing.T) {
 	m = sim(1_000_000)
 	if m["success"] != false || m["revert_reason"] != "execution reverted: ERC20: transfer amount exceeds balance" {
 		t.Errorf("revert without eth_simulateV1: %v %v", m["success"], m["revert_reason"])
+	}
+}
+
+// TestSimulateApprovalVerified: an approval to a contract no explorer has
+// verified is high risk; to a verified one (Sourcify's recorded answer),
+// medium like any limited approval.
+func TestSimulateApprovalVerified(t *testing.T) {
+	e := newEnv(t)
+	c := e.chain
+	// Set before the first request, as the explorer replay reads the map
+	// without a lock.
+	e.sourcify[lower(c.Factory)] = "sourcify_v2_contract_fields_all.openapi-example.json"
+	approve := func(spender common.Address) map[string]any {
+		return e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "ethereum", "from": c.WalletAddr.Hex(),
+			"to": c.GOOD.Hex(), "data": packT("Token", "approve", spender, evmtest.Units(10, 18))})
+	}
+	m := approve(c.Router)
+	if m["risk_level"] != "high" || !strings.Contains(strings.Join(toStrings(m["risk_reasons"]), ";"), "no explorer has verified") {
+		t.Errorf("unverified spender: %v %v", m["risk_level"], m["risk_reasons"])
+	}
+	m = approve(c.Factory)
+	if m["risk_level"] != "medium" || strings.Contains(strings.Join(toStrings(m["risk_reasons"]), ";"), "verified") {
+		t.Errorf("verified spender: %v %v", m["risk_level"], m["risk_reasons"])
 	}
 }
