@@ -57,6 +57,9 @@ type Tools struct {
 	// debugOK maps a chain name to whether its node offers debug_traceCall
 	// with the callTracer (absent: not asked yet).
 	debugOK sync.Map
+	// logRange maps a chain name to the eth_getLogs range its last history
+	// scan ended with, where the next one starts.
+	logRange sync.Map
 }
 
 // New builds the family; it fails on a bad chain configuration.

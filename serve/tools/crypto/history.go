@@ -80,10 +80,13 @@ type walletLogs struct {
 // scanHistory reads the wallet's logs from head back to the configured
 // depth, newest first, in chunks of adaptive size: a chunk the node refuses
 // as too large (a range limit or a result cap) is halved, or cut to the
-// range the error suggests; a chunk that succeeds lets the next one double.
-// Each chunk is one JSON-RPC batch of three topic-filtered eth_getLogs.
-// The scan stops at the request, time or log bound with the reason.
-func scanHistory(ctx context.Context, c *chain.EVM, cfg HistoryConfig, owner common.Address, head uint64) (walletLogs, HistoryScan) {
+// range the error suggests, and the scan no longer grows past the last
+// size that worked; a chunk that succeeds lets the next one double. Each
+// chunk is one JSON-RPC batch of three topic-filtered eth_getLogs. The scan
+// stops at the request, time or log bound with the reason. start is the
+// first chunk's size (what worked last time on this chain); the size the
+// scan ends with is returned for the next one.
+func scanHistory(ctx context.Context, c *chain.EVM, cfg HistoryConfig, owner common.Address, head, start uint64) (walletLogs, HistoryScan, uint64) {
 	var out walletLogs
 	hs := HistoryScan{ToBlock: head, FromBlock: head + 1}
 	if head+1 > cfg.Blocks {
@@ -92,11 +95,14 @@ func scanHistory(ctx context.Context, c *chain.EVM, cfg HistoryConfig, owner com
 	ctx, cancel := context.WithTimeout(ctx, cfg.MaxTime)
 	defer cancel()
 	ot := common.BytesToHash(owner.Bytes())
-	rng, to := cfg.InitialRange, head
+	rng, to, ceiling := cfg.InitialRange, head, cfg.MaxRange
+	if start > 0 {
+		rng = min(start, cfg.MaxRange)
+	}
 	for {
 		if hs.Requests >= cfg.MaxRequests {
 			hs.Reason = fmt.Sprintf("stopped after %d requests; blocks %d to %d not scanned", hs.Requests, hs.Wanted, hs.FromBlock-1)
-			return out, hs
+			return out, hs, rng
 		}
 		from := hs.Wanted
 		if to-hs.Wanted+1 > rng {
@@ -118,16 +124,21 @@ func scanHistory(ctx context.Context, c *chain.EVM, cfg HistoryConfig, owner com
 		if err != nil {
 			if ctx.Err() != nil {
 				hs.Reason = fmt.Sprintf("stopped after %s; blocks %d to %d not scanned", cfg.MaxTime, hs.Wanted, hs.FromBlock-1)
-				return out, hs
+				return out, hs, rng
 			}
 			next, ok := shrinkRange(err, rng)
 			if !ok {
 				hs.Reason = fmt.Sprintf("the node failed at blocks %d to %d: %s", from, to, apierr.From(err).Message)
-				return out, hs
+				return out, hs, rng
 			}
 			if next == 0 {
 				hs.Reason = fmt.Sprintf("block %d alone holds more of the wallet's logs than the node returns at once", to)
-				return out, hs
+				return out, hs, rng
+			}
+			if spanLimit(err) {
+				// A limit on the span holds for every chunk; a cap on
+				// results only where the wallet was busy.
+				ceiling = min(ceiling, next)
 			}
 			rng = next
 			continue
@@ -137,14 +148,14 @@ func scanHistory(ctx context.Context, c *chain.EVM, cfg HistoryConfig, owner com
 		hs.FromBlock = from
 		if hs.Logs > cfg.MaxLogs {
 			hs.Reason = fmt.Sprintf("more than %d logs; blocks %d to %d not scanned", cfg.MaxLogs, hs.Wanted, from-1)
-			return out, hs
+			return out, hs, rng
 		}
 		if from == hs.Wanted {
 			hs.Complete = true
-			return out, hs
+			return out, hs, rng
 		}
 		to = from - 1
-		rng = min(rng*2, cfg.MaxRange)
+		rng = min(rng*2, ceiling)
 	}
 }
 
@@ -167,7 +178,14 @@ func scanHistory(ctx context.Context, c *chain.EVM, cfg HistoryConfig, owner com
 var (
 	tooLargeRE  = regexp.MustCompile(`(?i)query returned more than|exceeds? (the )?limit|response size exceeded|block range|exceed maximum|too wide|too big|too large|too many|limit exceeded`)
 	suggestedRE = regexp.MustCompile(`\[(0x[0-9a-fA-F]+),\s*(0x[0-9a-fA-F]+)\]`)
+	resultCapRE = regexp.MustCompile(`(?i)query returned more than|response size exceeded|too big|too many`)
 )
+
+// spanLimit tells a refusal for the block span (the same for any chunk)
+// from one for the number of results (only where logs are dense).
+func spanLimit(err error) bool {
+	return !resultCapRE.MatchString(err.Error())
+}
 
 // shrinkRange returns the next range after a refused query: the range the
 // error suggests when smaller, else half. ok is false when the error is

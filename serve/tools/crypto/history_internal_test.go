@@ -158,7 +158,7 @@ func TestScanHistory(t *testing.T) {
 	t.Cleanup(c.Close)
 	cfg := HistoryConfig{}
 	cfg.fill()
-	wl, hs := scanHistory(context.Background(), c, cfg, owner, head)
+	wl, hs, _ := scanHistory(context.Background(), c, cfg, owner, head, 0)
 	if !hs.Complete || hs.FromBlock != 101 || hs.Wanted != 101 || hs.Reason != "" {
 		t.Fatalf("scan %+v", hs)
 	}
@@ -170,16 +170,31 @@ func TestScanHistory(t *testing.T) {
 	}
 	t.Logf("scan of %d blocks: %d requests", head-100, hs.Requests)
 
+	// Under a span limit alone the chunks stop growing at the size that
+	// worked: 2k … 64k, one refusal at 128k, then 64k chunks (about 37
+	// requests), not a refusal every other request.
+	node.maxResult = 1 << 30
+	_, hs, last := scanHistory(context.Background(), c, cfg, owner, head, 0)
+	if !hs.Complete || hs.Requests > 40 || last != 64_000 {
+		t.Errorf("span-limited scan %+v, last range %d", hs, last)
+	}
+	// The next scan starts at the size the last one ended with.
+	_, hs, _ = scanHistory(context.Background(), c, cfg, owner, head, last)
+	if !hs.Complete || hs.Requests > 33 {
+		t.Errorf("second scan %+v", hs)
+	}
+	node.maxResult = 10
+
 	// The request bound stops the scan with a reason.
 	cfg.MaxRequests = 5
-	_, hs = scanHistory(context.Background(), c, cfg, owner, head)
+	_, hs, _ = scanHistory(context.Background(), c, cfg, owner, head, 0)
 	if hs.Complete || hs.Requests != 5 || !strings.Contains(hs.Reason, "stopped after 5 requests") {
 		t.Errorf("bounded scan %+v", hs)
 	}
 	// A node failing for old blocks ends the scan where it failed.
 	cfg.MaxRequests = 300
 	node.failFrom = 1_000_000
-	wl, hs = scanHistory(context.Background(), c, cfg, owner, head)
+	wl, hs, _ = scanHistory(context.Background(), c, cfg, owner, head, 0)
 	if hs.Complete || !strings.Contains(hs.Reason, "header not found") || hs.FromBlock <= 1_000_000 || len(wl.received) != 45 {
 		t.Errorf("failing node %+v", hs)
 	}

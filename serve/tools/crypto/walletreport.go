@@ -170,7 +170,10 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 		}
 	}
 	rep.Nonce, rep.IsContract = uint64(nonce), len(code) > 0
-	wl, hs := scanHistory(ctx, c, t.cfg.History, owner, head.Number)
+	start, _ := t.logRange.Load(c.Chain.Name)
+	st, _ := start.(uint64)
+	wl, hs, last := scanHistory(ctx, c, t.cfg.History, owner, head.Number, st)
+	t.logRange.Store(c.Chain.Name, last)
 	rep.History = &hs
 	if hs.FromBlock > head.Number && !hs.Complete {
 		// Not one chunk could be read: the chain failed.
