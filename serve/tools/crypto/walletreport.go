@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -89,11 +90,22 @@ func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*Walle
 	}
 	owner := common.HexToAddress(in.Address)
 	incomplete := !pf.Complete
-	for _, cp := range pf.Chains {
+	// The chains are read concurrently (each has its own node and rate
+	// limit), so a long history scan on one does not add to the others.
+	reps := make([]ChainReputation, len(pf.Chains))
+	errs := make([]error, len(pf.Chains))
+	var wg sync.WaitGroup
+	for i, cp := range pf.Chains {
+		if cp.Error == "" {
+			wg.Go(func() { reps[i], errs[i] = t.chainReputation(ctx, t.evm[cp.Chain], owner) })
+		}
+	}
+	wg.Wait()
+	for i, cp := range pf.Chains {
 		if cp.Error != "" {
 			continue
 		}
-		rep, err := t.chainReputation(ctx, t.evm[cp.Chain], owner)
+		rep, err := reps[i], errs[i]
 		if err != nil {
 			t.cfg.Logger.Warn("crypto: wallet_report chain failed", "chain", cp.Chain, "err", err)
 			incomplete = true
