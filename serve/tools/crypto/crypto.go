@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/apierr"
@@ -35,8 +36,14 @@ type Config struct {
 	// LogWindow is how many recent blocks token_report and wallet_report
 	// scan for Transfer and Approval logs; default 5000.
 	LogWindow uint64
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// SimStateReads bounds the RPC calls simulate_tx's local EVM may make
+	// to read state (nodes without debug_traceCall); default 1000. Past
+	// it the simulation falls back to eth_simulateV1.
+	SimStateReads int
+	// History bounds wallet_report's log scan (see HistoryConfig).
+	History HistoryConfig
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 // Tools is the crypto tool family.
@@ -47,6 +54,12 @@ type Tools struct {
 	sol    *chain.Solana
 	hc     *http.Client // explorers: operator-configured URLs, not user input
 	abis   *chain.Cache
+	// debugOK maps a chain name to whether its node offers debug_traceCall
+	// with the callTracer (absent: not asked yet).
+	debugOK sync.Map
+	// logRange maps a chain name to the eth_getLogs range its last history
+	// scan ended with, where the next one starts.
+	logRange sync.Map
 }
 
 // New builds the family; it fails on a bad chain configuration.
@@ -69,6 +82,10 @@ func New(cfg Config) (*Tools, error) {
 	if cfg.LogWindow == 0 {
 		cfg.LogWindow = 5000
 	}
+	if cfg.SimStateReads <= 0 {
+		cfg.SimStateReads = 1000
+	}
+	cfg.History.fill()
 	cc := cfg.Chains
 	if cc == nil {
 		var err error

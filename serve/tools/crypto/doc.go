@@ -11,6 +11,13 @@
 // from a Sourcify-style server with an Etherscan-style fallback. Nothing is
 // ever signed or broadcast.
 //
+// simulate_tx traces calls with go-ethereum's callTracer: the node's
+// debug_traceCall where offered (trace.go), else a local EVM over state
+// read lazily from the node at the pinned block (localevm.go), so internal
+// calls (a router's transferFrom, native value sent by inner calls, a
+// revert deep in the tree) are seen. wallet_report reads a wallet's past
+// logs in adaptive chunks (history.go).
+//
 // The tests run against a real EVM (package evmtest) with deployed tokens,
 // pools, a honeypot and a proxy, and against local servers replaying real
 // Sourcify, Etherscan and Solana answers.

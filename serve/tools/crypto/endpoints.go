@@ -43,8 +43,10 @@ func (t *Tools) walletReportEndpoint() *registry.Endpoint {
 		Name: "wallet_report", Method: http.MethodGet, Path: "/v1/crypto/wallet-report", Group: registry.GroupTools,
 		Price:   "0.03",
 		Summary: "Wallet reputation: portfolio, open token approvals (from logs, with current allowances), scam-token holdings (simulated sales), interactions with flagged contracts, and a verdict (clean, caution, high-risk, flagged, incomplete) with reasons.",
-		Description: "History comes from the Approval and Transfer logs of the last 5,000 blocks (configurable); allowances and balances " +
-			"are read now in one Multicall3 call per chain. Solana addresses get the portfolio and the verdict incomplete.",
+		Description: "History comes from the wallet's Approval, ApprovalForAll and Transfer logs, scanned back 2,000,000 blocks by default " +
+			"(configurable) in chunks that adapt to the node's range and result limits; a scan cut short by its bounds makes the verdict " +
+			"incomplete, with the reason. Allowances and balances are read now in one Multicall3 call per chain. Solana addresses get the " +
+			"portfolio and the verdict incomplete.",
 		Output: WalletReportOutput{}, Tool: tool(),
 		Handle: value(t.walletReport),
 	}.Endpoint()
@@ -54,9 +56,11 @@ func (t *Tools) simulateEndpoint() *registry.Endpoint {
 	return registry.Spec[SimInput]{
 		Name: "simulate_tx", Method: http.MethodPost, Path: "/v1/crypto/simulate-tx", Group: registry.GroupTools,
 		Price:   "0.0015",
-		Summary: "Simulate a transaction without sending it: assets leaving and entering (native, ERC-20, ERC-721, ERC-1155), approvals granted, revert reason, gas and fee, and a risk level; Solana simulateTransaction with logs and balance changes.",
-		Description: "EVM: eth_simulateV1 with transfer tracing at the head block (eth_call and eth_estimateGas, without asset " +
-			"tracing, on nodes that lack it). Solana: simulateTransaction with signature checks off and a fresh blockhash. Nothing is broadcast.",
+		Summary: "Simulate a transaction without sending it: the call tree, assets leaving and entering (native, ERC-20, ERC-721, ERC-1155, also when inner calls move them), approvals granted, revert reason and where it came from, gas and fee, and a risk level; Solana simulateTransaction with logs and balance changes.",
+		Description: "EVM: the call is traced at the head block, with optional state overrides, by the node's debug_traceCall " +
+			"(callTracer) or, on nodes without it, by a local EVM over state read from the node; eth_simulateV1 (assets from logs, no " +
+			"call tree) when the local EVM would need too much state, eth_call without it. Solana: simulateTransaction with signature " +
+			"checks off and a fresh blockhash. Nothing is broadcast.",
 		Output: SimOutput{}, Tool: tool(),
 		Handle: value(t.simulate),
 	}.Endpoint()

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"regexp"
 	"strings"
@@ -28,6 +29,8 @@ type SimInput struct {
 	Value       string `json:"value,omitempty" doc:"EVM: wei, decimal or 0x hex." maxLength:"80"`
 	Gas         int64  `json:"gas,omitempty" doc:"EVM: gas limit (default: the node's cap)." min:"21000" max:"50000000"`
 	Transaction string `json:"transaction,omitempty" doc:"Solana: the transaction, base64 (unsigned allowed)." maxLength:"20000"`
+	// StateOverrides are applied for the simulation only, as eth_call's.
+	StateOverrides map[string]SimOverride `json:"state_overrides,omitempty" doc:"EVM: state overrides for the simulation only, address → {balance, nonce, code, state, stateDiff} as in eth_call (at most 16 accounts, 256 slots)."`
 }
 
 var hexDataRE = regexp.MustCompile(`^0x([0-9a-fA-F]{2})*$`)
@@ -38,7 +41,7 @@ func (in *SimInput) Validate() error {
 		if in.Transaction == "" {
 			return apierr.Invalid("transaction", "required for solana")
 		}
-		if in.From != "" || in.To != "" || (in.Data != "" && in.Data != "0x") || in.Value != "" {
+		if in.From != "" || in.To != "" || (in.Data != "" && in.Data != "0x") || in.Value != "" || len(in.StateOverrides) > 0 {
 			return apierr.Invalid("from", "from, to, data and value are for EVM chains")
 		}
 		if _, err := parseSolanaTx(in.Transaction); err != nil {
@@ -56,10 +59,11 @@ func (in *SimInput) Validate() error {
 	case in.Data != "" && !hexDataRE.MatchString(in.Data):
 		return apierr.Invalid("data", "want 0x-prefixed hex bytes")
 	}
-	if _, ok := parseWei(in.Value); !ok {
+	if v, ok := parseWei(in.Value); !ok || v.BitLen() > 256 {
 		return apierr.Invalid("value", "want wei as a decimal or 0x hex integer")
 	}
-	return nil
+	_, err := stateOverrides(in.StateOverrides)
+	return err
 }
 
 func parseWei(s string) (*big.Int, bool) {
@@ -93,10 +97,16 @@ type SimOutput struct {
 	// approval, or assets leave and nothing enters), low otherwise.
 	RiskLevel string   `json:"risk_level"`
 	Reasons   []string `json:"risk_reasons"`
-	// Method is how the call was traced: eth_simulateV1 (transfers and
-	// logs traced by the node) or eth_call (no trace: only success, gas
-	// and the return value).
+	// Method is how the call was traced: debug_traceCall (the node's
+	// callTracer), local_evm (go-ethereum's EVM and callTracer here, over
+	// state read from the node), eth_simulateV1 (logs and transfers only,
+	// when the local EVM needed more state than allowed) or eth_call (no
+	// trace: success, gas and the return value).
 	Method string `json:"method"`
+	// Block is the block whose state the simulation ran on.
+	Block uint64 `json:"block,omitempty"`
+	// Trace summarises the call tree (debug_traceCall and local_evm).
+	Trace *CallTrace `json:"trace,omitempty"`
 	// Solana.
 	Logs           []string        `json:"logs,omitempty"`
 	UnitsConsumed  *uint64         `json:"units_consumed,omitempty"`
@@ -115,6 +125,9 @@ type AssetMove struct {
 	Raw          string  `json:"amount_raw"`
 	Amount       float64 `json:"amount,omitempty"`
 	TokenID      string  `json:"token_id,omitempty"`
+	// PulledBy is the contract that moved the sender's asset in an inner
+	// call (a router's transferFrom), empty when the sender's own call did.
+	PulledBy string `json:"pulled_by,omitempty"`
 }
 
 // ApprovalInfo is an approval the sender grants.
@@ -150,6 +163,8 @@ type simLog struct {
 	Address common.Address `json:"address"`
 	Topics  []common.Hash  `json:"topics"`
 	Data    hexutil.Bytes  `json:"data"`
+	// caller called the contract that emitted the log (traces only).
+	caller common.Address
 }
 
 func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) {
@@ -157,6 +172,10 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 		return t.simulateSolana(ctx, in)
 	}
 	c, err := t.client("chain", in.Chain)
+	if err != nil {
+		return nil, err
+	}
+	over, err := stateOverrides(in.StateOverrides)
 	if err != nil {
 		return nil, err
 	}
@@ -169,8 +188,27 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 		msg.Gas = &g
 	}
 	out := &SimOutput{Chain: c.Chain.Name, Leaving: []AssetMove{}, Entering: []AssetMove{}, Approvals: []ApprovalInfo{}, Reasons: []string{}, CheckedAt: t.cfg.Now().UTC()}
-	logs, err := t.simulateV1(ctx, c, msg, out)
-	if err != nil {
+	var h simHeader
+	if err := c.Call(ctx, &h, "eth_getBlockByNumber", "latest", false); err != nil {
+		return nil, err
+	}
+	out.Block = uint64(h.Number)
+	frame, method, reads, err := t.traceCall(ctx, c, msg, over, &h)
+	var logs []simLog
+	switch {
+	case err == nil:
+		out.Method, out.Trace = method, frame.summarize()
+		out.Trace.StateRPCCalls = reads
+		out.fromFrame(frame)
+		if out.Success {
+			logs = frame.effects()
+		}
+	case errors.Is(err, errStateBudget):
+		t.cfg.Logger.Info("crypto: simulate_tx local EVM over budget; eth_simulateV1 instead", "chain", c.Chain.Name, "reads", reads)
+		if logs, err = t.simulateV1(ctx, c, msg, over, &h, out); err != nil {
+			return nil, err
+		}
+	default:
 		return nil, err
 	}
 	if err := t.decodeMoves(ctx, c, from, logs, out); err != nil {
@@ -184,8 +222,29 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	if p, err := usdPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
 		out.FeeUSD = ptr(round(out.FeeNative*p[c.Chain.WrappedNative].PriceUSD, 6))
 	}
-	out.risk()
+	facts, err := t.riskFacts(ctx, c, from, to, &h, out)
+	if err != nil {
+		return nil, err
+	}
+	out.risk(facts)
+	if frame != nil && out.Success {
+		if n := frame.failedInner(); n > 0 {
+			out.Reasons = append(out.Reasons, fmt.Sprintf("%d inner calls failed and were caught by their callers", n))
+		}
+	}
 	return out, nil
+}
+
+// fromFrame fills success, gas, return data and revert reason from the
+// top frame.
+func (o *SimOutput) fromFrame(f *callFrame) {
+	o.Success, o.GasUsed = f.Error == "", uint64(f.GasUsed)
+	if len(f.Output) > 0 {
+		o.ReturnData = hexutil.Encode(f.Output)
+	}
+	if !o.Success {
+		o.RevertReason = f.reason()
+	}
 }
 
 func orHex(s string) string {
@@ -197,7 +256,7 @@ func orHex(s string) string {
 
 // simulateV1 runs the call with eth_simulateV1 (transfers traced); a node
 // without it gets eth_call and eth_estimateGas in one batch instead.
-func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs, out *SimOutput) ([]simLog, error) {
+func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader, out *SimOutput) ([]simLog, error) {
 	var blocks []struct {
 		Calls []struct {
 			Status     hexutil.Uint64 `json:"status"`
@@ -211,10 +270,14 @@ func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs
 			} `json:"error"`
 		} `json:"calls"`
 	}
-	opts := map[string]any{"blockStateCalls": []any{map[string]any{"calls": []any{msg}}}, "traceTransfers": true, "validation": false}
-	err := c.Call(ctx, &blocks, "eth_simulateV1", opts, "latest")
+	bsc := map[string]any{"calls": []any{msg}}
+	if len(over) > 0 {
+		bsc["stateOverrides"] = over
+	}
+	opts := map[string]any{"blockStateCalls": []any{bsc}, "traceTransfers": true, "validation": false}
+	err := c.Call(ctx, &blocks, "eth_simulateV1", opts, h.tag())
 	if errors.Is(err, chain.ErrMethodNotFound) {
-		return nil, t.callFallback(ctx, c, msg, out)
+		return nil, t.callFallback(ctx, c, msg, over, h, out)
 	}
 	if err != nil {
 		return nil, err
@@ -245,13 +308,17 @@ func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs
 	return call.Logs, nil
 }
 
-func (t *Tools) callFallback(ctx context.Context, c *chain.EVM, msg chain.CallArgs, out *SimOutput) error {
+func (t *Tools) callFallback(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader, out *SimOutput) error {
 	out.Method = "eth_call"
 	var ret hexutil.Bytes
 	var gas hexutil.Uint64
+	args := []any{msg, h.tag()}
+	if len(over) > 0 {
+		args = append(args, over)
+	}
 	b := []rpc.BatchElem{
-		{Method: "eth_call", Args: []any{msg, "latest"}, Result: &ret},
-		{Method: "eth_estimateGas", Args: []any{msg}, Result: &gas},
+		{Method: "eth_call", Args: args, Result: &ret},
+		{Method: "eth_estimateGas", Args: args, Result: &gas},
 	}
 	if err := c.Batch(ctx, b); err != nil {
 		return err
@@ -292,16 +359,16 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 			} else {
 				erc20 = append(erc20, l.Address)
 			}
-			out.move(from, src, dst, AssetMove{Standard: std, Token: tok, Raw: v.String()})
+			out.move(from, src, dst, l.caller, AssetMove{Standard: std, Token: tok, Raw: v.String()})
 		case l.Topics[0] == topicTransfer && len(l.Topics) == 4:
-			out.move(from, addr(l.Topics[1]), addr(l.Topics[2]), AssetMove{Standard: "erc721", Token: l.Address.Hex(), Raw: "1", TokenID: l.Topics[3].Big().String()})
+			out.move(from, addr(l.Topics[1]), addr(l.Topics[2]), l.caller, AssetMove{Standard: "erc721", Token: l.Address.Hex(), Raw: "1", TokenID: l.Topics[3].Big().String()})
 		case l.Topics[0] == topicTransferSingle && len(l.Topics) == 4:
-			out.move(from, addr(l.Topics[2]), addr(l.Topics[3]), AssetMove{Standard: "erc1155", Token: l.Address.Hex(), TokenID: word(l.Data, 0).String(), Raw: word(l.Data, 1).String()})
+			out.move(from, addr(l.Topics[2]), addr(l.Topics[3]), l.caller, AssetMove{Standard: "erc1155", Token: l.Address.Hex(), TokenID: word(l.Data, 0).String(), Raw: word(l.Data, 1).String()})
 		case l.Topics[0] == topicTransferBatch && len(l.Topics) == 4:
 			ids, vals := decodeUintArrays(l.Data)
 			for i := range ids {
 				if i < len(vals) {
-					out.move(from, addr(l.Topics[2]), addr(l.Topics[3]), AssetMove{Standard: "erc1155", Token: l.Address.Hex(), TokenID: ids[i].String(), Raw: vals[i].String()})
+					out.move(from, addr(l.Topics[2]), addr(l.Topics[3]), l.caller, AssetMove{Standard: "erc1155", Token: l.Address.Hex(), TokenID: ids[i].String(), Raw: vals[i].String()})
 				}
 			}
 		case l.Topics[0] == topicApproval && len(l.Topics) == 3 && addr(l.Topics[1]) == from:
@@ -343,10 +410,13 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 	return nil
 }
 
-func (o *SimOutput) move(sender, src, dst common.Address, m AssetMove) {
+func (o *SimOutput) move(sender, src, dst, caller common.Address, m AssetMove) {
 	switch {
 	case src == sender && dst != sender:
 		m.Counterparty = dst.Hex()
+		if caller != (common.Address{}) && caller != sender {
+			m.PulledBy = caller.Hex()
+		}
 		o.Leaving = append(o.Leaving, m)
 	case dst == sender && src != sender:
 		m.Counterparty = src.Hex()
@@ -379,30 +449,6 @@ func decodeUintArrays(b []byte) ([]*big.Int, []*big.Int) {
 		return nil, nil
 	}
 	return arr(word(b[:32])), arr(word(b[32:64]))
-}
-
-func (o *SimOutput) risk() {
-	o.RiskLevel = "low"
-	for _, a := range o.Approvals {
-		if a.Unlimited {
-			o.RiskLevel = "high"
-			o.Reasons = append(o.Reasons, "grants "+a.Spender+" unlimited use of "+a.Token)
-		} else {
-			if o.RiskLevel == "low" {
-				o.RiskLevel = "medium"
-			}
-			o.Reasons = append(o.Reasons, "grants "+a.Spender+" an approval on "+a.Token)
-		}
-	}
-	if len(o.Leaving) > 0 && len(o.Entering) == 0 {
-		if o.RiskLevel == "low" {
-			o.RiskLevel = "medium"
-		}
-		o.Reasons = append(o.Reasons, "assets leave the wallet and nothing comes back")
-	}
-	if !o.Success {
-		o.Reasons = append(o.Reasons, "the transaction would revert: nothing would change but the fee")
-	}
 }
 
 // parseSolanaTx checks a base64 transaction and returns its account keys
@@ -487,6 +533,6 @@ func (t *Tools) simulateSolana(ctx context.Context, in *SimInput) (*SimOutput, e
 			out.BalanceChanges = append(out.BalanceChanges, SolBalanceChg{Account: keys[i], Lamports: v.PostBalances[i] - v.PreBalances[i]})
 		}
 	}
-	out.risk()
+	out.risk(simFacts{})
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -29,14 +30,15 @@ func (in *WalletReportInput) Validate() error {
 
 // WalletReportOutput is the answer of wallet_report.
 type WalletReportOutput struct {
-	Address    string            `json:"address"`
-	Verdict    string            `json:"verdict"` // clean, caution, high-risk, flagged, incomplete
-	Reasons    []string          `json:"reasons"`
-	Portfolio  *PortfolioOutput  `json:"portfolio"`
-	Chains     []ChainReputation `json:"chains"`
-	CheckedAt  time.Time         `json:"checked_at"`
-	LogWindow  uint64            `json:"log_window_blocks"`
-	Limitation string            `json:"limitation"`
+	Address   string            `json:"address"`
+	Verdict   string            `json:"verdict"` // clean, caution, high-risk, flagged, incomplete
+	Reasons   []string          `json:"reasons"`
+	Portfolio *PortfolioOutput  `json:"portfolio"`
+	Chains    []ChainReputation `json:"chains"`
+	CheckedAt time.Time         `json:"checked_at"`
+	// LogWindow is the configured depth of the history scan in blocks.
+	LogWindow  uint64 `json:"log_window_blocks"`
+	Limitation string `json:"limitation"`
 }
 
 // ChainReputation is what one chain says about the wallet.
@@ -47,7 +49,9 @@ type ChainReputation struct {
 	OpenApprovals  []OpenApproval `json:"open_approvals"`
 	ScamTokens     []ScamToken    `json:"scam_tokens"`
 	FlaggedContact []string       `json:"flagged_interactions"`
-	Error          string         `json:"error,omitempty"`
+	// History is how far back the approvals and interactions were read.
+	History *HistoryScan `json:"history,omitempty"`
+	Error   string       `json:"error,omitempty"`
 }
 
 // OpenApproval is an allowance still in force.
@@ -76,8 +80,8 @@ func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*Walle
 		return nil, err
 	}
 	out := &WalletReportOutput{Address: pf.Address, Portfolio: pf, Reasons: []string{}, Chains: []ChainReputation{},
-		CheckedAt: t.cfg.Now().UTC(), LogWindow: t.cfg.LogWindow,
-		Limitation: "Approvals, received tokens and interactions come from the logs of the last log_window_blocks blocks; older history is not seen."}
+		CheckedAt: t.cfg.Now().UTC(), LogWindow: t.cfg.History.Blocks,
+		Limitation: "Approvals, received tokens and interactions come from the wallet's logs of the last log_window_blocks blocks (each chain's history says how far the scan got); older history is not seen."}
 	if pf.Kind == "solana" {
 		out.Verdict = "incomplete"
 		out.Reasons = append(out.Reasons, "Solana wallets get a portfolio only: approvals and scam checks are EVM-only")
@@ -86,11 +90,22 @@ func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*Walle
 	}
 	owner := common.HexToAddress(in.Address)
 	incomplete := !pf.Complete
-	for _, cp := range pf.Chains {
+	// The chains are read concurrently (each has its own node and rate
+	// limit), so a long history scan on one does not add to the others.
+	reps := make([]ChainReputation, len(pf.Chains))
+	errs := make([]error, len(pf.Chains))
+	var wg sync.WaitGroup
+	for i, cp := range pf.Chains {
+		if cp.Error == "" {
+			wg.Go(func() { reps[i], errs[i] = t.chainReputation(ctx, t.evm[cp.Chain], owner) })
+		}
+	}
+	wg.Wait()
+	for i, cp := range pf.Chains {
 		if cp.Error != "" {
 			continue
 		}
-		rep, err := t.chainReputation(ctx, t.evm[cp.Chain], owner)
+		rep, err := reps[i], errs[i]
 		if err != nil {
 			t.cfg.Logger.Warn("crypto: wallet_report chain failed", "chain", cp.Chain, "err", err)
 			incomplete = true
@@ -105,6 +120,10 @@ func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*Walle
 func walletVerdict(out *WalletReportOutput, incomplete bool) string {
 	flagged, high, caution := false, false, false
 	for _, r := range out.Chains {
+		if r.History != nil && !r.History.Complete {
+			incomplete = true
+			out.Reasons = append(out.Reasons, historyReason(r.Chain, r.History))
+		}
 		for _, f := range r.FlaggedContact {
 			flagged = true
 			out.Reasons = append(out.Reasons, r.Chain+": interacted with flagged "+f)
@@ -148,23 +167,11 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 	if err != nil {
 		return rep, err
 	}
-	from := uint64(0)
-	if head.Number > t.cfg.LogWindow {
-		from = head.Number - t.cfg.LogWindow
-	}
-	ownerTopic := common.BytesToHash(owner.Bytes())
 	var nonce hexutil.Uint64
 	var code hexutil.Bytes
-	var approvals, received, sent []simLog
-	rng := func(topics []any) map[string]any {
-		return map[string]any{"fromBlock": hexutil.EncodeUint64(from), "toBlock": hexutil.EncodeUint64(head.Number), "topics": topics}
-	}
 	b := []rpc.BatchElem{
-		{Method: "eth_getTransactionCount", Args: []any{owner, "latest"}, Result: &nonce},
-		{Method: "eth_getCode", Args: []any{owner, "latest"}, Result: &code},
-		{Method: "eth_getLogs", Args: []any{rng([]any{topicApproval, ownerTopic})}, Result: &approvals},
-		{Method: "eth_getLogs", Args: []any{rng([]any{topicTransfer, nil, ownerTopic})}, Result: &received},
-		{Method: "eth_getLogs", Args: []any{rng([]any{topicTransfer, ownerTopic})}, Result: &sent},
+		{Method: "eth_getTransactionCount", Args: []any{owner, hexutil.EncodeUint64(head.Number)}, Result: &nonce},
+		{Method: "eth_getCode", Args: []any{owner, hexutil.EncodeUint64(head.Number)}, Result: &code},
 	}
 	if err := c.Batch(ctx, b); err != nil {
 		return rep, err
@@ -175,6 +182,16 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 		}
 	}
 	rep.Nonce, rep.IsContract = uint64(nonce), len(code) > 0
+	start, _ := t.logRange.Load(c.Chain.Name)
+	st, _ := start.(uint64)
+	wl, hs, last := scanHistory(ctx, c, t.cfg.History, owner, head.Number, st)
+	t.logRange.Store(c.Chain.Name, last)
+	rep.History = &hs
+	if hs.FromBlock > head.Number && !hs.Complete {
+		// Not one chunk could be read: the chain failed.
+		return rep, apierr.New(apierr.ErrUpstream, "rpc_error", c.Chain.Name+": "+hs.Reason)
+	}
+	approvals, received, sent := wl.approvals, wl.received, wl.sent
 	flagged := map[common.Address]string{}
 	for _, f := range c.Chain.Flagged {
 		flagged[f.Address] = f.Label
@@ -190,13 +207,14 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 	var pairs []pair
 	seen := map[pair]bool{}
 	for _, l := range approvals {
-		if len(l.Topics) == 3 {
-			p := pair{l.Address, common.BytesToAddress(l.Topics[2][12:])}
-			note(p.spender)
-			if !seen[p] {
-				seen[p] = true
-				pairs = append(pairs, p)
-			}
+		if len(l.Topics) != 3 {
+			continue // ERC-721 single-token approvals carry the id as a fourth topic
+		}
+		p := pair{l.Address, common.BytesToAddress(l.Topics[2][12:])}
+		note(p.spender)
+		if l.Topics[0] == topicApproval && !seen[p] { // ApprovalForAll has no allowance to read
+			seen[p] = true
+			pairs = append(pairs, p)
 		}
 	}
 	var tokens []common.Address

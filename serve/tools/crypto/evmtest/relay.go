@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,8 @@ type relay struct {
 	requests atomic.Int64 // HTTP requests
 	mu       sync.Mutex
 	refused  map[string]bool // methods answered with -32601, as a node without them
+	debug    *rpc.Client     // serves debug_* when set (EnableDebug)
+	served   map[string]int  // calls per method
 }
 
 type rpcReq struct {
@@ -78,6 +81,14 @@ func (r *relay) call(req *http.Request, q rpcReq) rpcResp {
 	r.calls.Add(1)
 	r.mu.Lock()
 	refused := r.refused[q.Method]
+	if r.served == nil {
+		r.served = map[string]int{}
+	}
+	r.served[q.Method]++
+	client := r.rpc
+	if r.debug != nil && strings.HasPrefix(q.Method, "debug_") {
+		client = r.debug
+	}
 	r.mu.Unlock()
 	if refused {
 		return rpcResp{JSONRPC: "2.0", ID: q.ID, Error: &rpcErr{Code: -32601, Message: "the method " + q.Method + " does not exist/is not available"}}
@@ -87,7 +98,7 @@ func (r *relay) call(req *http.Request, q rpcReq) rpcResp {
 		args[i] = p
 	}
 	var res json.RawMessage
-	err := r.rpc.CallContext(req.Context(), &res, q.Method, args...)
+	err := client.CallContext(req.Context(), &res, q.Method, args...)
 	out := rpcResp{JSONRPC: "2.0", ID: q.ID}
 	if err == nil {
 		if res == nil {

@@ -7,3 +7,4 @@ cd "$(dirname "$0")"
 SOLC_DIR=${SOLC_DIR:-/tmp/solcjs}
 [ -d "$SOLC_DIR/node_modules/solc" ] || npm install --prefix "$SOLC_DIR" --no-audit --no-fund --loglevel=error solc@0.8.37
 NODE_PATH="$SOLC_DIR/node_modules" node build.js
+NODE_PATH="$SOLC_DIR/node_modules" node build_trace.js

@@ -1,0 +1,79 @@
+package crypto_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto"
+	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+)
+
+// oldBlocks is how many empty blocks follow the wallet's approvals. Real
+// chains have millions, but the simulated backend mines about 150 blocks a
+// second here, so the test scales the chunk sizes down instead: the scan
+// still takes several growing chunks to reach the approvals.
+const oldBlocks = 600
+
+// TestWalletReportHistory runs wallet_report's history scan on the real
+// EVM: approvals far behind the head are found by growing chunks; a
+// shallow depth does not see them; a request bound makes the report
+// incomplete with a reason.
+func TestWalletReportHistory(t *testing.T) {
+	c := evmtest.New(t)
+	for range oldBlocks {
+		c.Backend.Commit()
+	}
+	report := func(e *env) (map[string]any, map[string]any, map[string]any) {
+		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/wallet-report", map[string]any{"address": c.WalletAddr.Hex()})
+		rep := m["chains"].([]any)[0].(map[string]any)
+		return m, rep, rep["history"].(map[string]any)
+	}
+
+	t.Run("chunks grow back to genesis", func(t *testing.T) {
+		m, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{InitialRange: 25, MaxRange: 200} }))
+		if h["complete"] != true || num(t, h, "from_block") != 0 || num(t, h, "to_block") < oldBlocks {
+			t.Fatalf("history %v", h)
+		}
+		// 25, 50, 100, 200, 200, 200 blocks: six requests.
+		if n := num(t, h, "requests"); n != 6 {
+			t.Errorf("%v requests", n)
+		}
+		open := map[string]map[string]any{}
+		for _, a := range rep["open_approvals"].([]any) {
+			a := a.(map[string]any)
+			open[a["symbol"].(string)] = a
+		}
+		if open["USDC"] == nil || open["GOOD"] == nil || open["USDC"]["spender"] != c.Router.Hex() {
+			t.Errorf("open approvals %v", rep["open_approvals"])
+		}
+		if m["verdict"] != "high-risk" {
+			t.Errorf("verdict %v %v", m["verdict"], m["reasons"])
+		}
+	})
+
+	t.Run("depth bound", func(t *testing.T) {
+		_, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{Blocks: 500} }))
+		if len(rep["open_approvals"].([]any)) != 0 || h["complete"] != true || num(t, h, "wanted_from_block") == 0 {
+			t.Errorf("500 blocks back: approvals %v history %v", rep["open_approvals"], h)
+		}
+	})
+
+	t.Run("request bound", func(t *testing.T) {
+		m, _, h := report(envOn(t, c, func(cc *crypto.Config) {
+			cc.History = crypto.HistoryConfig{InitialRange: 2, MaxRange: 2, MaxRequests: 3}
+		}))
+		reasons := strings.Join(toStrings(m["reasons"]), "; ")
+		if h["complete"] != false || num(t, h, "requests") != 3 || !strings.Contains(reasons, "history incomplete (stopped after 3 requests") {
+			t.Errorf("history %v reasons %s", h, reasons)
+		}
+	})
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
