@@ -48,7 +48,9 @@ func (t *Tools) walletReportEndpoint() *registry.Endpoint {
 			"incomplete, with the reason. Allowances and balances are read now in one Multicall3 call per chain. Solana addresses get the " +
 			"portfolio and the verdict incomplete.",
 		Output: WalletReportOutput{}, Tool: tool(),
-		Handle: value(t.walletReport),
+		// A real mainnet example (USDC, a well-known wallet): what discovery shows.
+		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
+		Handle:  value(t.walletReport),
 	}.Endpoint()
 }
 
@@ -62,6 +64,8 @@ func (t *Tools) simulateEndpoint() *registry.Endpoint {
 			"call tree) when the local EVM would need too much state, eth_call without it. Solana: simulateTransaction with signature " +
 			"checks off and a fresh blockhash. Nothing is broadcast.",
 		Output: SimOutput{}, Tool: tool(),
+		Example: map[string]any{"chain": "ethereum", "from": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045", "to": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+			"data": "0x70a08231000000000000000000000000d8da6bf26964af9d7eed9e03e53415d37aa96045"},
 		Handle: value(t.simulate),
 	}.Endpoint()
 }
@@ -75,7 +79,8 @@ func (t *Tools) portfolioEndpoint() *registry.Endpoint {
 			"from on-chain pools. Solana: SOL and SPL token accounts, priced from Orca Whirlpool pools against USDC and SOL. A chain " +
 			"whose node fails is reported with an error; the call fails only when every chain does.",
 		Output: PortfolioOutput{}, Tool: tool(),
-		Handle: value(t.portfolio),
+		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
+		Handle:  value(t.portfolio),
 	}.Endpoint()
 }
 
@@ -89,8 +94,9 @@ func (t *Tools) swapEndpoint() *registry.Endpoint {
 			"The transaction is a V2 router call, a SwapRouter02 exactInputSingle/exactInput, or a SwapRouter02 multicall for mixed " +
 			"routes. native is handled as the wrapped token. Quotes only: no transaction is sent.",
 		Output: SwapOutput{}, Tool: tool(),
-		Check:  t.checkSwap,
-		Handle: value(t.swapRoute),
+		Example: map[string]any{"chain": "ethereum", "token_in": "WETH", "token_out": "USDC", "amount": "1"},
+		Check:   t.checkSwap,
+		Handle:  value(t.swapRoute),
 	}.Endpoint()
 }
 
@@ -102,8 +108,9 @@ func (t *Tools) auditEndpoint() *registry.Endpoint {
 		Description: "Privileged functions are found by their selectors in the bytecode (the implementation's, behind a proxy); a " +
 			"100 USD sale to USDC is simulated with eth_call state overrides (nothing is sent). An address without code is a 404 before payment.",
 		Output: AuditOutput{}, Tool: tool(),
-		Check:  t.checkToken,
-		Handle: value(t.tokenAudit),
+		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
+		Check:   t.checkToken,
+		Handle:  value(t.tokenAudit),
 	}.Endpoint()
 }
 
@@ -116,8 +123,9 @@ func (t *Tools) reportEndpoint() *registry.Endpoint {
 			"overrides: a seller contract and a token balance are placed for the call only; nothing is signed or sent. Solana: the " +
 			"sales are quotes from Orca Whirlpool pool state (quote_only), not simulations.",
 		Output: ReportOutput{}, Tool: tool(),
-		Check:  t.checkToken,
-		Handle: value(t.tokenReport),
+		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
+		Check:   t.checkToken,
+		Handle:  value(t.tokenReport),
 	}.Endpoint()
 }
 
@@ -144,8 +152,9 @@ func (t *Tools) pricesEndpoint() *registry.Endpoint {
 			"with pool state at the block of 24 hours ago (EVM only). Solana prices come from Orca Whirlpool pools. yields_chain adds " +
 			"supply and borrow APR and APY from the chain's lending markets. A token with no pool is a 404 before payment.",
 		Output: PricesOutput{}, Tool: tool(),
-		Check:  t.checkPrices,
-		Handle: value(t.prices),
+		Example: map[string]any{"tokens": "ETH,USDC"},
+		Check:   t.checkPrices,
+		Handle:  value(t.prices),
 	}.Endpoint()
 }
 
@@ -157,7 +166,8 @@ func (t *Tools) contractABIEndpoint() *registry.Endpoint {
 		Description: "From Sourcify, with an Etherscan-style API as fallback. Proxies (EIP-1967 and its beacon variant, EIP-1822, " +
 			"EIP-1167 minimal proxies, ZeppelinOS) are resolved from chain state. An unverified contract is a 404 before payment.",
 		Output: ABIOutput{}, Tool: tool(),
-		Check:  t.checkABI,
-		Handle: value(t.contractABI),
+		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
+		Check:   t.checkABI,
+		Handle:  value(t.contractABI),
 	}.Endpoint()
 }
