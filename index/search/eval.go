@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/kljensen/snowball/english"
+	"github.com/openshelf/openshelf/index/tokenize"
 
 	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/ingest"
@@ -211,7 +211,7 @@ const stemScan = 20000
 // when they stem the same, the most frequent first if more than max. The
 // word itself is always included.
 func (ix *Index) expandStem(w string, limit int) []int {
-	s := stem(w)
+	s := tokenize.Stem(w)
 	p := s
 	if len(p) > 2 {
 		p = p[:len(p)-1]
@@ -219,7 +219,7 @@ func (ix *Index) expandStem(w string, limit int) []int {
 	var ids []int
 	lo, hi := ix.prefixRange(p)
 	for t := lo; t < hi && t < lo+stemScan; t++ {
-		if term := string(ix.term(t)); term == w || stem(term) == s {
+		if term := string(ix.term(t)); term == w || tokenize.Stem(term) == s {
 			ids = append(ids, t)
 		}
 	}
@@ -235,17 +235,6 @@ func (ix *Index) expandStem(w string, limit int) []int {
 		slices.Sort(ids)
 	}
 	return ids
-}
-
-// stem is the English Snowball stem of a folded token; tokens that are
-// not plain ASCII letters (numbers, other scripts) are their own stem.
-func stem(w string) string {
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return w
-		}
-	}
-	return english.Stem(w, true)
 }
 
 // phrase compiles adjacent words: a conjunction of their posting lists

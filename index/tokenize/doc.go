@@ -20,9 +20,11 @@
 //     diabetes") or a unigram from the scripts above: single Latin letters
 //     (initials, the "s" of "Alzheimer's") match too much to be useful.
 //   - Tokens longer than MaxTokenBytes bytes (sequences, hashes) are dropped.
-//   - No stemming: "cells" and "cell" are different terms. Stemming is
-//     language specific and hurts author names and chemical names, which are
-//     a large share of the queries; a query can list both forms.
+//   - Terms are indexed as written, not stemmed: "cells" and "cell" are
+//     different terms. Stemming is language specific and hurts author names
+//     and chemical names, which are a large share of the queries, so it is a
+//     query-time option: Stem gives the English (Snowball) stem that a
+//     search with stemming on matches by.
 //   - Stop words: a small English list (IsStopWord) is removed from titles
 //     and keywords by the indexer (Terms), never from author names ("Van",
 //     "De", "Will" are names).

@@ -3,8 +3,6 @@ package archive
 import (
 	"context"
 
-	"github.com/kljensen/snowball/english"
-
 	"github.com/openshelf/openshelf/index/search"
 )
 
@@ -19,16 +17,4 @@ type searcher interface {
 	CitedBy(ctx context.Context, doc int32, limit int, cursor string) (docs []int32, total int64, next string, err error)
 	CitedByCount(doc int32) int32
 	Close() error
-}
-
-// stemmer is the index's English stemmer (package index/search stems
-// the same way, unexported): snippets must mark what a stem=true search
-// matched. Tokens that are not plain ASCII letters are their own stem.
-func stemmer(w string) string {
-	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
-			return w
-		}
-	}
-	return english.Stem(w, true)
 }

@@ -243,7 +243,7 @@ func (g *generation) addSnippets(ctx context.Context, items []Entry, docs []int3
 	}
 	var st func(string) string
 	if stem {
-		st = stemmer
+		st = tokenize.Stem
 	}
 	abstract := newMatcher(n, st, query.Any, query.Abstract)
 	paragraphs := newMatcher(n, st, query.Fulltext)

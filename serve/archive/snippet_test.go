@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/index/tokenize"
 )
 
 func TestSnippet(t *testing.T) {
@@ -42,7 +43,7 @@ func TestSnippet(t *testing.T) {
 			}
 			var st func(string) string
 			if tt.stem {
-				st = stemmer
+				st = tokenize.Stem
 			}
 			got, marks := newMatcher(n, st, query.Any, query.Abstract).snippet(tt.text)
 			if marks != tt.marks || !strings.Contains(got, tt.want) {
@@ -67,7 +68,7 @@ func FuzzSnippet(f *testing.F) {
 		if err != nil || n == nil {
 			return
 		}
-		for _, st := range []func(string) string{nil, stemmer} {
+		for _, st := range []func(string) string{nil, tokenize.Stem} {
 			s, _ := newMatcher(n, st, query.Any, query.Abstract).snippet(text)
 			if !utf8.ValidString(text) {
 				continue
