@@ -13,20 +13,22 @@ import (
 // Entry is a document in a listing: what an agent needs to decide whether
 // to buy, and the price of each paid resource.
 type Entry struct {
+	// Fields tagged required:"false" are always present unless a select=
+	// parameter leaves them out.
 	ID            string   `json:"id"`
-	Title         string   `json:"title"`
-	Authors       []string `json:"authors"`
+	Title         string   `json:"title" required:"false"`
+	Authors       []string `json:"authors" required:"false"`
 	Year          int      `json:"year,omitempty"`
 	Venue         string   `json:"venue,omitempty"`
-	Topics        []string `json:"topics"`
+	Topics        []string `json:"topics" required:"false"`
 	License       string   `json:"license"`
 	LicenseURL    string   `json:"license_url"`
-	HasFulltext   bool     `json:"has_fulltext"`
-	HasReferences bool     `json:"has_references"`
-	Prices        Prices   `json:"prices"`
+	HasFulltext   bool     `json:"has_fulltext" required:"false"`
+	HasReferences bool     `json:"has_references" required:"false"`
+	Prices        Prices   `json:"prices" required:"false"`
 	// CitedByCount is how many archive documents cite this one
 	// (GET /api/document/{id}/cited-by lists them).
-	CitedByCount int32    `json:"cited_by_count"`
+	CitedByCount int32    `json:"cited_by_count" required:"false"`
 	Score        *float64 `json:"score,omitempty"`
 	// Snippet is a passage of the document's open text with the matched
 	// words in <mark> (search with snippet=true); Attribution and

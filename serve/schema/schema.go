@@ -279,7 +279,8 @@ var timeType = reflect.TypeOf(time.Time{})
 var rawType = reflect.TypeOf(json.RawMessage(nil))
 
 // Of returns the JSON Schema of a Go type, for documenting outputs. Struct
-// fields use their json names; fields without omitempty are required.
+// fields use their json names; fields without omitempty (or omitzero) are
+// required unless tagged required:"false".
 func Of(t reflect.Type) *Schema {
 	return of(t, map[reflect.Type]bool{})
 }
@@ -352,7 +353,10 @@ func addStructFields(s *Schema, t reflect.Type, seen map[reflect.Type]bool) {
 			fs.Description = d
 		}
 		s.Properties[name] = fs
-		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
+		// required:"false" marks a field an answer may leave out although
+		// its JSON tag does not (a field that select= removes).
+		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") &&
+			sf.Tag.Get("required") != "false" {
 			s.Required = append(s.Required, name)
 			if sf.Type.Kind() == reflect.Pointer && sf.Type.Elem() != rawType {
 				fs.Nullable = true
