@@ -43,6 +43,9 @@ type Config struct {
 	Postgres bool
 	PGBin    string // directory of initdb, pg_ctl (Debian: /usr/lib/postgresql/15/bin)
 	PGUser   string // OS user running PostgreSQL (we run as root; postgres refuses root)
+	// PrepareOnly builds (or reuses) the corpus and the peers' loads, then
+	// returns without measuring: the long part of a 10M run, started early.
+	PrepareOnly bool
 	// Out receives the Markdown report.
 	Out    io.Writer
 	Logger *slog.Logger
@@ -111,6 +114,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep.Snapshot, rep.BuildTime, rep.SnapshotBytes = c.snapshotID, c.buildTime, c.bytes
+	if cfg.PrepareOnly {
+		return rep, nil
+	}
 
 	rng := rand.New(rand.NewPCG(cfg.Seed, 99))
 	queries, err := makeQueries(ctx, c, cfg.Queries, rng)

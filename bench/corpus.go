@@ -24,7 +24,7 @@ import (
 )
 
 // corpusVersion changes when the generator changes, invalidating caches.
-const corpusVersion = 2
+const corpusVersion = 3
 
 // corpusStamp is Dir/corpus.json: what the cached snapshot was built from.
 type corpusStamp struct {
@@ -74,7 +74,7 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 		slugs = append(slugs, t.Slug)
 		its = append(its, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
 	}
-	gen, err := corpus.New(vocab, corpus.Config{Seed: cfg.Seed, Topics: slugs})
+	gen, err := corpus.New(vocab, corpus.Config{Seed: cfg.Seed, Topics: slugs, Documents: cfg.N})
 	if err != nil {
 		return nil, err
 	}

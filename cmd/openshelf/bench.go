@@ -41,6 +41,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&cfg.Postgres, "postgres", true, "measure PostgreSQL full-text search side by side")
 	fs.StringVar(&cfg.PGBin, "pg-bin", "/usr/lib/postgresql/15/bin", "directory of initdb and pg_ctl")
 	fs.StringVar(&cfg.PGUser, "pg-user", "postgres", "OS user running PostgreSQL when bench runs as root")
+	fs.BoolVar(&cfg.PrepareOnly, "prepare", false, "only build (or reuse) the corpus and the peers' loads, then exit")
 	fs.StringVar(&out, "out", "", "also write the Markdown report to this file")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf bench [flags]\n       (the ingest benchmark: openshelf bench ingest -h)")
@@ -88,7 +89,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		}
 		return exitFailure
 	}
-	if out != "" {
+	if out != "" && !cfg.PrepareOnly {
 		f, err := os.Create(out)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "openshelf bench:", err)
