@@ -292,4 +292,3 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Markdown(cfg.Out)
 	return rep, nil
 }
-

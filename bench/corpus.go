@@ -156,7 +156,6 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 // parser splits some mixed tokens differently from ours.
 var plainTerm = regexp.MustCompile(`^[a-z]{2,}$|^[a-z0-9]{3,}$`)
 
-
 // sampleDocs returns n random generated documents of the corpus.
 func (c *corpusInfo) sampleDocs(n int, rng *rand.Rand) []*ingest.Document {
 	out := make([]*ingest.Document, n)

@@ -159,4 +159,3 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
-

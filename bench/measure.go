@@ -69,12 +69,12 @@ func deepPages(ctx context.Context, s system, qs []squery, depth, limit int) Dee
 
 // Quality is recall of known-item queries against one system.
 type Quality struct {
-	System                        string
-	Probes                        int
-	WordsAt1, WordsAt10           int // the title fragment as plain words
-	PhraseAt1, PhraseAt10         int // the same fragment as a phrase
-	Failures                      int
-	Error                         string
+	System                string
+	Probes                int
+	WordsAt1, WordsAt10   int // the title fragment as plain words
+	PhraseAt1, PhraseAt10 int // the same fragment as a phrase
+	Failures              int
+	Error                 string
 }
 
 // knownItems runs every probe as words and as a phrase and counts where

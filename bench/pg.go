@@ -254,9 +254,9 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 		}
 		var (
 			id, title, venue, lic, licURL, abstract string
-			kws, authors, topics, sources          []any
-			year                                   int32
-			ft, refs                               bool
+			kws, authors, topics, sources           []any
+			year                                    int32
+			ft, refs                                bool
 		)
 		if err := rows.Scan(&id, &title, &kws, &authors, &year, &venue, &topics, &lic, &licURL, &ft, &refs,
 			&abstract, &sources); err != nil {

@@ -160,7 +160,7 @@ func tsquery(n query.Node) string {
 }
 
 // Builders of syntax trees.
-func word(w string) *query.Term                 { return &query.Term{Word: w} }
+func word(w string) *query.Term                  { return &query.Term{Word: w} }
 func scoped(f query.Field, w string) *query.Term { return &query.Term{Field: f, Word: w} }
 func and(ns ...query.Node) *query.And            { return &query.And{Children: ns} }
 func or(ns ...query.Node) *query.Or              { return &query.Or{Children: ns} }
