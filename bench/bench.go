@@ -183,14 +183,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		i := rng.IntN(c.n)
 		return i, c.gen.Doc(i)
 	})
+	// Deep pages need long result lists: words among the 50 most
+	// frequent.
 	var deepQs []squery
-	for _, w := range stats.bands[classCommon] {
-		if len(deepQs) == cfg.DeepQueries {
-			break
-		}
-		if rng.IntN(4) == 0 {
-			deepQs = append(deepQs, squery{class: classDeep, node: word(w)})
-		}
+	top := stats.mostFrequent(50)
+	for len(deepQs) < cfg.DeepQueries && len(top) > 0 {
+		deepQs = append(deepQs, squery{class: classDeep, node: word(top[rng.IntN(len(top))])})
 	}
 	log.Info("bench: queries ready", "queries", len(queries), "known_items", len(probes), "deep", len(deepQs))
 

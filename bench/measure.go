@@ -75,6 +75,7 @@ type Quality struct {
 	PhraseAt1, PhraseAt10 int // the same fragment as a phrase
 	Failures              int
 	Error                 string
+	Miss                  string // the first probe not in the top 10
 }
 
 // knownItems runs every probe as words and as a phrase and counts where
@@ -109,6 +110,8 @@ func knownItems(ctx context.Context, s system, probes []knownItem) Quality {
 			}
 			if r >= 0 {
 				*at10++
+			} else if q.Miss == "" {
+				q.Miss = render(n)
 			}
 		}
 	}

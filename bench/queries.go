@@ -172,6 +172,14 @@ func phrase(ws ...string) *query.Phrase          { return &query.Phrase{Words: w
 // a sample of generated documents and scaled to the corpus size.
 type termStats struct {
 	bands map[string][]string // classCommon/Medium/Rare -> terms
+	df    map[string]int      // in the sample
+}
+
+// mostFrequent returns the n terms of highest document frequency.
+func (st termStats) mostFrequent(n int) []string {
+	ts := slices.Clone(st.bands[classCommon])
+	slices.SortFunc(ts, func(a, b string) int { return st.df[b] - st.df[a] })
+	return ts[:min(n, len(ts))]
 }
 
 // sampleTerms estimates document frequencies from sample documents.
@@ -188,7 +196,7 @@ func sampleTerms(docs []*ingest.Document, n int) termStats {
 	}
 	scale := float64(n) / float64(len(docs))
 	hi, lo := float64(n)/100, float64(n)/10_000
-	st := termStats{bands: map[string][]string{}}
+	st := termStats{bands: map[string][]string{}, df: df}
 	for t, c := range df {
 		est := float64(c) * scale
 		switch {
@@ -377,7 +385,8 @@ func makeKnownItems(n int, rng *rand.Rand, docN func() (int, *ingest.Document)) 
 			continue
 		}
 		var ns []query.Node
-		for _, w := range tokenize.RemoveStopWords(ws) {
+		// RemoveStopWords filters in place: give it a copy.
+		for _, w := range tokenize.RemoveStopWords(slices.Clone(ws)) {
 			ns = append(ns, word(w))
 		}
 		out = append(out, knownItem{id: d.ID, words: and(ns...), phrase: phrase(ws...)})

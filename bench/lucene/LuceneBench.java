@@ -206,7 +206,10 @@ public class LuceneBench {
     for (int i = 0; i < td.scoreDocs.length; i++) {
       if (i > 0) b.append(',');
       String id = s.doc(td.scoreDocs[i].doc).get("id");
-      b.append("{\"id\":").append(quote(id)).append(",\"score\":").append(td.scoreDocs[i].score).append('}');
+      b.append("{\"id\":").append(quote(id));
+      // Sorted by year, Lucene does not score: NaN is not JSON.
+      if (!Float.isNaN(td.scoreDocs[i].score)) b.append(",\"score\":").append(td.scoreDocs[i].score);
+      b.append('}');
     }
     b.append(']');
     if (!byYear && td.scoreDocs.length == limit) {
