@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
@@ -69,6 +71,8 @@ type Builder struct {
 	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
 	postings *sorter
+	cites    *sorter         // citation keys (searchbuild.go)
+	sidx     *isearch.Writer // search/index.bin
 	bundles  map[string]*bundle
 
 	lastID   string
@@ -79,6 +83,9 @@ type Builder struct {
 	done     bool
 	testHook func() // between rename and switch (crash tests)
 	tokBuf   []string
+	tpBuf    []tokPos
+	ftBuf    []string
+	posBuf   []uint32
 	recBuf   []byte
 }
 
@@ -162,7 +169,7 @@ func (b *Builder) open() error {
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
 	b.postings = newSorter(b.work, b.cfg.SortMemory)
-	return nil
+	return b.openSearchIndex()
 }
 
 // ID is the id the snapshot will be published under.
@@ -375,6 +382,7 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 
 	// fulltext: sections in document order, flattened depth first.
 	nsec, hasText, size := int32(0), false, 0
+	ft := b.ftBuf[:0]
 	type frame struct {
 		secs          []ingest.Section
 		parent, depth int32
@@ -397,6 +405,7 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 			hasText = hasText || strings.TrimSpace(p) != ""
 		}
 		size += n
+		ft = append(append(ft, row.Title), row.Paragraphs...)
 		if err := b.fulltext.write(row, n+32); err != nil {
 			return err
 		}
@@ -470,23 +479,19 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		}
 	}
 
-	// search
+	// search: search/docs.parquet keeps the lengths of the former three
+	// fields; search/index.bin has every field (searchbuild.go).
+	b.ftBuf = ft
+	if err := b.indexSearch(doc, d, &row, ft); err != nil {
+		return err
+	}
 	var lens [3]int
-	title := b.tokens(FieldTitle, d.Title)
-	if lens[FieldTitle], err = b.post(doc, FieldTitle, title); err != nil {
-		return err
+	lens[FieldTitle] = len(tokenize.RemoveStopWords(tokenize.Tokens(d.Title)))
+	for _, k := range d.Keywords {
+		lens[FieldKeywords] += len(tokenize.RemoveStopWords(tokenize.Tokens(k)))
 	}
-	kw := b.tokens(FieldKeywords, d.Keywords...)
-	if lens[FieldKeywords], err = b.post(doc, FieldKeywords, kw); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(d.Authors))
 	for _, a := range d.Authors {
-		names = append(names, authorName(a))
-	}
-	au := b.tokens(FieldAuthors, names...)
-	if lens[FieldAuthors], err = b.post(doc, FieldAuthors, au); err != nil {
-		return err
+		lens[FieldAuthors] += len(tokenize.Tokens(authorName(a)))
 	}
 	clamp := func(n int) int16 { return int16(min(n, 1<<15-1)) }
 	srow := searchDocRow{Doc: doc, ID: d.ID, LenTitle: clamp(lens[0]), LenKeywords: clamp(lens[1]),
@@ -506,46 +511,6 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	b.counts.Accepted++
 	b.counts.AcceptedByLicence[row.License]++
 	return nil
-}
-
-// tokens returns the terms of one field; titles and keywords lose their
-// stop words, author names keep everything.
-func (b *Builder) tokens(field int8, texts ...string) []string {
-	toks := b.tokBuf[:0]
-	for _, t := range texts {
-		toks = tokenize.Append(toks, t)
-	}
-	if field != FieldAuthors {
-		toks = tokenize.RemoveStopWords(toks)
-	}
-	b.tokBuf = toks
-	return toks
-}
-
-// post adds the postings of one field of one document and returns the
-// field length (tokens).
-func (b *Builder) post(doc int32, field int8, toks []string) (int, error) {
-	n := len(toks)
-	slices.Sort(toks)
-	for i := 0; i < len(toks); {
-		j := i + 1
-		for j < len(toks) && toks[j] == toks[i] {
-			j++
-		}
-		// term \0 doc(4, big endian) field(1) tf(2): byte order sorts by
-		// term, then doc, then field.
-		rec := append(b.recBuf[:0], toks[i]...)
-		rec = append(rec, 0)
-		rec = binary.BigEndian.AppendUint32(rec, uint32(doc))
-		rec = append(rec, byte(field))
-		rec = binary.BigEndian.AppendUint16(rec, uint16(min(j-i, 1<<15-1)))
-		b.recBuf = rec
-		if err := b.postings.add(rec); err != nil {
-			return 0, err
-		}
-		i = j
-	}
-	return n, nil
 }
 
 // Abort removes the temporary snapshot and releases the lock. It is safe to
@@ -587,6 +552,12 @@ func (b *Builder) Abort() error {
 	}
 	if b.postings != nil {
 		b.postings.cleanup()
+	}
+	if b.cites != nil {
+		b.cites.cleanup()
+	}
+	if b.sidx != nil {
+		b.sidx.Abort()
 	}
 	var err error
 	if b.tmp != "" {
@@ -631,6 +602,13 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	}
 	f, err := b.writeAliases()
 	if err != nil {
+		return nil, err
+	}
+	files = append(files, f)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if f, err = b.writeCitations(); err != nil {
 		return nil, err
 	}
 	files = append(files, f)
@@ -739,17 +717,40 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 		terms.abort()
 		return nil, err
 	}
+	// One pass over the sorted postings writes search/index.bin (every
+	// field, positions) and the analysts' Parquet tables, which keep their
+	// former content: the title, keywords and authors fields, without
+	// stop words in titles and keywords; a term only in other fields has
+	// no term_id.
 	var (
 		term    []byte
 		termID  int32 = -1
 		df      int32
 		lastDoc int32 = -1
+		open    bool  // term has a terms row pending
 		n       int64
+		rows    []postingRow
 	)
+	// Rows of one (term, doc) come in index field order (title, author,
+	// keyword); the table is sorted by its own field numbers.
+	flushRows := func() error {
+		slices.SortFunc(rows, func(x, y postingRow) int { return int(x.Field) - int(y.Field) })
+		for _, r := range rows {
+			if err := posts.write(r, 11); err != nil {
+				return err
+			}
+		}
+		rows = rows[:0]
+		return nil
+	}
 	flushTerm := func() error {
-		if termID < 0 {
+		if err := flushRows(); err != nil {
+			return err
+		}
+		if !open {
 			return nil
 		}
+		open = false
 		return terms.write(termRow{TermID: termID, Term: string(term), DF: df}, len(term)+8)
 	}
 	err = b.postings.iterate(func(rec []byte) error {
@@ -759,24 +760,45 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 				return err
 			}
 		}
-		k := len(rec) - 7
-		t, doc := rec[:k-1], int32(binary.BigEndian.Uint32(rec[k:]))
-		field, tf := int8(rec[k+4]), int16(binary.BigEndian.Uint16(rec[k+5:]))
-		if termID < 0 || string(t) != string(term) {
+		i := bytes.IndexByte(rec, 0)
+		if i <= 0 || len(rec) < i+6 {
+			return fmt.Errorf("index: malformed postings record")
+		}
+		t, doc, field := rec[:i], int32(binary.BigEndian.Uint32(rec[i+1:])), int(rec[i+5])
+		pos, err := decodePositions(b.posBuf[:0], rec[i+6:])
+		if err != nil {
+			return err
+		}
+		b.posBuf = pos
+		if err := b.sidx.AddPosting(t, doc, field, pos); err != nil {
+			return err
+		}
+		if string(t) != string(term) {
 			if err := flushTerm(); err != nil {
 				return err
 			}
+			term, df, lastDoc = append(term[:0], t...), 0, -1
+		}
+		of := oldField(field)
+		if of < 0 || (of != FieldAuthors && tokenize.IsStopWord(string(t))) {
+			return nil
+		}
+		if !open {
 			if termID == 1<<31-1 {
 				return fmt.Errorf("index: more than 2^31 terms")
 			}
 			termID++
-			term, df, lastDoc = append(term[:0], t...), 0, -1
+			open = true
 		}
 		if doc != lastDoc {
+			if err := flushRows(); err != nil {
+				return err
+			}
 			df++
 			lastDoc = doc
 		}
-		return posts.write(postingRow{TermID: termID, Doc: doc, Field: field, TF: tf}, 11)
+		rows = append(rows, postingRow{TermID: termID, Doc: doc, Field: of, TF: int16(min(len(pos), 1<<15-1))})
+		return nil
 	})
 	if err == nil {
 		err = flushTerm()
@@ -812,6 +834,10 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 	}
 	f, err := fields.close()
 	if err != nil {
+		return nil, err
+	}
+	files = append(files, f)
+	if f, err = b.closeSearchIndex(); err != nil {
 		return nil, err
 	}
 	return append(files, f), nil

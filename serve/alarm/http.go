@@ -69,6 +69,8 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 				"A 2xx answer is success; anything else, an error or a 15 s timeout is retried.",
 			Output: Accepted{}, Check: s.checkInput, HandlePaid: s.handleSchedule,
 			Status: http.StatusCreated,
+			Example: map[string]any{"callback_url": "https://example.org/hook", "delay_seconds": 3600,
+				"payload": map[string]any{"task": "check-order", "order": 1042}},
 			Responses: map[int]string{
 				http.StatusOK:                 "A replayed payment: the alarm it already bought (its secret is not shown again).",
 				http.StatusServiceUnavailable: "The alarm store is unavailable; nothing was charged.",

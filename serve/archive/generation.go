@@ -58,6 +58,9 @@ func (g *generation) release() {
 			if g.content != nil {
 				g.content.Close()
 			}
+			if g.index != nil {
+				g.index.Close()
+			}
 		})
 	}
 }
@@ -95,6 +98,9 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot) (*generation, 
 	db := sql.OpenDB(c)
 	g := &generation{snap: snap, db: db, connector: c}
 	if err := g.load(ctx); err != nil {
+		if g.index != nil {
+			g.index.Close()
+		}
 		db.Close()
 		c.Close()
 		return nil, err
@@ -138,7 +144,7 @@ func (g *generation) load(ctx context.Context) error {
 	if g.aliases, err = loadAliases(ctx, g.snap.Path(snapshot.Aliases), cs); err != nil {
 		return fmt.Errorf("aliases: %w", err)
 	}
-	if g.index, err = search.Load(g.snap, catalogDocs{cs}); err != nil {
+	if g.index, err = search.Open(g.snap, catalogDocs{cs}, search.Options{}); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	return g.openContent()

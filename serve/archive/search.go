@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/serve/apierr"
 )
@@ -64,14 +65,22 @@ func (g *generation) searchPage(ctx context.Context, q string, f search.Filters,
 	if len(terms) > maxQueryTerms {
 		terms = terms[:maxQueryTerms]
 	}
-	if len(terms) == 0 {
-		if strings.TrimSpace(q) != "" {
-			// Only punctuation: nothing can match every word.
-			return nil, 0, nil
-		}
-		hits, total := g.index.List(f, limit, offset)
-		return hits, total, nil
+	req := search.Request{Limit: limit, Offset: offset}
+	f.Apply(&req)
+	if len(terms) == 0 && strings.TrimSpace(q) != "" {
+		// Only punctuation: nothing can match every word.
+		return nil, 0, nil
 	}
-	hits, total := g.index.Search(terms, f, limit, offset)
-	return hits, total, nil
+	if len(terms) > 0 {
+		and := &query.And{}
+		for _, t := range terms {
+			and.Children = append(and.Children, &query.Term{Word: t})
+		}
+		req.Query = and
+	}
+	res, err := g.index.Search(ctx, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res.Hits, res.Total, nil
 }

@@ -19,7 +19,12 @@
 // Operators are case sensitive (OR, NOT, AND); "or" is a word.
 package query
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/openshelf/openshelf/index/tokenize"
+)
 
 // Field is where a term must occur.
 type Field uint8
@@ -102,3 +107,53 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("at position %d: %s", e.Pos, e.Msg) }
+
+// Format renders n in the query language, fully parenthesised, with
+// folded words: the form the search echoes back and tests compare.
+// Parsing the result gives the same tree.
+func Format(n Node) string {
+	var b strings.Builder
+	format(&b, n)
+	return b.String()
+}
+
+func format(b *strings.Builder, n Node) {
+	switch n := n.(type) {
+	case nil:
+	case *Term:
+		if n.Field != Any {
+			b.WriteString(n.Field.String() + ":")
+		}
+		if !n.Prefix && n.Field == Any && tokenize.IsStopWord(n.Word) {
+			b.WriteString(`"` + n.Word + `"`) // bare, it would be dropped
+			break
+		}
+		b.WriteString(n.Word)
+		if n.Prefix {
+			b.WriteByte('*')
+		}
+	case *Phrase:
+		if n.Field != Any {
+			b.WriteString(n.Field.String() + ":")
+		}
+		b.WriteString(`"` + strings.Join(n.Words, " ") + `"`)
+	case *Not:
+		b.WriteString("-")
+		format(b, n.Child)
+	case *And:
+		group(b, n.Children, " ")
+	case *Or:
+		group(b, n.Children, " OR ")
+	}
+}
+
+func group(b *strings.Builder, kids []Node, sep string) {
+	b.WriteByte('(')
+	for i, k := range kids {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		format(b, k)
+	}
+	b.WriteByte(')')
+}

@@ -98,9 +98,10 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 			Description: "Exactly one mode: ip; q (with optional country); postcode with country; or lat plus lon. " +
 				"Names and positions are answered from offline GeoNames data (population at least 1000), IP addresses " +
 				"from DB-IP City Lite; postcodes from an upstream geocoder. Never street addresses. Attribution in every answer.",
-			Output: GeocodeOutput{},
-			Tool:   &registry.Tool{OpenWorld: true},
-			Check:  t.checkGeocode,
+			Output:  GeocodeOutput{},
+			Example: map[string]any{"q": "Lyon, France"},
+			Tool:    &registry.Tool{OpenWorld: true},
+			Check:   t.checkGeocode,
 			Handle: func(ctx context.Context, in *GeocodeInput) (*registry.Result, error) {
 				out, err := t.Geocode(ctx, in)
 				if err != nil {
@@ -131,9 +132,10 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 			Summary: "Everything about a place: resolved city, weather risk, local time, sunrise, sunset and daylight, and country facts.",
 			Description: "Give q (a place name, qualifiers after commas) or lat plus lon. Sunrise and sunset are computed " +
 				"locally (NOAA algorithm), polar day and night included; the time zone comes from offline data.",
-			Output: Report{},
-			Tool:   &registry.Tool{OpenWorld: true},
-			Check:  t.checkReport,
+			Output:  Report{},
+			Example: map[string]any{"q": "Lyon, France"},
+			Tool:    &registry.Tool{OpenWorld: true},
+			Check:   t.checkReport,
 			Handle: func(ctx context.Context, in *ReportInput) (*registry.Result, error) {
 				out, err := t.Report(ctx, in)
 				if err != nil {

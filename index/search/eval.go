@@ -1,0 +1,621 @@
+package search
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/kljensen/snowball/english"
+
+	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/ingest"
+)
+
+// iterator walks the documents matching one node of a query in doc order.
+type iterator interface {
+	docID() int32 // -1 before the first nextDoc, noMore at the end
+	nextDoc() int32
+	advance(target int32) int32 // first doc >= target (stays if already there)
+	score() float64             // BM25F score of the current doc
+	cost() int64                // an upper bound of the matches, to order conjunctions
+}
+
+// The fields an unscoped term searches; full text only on request.
+const (
+	anyFields         = 1<<FieldTitle | 1<<FieldAbstract | 1<<FieldAuthor | 1<<FieldKeyword | 1<<FieldDOI
+	anyFieldsFulltext = anyFields | 1<<FieldFulltext
+)
+
+// evaluator compiles a query for one request.
+type evaluator struct {
+	ix       *Index
+	stem     bool
+	anyMask  uint8
+	scoring  bool
+	postings []*postings // every opened list, to report corruption
+}
+
+func (e *evaluator) maskOf(f query.Field) uint8 {
+	if f == query.Any {
+		return e.anyMask
+	}
+	return 1 << fieldOf(f)
+}
+
+// compile returns the iterator of a node; nil means no document matches.
+func (e *evaluator) compile(n query.Node) (iterator, error) {
+	switch n := n.(type) {
+	case *query.Term:
+		return e.term(n), nil
+	case *query.Phrase:
+		return e.phrase(n), nil
+	case *query.Or:
+		var its []iterator
+		for _, c := range n.Children {
+			if _, ok := c.(*query.Not); ok {
+				return nil, fmt.Errorf("%w: NOT inside OR", ErrQuery)
+			}
+			it, err := e.compile(c)
+			if err != nil {
+				return nil, err
+			}
+			if it != nil {
+				its = append(its, it)
+			}
+		}
+		return newOr(its), nil
+	case *query.And:
+		var pos, neg []iterator
+		for _, c := range n.Children {
+			if not, ok := c.(*query.Not); ok {
+				it, err := e.compile(not.Child)
+				if err != nil {
+					return nil, err
+				}
+				if it != nil {
+					neg = append(neg, it)
+				}
+				continue
+			}
+			it, err := e.compile(c)
+			if err != nil {
+				return nil, err
+			}
+			if it == nil {
+				return nil, nil // a required part matches nothing
+			}
+			pos = append(pos, it)
+		}
+		if len(pos) == 0 {
+			return nil, fmt.Errorf("%w: a query needs a positive part", ErrQuery)
+		}
+		if len(pos) == 1 && len(neg) == 0 {
+			return pos[0], nil
+		}
+		return newAnd(pos, neg), nil
+	case *query.Not:
+		return nil, fmt.Errorf("%w: a query needs a positive part", ErrQuery)
+	case nil:
+		return nil, fmt.Errorf("%w: empty query", ErrQuery)
+	}
+	return nil, fmt.Errorf("%w: unknown node %T", ErrQuery, n)
+}
+
+// ErrQuery reports a query tree the evaluator cannot run (the parser
+// never makes one).
+var ErrQuery = fmt.Errorf("search: invalid query")
+
+// term compiles a word, a prefix or a stemmed word: one posting list or
+// the union of several.
+func (e *evaluator) term(t *query.Term) iterator {
+	mask := e.maskOf(t.Field)
+	word := t.Word
+	if t.Field == query.DOI {
+		if n := ingest.NormaliseDOI(word); n != "" {
+			word = n
+		}
+	}
+	var ids []int
+	switch {
+	case t.Prefix:
+		ids = e.ix.expandPrefix(word, query.MaxExpansions)
+	case e.stem && t.Field != query.DOI && t.Field != query.Author:
+		ids = e.ix.expandStem(word, query.MaxExpansions)
+	default:
+		if id := e.ix.lookup(word); id >= 0 {
+			ids = []int{id}
+		}
+	}
+	var its []iterator
+	exact := -1
+	if !t.Prefix {
+		exact = e.ix.lookup(word)
+	}
+	for _, id := range ids {
+		m := mask
+		if id != exact && !t.Prefix {
+			m &^= 1<<FieldAuthor | 1<<FieldDOI // names and DOIs are never stemmed
+		}
+		if m != 0 {
+			its = append(its, e.termIter(id, m))
+		}
+	}
+	return newOr(its)
+}
+
+func (e *evaluator) termIter(id int, mask uint8) *termIter {
+	p := e.ix.open(id, mask)
+	e.postings = append(e.postings, p)
+	df := float64(p.df)
+	return &termIter{p: p, ix: e.ix, idf: math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5))}
+}
+
+// termIter scores one posting list by BM25F over its fields.
+type termIter struct {
+	p   *postings
+	ix  *Index
+	idf float64
+}
+
+func (t *termIter) docID() int32                           { return t.p.cur }
+func (t *termIter) nextDoc() int32                         { return t.p.nextDoc() }
+func (t *termIter) advance(d int32) int32                  { return t.p.advance(d) }
+func (t *termIter) cost() int64                            { return int64(t.p.df) }
+func (t *termIter) score() float64                         { return t.ix.bm25f(t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
+func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
+
+// bm25f is the score of the current document of p over the fields of
+// mask: the field frequencies, each weighted and length-normalised, are
+// summed before the saturation.
+func (ix *Index) bm25f(p *postings, idf float64, mask uint8) float64 {
+	d := &ix.docs[p.cur]
+	w := 0.0
+	for f := range NumFields {
+		if mask&(1<<f) == 0 {
+			continue
+		}
+		fp := FieldParams[f]
+		norm := 1 - fp.B
+		if ix.avgLen[f] > 0 {
+			norm += fp.B * float64(d.Len[f]) / ix.avgLen[f]
+		}
+		w += fp.Weight * float64(p.tfs[p.i][f]) / max(norm, 1e-9)
+	}
+	return idf * w / (K1 + w)
+}
+
+// expandPrefix returns up to max terms starting with p, the most frequent.
+func (ix *Index) expandPrefix(p string, limit int) []int {
+	if p == "" {
+		return nil
+	}
+	lo, hi := ix.prefixRange(p)
+	ids := make([]int, 0, min(hi-lo, limit))
+	for t := lo; t < hi; t++ {
+		ids = append(ids, t)
+	}
+	if len(ids) > limit {
+		slices.SortFunc(ids, func(a, b int) int {
+			return cmp.Or(cmp.Compare(ix.terms[b].DF, ix.terms[a].DF), cmp.Compare(a, b))
+		})
+		ids = ids[:limit]
+		slices.Sort(ids)
+	}
+	return ids
+}
+
+// stemScan bounds the terms examined to expand one stem.
+const stemScan = 20000
+
+// expandStem returns the terms with the English (Snowball) stem of w: the
+// terms starting with the stem minus its last letter (Snowball stems are
+// prefixes of their words but for a final y/i, "study" → "studi"), kept
+// when they stem the same, the most frequent first if more than max. The
+// word itself is always included.
+func (ix *Index) expandStem(w string, limit int) []int {
+	s := stem(w)
+	p := s
+	if len(p) > 2 {
+		p = p[:len(p)-1]
+	}
+	var ids []int
+	lo, hi := ix.prefixRange(p)
+	for t := lo; t < hi && t < lo+stemScan; t++ {
+		if term := string(ix.term(t)); term == w || stem(term) == s {
+			ids = append(ids, t)
+		}
+	}
+	if id := ix.lookup(w); id >= 0 && !slices.Contains(ids, id) {
+		ids = append(ids, id)
+		slices.Sort(ids)
+	}
+	if len(ids) > limit {
+		slices.SortFunc(ids, func(a, b int) int {
+			return cmp.Or(cmp.Compare(ix.terms[b].DF, ix.terms[a].DF), cmp.Compare(a, b))
+		})
+		ids = ids[:limit]
+		slices.Sort(ids)
+	}
+	return ids
+}
+
+// stem is the English Snowball stem of a folded token; tokens that are
+// not plain ASCII letters (numbers, other scripts) are their own stem.
+func stem(w string) string {
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return w
+		}
+	}
+	return english.Stem(w, true)
+}
+
+// phrase compiles adjacent words: a conjunction of their posting lists
+// checked position by position within each field.
+func (e *evaluator) phrase(ph *query.Phrase) iterator {
+	if len(ph.Words) == 0 {
+		return nil
+	}
+	if len(ph.Words) == 1 {
+		return e.term(&query.Term{Field: ph.Field, Word: ph.Words[0]})
+	}
+	mask := e.maskOf(ph.Field)
+	var words []*termIter
+	for _, w := range ph.Words {
+		id := e.ix.lookup(w)
+		if id < 0 {
+			return nil
+		}
+		words = append(words, e.termIter(id, mask))
+	}
+	its := make([]iterator, len(words))
+	for i, w := range words {
+		its[i] = w
+	}
+	return &phraseIter{and: newAnd(its, nil), words: words, mask: mask}
+}
+
+// phraseIter matches the documents where the words are adjacent, in
+// order, within one field: positions never continue from one field into
+// the next, so a phrase cannot span a title and an abstract.
+type phraseIter struct {
+	and   *andIter
+	words []*termIter
+	mask  uint8
+	pos   [][]uint32
+}
+
+func (p *phraseIter) docID() int32   { return p.and.docID() }
+func (p *phraseIter) cost() int64    { return p.and.cost() }
+func (p *phraseIter) score() float64 { return p.and.score() }
+func (p *phraseIter) nextDoc() int32 { return p.find(p.and.nextDoc()) }
+func (p *phraseIter) advance(t int32) int32 {
+	if p.and.docID() >= t {
+		return p.and.docID()
+	}
+	return p.find(p.and.advance(t))
+}
+
+func (p *phraseIter) find(d int32) int32 {
+	for d != noMore && !p.matches() {
+		d = p.and.nextDoc()
+	}
+	return d
+}
+
+// matches checks the current document's positions, field by field.
+func (p *phraseIter) matches() bool {
+	if p.pos == nil {
+		p.pos = make([][]uint32, len(p.words))
+	}
+	for f := range NumFields {
+		fb := uint8(1 << f)
+		if p.mask&fb == 0 {
+			continue
+		}
+		in := true
+		for _, w := range p.words {
+			if w.p.fm[w.p.i]&fb == 0 {
+				in = false
+				break
+			}
+		}
+		if !in {
+			continue
+		}
+		for i, w := range p.words {
+			p.pos[i] = w.positions(p.pos[i][:0], f)
+		}
+		if adjacent(p.pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// adjacent reports whether some x has x in pos[0], x+1 in pos[1], ...
+func adjacent(pos [][]uint32) bool {
+	idx := make([]int, len(pos))
+	for _, x := range pos[0] {
+		ok := true
+		for k := 1; k < len(pos); k++ {
+			want := x + uint32(k)
+			l := pos[k]
+			for idx[k] < len(l) && l[idx[k]] < want {
+				idx[k]++
+			}
+			if idx[k] == len(l) {
+				return false
+			}
+			if l[idx[k]] != want {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// andIter is a conjunction: the cheapest child leads, the others are
+// advanced to its documents (galloping over their skip tables), and
+// documents of an excluded child are dropped.
+type andIter struct {
+	its []iterator // by cost, cheapest first
+	neg []iterator
+	cur int32
+	cst int64
+}
+
+func newAnd(pos, neg []iterator) *andIter {
+	its := slices.Clone(pos)
+	slices.SortStableFunc(its, func(a, b iterator) int { return cmp.Compare(a.cost(), b.cost()) })
+	return &andIter{its: its, neg: neg, cur: -1, cst: its[0].cost()}
+}
+
+func (a *andIter) docID() int32 { return a.cur }
+func (a *andIter) cost() int64  { return a.cst }
+func (a *andIter) nextDoc() int32 {
+	return a.align(a.its[0].nextDoc())
+}
+func (a *andIter) advance(t int32) int32 {
+	if a.cur >= t {
+		return a.cur
+	}
+	return a.align(a.its[0].advance(t))
+}
+
+func (a *andIter) align(d int32) int32 {
+	lead := a.its[0]
+outer:
+	for d != noMore {
+		for _, c := range a.its[1:] {
+			if x := c.advance(d); x > d {
+				d = lead.advance(x)
+				continue outer
+			}
+		}
+		for _, c := range a.neg {
+			if c.advance(d) == d {
+				d = lead.nextDoc()
+				continue outer
+			}
+		}
+		break
+	}
+	a.cur = d
+	return d
+}
+
+func (a *andIter) score() float64 {
+	s := 0.0
+	for _, c := range a.its {
+		s += c.score()
+	}
+	return s
+}
+
+// orIter is a union over a heap of its children by current doc.
+type orIter struct {
+	heap []iterator
+	cur  int32
+	cst  int64
+}
+
+// newOr returns the union of its, nil when there is none.
+func newOr(its []iterator) iterator {
+	switch len(its) {
+	case 0:
+		return nil
+	case 1:
+		return its[0]
+	}
+	o := &orIter{heap: its, cur: -1}
+	for _, it := range its {
+		o.cst += it.cost()
+	}
+	return o
+}
+
+func (o *orIter) docID() int32 { return o.cur }
+func (o *orIter) cost() int64  { return o.cst }
+
+func (o *orIter) nextDoc() int32 {
+	if o.cur == -1 {
+		for _, it := range o.heap {
+			it.nextDoc()
+		}
+		o.init()
+		return o.top()
+	}
+	if o.cur == noMore {
+		return noMore
+	}
+	return o.advance(o.cur + 1)
+}
+
+func (o *orIter) advance(t int32) int32 {
+	if o.cur >= t {
+		return o.cur
+	}
+	if o.cur == -1 {
+		for _, it := range o.heap {
+			it.advance(t)
+		}
+		o.init()
+		return o.top()
+	}
+	for o.heap[0].docID() < t {
+		o.heap[0].advance(t)
+		o.down(0)
+	}
+	return o.top()
+}
+
+func (o *orIter) top() int32 {
+	o.cur = o.heap[0].docID()
+	return o.cur
+}
+
+func (o *orIter) init() {
+	for i := len(o.heap)/2 - 1; i >= 0; i-- {
+		o.down(i)
+	}
+}
+
+func (o *orIter) down(i int) {
+	h := o.heap
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].docID() < h[m].docID() {
+			m = l
+		}
+		if r < len(h) && h[r].docID() < h[m].docID() {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// score sums the children on the current document.
+func (o *orIter) score() float64 {
+	s := 0.0
+	for _, it := range o.heap {
+		if it.docID() == o.cur {
+			s += it.score()
+		}
+	}
+	return s
+}
+
+// listIter walks a doc list (a topic's documents) or all documents.
+type listIter struct {
+	docs []int32 // nil: 0..n-1
+	n    int32
+	i    int
+	cur  int32
+}
+
+func (l *listIter) docID() int32   { return l.cur }
+func (l *listIter) score() float64 { return 0 }
+func (l *listIter) cost() int64 {
+	if l.docs != nil {
+		return int64(len(l.docs))
+	}
+	return int64(l.n)
+}
+func (l *listIter) nextDoc() int32 {
+	if l.cur == noMore {
+		return noMore
+	}
+	return l.advance(l.cur + 1)
+}
+func (l *listIter) advance(t int32) int32 {
+	if l.cur >= t {
+		return l.cur
+	}
+	if l.docs == nil {
+		l.cur = t
+		if t >= l.n {
+			l.cur = noMore
+		}
+		return l.cur
+	}
+	l.i += gallop(l.docs[l.i:], t)
+	if l.i >= len(l.docs) {
+		l.cur = noMore
+	} else {
+		l.cur = l.docs[l.i]
+	}
+	return l.cur
+}
+
+// gallop returns the first index i with docs[i] >= target.
+func gallop(docs []int32, target int32) int {
+	hi := 1
+	for hi < len(docs) && docs[hi-1] < target {
+		hi <<= 1
+	}
+	lo := hi >> 1
+	hi = min(hi, len(docs))
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if docs[m] < target {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// describe renders a node for messages and tests.
+func describe(n query.Node) string {
+	var b strings.Builder
+	var walk func(n query.Node)
+	walk = func(n query.Node) {
+		switch n := n.(type) {
+		case *query.Term:
+			if n.Field != query.Any {
+				b.WriteString(n.Field.String() + ":")
+			}
+			b.WriteString(n.Word)
+			if n.Prefix {
+				b.WriteByte('*')
+			}
+		case *query.Phrase:
+			if n.Field != query.Any {
+				b.WriteString(n.Field.String() + ":")
+			}
+			b.WriteString(`"` + strings.Join(n.Words, " ") + `"`)
+		case *query.And, *query.Or:
+			kids, op := []query.Node(nil), " "
+			if a, ok := n.(*query.And); ok {
+				kids = a.Children
+			} else {
+				kids, op = n.(*query.Or).Children, " OR "
+			}
+			b.WriteByte('(')
+			for i, c := range kids {
+				if i > 0 {
+					b.WriteString(op)
+				}
+				walk(c)
+			}
+			b.WriteByte(')')
+		case *query.Not:
+			b.WriteByte('-')
+			walk(n.Child)
+		}
+	}
+	walk(n)
+	return b.String()
+}

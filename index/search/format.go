@@ -1,0 +1,131 @@
+package search
+
+import (
+	"errors"
+
+	"github.com/openshelf/openshelf/index/search/query"
+)
+
+// File is the search index's path in a snapshot directory (slash
+// separated); FORMAT.md documents its byte layout.
+const File = "search/index.bin"
+
+// magic opens and closes the file; the digit is the format version.
+const magic = "osbsrch1"
+
+// ErrMalformed reports a search index that does not have the documented
+// shape (FORMAT.md): the snapshot is unusable.
+var ErrMalformed = errors.New("search: malformed search index")
+
+// The indexed fields, as numbered in the file: query.Field minus one.
+const (
+	FieldTitle = iota
+	FieldAbstract
+	FieldAuthor
+	FieldKeyword
+	FieldDOI
+	FieldFulltext
+	NumFields
+)
+
+// fieldOf maps a query field to its number in the file; Any is -1.
+func fieldOf(f query.Field) int { return int(f) - 1 }
+
+// FieldNames names the fields as the query language spells them.
+var FieldNames = [NumFields]string{"title", "abstract", "author", "keyword", "doi", "fulltext"}
+
+// FieldParams are the BM25F parameters of each field: a match weighs
+// Weight, and the field length is normalised by 1 - B + B·len/avg_len.
+// The order of the weights is title > keyword > author > abstract >
+// fulltext: a title is written to say what a paper is about; a word
+// somewhere in a full text says little.
+var FieldParams = [NumFields]struct{ Weight, B float64 }{
+	FieldTitle:    {3, 0.75},
+	FieldAbstract: {0.8, 0.75},
+	FieldAuthor:   {1, 0.3},
+	FieldKeyword:  {2, 0.5},
+	FieldDOI:      {3, 0},
+	FieldFulltext: {0.3, 0.75},
+}
+
+// K1 is the BM25 saturation parameter.
+const K1 = 1.2
+
+// blockDocs is the number of documents per postings block (one skip
+// entry each).
+const blockDocs = 128
+
+// Section numbers, in file order.
+const (
+	secDocs        = iota // N docRec
+	secTopicOff           // N+1 uint32: doc d's topic codes are topicCodes[off[d]:off[d+1]]
+	secTopicCodes         // uint16
+	secTopicDocOff        // T+1 uint64: topic t's docs are topicDocs[off[t]:off[t+1]]
+	secTopicDocs          // int32
+	secCiteOff            // N+1 uint64: the docs citing d are citing[off[d]:off[d+1]]
+	secCiting             // int32
+	secPostings           // per term: blocks, then its skip table
+	secTermTab            // nTerms+1 termRec (the last one a sentinel)
+	secTermStr            // the terms' bytes, concatenated in term order
+	numSections
+)
+
+// docRec is the fixed record of one document: its doc values.
+type docRec struct {
+	Year    int32 // 0: undated
+	Len     [NumFields]uint32
+	License uint8 // code into the licence names
+	Flags   uint8 // flagFulltext | source bits << 1
+	_       [2]byte
+}
+
+const docRecSize = 32
+
+const flagFulltext = 1
+
+// Sources are the facet values of a document's inputs (ingest.Document
+// Sources): "jats:pmc" and other JATS inputs are "jats".
+var Sources = [...]string{"jats", "pubmed", "openalex", "crossref"}
+
+// SourceBits returns the source bits of a document's Sources.
+func SourceBits(sources []string) uint8 {
+	var bits uint8
+	for _, s := range sources {
+		name := s
+		if len(s) >= 5 && s[:5] == "jats:" {
+			name = "jats"
+		}
+		for i, n := range Sources {
+			if n == name {
+				bits |= 1 << i
+			}
+		}
+	}
+	return bits
+}
+
+// termRec is the fixed record of one term.
+type termRec struct {
+	StrOff  uint64 // into secTermStr; the term ends at the next record's
+	SkipOff uint64 // file offset of the term's skip table
+	DF      uint32 // documents
+	_       uint32
+}
+
+const termRecSize = 24
+
+// skipEntry is one postings block's entry in its term's skip table.
+type skipEntry struct {
+	LastDoc int32  // the block's last document
+	DocLen  uint32 // bytes of the block's doc part; its position part follows
+	Off     uint64 // file offset of the block
+}
+
+const skipEntrySize = 16
+
+// footerSize is the fixed end of the file: TOC offset and length (uint64),
+// CRC-32 (IEEE) of the TOC, 4 zero bytes and the magic.
+const footerSize = 8 + 8 + 4 + 4 + 8
+
+// headerSize is the magic and 8 zero bytes.
+const headerSize = 16

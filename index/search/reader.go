@@ -1,0 +1,363 @@
+package search
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// Options configure an opened index.
+type Options struct {
+	// Populate reads the whole file into the page cache at Open
+	// (MAP_POPULATE): faster first queries, more resident memory.
+	Populate bool
+}
+
+// Catalog is the document list an index must agree with: the index numbers
+// the catalog's documents 0..Len()-1 in its order.
+type Catalog interface {
+	Len() int
+	ID(doc int32) []byte
+}
+
+// Index is an opened search/index.bin: the file is mapped read-only and
+// read in place, so the Go heap holds only the table of contents and the
+// names of licences and topics, whatever the corpus size; the resident
+// memory of the mapping is the kernel's page cache, shared, evictable, and
+// bounded by the machine (or a cgroup) rather than by the corpus. It is
+// read-only and safe for concurrent use until Close.
+type Index struct {
+	snap   string // snapshot id, for cursors
+	mm     []byte
+	closer sync.Once
+
+	n       int32
+	nTerms  int
+	avgLen  [NumFields]float64
+	docs    []docRec
+	tOff    []uint32
+	tCodes  []uint16
+	tdOff   []uint64
+	tDocs   []int32
+	cOff    []uint64
+	citing  []int32
+	terms   []termRec
+	termStr []byte
+	// postings is the postings section's range in mm.
+	postLo, postHi uint64
+
+	licenses  []string
+	topics    []string
+	topicCode map[string]uint16
+	licCode   map[string]uint8
+}
+
+// Open maps the snapshot's search index. Its documents must be cat's
+// (the same number); anything else is ErrMalformed.
+func Open(snap *snapshot.Snapshot, cat Catalog, opts Options) (*Index, error) {
+	ix, err := OpenFile(filepath.Join(snap.Dir, filepath.FromSlash(File)), snap.ID, opts)
+	if err != nil {
+		return nil, err
+	}
+	if cat != nil && cat.Len() != ix.Len() {
+		ix.Close()
+		return nil, fmt.Errorf("%w: %d documents, the catalog %d", ErrMalformed, ix.Len(), cat.Len())
+	}
+	return ix, nil
+}
+
+// OpenFile maps an index file; snapID is the generation its cursors
+// belong to.
+func OpenFile(path, snapID string, opts Options) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	size := st.Size()
+	if size < headerSize+footerSize || size > math.MaxInt {
+		return nil, fmt.Errorf("%w: %s: %d bytes", ErrMalformed, path, size)
+	}
+	flags := syscall.MAP_SHARED
+	if opts.Populate {
+		flags |= syscall.MAP_POPULATE
+	}
+	mm, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, flags)
+	if err != nil {
+		return nil, fmt.Errorf("search: mmap %s: %w", path, err)
+	}
+	ix := &Index{snap: snapID, mm: mm}
+	if err := ix.parse(); err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ix, nil
+}
+
+// parse reads the footer and table of contents and checks that every
+// section lies in the file with the size its counts imply. Offsets inside
+// sections are checked where they are used.
+func (ix *Index) parse() error {
+	mm := ix.mm
+	if !bigEnoughEndian() {
+		return fmt.Errorf("%w: this reader needs a little-endian machine", ErrMalformed)
+	}
+	if string(mm[:len(magic)]) != magic {
+		return fmt.Errorf("%w: bad magic", ErrMalformed)
+	}
+	foot := mm[len(mm)-footerSize:]
+	if string(foot[24:]) != magic {
+		return fmt.Errorf("%w: bad footer", ErrMalformed)
+	}
+	tocOff, tocLen := binary.LittleEndian.Uint64(foot), binary.LittleEndian.Uint64(foot[8:])
+	end := uint64(len(mm) - footerSize)
+	if tocOff < headerSize || tocOff > end || tocLen != end-tocOff {
+		return fmt.Errorf("%w: table of contents out of the file", ErrMalformed)
+	}
+	toc := mm[tocOff:end]
+	if crc32.ChecksumIEEE(toc) != binary.LittleEndian.Uint32(foot[16:]) {
+		return fmt.Errorf("%w: table of contents checksum", ErrMalformed)
+	}
+	r := &tocReader{b: toc}
+	n, nTerms, nsec := r.uvarint(), r.uvarint(), r.uvarint()
+	if r.err != nil || n > math.MaxInt32 || nTerms > math.MaxInt32 || nsec != numSections {
+		return fmt.Errorf("%w: table of contents", ErrMalformed)
+	}
+	ix.n, ix.nTerms = int32(n), int(nTerms)
+	var sec [numSections][]byte
+	for s := range sec {
+		off, l := r.uvarint(), r.uvarint()
+		if r.err != nil || off < headerSize || off%8 != 0 || off > tocOff || l > tocOff-off {
+			return fmt.Errorf("%w: section %d out of the file", ErrMalformed, s)
+		}
+		sec[s] = mm[off : off+l]
+		if s == secPostings {
+			ix.postLo, ix.postHi = off, off+l
+		}
+	}
+	for f := range NumFields {
+		ix.avgLen[f] = math.Float64frombits(r.uint64())
+		if r.err != nil || !(ix.avgLen[f] >= 0) || math.IsInf(ix.avgLen[f], 0) {
+			return fmt.Errorf("%w: average field length", ErrMalformed)
+		}
+	}
+	ix.licenses, ix.topics = r.strings(256), r.strings(math.MaxUint16)
+	if r.err != nil {
+		return fmt.Errorf("%w: table of contents names", ErrMalformed)
+	}
+	nTopics := uint64(len(ix.topics))
+	want := [numSections]struct {
+		size uint64 // element size
+		n    uint64 // elements; 0: any multiple of size
+	}{
+		secDocs: {docRecSize, n}, secTopicOff: {4, n + 1}, secTopicCodes: {2, 0},
+		secTopicDocOff: {8, nTopics + 1}, secTopicDocs: {4, 0}, secCiteOff: {8, n + 1}, secCiting: {4, 0},
+		secPostings: {1, 0}, secTermTab: {termRecSize, nTerms + 1}, secTermStr: {1, 0},
+	}
+	for s, w := range want {
+		l := uint64(len(sec[s]))
+		if l%w.size != 0 || (w.n > 0 && l != w.n*w.size) {
+			return fmt.Errorf("%w: section %d has %d bytes", ErrMalformed, s, l)
+		}
+	}
+	ix.docs = castSlice[docRec](sec[secDocs])
+	ix.tOff = castSlice[uint32](sec[secTopicOff])
+	ix.tCodes = castSlice[uint16](sec[secTopicCodes])
+	ix.tdOff = castSlice[uint64](sec[secTopicDocOff])
+	ix.tDocs = castSlice[int32](sec[secTopicDocs])
+	ix.cOff = castSlice[uint64](sec[secCiteOff])
+	ix.citing = castSlice[int32](sec[secCiting])
+	ix.terms = castSlice[termRec](sec[secTermTab])
+	ix.termStr = sec[secTermStr]
+	ix.topicCode = make(map[string]uint16, len(ix.topics))
+	for i, t := range ix.topics {
+		ix.topicCode[t] = uint16(i)
+	}
+	ix.licCode = make(map[string]uint8, len(ix.licenses))
+	for i, l := range ix.licenses {
+		ix.licCode[l] = uint8(i)
+	}
+	return nil
+}
+
+// castSlice views b (8-aligned in the mapping) as a slice of T in place.
+func castSlice[T any](b []byte) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if len(b) < size {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
+}
+
+// bigEnoughEndian reports whether the machine is little-endian, the byte
+// order of the file's fixed-width arrays read in place.
+func bigEnoughEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}
+
+type tocReader struct {
+	b   []byte
+	err error
+}
+
+func (r *tocReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = ErrMalformed
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *tocReader) uint64() uint64 {
+	if r.err != nil || len(r.b) < 8 {
+		r.err = ErrMalformed
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *tocReader) strings(maxN int) []string {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(maxN) || n > uint64(len(r.b)) {
+		r.err = ErrMalformed
+		return nil
+	}
+	out := make([]string, 0, n)
+	for range n {
+		l := r.uvarint()
+		if r.err != nil || l > uint64(len(r.b)) {
+			r.err = ErrMalformed
+			return nil
+		}
+		out = append(out, string(r.b[:l]))
+		r.b = r.b[l:]
+	}
+	return out
+}
+
+// Close unmaps the file. The caller makes sure no search is running (the
+// server reference-counts its generations).
+func (ix *Index) Close() error {
+	var err error
+	ix.closer.Do(func() {
+		if ix.mm != nil {
+			err = syscall.Munmap(ix.mm)
+			ix.mm = nil
+		}
+	})
+	return err
+}
+
+// Len is the number of documents, numbered 0..Len()-1 in catalog order.
+func (ix *Index) Len() int { return int(ix.n) }
+
+// Terms is the number of distinct terms.
+func (ix *Index) Terms() int { return ix.nTerms }
+
+// Size is the index file's size in bytes.
+func (ix *Index) Size() int64 { return int64(len(ix.mm)) }
+
+// TopicDocs lists the documents of a topic in doc order (nil for an
+// unknown topic), so a topic's catalog page at any offset is a slice. The
+// slice is the mapped file: callers must not modify it, nor keep it past
+// Close.
+func (ix *Index) TopicDocs(topic string) []int32 {
+	t, ok := ix.topicCode[topic]
+	if !ok {
+		return nil
+	}
+	return ix.topicDocsOf(t)
+}
+
+func (ix *Index) topicDocsOf(t uint16) []int32 {
+	lo, hi := ix.tdOff[t], ix.tdOff[int(t)+1]
+	if lo > hi || hi > uint64(len(ix.tDocs)) {
+		return nil
+	}
+	return ix.tDocs[lo:hi]
+}
+
+// topicCodesOf returns doc d's topic codes.
+func (ix *Index) topicCodesOf(d int32) []uint16 {
+	lo, hi := ix.tOff[d], ix.tOff[d+1]
+	if lo > hi || int(hi) > len(ix.tCodes) {
+		return nil
+	}
+	return ix.tCodes[lo:hi]
+}
+
+// Topics lists the topic names of the index.
+func (ix *Index) Topics() []string { return ix.topics }
+
+// CitedByCount is the number of archive documents citing doc.
+func (ix *Index) CitedByCount(doc int32) int32 {
+	if doc < 0 || doc >= ix.n {
+		return 0
+	}
+	lo, hi := ix.cOff[doc], ix.cOff[doc+1]
+	if lo > hi || hi > uint64(len(ix.citing)) {
+		return 0
+	}
+	return int32(min(hi-lo, math.MaxInt32))
+}
+
+func (ix *Index) citingOf(doc int32) []int32 {
+	lo, hi := ix.cOff[doc], ix.cOff[doc+1]
+	if lo > hi || hi > uint64(len(ix.citing)) {
+		return nil
+	}
+	return ix.citing[lo:hi]
+}
+
+// term returns the bytes of term t.
+func (ix *Index) term(t int) []byte {
+	lo, hi := ix.terms[t].StrOff, ix.terms[t+1].StrOff
+	if lo > hi || hi > uint64(len(ix.termStr)) {
+		return nil
+	}
+	return ix.termStr[lo:hi]
+}
+
+// lookup returns the number of a term, or -1.
+func (ix *Index) lookup(term string) int {
+	i := ix.seek(term)
+	if i < ix.nTerms && string(ix.term(i)) == term {
+		return i
+	}
+	return -1
+}
+
+// seek returns the first term >= s.
+func (ix *Index) seek(s string) int {
+	return sort.Search(ix.nTerms, func(i int) bool { return bytes.Compare(ix.term(i), []byte(s)) >= 0 })
+}
+
+// prefixRange returns the terms starting with p: lo..hi-1.
+func (ix *Index) prefixRange(p string) (int, int) {
+	lo := ix.seek(p)
+	hi := lo + sort.Search(ix.nTerms-lo, func(i int) bool { return !bytes.HasPrefix(ix.term(lo+i), []byte(p)) })
+	return lo, hi
+}

@@ -1,0 +1,482 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// Hit is one result: a document number (the catalog's order) and its
+// BM25F score (0 in a listing or under another sort).
+type Hit struct {
+	Doc   int32
+	Score float64
+}
+
+// ErrUnknownFacet is a facet name (in Facets or Where) the index does not
+// have.
+var ErrUnknownFacet = errors.New("search: unknown facet")
+
+// checkEvery is how many matches pass between two looks at the context.
+const checkEvery = 1 << 16
+
+// filter is a request's compiled facet filters.
+type filter struct {
+	none             bool
+	license          *[256]bool
+	topic            []bool // by topic code
+	years            map[int32]bool
+	yearFrom, yearTo int32
+	useYear          bool
+	sources          uint8 // any of these bits; 0: any
+	fulltext         int   // -1 any, 0 without, 1 with
+}
+
+func (ix *Index) compileFilter(r *Request) (filter, error) {
+	f := filter{yearFrom: math.MinInt32, yearTo: math.MaxInt32, fulltext: -1}
+	if r.YearFrom != nil {
+		f.useYear, f.yearFrom = true, clampInt32(*r.YearFrom)
+	}
+	if r.YearTo != nil {
+		f.useYear, f.yearTo = true, clampInt32(*r.YearTo)
+	}
+	for name, vals := range r.Where {
+		if len(vals) == 0 {
+			continue
+		}
+		switch name {
+		case FacetLicense:
+			f.license = new([256]bool)
+			for _, v := range vals {
+				if c, ok := ix.licCode[v]; ok {
+					f.license[c] = true
+				}
+			}
+		case FacetTopic:
+			f.topic = make([]bool, len(ix.topics))
+			for _, v := range vals {
+				if c, ok := ix.topicCode[v]; ok {
+					f.topic[c] = true
+				}
+			}
+		case FacetYear:
+			f.years = map[int32]bool{}
+			for _, v := range vals {
+				if y, err := strconv.ParseInt(v, 10, 32); err == nil && y != 0 {
+					f.years[int32(y)] = true
+				}
+			}
+		case FacetSource:
+			found := false
+			for _, v := range vals {
+				if i := slices.Index(Sources[:], v); i >= 0 {
+					f.sources |= 1 << i
+					found = true
+				}
+			}
+			if !found {
+				f.none = true
+			}
+		case FacetFulltext:
+			with, without := slices.Contains(vals, "true"), slices.Contains(vals, "false")
+			switch {
+			case with && without:
+			case with:
+				f.fulltext = 1
+			case without:
+				f.fulltext = 0
+			default:
+				f.none = true
+			}
+		default:
+			return f, fmt.Errorf("%w: %q", ErrUnknownFacet, name)
+		}
+	}
+	return f, nil
+}
+
+func clampInt32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxInt32)) }
+
+func (ix *Index) pass(f *filter, d int32) bool {
+	r := &ix.docs[d]
+	if f.useYear && (r.Year == 0 || r.Year < f.yearFrom || r.Year > f.yearTo) {
+		return false
+	}
+	if f.years != nil && !f.years[r.Year] {
+		return false
+	}
+	if f.license != nil && !f.license[r.License] {
+		return false
+	}
+	if f.sources != 0 && (r.Flags>>1)&f.sources == 0 {
+		return false
+	}
+	if f.fulltext >= 0 && int(r.Flags&flagFulltext) != f.fulltext {
+		return false
+	}
+	if f.topic != nil {
+		ok := false
+		for _, c := range ix.topicCodesOf(d) {
+			if int(c) < len(f.topic) && f.topic[c] {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// facetCounter counts facet values over a result set.
+type facetCounter struct {
+	license  *[256]int64
+	topic    []int64
+	year     map[int32]int64
+	years    *[4096]int64 // years 0..4095, the map for others
+	source   *[len(Sources)]int64
+	fulltext *[2]int64
+}
+
+func (ix *Index) newFacets(names []string) (*facetCounter, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	fc := &facetCounter{}
+	for _, n := range names {
+		switch n {
+		case FacetLicense:
+			fc.license = new([256]int64)
+		case FacetTopic:
+			fc.topic = make([]int64, len(ix.topics))
+		case FacetYear:
+			fc.years, fc.year = new([4096]int64), map[int32]int64{}
+		case FacetSource:
+			fc.source = new([len(Sources)]int64)
+		case FacetFulltext:
+			fc.fulltext = new([2]int64)
+		default:
+			return nil, fmt.Errorf("%w: %q", ErrUnknownFacet, n)
+		}
+	}
+	return fc, nil
+}
+
+func (ix *Index) count(fc *facetCounter, d int32) {
+	r := &ix.docs[d]
+	if fc.license != nil {
+		fc.license[r.License]++
+	}
+	if fc.topic != nil {
+		for _, c := range ix.topicCodesOf(d) {
+			if int(c) < len(fc.topic) {
+				fc.topic[c]++
+			}
+		}
+	}
+	if fc.years != nil && r.Year != 0 {
+		if r.Year > 0 && r.Year < 4096 {
+			fc.years[r.Year]++
+		} else {
+			fc.year[r.Year]++
+		}
+	}
+	if fc.source != nil {
+		for i := range Sources {
+			if r.Flags>>(1+i)&1 != 0 {
+				fc.source[i]++
+			}
+		}
+	}
+	if fc.fulltext != nil {
+		fc.fulltext[r.Flags&flagFulltext]++
+	}
+}
+
+// result turns the counts into the facets of a Result: values with a
+// count, by count descending then value.
+func (ix *Index) facetResult(fc *facetCounter) map[string][]FacetCount {
+	if fc == nil {
+		return nil
+	}
+	out := map[string][]FacetCount{}
+	add := func(name, v string, n int64) {
+		if n > 0 {
+			out[name] = append(out[name], FacetCount{Value: v, Count: n})
+		}
+	}
+	if fc.license != nil {
+		out[FacetLicense] = []FacetCount{}
+		for c, n := range fc.license {
+			if c < len(ix.licenses) {
+				add(FacetLicense, ix.licenses[c], n)
+			}
+		}
+	}
+	if fc.topic != nil {
+		out[FacetTopic] = []FacetCount{}
+		for c, n := range fc.topic {
+			add(FacetTopic, ix.topics[c], n)
+		}
+	}
+	if fc.years != nil {
+		out[FacetYear] = []FacetCount{}
+		for y, n := range fc.years {
+			add(FacetYear, strconv.Itoa(y), n)
+		}
+		for y, n := range fc.year {
+			add(FacetYear, strconv.Itoa(int(y)), n)
+		}
+	}
+	if fc.source != nil {
+		out[FacetSource] = []FacetCount{}
+		for i, n := range fc.source {
+			add(FacetSource, Sources[i], n)
+		}
+	}
+	if fc.fulltext != nil {
+		out[FacetFulltext] = []FacetCount{}
+		add(FacetFulltext, "false", fc.fulltext[0])
+		add(FacetFulltext, "true", fc.fulltext[1])
+	}
+	for _, v := range out {
+		slices.SortFunc(v, func(a, b FacetCount) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
+	}
+	return out
+}
+
+// Search runs a request: the documents matching the query (all documents
+// when Query is nil) and passing the filters, the exact total, the facet
+// counts over all of them, and one page in the requested order, from
+// Offset or after Cursor.
+func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
+	if r.Limit < 0 || r.Offset < 0 {
+		return Result{}, fmt.Errorf("%w: negative limit or offset", ErrQuery)
+	}
+	if r.Sort > ByCitedBy {
+		return Result{}, fmt.Errorf("%w: unknown sort %d", ErrQuery, r.Sort)
+	}
+	f, err := ix.compileFilter(&r)
+	if err != nil {
+		return Result{}, err
+	}
+	fc, err := ix.newFacets(r.Facets)
+	if err != nil {
+		return Result{}, err
+	}
+	var after *cursorPos
+	if r.Cursor != "" {
+		c, err := ix.decodeCursor(r.Cursor, 'q')
+		if err != nil {
+			return Result{}, err
+		}
+		if c.sort != r.Sort {
+			return Result{}, fmt.Errorf("%w: the cursor was made for another sort", ErrCursorInvalid)
+		}
+		after = &c
+		r.Offset = 0
+	}
+	ev := &evaluator{ix: ix, stem: r.Stem, anyMask: anyFields,
+		scoring: r.Sort == ByRelevance && r.Query != nil}
+	if r.Fulltext {
+		ev.anyMask = anyFieldsFulltext
+	}
+	it, err := ix.driver(ev, &r)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{}
+	top := newTopK(r.Offset + r.Limit)
+	var nAfter int64 // matches ranking after the cursor (all without one)
+	if it != nil && !f.none {
+		for d, i := it.nextDoc(), 0; d != noMore; d, i = it.nextDoc(), i+1 {
+			if i%checkEvery == checkEvery-1 {
+				if err := ctx.Err(); err != nil {
+					return Result{}, err
+				}
+			}
+			if !ix.pass(&f, d) {
+				continue
+			}
+			res.Total++
+			if fc != nil {
+				ix.count(fc, d)
+			}
+			h := ranked{doc: d}
+			if ev.scoring {
+				h.score = it.score()
+			}
+			h.key = ix.key(r.Sort, ev.scoring, h.score, d)
+			if after != nil && !(h.key > after.key || h.key == after.key && d > after.doc) {
+				continue
+			}
+			nAfter++
+			top.push(h)
+		}
+	}
+	for _, p := range ev.postings {
+		if p.bad {
+			return Result{}, fmt.Errorf("%w: postings of term %d do not decode", ErrMalformed, p.df)
+		}
+	}
+	page := top.sorted()
+	if r.Offset < len(page) {
+		page = page[r.Offset:]
+	} else {
+		page = nil
+	}
+	res.Hits = make([]Hit, len(page))
+	for i, h := range page {
+		res.Hits[i] = Hit{Doc: h.doc, Score: h.score}
+	}
+	if len(page) > 0 && nAfter > int64(r.Offset+len(page)) {
+		last := page[len(page)-1]
+		res.Next = ix.encodeCursor('q', cursorPos{sort: r.Sort, key: last.key, doc: last.doc})
+	}
+	res.Facets = ix.facetResult(fc)
+	return res, nil
+}
+
+// driver returns the iterator of the request's candidates: the query's
+// matches, or for a listing every document, or a topic's documents when
+// the filter names one topic.
+func (ix *Index) driver(ev *evaluator, r *Request) (iterator, error) {
+	if r.Query != nil {
+		return ev.compile(r.Query)
+	}
+	if ts := r.Where[FacetTopic]; len(ts) == 1 {
+		c, ok := ix.topicCode[ts[0]]
+		if !ok {
+			return nil, nil
+		}
+		return &listIter{docs: ix.topicDocsOf(c), cur: -1}, nil
+	}
+	return &listIter{n: ix.n, cur: -1}, nil
+}
+
+// key is a document's sort key: smaller first, ties by doc.
+func (ix *Index) key(s Sort, scoring bool, score float64, d int32) float64 {
+	switch s {
+	case ByRelevance:
+		if scoring {
+			return -score
+		}
+		return 0
+	case ByYear, ByYearDesc:
+		y := ix.docs[d].Year
+		if y == 0 {
+			return math.MaxFloat64 // undated last
+		}
+		if s == ByYearDesc {
+			return -float64(y)
+		}
+		return float64(y)
+	case ByCitedBy:
+		return -float64(ix.CitedByCount(d))
+	}
+	return 0
+}
+
+// ranked is a match with its sort key.
+type ranked struct {
+	key   float64
+	doc   int32
+	score float64
+}
+
+// worse reports whether a ranks after b.
+func worse(a, b ranked) bool { return a.key > b.key || (a.key == b.key && a.doc > b.doc) }
+
+// topK keeps the k best matches.
+type topK struct {
+	k    int
+	heap []ranked // the worst kept at the root
+}
+
+func newTopK(k int) *topK { return &topK{k: k, heap: make([]ranked, 0, min(k, 1024))} }
+
+func (t *topK) push(h ranked) {
+	if t.k <= 0 {
+		return
+	}
+	if len(t.heap) < t.k {
+		t.heap = append(t.heap, h)
+		for i := len(t.heap) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(t.heap[i], t.heap[p]) {
+				break
+			}
+			t.heap[i], t.heap[p] = t.heap[p], t.heap[i]
+			i = p
+		}
+		return
+	}
+	if !worse(t.heap[0], h) {
+		return
+	}
+	t.heap[0] = h
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(t.heap) && worse(t.heap[l], t.heap[m]) {
+			m = l
+		}
+		if r < len(t.heap) && worse(t.heap[r], t.heap[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		t.heap[i], t.heap[m] = t.heap[m], t.heap[i]
+		i = m
+	}
+}
+
+// sorted returns the kept matches best first.
+func (t *topK) sorted() []ranked {
+	out := slices.Clone(t.heap)
+	slices.SortFunc(out, func(a, b ranked) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// CitedBy pages the archive documents citing doc, in doc order: up to
+// limit of them after the cursor (from a previous call's next), their
+// total, and the cursor of the next page ("" on the last).
+func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor string) ([]int32, int64, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, "", err
+	}
+	if doc < 0 || doc >= ix.n || limit < 0 {
+		return nil, 0, "", fmt.Errorf("%w: document %d", ErrQuery, doc)
+	}
+	all := ix.citingOf(doc)
+	rest := all
+	if cursor != "" {
+		c, err := ix.decodeCursor(cursor, 'c')
+		if err != nil {
+			return nil, 0, "", err
+		}
+		if c.key != float64(doc) {
+			return nil, 0, "", fmt.Errorf("%w: the cursor was made for another document", ErrCursorInvalid)
+		}
+		rest = rest[gallop(rest, c.doc+1):]
+	}
+	page := slices.Clone(rest[:min(limit, len(rest))])
+	next := ""
+	if len(page) > 0 && len(page) < len(rest) {
+		next = ix.encodeCursor('c', cursorPos{key: float64(doc), doc: page[len(page)-1]})
+	}
+	return page, int64(len(all)), next, nil
+}

@@ -1,0 +1,592 @@
+package search
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"slices"
+)
+
+// DocValues are one document's columns in the index.
+type DocValues struct {
+	Year     int32 // 0: undated
+	License  string
+	Topics   []string
+	Sources  uint8 // SourceBits
+	Fulltext bool
+	Len      [NumFields]int // tokens per field, for BM25F
+}
+
+// ErrWriteOrder reports a Writer call out of the documented order.
+var ErrWriteOrder = errors.New("search: index written out of order")
+
+// Writer writes search/index.bin in one sequential pass: AddDoc for every
+// document in doc order, then AddCitation in (cited, citing) order, then
+// AddPosting in (term, doc) order, then Close. Memory is bounded by the
+// per-topic document lists (4 bytes per document and topic) and one
+// postings block; everything else streams to the file or to spool files in
+// workDir.
+type Writer struct {
+	path, work string
+	f          *os.File
+	bw         *bufio.Writer
+	off        int64 // bytes written to f
+	sec        [numSections][2]int64
+	phase      int // 0 docs, 1 citations, 2 postings, 3 closed
+
+	n          int32
+	licenses   []string
+	licCode    map[string]uint8
+	topics     []string
+	topicCode  map[string]uint16
+	topicDocs  [][]int32
+	topicOff   *spool
+	topicCodes *spool
+	nTopicRefs uint32
+	fieldLen   [NumFields]int64
+
+	citeOff   *spool
+	citing    *spool
+	citeDoc   int32 // next doc whose cite offset is due
+	nCiting   uint64
+	lastCited int32
+	lastCiter int32
+
+	termTab, termStr *spool
+	nTerms           int64
+	term             []byte
+	df               uint32
+	skips            []skipEntry
+	blk              blockBuf
+}
+
+// blockBuf is the postings block being filled.
+type blockBuf struct {
+	prevLast int32 // last doc of the previous block of the term (-1)
+	docs     []byte
+	pos      []byte
+	n        int
+	doc      int32 // current doc, -1 before the first
+	mask     uint8
+	tfs      [NumFields]uint32
+	fpos     [NumFields][]byte
+	field    int
+	last     int32
+}
+
+// spool is a temporary file a section is written to before it is copied
+// into the index in section order.
+type spool struct {
+	f  *os.File
+	bw *bufio.Writer
+	n  int64
+}
+
+func newSpool(dir string) (*spool, error) {
+	f, err := os.CreateTemp(dir, "searchidx-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return &spool{f: f, bw: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+func (s *spool) write(b []byte) error {
+	n, err := s.bw.Write(b)
+	s.n += int64(n)
+	return err
+}
+
+func (s *spool) discard() {
+	if s != nil && s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+		s.f = nil
+	}
+}
+
+// NewWriter creates the index file at path; spool files go to workDir.
+func NewWriter(path, workDir string) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	w := &Writer{path: path, work: workDir, f: f, bw: bufio.NewWriterSize(f, 1<<20),
+		licCode: map[string]uint8{}, topicCode: map[string]uint16{}, lastCited: -1, lastCiter: -1,
+		blk: blockBuf{doc: -1}}
+	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.termTab, &w.termStr} {
+		if *s, err = newSpool(workDir); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	var hdr [headerSize]byte
+	copy(hdr[:], magic)
+	if err := w.write(hdr[:]); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	if err := w.begin(secDocs); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Writer) write(b []byte) error {
+	n, err := w.bw.Write(b)
+	w.off += int64(n)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	return nil
+}
+
+// begin starts section s at the current offset, aligned to 8 bytes so that
+// fixed-width arrays can be read in place.
+func (w *Writer) begin(s int) error {
+	if err := w.align(); err != nil {
+		return err
+	}
+	w.sec[s][0] = w.off
+	return nil
+}
+
+func (w *Writer) align() error {
+	if pad := (8 - w.off%8) % 8; pad > 0 {
+		return w.write(make([]byte, pad))
+	}
+	return nil
+}
+
+func (w *Writer) end(s int) { w.sec[s][1] = w.off - w.sec[s][0] }
+
+// AddDoc appends the next document's values.
+func (w *Writer) AddDoc(dv DocValues) error {
+	if w.phase != 0 {
+		return ErrWriteOrder
+	}
+	if w.n == math.MaxInt32 {
+		return fmt.Errorf("search: more than 2^31 documents")
+	}
+	var rec [docRecSize]byte
+	binary.LittleEndian.PutUint32(rec[0:], uint32(dv.Year))
+	for f, l := range dv.Len {
+		binary.LittleEndian.PutUint32(rec[4+4*f:], uint32(min(max(l, 0), math.MaxUint32)))
+		w.fieldLen[f] += int64(l)
+	}
+	c, ok := w.licCode[dv.License]
+	if !ok {
+		if len(w.licenses) == 256 {
+			return fmt.Errorf("search: more than 256 licences")
+		}
+		c = uint8(len(w.licenses))
+		w.licCode[dv.License] = c
+		w.licenses = append(w.licenses, dv.License)
+	}
+	rec[28] = c
+	rec[29] = dv.Sources << 1
+	if dv.Fulltext {
+		rec[29] |= flagFulltext
+	}
+	if err := w.write(rec[:]); err != nil {
+		return err
+	}
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], w.nTopicRefs)
+	if err := w.topicOff.write(b[:]); err != nil {
+		return err
+	}
+	for i, t := range dv.Topics {
+		if slices.Contains(dv.Topics[:i], t) {
+			continue
+		}
+		tc, ok := w.topicCode[t]
+		if !ok {
+			if len(w.topics) == math.MaxUint16 {
+				return fmt.Errorf("search: more than 65535 topics")
+			}
+			tc = uint16(len(w.topics))
+			w.topicCode[t] = tc
+			w.topics = append(w.topics, t)
+			w.topicDocs = append(w.topicDocs, nil)
+		}
+		w.topicDocs[tc] = append(w.topicDocs[tc], w.n)
+		binary.LittleEndian.PutUint16(b[:], tc)
+		if err := w.topicCodes.write(b[:2]); err != nil {
+			return err
+		}
+		w.nTopicRefs++
+	}
+	w.n++
+	return nil
+}
+
+// endDocs closes the docs section and copies the topic sections after it.
+func (w *Writer) endDocs() error {
+	w.end(secDocs)
+	var b [8]byte
+	binary.LittleEndian.PutUint32(b[:], w.nTopicRefs)
+	if err := w.topicOff.write(b[:4]); err != nil {
+		return err
+	}
+	if err := w.copySpool(secTopicOff, w.topicOff); err != nil {
+		return err
+	}
+	if err := w.copySpool(secTopicCodes, w.topicCodes); err != nil {
+		return err
+	}
+	if err := w.begin(secTopicDocOff); err != nil {
+		return err
+	}
+	var off uint64
+	for _, docs := range w.topicDocs {
+		binary.LittleEndian.PutUint64(b[:], off)
+		if err := w.write(b[:]); err != nil {
+			return err
+		}
+		off += uint64(len(docs))
+	}
+	binary.LittleEndian.PutUint64(b[:], off)
+	if err := w.write(b[:]); err != nil {
+		return err
+	}
+	w.end(secTopicDocOff)
+	if err := w.begin(secTopicDocs); err != nil {
+		return err
+	}
+	for i, docs := range w.topicDocs {
+		for _, d := range docs {
+			binary.LittleEndian.PutUint32(b[:], uint32(d))
+			if err := w.write(b[:4]); err != nil {
+				return err
+			}
+		}
+		w.topicDocs[i] = nil
+	}
+	w.end(secTopicDocs)
+	w.phase = 1
+	return nil
+}
+
+// copySpool appends a spool's bytes as section s and removes it.
+func (w *Writer) copySpool(s int, sp *spool) error {
+	if err := sp.bw.Flush(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	if err := w.begin(s); err != nil {
+		return err
+	}
+	n, err := io.Copy(w.bw, bufio.NewReaderSize(sp.f, 256<<10))
+	w.off += n
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	if n != sp.n {
+		return fmt.Errorf("search: spool of section %d: %d bytes, wrote %d", s, n, sp.n)
+	}
+	w.end(s)
+	sp.discard()
+	return nil
+}
+
+// AddCitation records that document citing cites document cited. Calls
+// come in (cited, citing) order without repeats.
+func (w *Writer) AddCitation(cited, citing int32) error {
+	if w.phase == 0 {
+		if err := w.endDocs(); err != nil {
+			return err
+		}
+	}
+	if w.phase != 1 || cited < 0 || cited >= w.n || citing < 0 || citing >= w.n ||
+		cited < w.lastCited || (cited == w.lastCited && citing <= w.lastCiter) {
+		return fmt.Errorf("%w: citation (%d, %d)", ErrWriteOrder, cited, citing)
+	}
+	if err := w.citeOffsTo(cited); err != nil {
+		return err
+	}
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(citing))
+	if err := w.citing.write(b[:]); err != nil {
+		return err
+	}
+	w.nCiting++
+	w.lastCited, w.lastCiter = cited, citing
+	return nil
+}
+
+// citeOffsTo writes the cite offsets of docs up to and including d.
+func (w *Writer) citeOffsTo(d int32) error {
+	var b [8]byte
+	for ; w.citeDoc <= d; w.citeDoc++ {
+		binary.LittleEndian.PutUint64(b[:], w.nCiting)
+		if err := w.citeOff.write(b[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Writer) endCitations() error {
+	if w.phase == 0 {
+		if err := w.endDocs(); err != nil {
+			return err
+		}
+	}
+	if err := w.citeOffsTo(w.n); err != nil { // N+1 offsets
+		return err
+	}
+	if err := w.copySpool(secCiteOff, w.citeOff); err != nil {
+		return err
+	}
+	if err := w.copySpool(secCiting, w.citing); err != nil {
+		return err
+	}
+	w.phase = 2
+	return w.begin(secPostings)
+}
+
+// AddPosting adds the positions of term in one field of one document.
+// Calls come in (term, doc, field) order, positions ascending; a term is
+// at most MaxTermBytes bytes.
+func (w *Writer) AddPosting(term []byte, doc int32, field int, positions []uint32) error {
+	if w.phase < 2 {
+		if err := w.endCitations(); err != nil {
+			return err
+		}
+	}
+	if w.phase != 2 || doc < 0 || doc >= w.n || field < 0 || field >= NumFields || len(positions) == 0 ||
+		len(term) == 0 || len(term) > MaxTermBytes {
+		return fmt.Errorf("%w: posting %q doc %d field %d", ErrWriteOrder, term, doc, field)
+	}
+	if w.blk.doc < 0 || string(term) != string(w.term) {
+		if w.blk.doc >= 0 {
+			if string(term) < string(w.term) {
+				return fmt.Errorf("%w: term %q after %q", ErrWriteOrder, term, w.term)
+			}
+			if err := w.endTerm(); err != nil {
+				return err
+			}
+		}
+		w.term = append(w.term[:0], term...)
+		bk := &w.blk
+		bk.prevLast, bk.doc, bk.last, bk.n = -1, -1, -1, 0
+		bk.docs, bk.pos = bk.docs[:0], bk.pos[:0]
+		w.skips = w.skips[:0]
+	}
+	bk := &w.blk
+	if doc != bk.doc {
+		if doc < bk.doc {
+			return fmt.Errorf("%w: %q doc %d after %d", ErrWriteOrder, term, doc, bk.doc)
+		}
+		if bk.doc >= 0 {
+			if err := w.endDoc(); err != nil {
+				return err
+			}
+		}
+		bk.doc, bk.mask, bk.field = doc, 0, -1
+	}
+	if field <= bk.field {
+		return fmt.Errorf("%w: %q doc %d field %d twice", ErrWriteOrder, term, doc, field)
+	}
+	bk.field = field
+	bk.mask |= 1 << field
+	bk.tfs[field] = uint32(len(positions))
+	p := bk.fpos[field][:0]
+	prev := uint32(0)
+	for i, x := range positions {
+		if i > 0 && x <= prev {
+			return fmt.Errorf("%w: %q doc %d positions not increasing", ErrWriteOrder, term, doc)
+		}
+		p = binary.AppendUvarint(p, uint64(x-prev))
+		prev = x
+	}
+	bk.fpos[field] = p
+	return nil
+}
+
+// MaxTermBytes bounds a term: tokens are at most 64 bytes
+// (tokenize.MaxTokenBytes), DOIs longer.
+const MaxTermBytes = 1024
+
+// endDoc appends the current document to the block.
+func (w *Writer) endDoc() error {
+	bk := &w.blk
+	bk.docs = binary.AppendUvarint(bk.docs, uint64(bk.doc-max(bk.last, bk.prevLast)))
+	bk.docs = append(bk.docs, bk.mask)
+	for f := range NumFields {
+		if bk.mask&(1<<f) != 0 {
+			bk.docs = binary.AppendUvarint(bk.docs, uint64(bk.tfs[f]))
+			bk.pos = append(bk.pos, bk.fpos[f]...)
+		}
+	}
+	bk.last = bk.doc
+	bk.n++
+	w.df++
+	if bk.n == blockDocs {
+		return w.flushBlock()
+	}
+	return nil
+}
+
+func (w *Writer) flushBlock() error {
+	bk := &w.blk
+	if bk.n == 0 {
+		return nil
+	}
+	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, DocLen: uint32(len(bk.docs)), Off: uint64(w.off)})
+	if err := w.write(bk.docs); err != nil {
+		return err
+	}
+	if err := w.write(bk.pos); err != nil {
+		return err
+	}
+	bk.prevLast, bk.docs, bk.pos, bk.n = bk.last, bk.docs[:0], bk.pos[:0], 0
+	bk.last = -1
+	return nil
+}
+
+// endTerm writes the term's last block, its skip table and its records.
+func (w *Writer) endTerm() error {
+	if err := w.endDoc(); err != nil {
+		return err
+	}
+	if err := w.flushBlock(); err != nil {
+		return err
+	}
+	skipOff := w.off
+	var b [skipEntrySize]byte
+	for _, s := range w.skips {
+		binary.LittleEndian.PutUint32(b[0:], uint32(s.LastDoc))
+		binary.LittleEndian.PutUint32(b[4:], s.DocLen)
+		binary.LittleEndian.PutUint64(b[8:], s.Off)
+		if err := w.write(b[:]); err != nil {
+			return err
+		}
+	}
+	if err := w.termRecord(uint64(skipOff), w.df); err != nil {
+		return err
+	}
+	if err := w.termStr.write(w.term); err != nil {
+		return err
+	}
+	w.nTerms++
+	w.df = 0
+	w.blk.doc = -1
+	return nil
+}
+
+func (w *Writer) termRecord(skipOff uint64, df uint32) error {
+	var b [termRecSize]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(w.termStr.n))
+	binary.LittleEndian.PutUint64(b[8:], skipOff)
+	binary.LittleEndian.PutUint32(b[16:], df)
+	return w.termTab.write(b[:])
+}
+
+// Close writes the remaining sections, the table of contents and the
+// footer, and syncs the file. The index is complete only if Close
+// succeeds; after an error, Abort removes it.
+func (w *Writer) Close() (int64, error) {
+	if w.phase == 3 {
+		return 0, ErrWriteOrder
+	}
+	if w.phase < 2 {
+		if err := w.endCitations(); err != nil {
+			return 0, err
+		}
+	}
+	if w.blk.doc >= 0 {
+		if err := w.endTerm(); err != nil {
+			return 0, err
+		}
+	}
+	w.end(secPostings)
+	if err := w.termRecord(uint64(w.off), 0); err != nil { // the sentinel
+		return 0, err
+	}
+	if err := w.copySpool(secTermTab, w.termTab); err != nil {
+		return 0, err
+	}
+	if err := w.copySpool(secTermStr, w.termStr); err != nil {
+		return 0, err
+	}
+	toc := w.toc()
+	if err := w.align(); err != nil {
+		return 0, err
+	}
+	tocOff := w.off
+	if err := w.write(toc); err != nil {
+		return 0, err
+	}
+	var foot [footerSize]byte
+	binary.LittleEndian.PutUint64(foot[0:], uint64(tocOff))
+	binary.LittleEndian.PutUint64(foot[8:], uint64(len(toc)))
+	binary.LittleEndian.PutUint32(foot[16:], crc32.ChecksumIEEE(toc))
+	copy(foot[24:], magic)
+	if err := w.write(foot[:]); err != nil {
+		return 0, err
+	}
+	if err := w.bw.Flush(); err != nil {
+		return 0, fmt.Errorf("search: %w", err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return 0, fmt.Errorf("search: %w", err)
+	}
+	if err := w.f.Close(); err != nil {
+		return 0, fmt.Errorf("search: %w", err)
+	}
+	w.f = nil
+	w.phase = 3
+	return w.off, nil
+}
+
+// toc encodes the table of contents: counts, sections, field average
+// lengths and the names of licences and topics, as uvarints.
+func (w *Writer) toc() []byte {
+	b := []byte{}
+	b = binary.AppendUvarint(b, uint64(w.n))
+	b = binary.AppendUvarint(b, uint64(w.nTerms))
+	b = binary.AppendUvarint(b, numSections)
+	for _, s := range w.sec {
+		b = binary.AppendUvarint(b, uint64(s[0]))
+		b = binary.AppendUvarint(b, uint64(s[1]))
+	}
+	for f := range NumFields {
+		avg := 0.0
+		if w.n > 0 {
+			avg = float64(w.fieldLen[f]) / float64(w.n)
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(avg))
+	}
+	for _, names := range [][]string{w.licenses, w.topics} {
+		b = binary.AppendUvarint(b, uint64(len(names)))
+		for _, s := range names {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
+	return b
+}
+
+// Abort closes and removes the index file and the spools.
+func (w *Writer) Abort() {
+	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.termTab, w.termStr} {
+		s.discard()
+	}
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	if w.phase != 3 {
+		os.Remove(w.path)
+	}
+	w.phase = 3
+}

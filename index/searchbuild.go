@@ -1,0 +1,281 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	isearch "github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/tokenize"
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// Citations is the table of resolved citations inside the archive
+// (citations.parquet): one row per (citing, cited) pair of published
+// documents, sorted by cited then citing id.
+const Citations = "citations"
+
+type citationRow struct {
+	Cited  string `parquet:"cited_id,dict"`
+	Citing string `parquet:"citing_id"`
+}
+
+// Postings records (external sort), one per (term, doc, field):
+//
+//	term 0x00 doc(4, big endian) field(1) positions (uvarint deltas)
+//
+// so that byte order is term, doc, field. Citation records (cites):
+//
+//	key 0x00 0x00 doc(4) id      an archive document has the id key
+//	key 0x00 0x01 doc(4) id      the document doc cites key
+//
+// and resolved pairs (pairs): cited(4) citing(4) citedID 0x00 citingID.
+
+// tokPos is a token and its position in a field.
+type tokPos struct {
+	tok string
+	pos uint32
+}
+
+// indexText adds the postings of one field of one document: the tokens
+// of every value, positions counting stop words (so that phrases with
+// them match), with a gap of one position between values (a phrase does
+// not run from one author or paragraph into the next). It returns the
+// field's length for BM25F: its tokens, stop words excluded except in
+// author names.
+func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) {
+	toks := b.tokBuf[:0]
+	tp := b.tpBuf[:0]
+	p := uint32(0)
+	for _, t := range texts {
+		start := len(toks)
+		toks = tokenize.Append(toks, t)
+		for _, tok := range toks[start:] {
+			tp = append(tp, tokPos{tok, p})
+			p++
+		}
+		p++
+	}
+	b.tokBuf, b.tpBuf = toks, tp
+	n := 0
+	for _, t := range tp {
+		if field == isearch.FieldAuthor || !tokenize.IsStopWord(t.tok) {
+			n++
+		}
+	}
+	slices.SortFunc(tp, func(x, y tokPos) int {
+		if c := strings.Compare(x.tok, y.tok); c != 0 {
+			return c
+		}
+		return int(x.pos) - int(y.pos)
+	})
+	for i := 0; i < len(tp); {
+		j := i + 1
+		for j < len(tp) && tp[j].tok == tp[i].tok {
+			j++
+		}
+		if err := b.postRecord(tp[i].tok, doc, field, tp[i:j]); err != nil {
+			return 0, err
+		}
+		i = j
+	}
+	return n, nil
+}
+
+func (b *Builder) postRecord(term string, doc int32, field int, tp []tokPos) error {
+	rec := append(b.recBuf[:0], term...)
+	rec = append(rec, 0)
+	rec = binary.BigEndian.AppendUint32(rec, uint32(doc))
+	rec = append(rec, byte(field))
+	prev := uint32(0)
+	for _, t := range tp {
+		rec = binary.AppendUvarint(rec, uint64(t.pos-prev))
+		prev = t.pos
+	}
+	b.recBuf = rec
+	return b.postings.add(rec)
+}
+
+// indexSearch adds a document to the search index: its postings, doc
+// values and citation keys. sections are the full-text texts (section
+// titles and paragraphs).
+func (b *Builder) indexSearch(doc int32, d *ingest.Document, row *documentRow, sections []string) error {
+	var lens [isearch.NumFields]int
+	var err error
+	names := make([]string, 0, len(d.Authors))
+	for _, a := range d.Authors {
+		names = append(names, authorName(a))
+	}
+	for _, f := range []struct {
+		field int
+		texts []string
+	}{
+		{isearch.FieldTitle, []string{d.Title}}, {isearch.FieldAbstract, []string{d.Abstract}},
+		{isearch.FieldAuthor, names}, {isearch.FieldKeyword, d.Keywords}, {isearch.FieldFulltext, sections},
+	} {
+		if lens[f.field], err = b.indexText(doc, f.field, f.texts...); err != nil {
+			return err
+		}
+	}
+	if doi := ingest.NormaliseDOI(d.DOI); doi != "" && len(doi) <= isearch.MaxTermBytes && !strings.ContainsRune(doi, 0) {
+		lens[isearch.FieldDOI] = 1
+		if err := b.postRecord(doi, doc, isearch.FieldDOI, []tokPos{{doi, 0}}); err != nil {
+			return err
+		}
+	}
+	if err := b.sidx.AddDoc(isearch.DocValues{Year: row.Year, License: row.License, Topics: row.Topics,
+		Sources: isearch.SourceBits(d.Sources), Fulltext: row.HasFulltext, Len: lens}); err != nil {
+		return err
+	}
+	// Citation keys: the ids this document answers to, then the ids of
+	// the works it cites.
+	for _, id := range append([]string{d.ID}, row.Aliases...) {
+		if err := b.citeRecord(id, 0, doc, d.ID); err != nil {
+			return err
+		}
+	}
+	var keys []string
+	for _, r := range d.References {
+		if k := ingest.DOIID(r.DOI); k != "" {
+			keys = append(keys, k)
+		}
+		if p := ingest.NormalisePMID(r.PMID); p != "" {
+			keys = append(keys, "pmid-"+p)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		if err := b.citeRecord(k, 1, doc, d.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Builder) citeRecord(key string, kind byte, doc int32, id string) error {
+	rec := append(b.recBuf[:0], key...)
+	rec = append(rec, 0, kind)
+	rec = binary.BigEndian.AppendUint32(rec, uint32(doc))
+	rec = append(rec, id...)
+	b.recBuf = rec
+	return b.cites.add(rec)
+}
+
+// openSearchIndex creates the index writer and the citation sorters.
+func (b *Builder) openSearchIndex() error {
+	path := filepath.Join(b.tmp, filepath.FromSlash(isearch.File))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	w, err := isearch.NewWriter(path, b.work)
+	if err != nil {
+		return err
+	}
+	b.sidx = w
+	b.cites = newSorter(b.work, b.cfg.SortMemory/4)
+	return nil
+}
+
+// writeCitations resolves the references to archive documents: the
+// cites records in key order put each key's owner before its citers.
+// It writes citations.parquet and the index's cited-by lists.
+func (b *Builder) writeCitations() (snapshot.File, error) {
+	pairs := newSorter(b.work, b.cfg.SortMemory/4)
+	defer pairs.cleanup()
+	var key []byte
+	owner, ownerID := int32(-1), ""
+	err := b.cites.iterate(func(rec []byte) error {
+		i := strings.IndexByte(string(rec), 0)
+		if i < 0 || len(rec) < i+6 {
+			return fmt.Errorf("index: malformed citation record")
+		}
+		k, kind := rec[:i], rec[i+1]
+		doc, id := int32(binary.BigEndian.Uint32(rec[i+2:])), rec[i+6:]
+		if string(k) != string(key) {
+			key, owner = append(key[:0], k...), -1
+		}
+		switch {
+		case kind == 0 && owner < 0:
+			owner, ownerID = doc, string(id)
+		case kind == 1 && owner >= 0 && owner != doc:
+			p := binary.BigEndian.AppendUint32(b.recBuf[:0], uint32(owner))
+			p = binary.BigEndian.AppendUint32(p, uint32(doc))
+			p = append(append(append(p, ownerID...), 0), id...)
+			b.recBuf = p
+			return pairs.add(p)
+		}
+		return nil
+	})
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	t, err := newTable[citationRow](b.tmp, Citations+".parquet", 1_000_000)
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	var last []byte
+	err = pairs.iterate(func(rec []byte) error {
+		if len(rec) < 8 || string(rec[:8]) == string(last) {
+			return nil // one work cited by DOI and PMID: one pair
+		}
+		last = append(last[:0], rec[:8]...)
+		cited, citing := int32(binary.BigEndian.Uint32(rec)), int32(binary.BigEndian.Uint32(rec[4:]))
+		citedID, citingID, _ := strings.Cut(string(rec[8:]), "\x00")
+		if err := b.sidx.AddCitation(cited, citing); err != nil {
+			return err
+		}
+		return t.write(citationRow{Cited: citedID, Citing: citingID}, len(rec)+16)
+	})
+	if err != nil {
+		t.abort()
+		return snapshot.File{}, err
+	}
+	return t.close()
+}
+
+// oldField maps an index field to the field of search/postings.parquet
+// (title 0, keywords 1, authors 2), or -1 for fields that table does not
+// have.
+func oldField(f int) int8 {
+	switch f {
+	case isearch.FieldTitle:
+		return FieldTitle
+	case isearch.FieldKeyword:
+		return FieldKeywords
+	case isearch.FieldAuthor:
+		return FieldAuthors
+	}
+	return -1
+}
+
+// decodePositions appends the positions of a postings record.
+func decodePositions(dst []uint32, b []byte) ([]uint32, error) {
+	x := uint32(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		if n <= 0 {
+			return nil, fmt.Errorf("index: malformed postings record")
+		}
+		x += uint32(d)
+		dst = append(dst, x)
+		b = b[n:]
+	}
+	return dst, nil
+}
+
+// closeSearchIndex closes the index writer and describes its file.
+func (b *Builder) closeSearchIndex() (snapshot.File, error) {
+	size, err := b.sidx.Close()
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	in, err := HashInput(filepath.Join(b.tmp, filepath.FromSlash(isearch.File)), "")
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	return snapshot.File{Name: isearch.File, Rows: b.ndocs, Bytes: size, SHA256: in.SHA256}, nil
+}
