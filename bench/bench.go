@@ -54,8 +54,10 @@ type Config struct {
 	Lucene     bool
 	LuceneJars string
 	LuceneHeap string
-	// DeepQueries queries are paged DeepPages pages deep by cursor.
+	// DeepQueries queries are paged DeepPages pages deep by cursor, for
+	// at most DeepBudget per system.
 	DeepQueries, DeepPages int
+	DeepBudget             time.Duration
 	// KnownItems is the number of known-item probes (recall@1, @10).
 	KnownItems int
 	// FacetChecks is how many faceted queries DuckDB recounts.
@@ -115,6 +117,9 @@ func (c *Config) defaults() error {
 	}
 	if c.DeepPages <= 0 {
 		c.DeepPages = 120
+	}
+	if c.DeepBudget <= 0 {
+		c.DeepBudget = 90 * time.Second
 	}
 	if c.KnownItems <= 0 {
 		c.KnownItems = 200
@@ -264,7 +269,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	for _, s := range systems {
 		log.Info("bench: deep pages", "system", s.name)
-		rep.Deep = append(rep.Deep, deepPages(ctx, s, deepQs, cfg.DeepPages, 10))
+		rep.Deep = append(rep.Deep, deepPages(ctx, s, deepQs, cfg.DeepPages, 10, cfg.DeepBudget))
 	}
 	run("catalog", ours, catalogTargets(ours), cfg.Concurrency, cfg.Duration/2)
 	run("catalog by topic", ours, topicTargets, cfg.Concurrency, cfg.Duration/2)

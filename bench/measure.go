@@ -25,18 +25,27 @@ type Deep struct {
 	Depth    int     // pages followed per query
 	Failures int
 	Error    string
+	// OutOfTime is set when the time budget ended the scenario before
+	// every query reached Depth.
+	OutOfTime bool
 }
 
 // deepPages follows the cursor of each query for depth pages of limit
-// hits, timing each page.
-func deepPages(ctx context.Context, s system, qs []squery, depth, limit int) Deep {
+// hits, timing each page, until budget has passed (a slow system would
+// otherwise take the whole run).
+func deepPages(ctx context.Context, s system, qs []squery, depth, limit int, budget time.Duration) Deep {
 	client := &http.Client{Timeout: 2 * time.Minute}
 	d := Deep{System: s.name, Depth: depth}
 	var all, last []time.Duration
+	end := time.Now().Add(budget)
 	for _, q := range qs {
 		cursor := ""
 		d.Queries++
 		for p := 0; p < depth; p++ {
+			if time.Now().After(end) {
+				d.OutOfTime = true
+				break
+			}
 			start := time.Now()
 			a, err := get(ctx, client, s.base+s.searchPath(q, limit, cursor))
 			el := time.Since(start)

@@ -136,7 +136,7 @@ func TestPeers(t *testing.T) {
 	common := squery{node: word(st.mostFrequent(1)[0])}
 	client := &http.Client{Timeout: time.Minute}
 	for _, s := range systems {
-		d := deepPages(ctx, s, []squery{common}, 3, 10)
+		d := deepPages(ctx, s, []squery{common}, 3, 10, time.Minute)
 		if d.Pages != 3 || d.Failures != 0 {
 			t.Errorf("%s deep: %+v", s.name, d)
 		}

@@ -123,6 +123,9 @@ func (r *Report) searchMarkdown(w io.Writer) {
 			if d.Error != "" {
 				fail += ": " + mdEscape(d.Error)
 			}
+			if d.OutOfTime {
+				fail += " (time budget ended the scenario)"
+			}
 			fmt.Fprintf(w, "| %s | %d × %d | %d | %s | %s | %s / %s | %s |\n", d.System, d.Queries, d.Depth, d.Pages,
 				ms(d.Latency.P50), ms(d.Latency.P99), ms(d.Last.P50), ms(d.Last.Max), fail)
 		}

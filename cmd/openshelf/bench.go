@@ -46,6 +46,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.LuceneHeap, "lucene-heap", "1g", "JVM heap (-Xmx) of the Lucene harness")
 	fs.IntVar(&cfg.DeepQueries, "deep-queries", 3, "queries paged deep by cursor")
 	fs.IntVar(&cfg.DeepPages, "deep-pages", 120, "pages followed per deep query")
+	fs.DurationVar(&cfg.DeepBudget, "deep-budget", 90*time.Second, "time limit of the deep-page scenario per system")
 	fs.IntVar(&cfg.KnownItems, "known-items", 200, "known-item probes for recall@1 and recall@10")
 	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet")
 	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
