@@ -25,7 +25,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var cfg bench.Config
-	var out, logLevel string
+	var out, logLevel, serverBin string
 	var seed uint64
 	fs.StringVar(&cfg.Dir, "dir", filepath.Join(os.TempDir(), "openshelf-bench"), "work directory: cached corpus (DIR/data) and PostgreSQL cluster (DIR/pg)")
 	fs.IntVar(&cfg.N, "n", 1_000_000, "documents in the corpus")
@@ -51,6 +51,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet")
 	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
 	fs.BoolVar(&cfg.PrepareOnly, "prepare", false, "only build (or reuse) the corpus and the peers' loads, then exit")
+	fs.StringVar(&serverBin, "server-bin", "", "openshelf binary to measure (default: this one), e.g. a build of another branch")
 	fs.StringVar(&out, "out", "", "also write the Markdown report to this file")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf bench [flags]\n       (the ingest benchmark: openshelf bench ingest -h)")
@@ -88,6 +89,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		fmt.Fprintln(e.stderr, "openshelf bench:", err)
 		return exitFailure
+	}
+	if serverBin != "" {
+		exe = serverBin
 	}
 	cfg.Server = []string{exe, "serve"}
 	rep, err := bench.Run(ctx, cfg)
