@@ -243,6 +243,11 @@ func (m *Meta) llmsTxt(reg *registry.Registry) string {
 				price = e.Price + " USD"
 			}
 			fmt.Fprintf(&b, "- [%s %s](%s%s): %s (%s)\n", e.Method, e.OpenAPIPath(), base, e.OpenAPIPath(), e.Summary, price)
+			if g == registry.GroupDiscovery && e.Description != "" {
+				// How to use a free endpoint (the search query
+				// language) belongs where agents read first.
+				fmt.Fprintf(&b, "\n%s\n\n", e.Description)
+			}
 		}
 	}
 	return b.String()

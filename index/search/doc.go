@@ -1,40 +1,48 @@
-// Package search reads the search index of an archive snapshot: the
-// search/terms, search/postings, search/docs and search/fields tables that
-// package index writes (data/README.md describes them). It lives next to
-// that writer so the two agree on one format; the server (serve/archive)
-// only calls it.
+// Package search is the archive's search engine: the on-disk index of a
+// snapshot (search/index.bin, written by [Writer] during the snapshot
+// build in package index, laid out in FORMAT.md) and the evaluator that
+// answers a [Request] over it. It lives next to that writer so the two
+// agree on one format; the server (serve/archive) only calls it.
 //
-// [Load] reads the tables into packed arrays (term text, posting lists,
-// 16-bit packed term frequencies per field, per-document lengths and
-// filter columns) and checks them against the catalog they must mirror.
-// [Index.Search] intersects the posting lists of every query term, rarest
-// first with galloping search, and ranks by BM25F with the field weights
-// and average lengths of search/fields; [Index.List] pages through the
-// documents passing the filters in catalog order. Both apply [Filters]
-// (topic, year range, licence, full text) and return one page of [Hit]
-// values with the total.
+// # Memory
 //
-// # Ranking and evaluation
+// [Open] maps the file read-only and reads it in place: term dictionary,
+// postings, positions, doc values and cited-by lists are never copied into
+// the Go heap, which holds only the table of contents and the names of
+// licences and topics. Resident memory is the kernel's page cache for the
+// pages queries touch: shared, evictable, bounded by the machine or a
+// cgroup rather than by the corpus. A snapshot switch opens the new file
+// beside the old one; the server closes (unmaps) the old one when its last
+// request ends.
 //
-// Every word must match (in title, keywords or author names); hits are
-// ranked by BM25F: per word, the field frequencies are weighted
-// (search/fields) and length normalised (1 - b + b·len/avg_len, b = B =
-// 0.75) and summed before the k1 = K1 = 1.2 saturation; the word scores,
-// weighted by IDF, add up. Ties go to the lower doc (earlier id).
+// # Evaluation
 //
-// The evaluation is exact and exhaustive: the posting lists (doc-ordered
-// arrays) are intersected rarest first, the rarest list driving and the
-// others probed by galloping search, so the cost is about the length of
-// the shortest list; each surviving document is filtered (year, licence,
-// full text, topic bitset) and scored, counted for the total, and offered
-// to a bounded heap of the offset+limit best. The total must be exact, so
-// every match is visited: early termination (WAND, impact-ordered lists)
-// would save little, because visiting and scoring a posting costs a few
-// nanoseconds: a word in a third of a million documents is scored in a
-// few milliseconds. Results are those of the former SQL implementation,
-// kept in serve/archive/searchindex_test.go as the oracle the tests
-// compare against.
+// A query (package query's syntax tree) compiles to iterators over posting
+// lists that walk matching documents in doc order: a conjunction advances
+// its children to the cheapest one's documents, galloping over each list's
+// skip table (one entry per 128 documents) and decoding only the blocks it
+// lands in; a union keeps its children in a heap; an exclusion drops the
+// documents its child matches; a phrase is a conjunction whose candidates
+// are checked position by position within each field (a phrase never
+// spans two fields or two values of a field); a prefix is the union of at
+// most query.MaxExpansions terms, the most frequent; with Stem, a word is
+// the union of the indexed words with its English Snowball stem.
 //
-// Query words must be tokenised with package
-// [github.com/openshelf/openshelf/index/tokenize], as the index was.
+// Every match is visited, so Total and the facet counts are exact: each
+// match is filtered by its doc values (year, licence, topics, sources,
+// full text), counted, given its sort key (BM25F score, year or
+// cited-by count) and offered to a bounded heap of the best offset+limit.
+// With a cursor the heap keeps only matches ranking after the cursor's
+// (key, doc), so a page at any depth costs what the first page costs.
+//
+// # Ranking
+//
+// BM25F (K1 = 1.2): per term, each matched field's frequency is weighted
+// and length-normalised (FieldParams) and the fields summed before the
+// saturation; the term scores, weighted by IDF over all fields, add up
+// (an OR adds its matching children). Ties go to the lower doc.
+//
+// Query words must be folded with package
+// [github.com/openshelf/openshelf/index/tokenize], as the index was;
+// package query's parser does it.
 package search

@@ -170,12 +170,12 @@ func TestOperators(t *testing.T) {
 	}{
 		{q: "heart", want: []string{hf, ca, mod}},
 		{q: "heart failure", want: []string{hf, ca, mod}},
-		{q: `"heart failure"`, want: []string{hf, ca}},          // doc 3 has it only across title and abstract
-		{q: `title:"heart failure"`, want: []string{hf}},        // field-scoped phrase
-		{q: `abstract:"heart failure"`, want: []string{ca}},     //
-		{q: `"failure of the heart"`, want: []string{ca}},       // stop words inside a phrase count
-		{q: `"state of the art"`, want: []string{sa}},           //
-		{q: `"state art"`, want: []string{}},                    // not adjacent
+		{q: `"heart failure"`, want: []string{hf, ca}},      // doc 3 has it only across title and abstract
+		{q: `title:"heart failure"`, want: []string{hf}},    // field-scoped phrase
+		{q: `abstract:"heart failure"`, want: []string{ca}}, //
+		{q: `"failure of the heart"`, want: []string{ca}},   // stop words inside a phrase count
+		{q: `"state of the art"`, want: []string{sa}},       //
+		{q: `"state art"`, want: []string{}},                // not adjacent
 		{q: "heart OR zebrafish", want: []string{hf, ca, mod, zf}},
 		{q: "heart -mice", want: []string{ca, mod}},
 		{q: "heart NOT (mice OR arrest)", want: []string{mod}},
@@ -424,6 +424,8 @@ func (o *oracle) wordMatch(tok, w string, f int, stem bool) bool {
 
 func (o *oracle) match(d *oracleDoc, n query.Node) bool {
 	switch n := n.(type) {
+	case nil:
+		return true
 	case *query.Term:
 		w := n.Word
 		if n.Field == query.DOI {
@@ -563,12 +565,15 @@ func TestOracle(t *testing.T) {
 		orc.docs = append(orc.docs, oracleFields(d))
 	}
 	ctx := context.Background()
-	wheres := []map[string][]string{nil, {"license": {"CC0"}}, {"topic": {"physics"}, "source": {"pubmed", "jats"}},
+	wheres := []map[string][]string{nil, {"license": {"CC0"}}, {"topic": {"physics"}}, {"topic": {"physics"}, "source": {"pubmed", "jats"}},
 		{"year": {"2020", "2021"}, "fulltext": {"true"}}}
 	facets := []string{search.FacetLicense, search.FacetTopic, search.FacetYear, search.FacetSource, search.FacetFulltext}
 	nonEmpty := 0
 	for i := range 300 {
 		q := randomQuery(rng, c, 2)
+		if i%7 == 0 {
+			q = nil // a listing
+		}
 		orc.stem, orc.ft = rng.IntN(3) == 0, rng.IntN(3) == 0
 		where := wheres[rng.IntN(len(wheres))]
 		sort := search.Sort(rng.IntN(4))
@@ -629,7 +634,7 @@ func TestOracle(t *testing.T) {
 			}
 		}
 		// Pages by cursor and by offset give the same hits.
-		if i%10 == 0 {
+		if i%10 == 0 || q == nil {
 			checkPaging(t, c, req, res.Hits, label)
 		}
 	}

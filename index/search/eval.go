@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/kljensen/snowball/english"
 
@@ -35,6 +34,7 @@ type evaluator struct {
 	anyMask  uint8
 	scoring  bool
 	postings []*postings // every opened list, to report corruption
+	lists    []*listIter
 }
 
 func (e *evaluator) maskOf(f query.Field) uint8 {
@@ -505,15 +505,17 @@ func (o *orIter) down(i int) {
 	}
 }
 
-// score sums the children on the current document.
+// score sums the children on the current document: they are the heap's
+// top, so the walk stops below any child past it.
 func (o *orIter) score() float64 {
-	s := 0.0
-	for _, it := range o.heap {
-		if it.docID() == o.cur {
-			s += it.score()
-		}
+	return o.scoreFrom(0)
+}
+
+func (o *orIter) scoreFrom(i int) float64 {
+	if i >= len(o.heap) || o.heap[i].docID() != o.cur {
+		return 0
 	}
-	return s
+	return o.heap[i].score() + o.scoreFrom(2*i+1) + o.scoreFrom(2*i+2)
 }
 
 // listIter walks a doc list (a topic's documents) or all documents.
@@ -522,6 +524,7 @@ type listIter struct {
 	n    int32
 	i    int
 	cur  int32
+	bad  bool // the list is not increasing or names a doc >= n
 }
 
 func (l *listIter) docID() int32   { return l.cur }
@@ -550,9 +553,12 @@ func (l *listIter) advance(t int32) int32 {
 		return l.cur
 	}
 	l.i += gallop(l.docs[l.i:], t)
-	if l.i >= len(l.docs) {
+	switch {
+	case l.i >= len(l.docs):
 		l.cur = noMore
-	} else {
+	case l.docs[l.i] >= l.n || l.docs[l.i] <= l.cur:
+		l.cur, l.bad = noMore, true
+	default:
 		l.cur = l.docs[l.i]
 	}
 	return l.cur
@@ -575,47 +581,4 @@ func gallop(docs []int32, target int32) int {
 		}
 	}
 	return lo
-}
-
-// describe renders a node for messages and tests.
-func describe(n query.Node) string {
-	var b strings.Builder
-	var walk func(n query.Node)
-	walk = func(n query.Node) {
-		switch n := n.(type) {
-		case *query.Term:
-			if n.Field != query.Any {
-				b.WriteString(n.Field.String() + ":")
-			}
-			b.WriteString(n.Word)
-			if n.Prefix {
-				b.WriteByte('*')
-			}
-		case *query.Phrase:
-			if n.Field != query.Any {
-				b.WriteString(n.Field.String() + ":")
-			}
-			b.WriteString(`"` + strings.Join(n.Words, " ") + `"`)
-		case *query.And, *query.Or:
-			kids, op := []query.Node(nil), " "
-			if a, ok := n.(*query.And); ok {
-				kids = a.Children
-			} else {
-				kids, op = n.(*query.Or).Children, " OR "
-			}
-			b.WriteByte('(')
-			for i, c := range kids {
-				if i > 0 {
-					b.WriteString(op)
-				}
-				walk(c)
-			}
-			b.WriteByte(')')
-		case *query.Not:
-			b.WriteByte('-')
-			walk(n.Child)
-		}
-	}
-	walk(n)
-	return b.String()
 }

@@ -101,7 +101,7 @@ func (p *postings) load(b int) bool {
 			}
 		}
 	}
-	if prev != p.lastDoc(b) || len(buf) != 0 {
+	if prev != p.lastDoc(b) || len(buf) != 0 || prev >= p.ix.n {
 		return p.fail()
 	}
 	p.blk, p.i, p.posAt, p.posRd = b, -1, 0, 0

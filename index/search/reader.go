@@ -60,6 +60,7 @@ type Index struct {
 	topics    []string
 	topicCode map[string]uint16
 	licCode   map[string]uint8
+	checked   sync.Map // topic code -> whether its doc list is valid
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's
@@ -281,15 +282,27 @@ func (ix *Index) Terms() int { return ix.nTerms }
 func (ix *Index) Size() int64 { return int64(len(ix.mm)) }
 
 // TopicDocs lists the documents of a topic in doc order (nil for an
-// unknown topic), so a topic's catalog page at any offset is a slice. The
-// slice is the mapped file: callers must not modify it, nor keep it past
-// Close.
+// unknown topic, or a damaged list), so a topic's catalog page at any
+// offset is a slice. The slice is the mapped file: callers must not
+// modify it, nor keep it past Close. A list is checked on its first use.
 func (ix *Index) TopicDocs(topic string) []int32 {
 	t, ok := ix.topicCode[topic]
 	if !ok {
 		return nil
 	}
-	return ix.topicDocsOf(t)
+	docs := ix.topicDocsOf(t)
+	if v, ok := ix.checked.Load(t); ok {
+		if v.(bool) {
+			return docs
+		}
+		return nil
+	}
+	valid := validDocs(docs, ix.n)
+	ix.checked.Store(t, valid)
+	if !valid {
+		return nil
+	}
+	return docs
 }
 
 func (ix *Index) topicDocsOf(t uint16) []int32 {

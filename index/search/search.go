@@ -281,6 +281,9 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 		after = &c
 		r.Offset = 0
 	}
+	if res, ok := ix.catalogPage(&r, after); ok {
+		return res, nil
+	}
 	ev := &evaluator{ix: ix, stem: r.Stem, anyMask: anyFields,
 		scoring: r.Sort == ByRelevance && r.Query != nil}
 	if r.Fulltext {
@@ -321,7 +324,12 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	}
 	for _, p := range ev.postings {
 		if p.bad {
-			return Result{}, fmt.Errorf("%w: postings of term %d do not decode", ErrMalformed, p.df)
+			return Result{}, fmt.Errorf("%w: postings do not decode", ErrMalformed)
+		}
+	}
+	for _, l := range ev.lists {
+		if l.bad {
+			return Result{}, fmt.Errorf("%w: a topic's document list", ErrMalformed)
 		}
 	}
 	page := top.sorted()
@@ -354,7 +362,9 @@ func (ix *Index) driver(ev *evaluator, r *Request) (iterator, error) {
 		if !ok {
 			return nil, nil
 		}
-		return &listIter{docs: ix.topicDocsOf(c), cur: -1}, nil
+		l := &listIter{docs: ix.topicDocsOf(c), n: ix.n, cur: -1}
+		ev.lists = append(ev.lists, l)
+		return l, nil
 	}
 	return &listIter{n: ix.n, cur: -1}, nil
 }
@@ -462,6 +472,9 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 		return nil, 0, "", fmt.Errorf("%w: document %d", ErrQuery, doc)
 	}
 	all := ix.citingOf(doc)
+	if !validDocs(all, ix.n) {
+		return nil, 0, "", fmt.Errorf("%w: the documents citing %d", ErrMalformed, doc)
+	}
 	rest := all
 	if cursor != "" {
 		c, err := ix.decodeCursor(cursor, 'c')
@@ -479,4 +492,66 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 		next = ix.encodeCursor('c', cursorPos{key: float64(doc), doc: page[len(page)-1]})
 	}
 	return page, int64(len(all)), next, nil
+}
+
+// validDocs reports whether docs is strictly increasing and below n.
+func validDocs(docs []int32, n int32) bool {
+	prev := int32(-1)
+	for _, d := range docs {
+		if d <= prev || d >= n {
+			return false
+		}
+		prev = d
+	}
+	return true
+}
+
+// catalogPage answers a listing in catalog order with no filter but at
+// most one topic and no facets without visiting every document: the page
+// is a slice of the documents (or of the topic's), found at any depth by
+// offset or by binary search for the cursor's doc.
+func (ix *Index) catalogPage(r *Request, after *cursorPos) (Result, bool) {
+	if r.Query != nil || r.Sort != ByRelevance || len(r.Facets) > 0 || r.YearFrom != nil || r.YearTo != nil {
+		return Result{}, false
+	}
+	var docs []int32 // nil: all documents
+	for name, vals := range r.Where {
+		switch {
+		case len(vals) == 0:
+		case name == FacetTopic && len(vals) == 1:
+			c, ok := ix.topicCode[vals[0]]
+			if !ok {
+				return Result{Hits: []Hit{}}, true
+			}
+			if docs = ix.TopicDocs(vals[0]); docs == nil && ix.topicDocsOf(c) != nil {
+				return Result{}, false // a damaged list: the general path reports it
+			}
+			if docs == nil {
+				docs = []int32{}
+			}
+		default:
+			return Result{}, false
+		}
+	}
+	n := int(ix.n)
+	at := func(i int) int32 { return int32(i) }
+	if docs != nil {
+		n, at = len(docs), func(i int) int32 { return docs[i] }
+	}
+	start := r.Offset
+	if after != nil {
+		if docs == nil {
+			start = int(min(max(after.doc+1, 0), ix.n))
+		} else {
+			start = gallop(docs, after.doc+1)
+		}
+	}
+	res := Result{Total: int64(n), Hits: []Hit{}}
+	for i := start; i < n && i < start+r.Limit; i++ {
+		res.Hits = append(res.Hits, Hit{Doc: at(i)})
+	}
+	if len(res.Hits) > 0 && start+len(res.Hits) < n {
+		res.Next = ix.encodeCursor('q', cursorPos{sort: ByRelevance, doc: res.Hits[len(res.Hits)-1].Doc})
+	}
+	return res, true
 }

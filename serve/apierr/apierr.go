@@ -34,6 +34,10 @@ type Error struct {
 	Message string
 	// Field names the input field at fault, for invalid_input.
 	Field string
+	// Position, when set, is the byte offset in Field's value where the
+	// problem is (a search query's syntax error), so a client can point
+	// at it.
+	Position *int
 	// RetryAfter, when positive, is sent as the Retry-After header.
 	RetryAfter time.Duration
 	// Kind is the sentinel this error specialises, so errors.Is(e, ErrNotFound)
@@ -110,6 +114,8 @@ type BodyError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// Position is the byte offset of the problem in the field's value.
+	Position *int `json:"position,omitempty"`
 	// RequestID is the X-Request-Id of the failed request, the key to the
 	// server's log entry for it.
 	RequestID string `json:"request_id,omitempty"`
@@ -117,7 +123,7 @@ type BodyError struct {
 
 // Envelope returns the JSON body for e.
 func (e *Error) Envelope() Body {
-	return Body{Error: BodyError{Code: e.Code, Message: e.Message, Field: e.Field}}
+	return Body{Error: BodyError{Code: e.Code, Message: e.Message, Field: e.Field, Position: e.Position}}
 }
 
 // RetryAfterSeconds formats RetryAfter for the header, rounding up.

@@ -63,11 +63,11 @@ func TestQueries(t *testing.T) {
 	}
 	defer g.release()
 
-	items, total, err := g.catalogPage(ctx, "genetics", 5, 10)
+	items, total, _, err := g.catalogPage(ctx, "genetics", 5, 10, "")
 	if err != nil || total != 15 || len(items) != 5 || items[0].ID != "pmc-1021" {
 		t.Fatalf("catalog page: %v %d %+v", err, total, items)
 	}
-	if _, _, err := g.catalogPage(ctx, "nope", 5, 0); err == nil {
+	if _, _, _, err := g.catalogPage(ctx, "nope", 5, 0, ""); err == nil {
 		t.Fatal("unknown topic accepted")
 	}
 

@@ -253,6 +253,11 @@ func (cs *catalogStore) find(id string) int32 {
 	return -1
 }
 
+// after returns the first doc whose id sorts after id (len() if none).
+func (cs *catalogStore) after(id string) int32 {
+	return int32(sort.Search(cs.len(), func(i int) bool { return bytes.Compare(cs.id(int32(i)), []byte(id)) > 0 }))
+}
+
 // aliasStore maps every id and alias to its document. A canonical id is
 // found in the catalog (self marks the documents whose id the aliases
 // file maps to themselves, which is all of them), so only the other

@@ -76,6 +76,8 @@ type Document struct {
 	Sources       []string `json:"sources"`
 	HasFulltext   bool     `json:"has_fulltext"`
 	HasReferences bool     `json:"has_references"`
+	// CitedByCount is how many archive documents cite this one.
+	CitedByCount int32 `json:"cited_by_count"`
 	Rights
 	// LicenseEvidence is the licence receipt: every piece of evidence
 	// behind the licence decision, where it was read and from which input

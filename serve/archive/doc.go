@@ -29,10 +29,10 @@
 //     of every document, sorted) resolve by binary search.
 //
 //   - package index/search (the reader beside the index writer): the
-//     search index (terms, postings, per-document field lengths and filter
-//     columns) in flat arrays; search.go only tokenises the query and
-//     calls it. /api/stats and /api/topics bodies are encoded once per
-//     generation.
+//     search index, search/index.bin, mapped read-only and read in
+//     place (postings with positions, doc values for filters, sorts and
+//     facets, cited-by lists). /api/stats and /api/topics bodies are
+//     encoded once per generation.
 //
 //   - content.go: the paid content (document metadata and rights, full
 //     text, references) comes from the snapshot's content store,
@@ -49,14 +49,25 @@
 //
 // # Search
 //
-// Queries are tokenised with index/tokenize, the tokeniser that built the
-// index (Unicode case and accent folding, no stemming), cut to 16 words,
-// and handed to package index/search, which finds the documents holding
-// every word and ranks them by BM25F (its package comment describes the
-// evaluation). Its results are those of the former SQL implementation,
-// kept in searchindex_test.go as the oracle the tests compare against.
+// searchapi.go turns GET /api/search (and the search_archive tool) into an
+// index/search Request: q is parsed by index/search/query (a syntax error
+// is a 400 invalid_query with the byte position), the filters become
+// facet filters, sort, facets, offset and cursor pass through; the
+// index's cursor errors become 410 cursor_expired and 400 invalid_cursor.
+// The server then decodes the hits' catalog entries, adds snippets
+// (snippet.go: the abstract or a full-text paragraph from the content
+// store, the matched words found by folding each word of the text with
+// index/tokenize, as the index did, and stemming it as the index does) and
+// keeps the selected fields (select.go). Catalog cursors (catalog.go) name
+// the last id listed, so they survive a snapshot switch; search cursors
+// are the index's, bound to its snapshot. docs/search.md is the user's
+// reference; the generation's index is reached through the searcher
+// interface (engine.go).
 //
-// Memory, measured on the 1M-document benchmark corpus (19 million
+// Memory, measured on the 1M-document benchmark corpus before the search
+// index moved to a mapped file (issue 21: the postings, terms and
+// per-document columns below are no longer on the Go heap; BENCHMARKS.md
+// has the new figures) (19 million
 // (term, document) postings, 2.7 million ids): postings 6 bytes each (doc
 // number and packed field frequencies; 110 MiB), catalog entries about 160
 // bytes per document (157 MiB), aliases other than canonical ids 54 MiB,

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strconv"
+	"strings"
 
-	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
 )
@@ -35,27 +33,17 @@ func pricesFor(e Entry) Prices {
 
 // CatalogInput pages through the catalog.
 type CatalogInput struct {
-	Topic  string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic (a slug from /api/topics)."`
-	Limit  int    `json:"limit,omitempty" min:"1" max:"50" default:"20" doc:"Entries per page."`
-	Offset int    `json:"offset,omitempty" min:"0" max:"100000000" default:"0" doc:"Entries to skip."`
+	Topic  string   `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic (a slug from /api/topics)."`
+	Limit  int      `json:"limit,omitempty" min:"1" max:"50" default:"20" doc:"Entries per page."`
+	Offset int      `json:"offset,omitempty" min:"0" max:"100000000" default:"0" doc:"Entries to skip."`
+	Cursor string   `json:"cursor,omitempty" maxLength:"1024" doc:"next_cursor of the previous page (not with offset): resumes after the last document it listed, even across a snapshot switch. Pass the same topic."`
+	Select []string `json:"select,omitempty" enum:"id|title|authors|year|venue|topics|license|license_url|has_fulltext|has_references|prices|cited_by_count" doc:"Comma-separated entry fields to return; id, license and license_url are always kept. Default: every field."`
 }
 
-// SearchInput is a search request.
-type SearchInput struct {
-	Q        string `json:"q,omitempty" maxLength:"200" doc:"Words that must all appear in the title, keywords or author names (case- and accent-insensitive, no stemming). Empty: filters only."`
-	Topic    string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
-	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match a year filter."`
-	YearTo   *int   `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year; undated documents never match a year filter."`
-	License  string `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" doc:"Only documents under this licence family."`
-	Fulltext bool   `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
-	Limit    int    `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits per page."`
-	Offset   int    `json:"offset,omitempty" min:"0" max:"10000" default:"0" doc:"Hits to skip."`
-}
-
-// Validate checks the year range.
-func (in *SearchInput) Validate() error {
-	if in.YearFrom != nil && in.YearTo != nil && *in.YearFrom > *in.YearTo {
-		return apierr.Invalid("year_from", "must not be after year_to")
+// Validate refuses a cursor with an offset.
+func (in *CatalogInput) Validate() error {
+	if in.Cursor != "" && in.Offset != 0 {
+		return apierr.Invalid("cursor", "cannot be combined with offset: a cursor already says where the page starts")
 	}
 	return nil
 }
@@ -70,14 +58,45 @@ type BundleInput struct {
 	Slug string `json:"slug" in:"path" pattern:"^[a-z0-9-]{1,64}$" doc:"Topic slug."`
 }
 
-// SearchToolInput is search_archive's input over MCP.
+// SearchToolInput is search_archive's input over MCP. Its page cursor is
+// page_cursor: MCP reserves cursor for paging a long result.
 type SearchToolInput struct {
-	Query    string `json:"query" minLength:"1" maxLength:"200" doc:"Words that must all appear in the title, keywords or author names."`
-	Topic    string `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" doc:"Only documents of this topic."`
-	YearFrom *int   `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match."`
-	License  string `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" doc:"Only documents under this licence family."`
-	Fulltext bool   `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
-	Limit    int    `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits to return."`
+	Query      string   `json:"query" minLength:"1" maxLength:"200" doc:"The query: words (all must match), \"exact phrase\", OR, -word or NOT word, (parentheses), title:/abstract:/author:/keyword:/doi:/fulltext: fields, prefix*. Example: (heart OR cardiac) \"heart failure\" -mouse year."`
+	Stem       bool     `json:"stem,omitempty" doc:"true: match English stems (cells matches cell); false (the default): exact words."`
+	In         string   `json:"in,omitempty" enum:"metadata|fulltext" default:"metadata" doc:"Where unscoped words are looked for: metadata (title, abstract, keywords, authors) or fulltext (also the full text)."`
+	Snippet    bool     `json:"snippet,omitempty" doc:"true: each hit carries a passage of its open text with matched words in <mark>."`
+	Sort       string   `json:"sort,omitempty" enum:"relevance|year|-year|cited_by" default:"relevance" doc:"Order of the hits."`
+	Facets     []string `json:"facets,omitempty" enum:"license|topic|year|source|fulltext" doc:"Facets to count over the whole result set."`
+	Topic      string   `json:"topic,omitempty" maxLength:"400" pattern:"^[a-z0-9-]{1,64}(,[a-z0-9-]{1,64})*$" doc:"Only documents of this topic (or of one of several comma-separated topics)."`
+	License    string   `json:"license,omitempty" pattern:"^(CC0|PDM|CC-BY|CC-BY-SA)(,(CC0|PDM|CC-BY|CC-BY-SA)){0,3}$" doc:"Only documents under this licence family (or one of several, comma-separated): CC0, PDM, CC-BY, CC-BY-SA."`
+	Source     string   `json:"source,omitempty" maxLength:"200" pattern:"^(jats|pubmed|openalex|crossref)(,(jats|pubmed|openalex|crossref))*$" doc:"Only documents from this source (or one of several, comma-separated): jats, pubmed, openalex, crossref."`
+	YearFrom   *int     `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match."`
+	YearTo     *int     `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year; undated documents never match."`
+	Fulltext   bool     `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
+	Select     []string `json:"select,omitempty" enum:"id|title|authors|year|venue|topics|license|license_url|has_fulltext|has_references|prices|score|cited_by_count|snippet|attribution|copyright_notice" doc:"Hit fields to return; id and the rights fields are always kept."`
+	Limit      int      `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits to return."`
+	PageCursor string   `json:"page_cursor,omitempty" maxLength:"1024" doc:"next_cursor of the previous result, for the next page (same other arguments)."`
+}
+
+// Validate checks the year range.
+func (in *SearchToolInput) Validate() error {
+	if in.YearFrom != nil && in.YearTo != nil && *in.YearFrom > *in.YearTo {
+		return apierr.Invalid("year_from", "must not be after year_to")
+	}
+	return nil
+}
+
+// searchInput converts the tool's input to the endpoint's.
+func (in *SearchToolInput) searchInput() *SearchInput {
+	split := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ",")
+	}
+	return &SearchInput{Q: in.Query, Stem: in.Stem, In: in.In, Snippet: in.Snippet, Sort: in.Sort, Facets: in.Facets,
+		Topic: split(in.Topic), License: split(in.License), Source: split(in.Source), YearFrom: in.YearFrom,
+		YearTo: in.YearTo, Fulltext: in.Fulltext, Select: in.Select, Limit: in.Limit, Cursor: in.PageCursor}
 }
 
 // CatalogToolInput is get_catalog_page's input over MCP.
@@ -113,15 +132,6 @@ func catalogToolResult(v any, res *registry.Result) *registry.Result {
 // ToolPageSize is the catalog page size over MCP.
 const ToolPageSize = 100
 
-// SearchResult is the body of /api/search.
-type SearchResult struct {
-	Query string `json:"query"`
-	// IgnoredTerms are words of the query the search did not use (stop
-	// words, words past the sixteenth), so a caller knows what it got.
-	IgnoredTerms []string `json:"ignored_terms"`
-	Page
-}
-
 // Service declares the archive endpoints over a Store.
 type Service struct {
 	Store   *Store
@@ -144,15 +154,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 				}),
 			Handle: func(ctx context.Context, in *CatalogInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
-					items, total, err := g.catalogPage(ctx, in.Topic, in.Limit, in.Offset)
-					if err != nil {
-						return nil, err
-					}
-					q := url.Values{}
-					if in.Topic != "" {
-						q.Set("topic", in.Topic)
-					}
-					return &res{Value: s.page(items, total, in.Limit, in.Offset, "/api/catalog", q)}, nil
+					return s.catalog(ctx, g, in)
 				})
 			},
 		}.Endpoint(),
@@ -184,14 +186,20 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 		}.Endpoint(),
 		registry.Spec[SearchInput]{
 			Name: "search", Method: http.MethodGet, Path: "/api/search", Group: registry.GroupDiscovery,
-			Summary: "Search titles, keywords and authors (every word must match; BM25F ranking) with filters.",
-			Output:  SearchResult{},
+			Summary:     "Search titles, abstracts, keywords, authors and optionally full text with a query language (phrases, OR, NOT, fields, prefixes), BM25F ranking or other sorts, facets, snippets and cursors.",
+			Description: searchDescription,
+			Output:      SearchResult{},
+			Responses:   map[int]string{http.StatusGone: "cursor_expired: the cursor belongs to a snapshot no longer served; start again"},
 			Tool: registry.ToolInput(&registry.Tool{Name: "search_archive",
-				Description: "Search the open-licence archive by title, keywords and authors; every word must match"},
-				func(in *SearchToolInput) *SearchInput {
-					return &SearchInput{Q: in.Query, Topic: in.Topic, YearFrom: in.YearFrom, License: in.License,
-						Fulltext: in.Fulltext, Limit: in.Limit}
-				}),
+				Description: "Search the open-licence archive (titles, abstracts, keywords, authors; full text with in=fulltext) with a query language: words (all must match), \"exact phrases\", OR, -word, parentheses, title:/abstract:/author:/keyword:/doi:/fulltext: fields, prefix*; sorts, facets, snippets; next_cursor pages on as page_cursor"},
+				(*SearchToolInput).searchInput),
+			Check: func(ctx context.Context, in *SearchInput) error {
+				if err := in.parse(); err != nil {
+					return err
+				}
+				_, err := with(s.Store, func(g *generation) (struct{}, error) { return struct{}{}, g.checkSearch(in) })
+				return err
+			},
 			Handle: func(ctx context.Context, in *SearchInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
 					return s.search(ctx, g, in)
@@ -226,10 +234,14 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 					if in.ID != id {
 						d.RequestedID = in.ID
 					}
+					if doc := g.catalog.find(id); doc >= 0 {
+						d.CitedByCount = g.index.CitedByCount(doc)
+					}
 					return &res{Value: d}, nil
 				})
 			},
 		}.Endpoint(),
+		s.citedByEndpoint(),
 		registry.Spec[DocumentInput]{
 			Name: "fulltext", Method: http.MethodGet, Path: "/api/document/:id/fulltext", Group: registry.GroupArchive,
 			Price:   PriceFulltext,
@@ -346,63 +358,4 @@ func (s *Service) checkFlag(ctx context.Context, in *DocumentInput, flag byte, c
 	return err
 }
 
-func (s *Service) search(ctx context.Context, g *generation, in *SearchInput) (*registry.Result, error) {
-	f := search.Filters{Topic: in.Topic, YearFrom: in.YearFrom, YearTo: in.YearTo, License: in.License, Fulltext: in.Fulltext}
-	hits, total, err := g.searchPage(ctx, in.Q, f, in.Limit, in.Offset)
-	if err != nil {
-		return nil, err
-	}
-	if len(hits) == 0 && in.Offset > 0 {
-		// Past the end: the page is empty but the total still counts.
-		if _, total, err = g.searchPage(ctx, in.Q, f, 1, 0); err != nil {
-			return nil, err
-		}
-	}
-	docs := make([]int32, len(hits))
-	for i, h := range hits {
-		docs[i] = h.Doc
-	}
-	items, err := g.entries(ctx, docs)
-	if err != nil {
-		return nil, err
-	}
-	if in.Q != "" {
-		for i := range items {
-			sc := round(hits[i].Score)
-			items[i].Score = &sc
-		}
-	}
-	q := url.Values{}
-	set := func(k, v string) {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	set("q", in.Q)
-	set("topic", in.Topic)
-	set("license", in.License)
-	if in.YearFrom != nil {
-		set("year_from", strconv.Itoa(*in.YearFrom))
-	}
-	if in.YearTo != nil {
-		set("year_to", strconv.Itoa(*in.YearTo))
-	}
-	if in.Fulltext {
-		set("fulltext", "true")
-	}
-	return &registry.Result{Value: SearchResult{Query: in.Q, IgnoredTerms: ignoredTerms(in.Q),
-		Page: s.page(items, total, in.Limit, in.Offset, "/api/search", q)}}, nil
-}
-
 func round(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }
-
-func (s *Service) page(items []Entry, total int64, limit, offset int, path string, q url.Values) Page {
-	pg := Page{Total: total, Limit: limit, Offset: offset, Items: items}
-	if int64(offset+limit) < total {
-		q.Set("limit", strconv.Itoa(limit))
-		q.Set("offset", strconv.Itoa(offset+limit))
-		next := s.BaseURL + path + "?" + q.Encode()
-		pg.Next = &next
-	}
-	return pg
-}

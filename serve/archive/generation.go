@@ -43,7 +43,7 @@ type generation struct {
 	byTopic    map[string]*Topic
 	catalog    *catalogStore
 	aliases    *aliasStore
-	index      *search.Index
+	index      searcher
 	// content serves the paid content (content/docs.bin); nil for a
 	// snapshot written before the content store existed, whose content
 	// is read from Parquet through DuckDB.
@@ -144,9 +144,11 @@ func (g *generation) load(ctx context.Context) error {
 	if g.aliases, err = loadAliases(ctx, g.snap.Path(snapshot.Aliases), cs); err != nil {
 		return fmt.Errorf("aliases: %w", err)
 	}
-	if g.index, err = search.Open(g.snap, catalogDocs{cs}, search.Options{}); err != nil {
+	ix, err := search.Open(g.snap, catalogDocs{cs}, search.Options{})
+	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
+	g.index = ix
 	return g.openContent()
 }
 

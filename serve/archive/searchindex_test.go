@@ -84,9 +84,6 @@ func where(f search.Filters, alias string) (string, []any) {
 // oracleSearch is the former SQL implementation of searchPage.
 func oracleSearch(ctx context.Context, g *generation, q string, f search.Filters, limit, offset int) ([]search.Hit, int64, error) {
 	terms := tokenize.Query(q)
-	if len(terms) > maxQueryTerms {
-		terms = terms[:maxQueryTerms]
-	}
 	where, args := where(f, "d")
 	if len(terms) == 0 {
 		if strings.TrimSpace(q) != "" {
@@ -296,7 +293,7 @@ func TestSearchMatchesSQLOracleFixtures(t *testing.T) {
 	}
 	defer st.Close()
 	g, _ := st.acquire()
-	titles, _, err := g.catalogPage(context.Background(), "", 25, 0)
+	titles, _, _, err := g.catalogPage(context.Background(), "", 25, 0, "")
 	g.release()
 	if err != nil {
 		t.Fatal(err)

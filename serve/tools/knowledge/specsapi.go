@@ -368,7 +368,7 @@ func (t *Tools) Search(ctx context.Context, in *SearchInput) (*SearchOutput, err
 	var cands []candidate
 	seen := map[string]bool{}
 	if pq.Text != "" {
-		res, err := t.archive.Search(ctx, &archive.SearchInput{Q: pq.Text, Topic: in.Topic, YearFrom: in.YearFrom, Limit: textHitsCap})
+		res, err := t.archive.Search(ctx, &archive.SearchInput{Q: pq.Text, Topic: strings.Fields(in.Topic), YearFrom: in.YearFrom, Limit: textHitsCap})
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,173 @@
+package search_test
+
+// Benchmarks of the engine alone (no HTTP) on a generated corpus:
+//
+//	go test ./index/search -run XXX -bench . -benchtime 200x                  # 20 000 documents, built in the test
+//	go test ./index/search -run XXX -bench . -bench.dir /tmp/se1m -bench.n 1000000 -timeout 2h
+//
+// With -bench.dir the corpus is built there once (internal/corpus, the
+// generator of openshelf bench, same seed and vocabulary) and reused.
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/search/query"
+	gencorpus "github.com/openshelf/openshelf/internal/corpus"
+	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/pipelines/topics"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+var (
+	benchDir = flag.String("bench.dir", "", "data directory of the benchmark corpus (built there if empty); default a temporary one")
+	benchN   = flag.Int("bench.n", 20000, "documents in the benchmark corpus")
+)
+
+type benchCorpus struct {
+	ix  *search.Index
+	gen *gencorpus.Generator
+	n   int
+}
+
+var openBench = sync.OnceValues(func() (*benchCorpus, error) {
+	ctx := context.Background()
+	fx, err := fixtures.Find()
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := gencorpus.ReadVocabulary(ctx, gencorpus.VocabularyConfig{}, fx)
+	if err != nil {
+		return nil, err
+	}
+	tax, err := topics.Default()
+	if err != nil {
+		return nil, err
+	}
+	var slugs []string
+	var its []index.Topic
+	for _, t := range tax.Topics() {
+		slugs = append(slugs, t.Slug)
+		its = append(its, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
+	}
+	gen, err := gencorpus.New(vocab, gencorpus.Config{Seed: 1, Topics: slugs})
+	if err != nil {
+		return nil, err
+	}
+	dir := *benchDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "search-bench-"); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := snapshot.Open(dir); err != nil {
+		start := time.Now()
+		if _, err := gencorpus.Build(ctx, gencorpus.BuildConfig{DataDir: dir, N: *benchN, Generator: gen, Topics: its}); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(os.Stderr, "corpus of %d documents built in %v\n", *benchN, time.Since(start).Round(time.Second))
+	}
+	snap, err := snapshot.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := search.Open(snap, nil, search.Options{})
+	if err != nil {
+		return nil, err
+	}
+	st, _ := os.Stat(filepath.Join(snap.Dir, filepath.FromSlash(search.File)))
+	fmt.Fprintf(os.Stderr, "index: %d documents, %d terms, %d MiB\n", ix.Len(), ix.Terms(), st.Size()>>20)
+	return &benchCorpus{ix: ix, gen: gen, n: ix.Len()}, nil
+})
+
+// queries of one class, made from random documents so that they match.
+func (bc *benchCorpus) queries(class string, k int) []search.Request {
+	rng := rand.New(rand.NewPCG(uint64(len(class)), 7))
+	var out []search.Request
+	for len(out) < k {
+		d := bc.gen.Doc(rng.IntN(bc.n))
+		words := strings.Fields(strings.ToLower(d.Title))
+		if len(words) < 4 {
+			continue
+		}
+		i := rng.IntN(len(words) - 3)
+		var q string
+		req := search.Request{Limit: 10}
+		switch class {
+		case "word":
+			q = words[i]
+		case "and":
+			q = words[i] + " " + words[i+2]
+		case "phrase":
+			q = `"` + strings.Join(words[i:i+2], " ") + `"`
+		case "boolean":
+			q = "(" + words[i] + " OR " + words[i+1] + ") -" + words[i+3]
+		case "prefix":
+			if len(words[i]) < 4 {
+				continue
+			}
+			q = words[i][:3] + "*"
+		case "faceted":
+			q = words[i]
+			req.Facets = []string{search.FacetLicense, search.FacetTopic, search.FacetYear, search.FacetSource, search.FacetFulltext}
+			req.Where = map[string][]string{search.FacetLicense: {"CC-BY"}}
+		case "year":
+			q = words[i]
+			req.Sort = search.ByYearDesc
+		}
+		n, err := query.Parse(q)
+		if err != nil || n == nil {
+			continue
+		}
+		req.Query = n
+		out = append(out, req)
+	}
+	return out
+}
+
+func BenchmarkSearch(b *testing.B) {
+	bc, err := openBench()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, class := range []string{"word", "and", "phrase", "boolean", "prefix", "faceted", "year"} {
+		qs := bc.queries(class, 200)
+		b.Run(class, func(b *testing.B) {
+			var total int64
+			for i := 0; b.Loop(); i++ {
+				res, err := bc.ix.Search(ctx, qs[i%len(qs)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += res.Total
+			}
+			b.ReportMetric(float64(total)/float64(b.N), "hits/op")
+		})
+	}
+	// A deep page: the page after 100 000 listed documents (half the
+	// corpus if smaller), by cursor.
+	b.Run("cursor-deep", func(b *testing.B) {
+		req := search.Request{Limit: min(100_000, bc.n/2)}
+		res, err := bc.ix.Search(ctx, req)
+		if err != nil || res.Next == "" {
+			b.Fatalf("no cursor: %v", err)
+		}
+		deep := search.Request{Limit: 10, Cursor: res.Next}
+		for b.Loop() {
+			if _, err := bc.ix.Search(ctx, deep); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
