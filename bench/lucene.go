@@ -123,7 +123,12 @@ func startLucene(ctx context.Context, cfg *Config, c *corpusInfo) (*luceneSide, 
 		return nil, err
 	}
 	l.log = lf
-	l.cmd = exec.Command("java", "-Xmx"+cfg.LuceneHeap, "-cp", cp, "LuceneBench", "serve", idx, strconv.Itoa(port))
+	// sun.net.httpserver.nodelay: without TCP_NODELAY the JDK's server
+	// writes headers and body in two segments and every keep-alive
+	// request waits ~40 ms for a delayed ACK (Nagle), which would
+	// measure TCP, not Lucene.
+	l.cmd = exec.Command("java", "-Xmx"+cfg.LuceneHeap, "-Dsun.net.httpserver.nodelay=true", "-cp", cp,
+		"LuceneBench", "serve", idx, strconv.Itoa(port))
 	l.cmd.Stderr = lf
 	l.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := l.cmd.StdoutPipe()
