@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/internal/corpus"
 )
 
 // ErrConfig reports an unusable Config.
@@ -23,8 +26,10 @@ type Config struct {
 	// N is the number of documents; Seed selects the corpus.
 	N    int
 	Seed uint64
-	// Fixtures is the real corpus the vocabulary is read from.
-	Fixtures string
+	// Fixtures is the real corpus the vocabulary is read from;
+	// Vocabulary sizes it (zero: the defaults, 300 000 words).
+	Fixtures   string
+	Vocabulary corpus.VocabularyConfig
 	// Rebuild builds the corpus (and reloads PostgreSQL) even when cached.
 	Rebuild bool
 	// Server is the command line of the server, "serve" subcommand
@@ -43,6 +48,26 @@ type Config struct {
 	Postgres bool
 	PGBin    string // directory of initdb, pg_ctl (Debian: /usr/lib/postgresql/15/bin)
 	PGUser   string // OS user running PostgreSQL (we run as root; postgres refuses root)
+	// Lucene enables the Apache Lucene side (Debian's liblucene8-java
+	// driven by bench/lucene/LuceneBench.java); LuceneJars is where the
+	// jars are (/usr/share/java), LuceneHeap the JVM's -Xmx.
+	Lucene     bool
+	LuceneJars string
+	LuceneHeap string
+	// DeepQueries queries are paged DeepPages pages deep by cursor, for
+	// at most DeepBudget per system.
+	DeepQueries, DeepPages int
+	DeepBudget             time.Duration
+	// KnownItems is the number of known-item probes (recall@1, @10).
+	KnownItems int
+	// FacetChecks is how many faceted queries DuckDB recounts.
+	FacetChecks int
+	// RebuildOurs rebuilds the snapshot (our index) but keeps the peers'
+	// loads when they were made from the same corpus.
+	RebuildOurs bool
+	// PrepareOnly builds (or reuses) the corpus and the peers' loads, then
+	// returns without measuring: the long part of a 10M run, started early.
+	PrepareOnly bool
 	// Out receives the Markdown report.
 	Out    io.Writer
 	Logger *slog.Logger
@@ -79,7 +104,28 @@ func (c *Config) defaults() error {
 		c.StatsConcurrency = 8
 	}
 	if c.Queries <= 0 {
-		c.Queries = 600
+		c.Queries = 700
+	}
+	if c.LuceneJars == "" {
+		c.LuceneJars = "/usr/share/java"
+	}
+	if c.LuceneHeap == "" {
+		c.LuceneHeap = "1g"
+	}
+	if c.DeepQueries <= 0 {
+		c.DeepQueries = 3
+	}
+	if c.DeepPages <= 0 {
+		c.DeepPages = 120
+	}
+	if c.DeepBudget <= 0 {
+		c.DeepBudget = 90 * time.Second
+	}
+	if c.KnownItems <= 0 {
+		c.KnownItems = 200
+	}
+	if c.FacetChecks <= 0 {
+		c.FacetChecks = 10
 	}
 	if c.PGBin == "" {
 		c.PGBin = "/usr/lib/postgresql/15/bin"
@@ -112,12 +158,44 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Snapshot, rep.BuildTime, rep.SnapshotBytes = c.snapshotID, c.buildTime, c.bytes
 
-	rng := rand.New(rand.NewPCG(cfg.Seed, 99))
-	queries, err := makeQueries(ctx, c, cfg.Queries, rng)
-	if err != nil {
-		return nil, err
+	var pg *pgSide
+	if cfg.Postgres {
+		pg, err = startPostgres(ctx, &cfg, c)
+		if err != nil {
+			return nil, err
+		}
+		defer pg.stop()
+		rep.PGLoadTime, rep.PGReused, rep.PGBytes = pg.loadTime, pg.reused, pg.bytes
 	}
-	log.Info("bench: queries ready", "queries", len(queries))
+	var lc *luceneSide
+	if cfg.Lucene {
+		lc, err = startLucene(ctx, &cfg, c)
+		if err != nil {
+			return nil, err
+		}
+		defer lc.stop()
+		rep.LuceneIndexTime, rep.LuceneReused, rep.LuceneBytes = lc.indexTime, lc.reused, lc.bytes
+	}
+	if cfg.PrepareOnly {
+		return rep, nil
+	}
+
+	rng := rand.New(rand.NewPCG(cfg.Seed, 99))
+	stats := sampleTerms(c.sampleDocs(20_000, rng), c.n)
+	randomDoc := func() *ingest.Document { return c.gen.Doc(rng.IntN(c.n)) }
+	queries := makeQueryList(stats, cfg.Queries, rng, randomDoc)
+	probes := makeKnownItems(cfg.KnownItems, rng, func() (int, *ingest.Document) {
+		i := rng.IntN(c.n)
+		return i, c.gen.Doc(i)
+	})
+	// Deep pages need long result lists: words among the 50 most
+	// frequent.
+	var deepQs []squery
+	top := stats.mostFrequent(50)
+	for len(deepQs) < cfg.DeepQueries && len(top) > 0 {
+		deepQs = append(deepQs, squery{class: classDeep, node: word(top[rng.IntN(len(top))])})
+	}
+	log.Info("bench: queries ready", "queries", len(queries), "known_items", len(probes), "deep", len(deepQs))
 
 	srv, err := startServer(ctx, &cfg, c.dataDir)
 	if err != nil {
@@ -128,32 +206,32 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.RSSAfterLoad = srv.memory()
 	log.Info("bench: server ready", "startup", srv.startup, "rss", rep.RSSAfterLoad.RSS)
 
-	var pg *pgSide
-	if cfg.Postgres {
-		pg, err = startPostgres(ctx, &cfg, c)
-		if err != nil {
-			return nil, err
-		}
-		defer pg.stop()
-		rep.PGLoadTime, rep.PGReused, rep.PGBytes = pg.loadTime, pg.reused, pg.bytes
-	}
-
-	ours := system{name: "openshelf", base: srv.base, search: "/api/search?limit=10&q=",
-		catalog: "/api/catalog?limit=20&offset=", stats: "/api/stats"}
+	ours := oursSystem(srv.base)
+	systems := []system{ours}
 	var peer system
 	if pg != nil {
-		peer = system{name: "PostgreSQL", base: pg.base, search: "/search?limit=10&q=",
-			catalog: "/catalog?limit=20&offset=", stats: "/stats"}
-		rep.Agreement, err = compareTotals(ctx, ours, peer, queries, 100)
-		if err != nil {
-			return nil, err
-		}
+		peer = pgSystem(pg.base)
+		systems = append(systems, peer)
+	}
+	if lc != nil {
+		systems = append(systems, luceneSystem(lc.base))
+	}
+	if len(systems) > 1 {
+		rep.ByClass = compareByClass(ctx, systems, queries, 20)
+	}
+	rep.Facets, err = duckFacets(ctx, c.snap, systems, queries, cfg.FacetChecks)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range systems {
+		log.Info("bench: known items", "system", s.name)
+		rep.Quality = append(rep.Quality, knownItems(ctx, s, probes))
 	}
 
 	searchTargets := func(s system) []target {
 		out := make([]target, len(queries))
 		for i, q := range queries {
-			out[i] = target{class: q.class, path: s.search + urlQuery(q.text)}
+			out[i] = target{class: q.class, path: s.searchPath(q, 10, "")}
 		}
 		return out
 	}
@@ -186,9 +264,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		log.Info("bench: done", "scenario", scenario, "system", s.name, "requests", res.Requests,
 			"p50", res.All.P50, "p99", res.All.P99, "rps", res.RPS, "errors", res.Errors)
 	}
-	run("search", ours, searchTargets(ours), cfg.Concurrency, cfg.Duration)
-	if pg != nil {
-		run("search", peer, searchTargets(peer), cfg.Concurrency, cfg.Duration)
+	for _, s := range systems {
+		run("search", s, searchTargets(s), cfg.Concurrency, cfg.Duration)
+	}
+	for _, s := range systems {
+		log.Info("bench: deep pages", "system", s.name)
+		rep.Deep = append(rep.Deep, deepPages(ctx, s, deepQs, cfg.DeepPages, 10, cfg.DeepBudget))
 	}
 	run("catalog", ours, catalogTargets(ours), cfg.Concurrency, cfg.Duration/2)
 	run("catalog by topic", ours, topicTargets, cfg.Concurrency, cfg.Duration/2)
@@ -206,13 +287,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if pg != nil {
 		rep.PGRSS = pg.memory()
 	}
+	if lc != nil {
+		rep.LuceneRSS = lc.memory()
+	}
 	rep.LoadAfter = loadAverage()
 	rep.Finished = time.Now().UTC()
 	rep.Markdown(cfg.Out)
 	return rep, nil
-}
-
-// system is one side of the comparison: its base URL and request paths.
-type system struct {
-	name, base, search, catalog, stats string
 }

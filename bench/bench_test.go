@@ -59,15 +59,17 @@ func TestDrive(t *testing.T) {
 		t.Errorf("classes %+v", res.ByClass)
 	}
 
-	// Totals agree with themselves.
-	s := system{name: "x", base: srv.URL, search: "/a?q="}
-	ag, err := compareTotals(context.Background(), s, s, []query{{text: "one"}, {text: "two"}}, 5)
-	if err != nil || ag.Compared != 2 || ag.Equal != 2 {
-		t.Fatalf("%+v %v", ag, err)
+	// Totals agree with themselves; a failing system is counted as
+	// refusing, not compared.
+	s := system{name: "x", base: srv.URL, searchPath: func(q squery, _ int, _ string) string { return "/a?q=" + urlQuery(q.text()) }}
+	bad := system{name: "bad", base: srv.URL, searchPath: func(squery, int, string) string { return "/bad" }}
+	qs := []squery{{class: classTwo, node: and(word("one"), word("two"))}, {class: classRare, node: word("three")}}
+	got := compareByClass(context.Background(), []system{s, s, bad}, qs, 5)
+	if a := got["x"]; len(a) != 2 || a[0].Class != classRare || a[0].Equal != 1 || a[1].Equal != 1 {
+		t.Errorf("self: %+v", a)
 	}
-	bad := system{name: "bad", base: srv.URL, search: "/bad?q="}
-	if _, err := compareTotals(context.Background(), s, bad, []query{{text: "one"}}, 5); err == nil {
-		t.Fatal("a failing system compared")
+	if b := got["bad"]; len(b) != 2 || b[0].Failed != 1 || b[0].Compared != 0 {
+		t.Errorf("bad: %+v", b)
 	}
 }
 
@@ -104,12 +106,15 @@ func TestMarkdown(t *testing.T) {
 		{Scenario: "search", System: "openshelf", Requests: 10, RPS: 5, All: Latency{P50: time.Millisecond},
 			ByClass: map[string]Latency{classTwo: {N: 4, P50: 2 * time.Millisecond}}},
 		{Scenario: "search", System: "PostgreSQL", Requests: 8, RPS: 4, ByClass: map[string]Latency{classTwo: {N: 3}}},
-	}, Agreement: Agreement{Compared: 2, Equal: 1, Differences: []string{`"x": a 1, b 2`}}}
+	}, ByClass: map[string][]ClassAgreement{"PostgreSQL": {{Class: classPhrase, Compared: 2, Equal: 1, Example: "a|b"}}},
+		Quality: []Quality{{System: "Lucene", Probes: 4, WordsAt1: 1, WordsAt10: 2, PhraseAt1: 3, PhraseAt10: 4}},
+		Deep:    []Deep{{System: "PostgreSQL", Queries: 1, Depth: 2, Pages: 2}}}
 	var b strings.Builder
 	r.Markdown(&b)
 	out := b.String()
-	for _, want := range []string{"| search | openshelf | 0 | 10 | 5 | 1.0 |", "| 2 words | 2.0 / 0.0 (n=4) | 0.0 / 0.0 (n=3) |",
-		"Totals agree for 1 of 2"} {
+	for _, want := range []string{"| search | openshelf | 0 | 10 | 5 | 1.0 |", "| 2 words (AND) | 2.0 / 0.0 (n=4) | 0.0 / 0.0 (n=3) |",
+		"| phrase, 2–4 words | 1 / 2 | 0 | a\\|b |", "| Lucene | 4 | 0.250 | 0.500 | 0.750 | 1.000 | 0 |",
+		"| PostgreSQL | 1 × 2 | 2 |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

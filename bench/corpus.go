@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,7 +15,6 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // database/sql driver "duckdb", to read the snapshot
 
 	"github.com/openshelf/openshelf/index"
-	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/pipelines/topics"
@@ -24,7 +22,7 @@ import (
 )
 
 // corpusVersion changes when the generator changes, invalidating caches.
-const corpusVersion = 2
+const corpusVersion = 3
 
 // corpusStamp is Dir/corpus.json: what the cached snapshot was built from.
 type corpusStamp struct {
@@ -43,6 +41,7 @@ type topicInfo struct {
 // corpusInfo is the corpus being measured.
 type corpusInfo struct {
 	dataDir    string
+	key        string // corpus version, size and seed: what the peers' loads are keyed by
 	snap       *snapshot.Snapshot
 	snapshotID string
 	buildTime  time.Duration
@@ -60,7 +59,7 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 		return nil, fmt.Errorf("%w: no fixtures directory to read the vocabulary from", ErrConfig)
 	}
 	start := time.Now()
-	vocab, err := corpus.ReadVocabulary(ctx, corpus.VocabularyConfig{}, cfg.Fixtures)
+	vocab, err := corpus.ReadVocabulary(ctx, cfg.Vocabulary, cfg.Fixtures)
 	if err != nil {
 		return nil, err
 	}
@@ -74,17 +73,18 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 		slugs = append(slugs, t.Slug)
 		its = append(its, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
 	}
-	gen, err := corpus.New(vocab, corpus.Config{Seed: cfg.Seed, Topics: slugs})
+	gen, err := corpus.New(vocab, corpus.Config{Seed: cfg.Seed, Topics: slugs, Documents: cfg.N})
 	if err != nil {
 		return nil, err
 	}
 	log.Info("bench: vocabulary read", "records", vocab.Records, "real_words", vocab.RealWords,
 		"words", len(vocab.Words), "elapsed", time.Since(start))
 
-	c := &corpusInfo{dataDir: filepath.Join(cfg.Dir, "data"), n: cfg.N, gen: gen}
+	c := &corpusInfo{dataDir: filepath.Join(cfg.Dir, "data"), n: cfg.N, gen: gen,
+		key: fmt.Sprintf("corpus v%d n=%d seed=%d", corpusVersion, cfg.N, cfg.Seed)}
 	stampPath := filepath.Join(cfg.Dir, "corpus.json")
 	var stamp corpusStamp
-	if b, err := os.ReadFile(stampPath); err == nil && !cfg.Rebuild {
+	if b, err := os.ReadFile(stampPath); err == nil && !cfg.Rebuild && !cfg.RebuildOurs {
 		if json.Unmarshal(b, &stamp) == nil && stamp.Version == corpusVersion && stamp.N == cfg.N && stamp.Seed == cfg.Seed {
 			if cur, err := snapshot.Current(c.dataDir); err == nil && cur == stamp.Snapshot {
 				log.Info("bench: reusing cached corpus", "snapshot", cur, "documents", cfg.N)
@@ -152,114 +152,15 @@ func (c *corpusInfo) open() error {
 
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// query is one search of the list.
-type query struct {
-	class string
-	text  string
-}
-
-// Query classes, in report order.
-const (
-	classCommon = "1 word, df ≥ N/100"
-	classMedium = "1 word, N/10⁴ ≤ df < N/100"
-	classRare   = "1 word, df < N/10⁴"
-	classTwo    = "2 words"
-	classThree  = "3 words"
-)
-
-var classOrder = []string{classCommon, classMedium, classRare, classTwo, classThree}
-
 // plainTerm is a term both tokenisers see the same way: PostgreSQL's
 // parser splits some mixed tokens differently from ours.
 var plainTerm = regexp.MustCompile(`^[a-z]{2,}$|^[a-z0-9]{3,}$`)
 
-// makeQueries returns n queries, shuffled: half single words, a sixth from
-// each document-frequency band, and a quarter each of two- and three-word
-// queries made of the title, keyword and author words of random
-// documents (so they have hits, like real queries).
-func makeQueries(ctx context.Context, c *corpusInfo, n int, rng *rand.Rand) ([]query, error) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	hi, lo := max(int64(c.n)/100, 2), max(int64(c.n)/10_000, 2)
-	bands := map[string][]string{}
-	rows, err := db.QueryContext(ctx, "SELECT term, df FROM read_parquet("+sqlString(c.snap.Path(snapshot.SearchTerms))+") WHERE df >= 1")
-	if err != nil {
-		return nil, fmt.Errorf("bench: terms: %w", err)
-	}
-	for rows.Next() {
-		var t string
-		var df int64
-		if err := rows.Scan(&t, &df); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if !plainTerm.MatchString(t) || tokenize.IsStopWord(t) {
-			continue
-		}
-		switch {
-		case df >= hi:
-			bands[classCommon] = append(bands[classCommon], t)
-		case df >= lo:
-			bands[classMedium] = append(bands[classMedium], t)
-		default:
-			bands[classRare] = append(bands[classRare], t)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var out []query
-	for _, cl := range []string{classCommon, classMedium, classRare} {
-		terms := bands[cl]
-		if len(terms) == 0 {
-			continue
-		}
-		for k := 0; k < n/6; k++ {
-			out = append(out, query{class: cl, text: terms[rng.IntN(len(terms))]})
-		}
-	}
-	for _, words := range []int{2, 3} {
-		cl := map[int]string{2: classTwo, 3: classThree}[words]
-		for k, tries := 0, 0; k < n/4 && tries < 100*n; tries++ {
-			terms := docTerms(c.gen.Doc(rng.IntN(c.n)))
-			if len(terms) < words {
-				continue
-			}
-			rng.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
-			out = append(out, query{class: cl, text: strings.Join(terms[:words], " ")})
-			k++
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("bench: no usable query terms in the snapshot")
-	}
-	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out, nil
-}
-
-// docTerms returns the distinct plain search terms of a generated
-// document's title, keywords and author names.
-func docTerms(d *ingest.Document) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(ts []string) {
-		for _, t := range ts {
-			if !seen[t] && plainTerm.MatchString(t) && !tokenize.IsStopWord(t) {
-				seen[t] = true
-				out = append(out, t)
-			}
-		}
-	}
-	add(tokenize.Terms(d.Title))
-	for _, k := range d.Keywords {
-		add(tokenize.Terms(k))
-	}
-	for _, a := range d.Authors {
-		add(tokenize.Tokens(a.Name))
+// sampleDocs returns n random generated documents of the corpus.
+func (c *corpusInfo) sampleDocs(n int, rng *rand.Rand) []*ingest.Document {
+	out := make([]*ingest.Document, n)
+	for i := range out {
+		out[i] = c.gen.Doc(rng.IntN(c.n))
 	}
 	return out
 }

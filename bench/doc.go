@@ -1,36 +1,60 @@
 // Package bench measures the read server at scale, side by side with
-// PostgreSQL full-text search over the same documents and the same
-// queries. `openshelf bench` is its command-line front.
+// PostgreSQL full-text search and Apache Lucene over the same documents
+// and the same queries. `openshelf bench` is its command-line front.
 //
 // A run:
 //
 //  1. builds a synthetic corpus of N documents (package internal/corpus:
-//     real fixture vocabulary, power-law term frequencies) as a snapshot
-//     under DIR/data, or reuses the one cached there for the same N and
-//     seed;
-//  2. starts the real server, `openshelf serve`, as a child process (so its
-//     resident memory can be read from /proc/PID/status) with rate limiting
-//     off;
-//  3. starts a private PostgreSQL cluster (Debian's packages,
-//     /usr/lib/postgresql/15/bin, run as the postgres user on a loopback
-//     port) under DIR/pg, loads the same documents from the snapshot's
-//     documents.parquet into a table with a weighted tsvector (title A,
-//     keywords B, author names C; 'simple' configuration over unaccent) and
-//     a GIN index, or reuses the cluster loaded for the same snapshot;
-//  4. serves PostgreSQL through a small HTTP handler (pgx) answering the
-//     equivalent queries: `tsv @@ plainto_tsquery(...)` ranked by
-//     ts_rank_cd, first 10 with the total count; catalog pages by
-//     ORDER BY id OFFSET; a count(*) as the statistics peer;
-//  5. drives both over loopback HTTP with one load generator (bounded
-//     concurrency, fixed duration, keep-alive connections) using the same
-//     query list: single words from three document-frequency bands and
-//     two- and three-word queries taken from the words of random
-//     documents, so that every query has hits;
-//  6. prints a Markdown table of p50/p95/p99 latency and throughput per
-//     scenario and system, and the server's resident memory.
+//     real fixture vocabulary, power-law term frequencies, recurring
+//     keyword phrases, abstracts everywhere, full text for about 20 %,
+//     references for about 30 % citing other documents of the corpus
+//     with power-law popularity, several sources) as a snapshot under
+//     DIR/data, or reuses the one cached there for the same N and seed;
+//     -rebuild-ours rebuilds only this snapshot (a new index) and keeps
+//     the peers' loads, which are keyed by the corpus, not the snapshot;
+//  2. starts a private PostgreSQL cluster (Debian's packages, run as the
+//     postgres user on a loopback port) under DIR/pg and loads the same
+//     documents from the snapshot's documents.parquet: a weighted
+//     tsvector with positions (title A, keywords B, author names C,
+//     abstract D; 'simple' configuration over unaccent, like ours without
+//     stemming) and a GIN index. A small pgx HTTP handler answers the
+//     searches with to_tsquery text the bench renders from each query's
+//     syntax tree (& | ! <-> :* and weights for fields), ranked by
+//     ts_rank_cd with the exact total; sort=-year by ORDER BY year;
+//     facets by GROUP BY over the matching rows; deep pages by keyset
+//     pagination on (rank, id);
+//  3. compiles bench/lucene/LuceneBench.java (embedded) with javac
+//     against Debian's liblucene8-java jars, exports the documents as TSV
+//     and indexes them (StandardTokenizer, lower case, ASCII folding, no
+//     stop words, no stemming, a position gap between the values of
+//     multi-valued fields; one segment), then serves the same searches
+//     over loopback HTTP: the classic query parser over title^3 keyword^2
+//     author abstract with AND as the default operator (it reads our query
+//     language as is), exact totals, searchAfter for deep pages,
+//     SortedSetDocValuesFacetCounts for facets;
+//  4. starts the real server, `openshelf serve`, as a child process (so
+//     its resident memory can be read from /proc/PID/status);
+//  5. makes one shuffled list of queries, the same for every system, in
+//     classes: single words in three document-frequency bands, two- and
+//     three-word AND, phrases of 2 to 4 words cut from real titles and
+//     abstracts, a OR b, a -b, (a OR b) c, title:word, author:name,
+//     prefix*, a word with facets=license,topic,year, a word with
+//     sort=-year; compares the totals of every system per class; lets
+//     DuckDB recount the facets of faceted queries by scanning the
+//     Parquet (a timing column and a correctness check); measures recall
+//     at 1 and 10 of known-item probes (title fragments, as words and as
+//     phrases);
+//  6. drives every system over loopback HTTP with one load generator
+//     (bounded concurrency, fixed duration, keep-alive connections), then
+//     follows the next cursor of a few frequent words 120 pages deep,
+//     timing each page, and measures catalog pages and statistics as the
+//     first version of the benchmark did;
+//  7. prints Markdown tables: p50/p95/p99 latency and throughput per
+//     scenario and system, per query class side by side, deep pages,
+//     recall, totals agreement, resident memory and index sizes.
 //
 // The numbers come from a shared 2-core machine: the load generator, the
-// server and PostgreSQL compete for the same cores, which is the point
-// (the same conditions for both systems), and the table records the load
-// average seen during the run.
+// server and the peers compete for the same cores, which is the point
+// (the same conditions for every system), and the report records the
+// load average seen during the run.
 package bench

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -160,52 +159,3 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
-
-// Agreement compares the totals both systems report for the same queries.
-type Agreement struct {
-	Compared, Equal int
-	Differences     []string // a few examples
-}
-
-// compareTotals asks both systems for the first n queries and compares
-// the totals, a check that the two sides answer the same question.
-func compareTotals(ctx context.Context, a, b system, qs []query, n int) (Agreement, error) {
-	var ag Agreement
-	client := &http.Client{Timeout: 2 * time.Minute}
-	total := func(s system, q string) (int64, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+s.search+urlQuery(q), nil)
-		if err != nil {
-			return 0, err
-		}
-		res, err := client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		defer res.Body.Close()
-		var body struct {
-			Total int64 `json:"total"`
-		}
-		if res.StatusCode != http.StatusOK {
-			return 0, fmt.Errorf("%s %q: status %d", s.name, q, res.StatusCode)
-		}
-		err = json.NewDecoder(res.Body).Decode(&body)
-		return body.Total, err
-	}
-	for _, q := range qs[:min(n, len(qs))] {
-		ta, err := total(a, q.text)
-		if err != nil {
-			return ag, err
-		}
-		tb, err := total(b, q.text)
-		if err != nil {
-			return ag, err
-		}
-		ag.Compared++
-		if ta == tb {
-			ag.Equal++
-		} else if len(ag.Differences) < 5 {
-			ag.Differences = append(ag.Differences, fmt.Sprintf("%q: %s %d, %s %d", q.text, a.name, ta, b.name, tb))
-		}
-	}
-	return ag, nil
-}

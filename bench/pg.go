@@ -174,7 +174,7 @@ func (p *pgSide) ensureLoaded(ctx context.Context, c *corpusInfo) error {
 	defer func() { p.pool <- conn }()
 	var loaded string
 	err := conn.QueryRow(ctx, "SELECT snapshot FROM bench_meta").Scan(&loaded)
-	if err == nil && loaded == c.snapshotID && !p.cfg.Rebuild {
+	if err == nil && loaded == c.key && !p.cfg.Rebuild {
 		p.reused = true
 		p.cfg.Logger.Info("bench: reusing the PostgreSQL table", "snapshot", loaded)
 		return nil
@@ -185,7 +185,8 @@ func (p *pgSide) ensureLoaded(ctx context.Context, c *corpusInfo) error {
 		"CREATE EXTENSION IF NOT EXISTS unaccent",
 		"DROP TABLE IF EXISTS bench_meta, docs, docs_raw",
 		`CREATE UNLOGGED TABLE docs_raw (id text, title text, keywords text[], authors text[], year int, venue text,
-			topics text[], license text, license_url text, has_fulltext bool, has_references bool)`,
+			topics text[], license text, license_url text, has_fulltext bool, has_references bool, abstract text,
+			sources text[])`,
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrPostgres, q, err)
@@ -197,14 +198,16 @@ func (p *pgSide) ensureLoaded(ctx context.Context, c *corpusInfo) error {
 	p.cfg.Logger.Info("bench: PostgreSQL rows copied", "elapsed", time.Since(start))
 	for _, q := range []string{
 		"SET max_parallel_workers_per_gather = 2",
-		// Weights: title A, keywords B, author names C; the 'simple'
-		// configuration (no stemming, no stop words, like ours) over
-		// unaccent (accent folding, like ours).
+		// Weights: title A, keywords B, author names C, abstract D; the
+		// 'simple' configuration (no stemming, no stop words, like ours
+		// with stem=false) over unaccent (accent folding, like ours). The
+		// abstract's text is not kept, only its lexemes and positions.
 		`CREATE TABLE docs AS SELECT id, title, keywords, authors, year, venue, topics, license, license_url,
-			has_fulltext, has_references,
+			has_fulltext, has_references, sources,
 			setweight(to_tsvector('simple', unaccent(coalesce(title, ''))), 'A') ||
 			setweight(to_tsvector('simple', unaccent(array_to_string(keywords, ' '))), 'B') ||
-			setweight(to_tsvector('simple', unaccent(array_to_string(authors, ' '))), 'C') AS tsv
+			setweight(to_tsvector('simple', unaccent(array_to_string(authors, ' '))), 'C') ||
+			setweight(to_tsvector('simple', unaccent(coalesce(abstract, ''))), 'D') AS tsv
 			FROM docs_raw ORDER BY id`,
 		"DROP TABLE docs_raw",
 		"ALTER TABLE docs ADD PRIMARY KEY (id)",
@@ -218,7 +221,9 @@ func (p *pgSide) ensureLoaded(ctx context.Context, c *corpusInfo) error {
 		}
 		p.cfg.Logger.Info("bench: PostgreSQL", "step", firstLine(q), "elapsed", time.Since(qs).Round(time.Millisecond))
 	}
-	if _, err := conn.Exec(ctx, "INSERT INTO bench_meta VALUES ($1)", c.snapshotID); err != nil {
+	// Keyed by the corpus, not the snapshot: rebuilding our index from
+	// the same corpus (-rebuild-ours) keeps this load.
+	if _, err := conn.Exec(ctx, "INSERT INTO bench_meta VALUES ($1)", c.key); err != nil {
 		return fmt.Errorf("%w: %v", ErrPostgres, err)
 	}
 	p.loadTime = time.Since(start)
@@ -238,7 +243,7 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 	}
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, `SELECT id, title, keywords, [a.name FOR a IN authors], year, venue, topics,
-		license, license_url, has_fulltext, has_references FROM read_parquet(`+sqlString(snap.Path(snapshot.Documents))+`)`)
+		license, license_url, has_fulltext, has_references, abstract, sources FROM read_parquet(`+sqlString(snap.Path(snapshot.Documents))+`)`)
 	if err != nil {
 		return fmt.Errorf("bench: read documents: %w", err)
 	}
@@ -248,18 +253,20 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 			return nil, rows.Err()
 		}
 		var (
-			id, title, venue, lic, licURL string
-			kws, authors, topics          []any
-			year                          int32
-			ft, refs                      bool
+			id, title, venue, lic, licURL, abstract string
+			kws, authors, topics, sources           []any
+			year                                    int32
+			ft, refs                                bool
 		)
-		if err := rows.Scan(&id, &title, &kws, &authors, &year, &venue, &topics, &lic, &licURL, &ft, &refs); err != nil {
+		if err := rows.Scan(&id, &title, &kws, &authors, &year, &venue, &topics, &lic, &licURL, &ft, &refs,
+			&abstract, &sources); err != nil {
 			return nil, err
 		}
-		return []any{id, title, strs(kws), strs(authors), year, venue, strs(topics), lic, licURL, ft, refs}, nil
+		return []any{id, title, strs(kws), strs(authors), year, venue, strs(topics), lic, licURL, ft, refs,
+			abstract, strs(sources)}, nil
 	})
 	cols := []string{"id", "title", "keywords", "authors", "year", "venue", "topics", "license", "license_url",
-		"has_fulltext", "has_references"}
+		"has_fulltext", "has_references", "abstract", "sources"}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"docs_raw"}, cols, src); err != nil {
 		return fmt.Errorf("%w: copy: %v", ErrPostgres, err)
 	}
@@ -368,25 +375,50 @@ type pgEntry struct {
 }
 
 type pgPage struct {
-	Query  string    `json:"query,omitempty"`
-	Total  int64     `json:"total"`
-	Limit  int       `json:"limit"`
-	Offset int       `json:"offset"`
-	Items  []pgEntry `json:"items"`
+	Query  string                  `json:"query,omitempty"`
+	Total  int64                   `json:"total"`
+	Limit  int                     `json:"limit"`
+	Offset int                     `json:"offset"`
+	Items  []pgEntry               `json:"items"`
+	Facets map[string][]facetCount `json:"facets,omitempty"`
+	Next   string                  `json:"next_cursor,omitempty"`
 }
 
 const pgEntryColumns = "id, title, authors, year, venue, topics, license, license_url, has_fulltext, has_references"
 
-// pgSearchSQL is the PostgreSQL equivalent of /api/search: every word
-// must match (plainto_tsquery joins them with &), ranked by ts_rank_cd
-// with weights in the ratio of our field weights (title 3, keywords 2,
-// authors 1; the array is {D, C, B, A}), best first, with the total.
-const pgSearchSQL = `SELECT ` + pgEntryColumns + `, ts_rank_cd('{0.1, 0.3333, 0.6667, 1.0}', tsv, q) AS rank,
+// pgSearchSQL is the PostgreSQL equivalent of /api/search: the tsquery
+// the bench renders from the query's syntax tree (tsquery), ranked by
+// ts_rank_cd with weights in the ratio of our field weights (title 3,
+// keywords 2, authors 1, abstract 1; the array is {D, C, B, A}), best
+// first, with the exact total.
+const pgSearchSQL = `SELECT ` + pgEntryColumns + `, ts_rank_cd('{0.3333, 0.3333, 0.6667, 1.0}', tsv, q) AS rank,
 	count(*) OVER () AS total
-	FROM docs, plainto_tsquery('simple', unaccent($1)) AS q
+	FROM docs, to_tsquery('simple', $1) AS q
 	WHERE tsv @@ q
 	ORDER BY rank DESC, id
 	LIMIT $2 OFFSET $3`
+
+// pgKeysetSQL is the next page after (rank $3, id $4) in the same order:
+// keyset pagination, the way to page deep in PostgreSQL.
+const pgKeysetSQL = `SELECT * FROM (SELECT ` + pgEntryColumns + `,
+	ts_rank_cd('{0.3333, 0.3333, 0.6667, 1.0}', tsv, q) AS rank, count(*) OVER () AS total
+	FROM docs, to_tsquery('simple', $1) AS q WHERE tsv @@ q) s
+	WHERE rank < $3 OR (rank = $3 AND id > $4)
+	ORDER BY rank DESC, id
+	LIMIT $2`
+
+// pgYearSQL sorts the matches newest first (sort=-year).
+const pgYearSQL = `SELECT ` + pgEntryColumns + `, 0::real AS rank, count(*) OVER () AS total
+	FROM docs WHERE tsv @@ to_tsquery('simple', $1)
+	ORDER BY year DESC NULLS LAST, id
+	LIMIT $2 OFFSET $3`
+
+// pgFacetSQL counts license, topic and year over every match: GROUP BY
+// over the matching rows.
+const pgFacetSQL = `WITH m AS MATERIALIZED (SELECT license, topics, year FROM docs WHERE tsv @@ to_tsquery('simple', $1))
+	SELECT 'license', license, count(*) FROM m GROUP BY license
+	UNION ALL SELECT 'topic', t, count(*) FROM m, unnest(topics) AS t GROUP BY t
+	UNION ALL SELECT 'year', year::text, count(*) FROM m WHERE year > 0 GROUP BY year`
 
 const pgCatalogSQL = `SELECT ` + pgEntryColumns + ` FROM docs ORDER BY id LIMIT $1 OFFSET $2`
 
@@ -399,27 +431,7 @@ func (p *pgSide) handler() http.Handler {
 		return def
 	}
 	mux.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query().Get("q")
-		limit, offset := intParam(r, "limit", 10), intParam(r, "offset", 0)
-		page := pgPage{Query: q, Limit: limit, Offset: offset, Items: []pgEntry{}}
-		err := p.with(r.Context(), func(conn *pgx.Conn) error {
-			rows, err := conn.Query(r.Context(), pgSearchSQL, q, limit, offset)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var e pgEntry
-				var rank float32
-				if err := rows.Scan(&e.ID, &e.Title, &e.Authors, &e.Year, &e.Venue, &e.Topics, &e.License, &e.LicenseURL,
-					&e.HasFulltext, &e.HasReferences, &rank, &page.Total); err != nil {
-					return err
-				}
-				e.Score = &rank
-				page.Items = append(page.Items, e)
-			}
-			return rows.Err()
-		})
+		page, err := p.search(r)
 		writePG(w, page, err)
 	})
 	mux.HandleFunc("GET /catalog", func(w http.ResponseWriter, r *http.Request) {
@@ -484,4 +496,74 @@ func writePG(w http.ResponseWriter, v any, err error) {
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Write(append(b, '\n'))
+}
+
+// search answers GET /search?tsq=...&limit=&offset=&sort=&facets=&cursor=
+// (tsq is tsquery text, see tsquery).
+func (p *pgSide) search(r *http.Request) (pgPage, error) {
+	v := r.URL.Query()
+	q := v.Get("tsq")
+	limit, offset := 10, 0
+	if n, err := strconv.Atoi(v.Get("limit")); err == nil && n > 0 {
+		limit = n
+	}
+	if n, err := strconv.Atoi(v.Get("offset")); err == nil && n >= 0 {
+		offset = n
+	}
+	page := pgPage{Query: q, Limit: limit, Offset: offset, Items: []pgEntry{}}
+	sqlText, args := pgSearchSQL, []any{q, limit, offset}
+	switch {
+	case v.Get("sort") == "-year":
+		sqlText = pgYearSQL
+	case v.Get("cursor") != "":
+		rank, id, ok := strings.Cut(v.Get("cursor"), "|")
+		f, err := strconv.ParseFloat(rank, 32)
+		if !ok || err != nil {
+			return page, fmt.Errorf("bad cursor %q", v.Get("cursor"))
+		}
+		sqlText, args = pgKeysetSQL, []any{q, limit, float32(f), id}
+	}
+	var last float32
+	err := p.with(r.Context(), func(conn *pgx.Conn) error {
+		rows, err := conn.Query(r.Context(), sqlText, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e pgEntry
+			if err := rows.Scan(&e.ID, &e.Title, &e.Authors, &e.Year, &e.Venue, &e.Topics, &e.License, &e.LicenseURL,
+				&e.HasFulltext, &e.HasReferences, &last, &page.Total); err != nil {
+				return err
+			}
+			rank := last
+			e.Score = &rank
+			page.Items = append(page.Items, e)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if v.Get("facets") == "" {
+			return nil
+		}
+		page.Facets = map[string][]facetCount{}
+		rows, err = conn.Query(r.Context(), pgFacetSQL, q)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var f string
+			var fc facetCount
+			if err := rows.Scan(&f, &fc.Value, &fc.Count); err != nil {
+				return err
+			}
+			page.Facets[f] = append(page.Facets[f], fc)
+		}
+		return rows.Err()
+	})
+	if err == nil && len(page.Items) == limit && v.Get("sort") == "" {
+		page.Next = strconv.FormatFloat(float64(last), 'g', -1, 32) + "|" + page.Items[len(page.Items)-1].ID
+	}
+	return page, err
 }

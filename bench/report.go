@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -20,7 +21,14 @@ type Report struct {
 	PGBytes                       int64
 	Concurrency, StatsConcurrency int
 	Duration, StatsDuration       time.Duration
-	Agreement                     Agreement
+	ByClass                       map[string][]ClassAgreement // peer -> totals compared with ours, per class
+	Facets                        FacetCheck
+	Quality                       []Quality
+	Deep                          []Deep
+	LuceneIndexTime               time.Duration
+	LuceneReused                  bool
+	LuceneBytes                   int64
+	LuceneRSS                     Memory
 	Results                       []Result
 	Started, Finished             time.Time
 	LoadBefore, LoadAfter         string
@@ -78,19 +86,84 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "- PostgreSQL: table and indexes %s (%s); processes' PSS at the end %s.\n",
 			mib(r.PGBytes), load, mib(r.PGRSS.RSS))
 	}
+	if r.LuceneRSS.RSS > 0 || r.LuceneBytes > 0 {
+		load := "reused from a previous run"
+		if !r.LuceneReused {
+			load = "indexed in " + r.LuceneIndexTime.Round(time.Second).String()
+		}
+		fmt.Fprintf(w, "- Lucene: index %s (%s, force-merged to one segment); JVM RSS at the end %s, peak %s.\n",
+			mib(r.LuceneBytes), load, mib(r.LuceneRSS.RSS), mib(r.LuceneRSS.HWM))
+	}
 	if r.BuildTime > 0 {
 		fmt.Fprintf(w, "- Corpus build (generation + index.Builder): %s.\n", r.BuildTime.Round(time.Second))
 	}
-	if r.Agreement.Compared > 0 {
-		fmt.Fprintf(w, "- Totals agree for %d of %d queries compared.", r.Agreement.Equal, r.Agreement.Compared)
-		for _, d := range r.Agreement.Differences {
-			fmt.Fprintf(w, " %s;", d)
-		}
-		fmt.Fprintln(w)
-	}
+	r.searchMarkdown(w)
 	for _, res := range r.Results {
 		if res.FirstError != "" {
 			fmt.Fprintf(w, "- %s/%s: first error: %s\n", res.Scenario, res.System, res.FirstError)
 		}
 	}
+}
+
+// searchMarkdown writes the tables of issue #21: totals per class,
+// deep pages, known items, DuckDB's facet check.
+func (r *Report) searchMarkdown(w io.Writer) {
+	for peer, cls := range r.ByClass {
+		fmt.Fprintf(w, "\nTotals, openshelf vs %s (first 20 queries of each class):\n\n", peer)
+		fmt.Fprintf(w, "| query class | equal / compared | refused | example of a difference |\n|---|---:|---:|---|\n")
+		for _, a := range cls {
+			fmt.Fprintf(w, "| %s | %d / %d | %d | %s |\n", a.Class, a.Equal, a.Compared, a.Failed, mdEscape(a.Example))
+		}
+	}
+	if len(r.Deep) > 0 {
+		fmt.Fprintf(w, "\nDeep pages (cursor, 10 hits a page, one request at a time):\n\n")
+		fmt.Fprintf(w, "| system | queries × depth | pages | p50 ms | p99 ms | deepest page p50 / max ms | failures |\n|---|---:|---:|---:|---:|---:|---|\n")
+		for _, d := range r.Deep {
+			fail := fmt.Sprint(d.Failures)
+			if d.Error != "" {
+				fail += ": " + mdEscape(d.Error)
+			}
+			if d.OutOfTime {
+				fail += " (time budget ended the scenario)"
+			}
+			fmt.Fprintf(w, "| %s | %d × %d | %d | %s | %s | %s / %s | %s |\n", d.System, d.Queries, d.Depth, d.Pages,
+				ms(d.Latency.P50), ms(d.Latency.P99), ms(d.Last.P50), ms(d.Last.Max), fail)
+		}
+	}
+	if len(r.Quality) > 0 {
+		fmt.Fprintf(w, "\nKnown items (a 3–6-word title fragment of a random document):\n\n")
+		fmt.Fprintf(w, "| system | probes | words recall@1 | words recall@10 | phrase recall@1 | phrase recall@10 | failures |\n|---|---:|---:|---:|---:|---:|---|\n")
+		pct := func(k, n int) string {
+			if n == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", float64(k)/float64(n))
+		}
+		for _, q := range r.Quality {
+			fail := fmt.Sprint(q.Failures)
+			if q.Error != "" {
+				fail += ": " + mdEscape(q.Error)
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s |\n", q.System, q.Probes, pct(q.WordsAt1, q.Probes),
+				pct(q.WordsAt10, q.Probes), pct(q.PhraseAt1, q.Probes), pct(q.PhraseAt10, q.Probes), fail)
+		}
+	}
+	if r.Facets.Queries > 0 {
+		fmt.Fprintf(w, "\nFacet counts (license, topic, year) of %d single-word faceted queries recounted by DuckDB scanning documents.parquet: DuckDB p50 %s ms, max %s ms.",
+			r.Facets.Queries, ms(r.Facets.DuckDB.P50), ms(r.Facets.DuckDB.Max))
+		for sys, n := range r.Facets.Equal {
+			fmt.Fprintf(w, " %s equal for %d.", sys, n)
+		}
+		for sys, e := range r.Facets.Example {
+			fmt.Fprintf(w, " %s: %s.", sys, mdEscape(e))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func mdEscape(s string) string {
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }

@@ -87,4 +87,19 @@ if [ ${#browser_need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${browser_need[@]}" >/dev/null
 fi
 
+# Search benchmark (bench/, issue #21): Apache Lucene from Debian
+# (liblucene8-java: lucene-core, -queryparser, -analyzers-common, -facet
+# jars under /usr/share/java) driven by bench/lucene/LuceneBench.java,
+# compiled with the JDK's javac at run time (default-jdk-headless when no
+# javac is installed). Idempotent: installs only what is missing.
+lucene_need=()
+ls /usr/share/java/lucene-core-*.jar >/dev/null 2>&1 || lucene_need+=(liblucene8-java)
+command -v javac >/dev/null 2>&1 || lucene_need+=(default-jdk-headless)
+if [ ${#lucene_need[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages for the search benchmark: ${lucene_need[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${lucene_need[@]}" >/dev/null
+fi
+
 echo "setup: done"

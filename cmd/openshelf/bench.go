@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(command{name: "bench", summary: "measure the read server on a large synthetic corpus, side by side with PostgreSQL", run: runBench})
+	register(command{name: "bench", summary: "measure the read server on a large synthetic corpus, side by side with PostgreSQL and Lucene", run: runBench})
 }
 
 func runBench(ctx context.Context, e *env, args []string) int {
@@ -25,7 +25,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var cfg bench.Config
-	var out, logLevel string
+	var out, logLevel, serverBin string
 	var seed uint64
 	fs.StringVar(&cfg.Dir, "dir", filepath.Join(os.TempDir(), "openshelf-bench"), "work directory: cached corpus (DIR/data) and PostgreSQL cluster (DIR/pg)")
 	fs.IntVar(&cfg.N, "n", 1_000_000, "documents in the corpus")
@@ -37,10 +37,21 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.StatsDuration, "stats-duration", 10*time.Second, "measuring time of /api/stats per system")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 2, "requests in flight for search and catalog")
 	fs.IntVar(&cfg.StatsConcurrency, "stats-concurrency", 8, "requests in flight for /api/stats")
-	fs.IntVar(&cfg.Queries, "queries", 600, "distinct search queries")
+	fs.IntVar(&cfg.Queries, "queries", 700, "search queries, spread over the query classes")
 	fs.BoolVar(&cfg.Postgres, "postgres", true, "measure PostgreSQL full-text search side by side")
 	fs.StringVar(&cfg.PGBin, "pg-bin", "/usr/lib/postgresql/15/bin", "directory of initdb and pg_ctl")
 	fs.StringVar(&cfg.PGUser, "pg-user", "postgres", "OS user running PostgreSQL when bench runs as root")
+	fs.BoolVar(&cfg.Lucene, "lucene", true, "measure Apache Lucene (Debian liblucene8-java, a Java harness) side by side")
+	fs.StringVar(&cfg.LuceneJars, "lucene-jars", "/usr/share/java", "directory of the lucene-*.jar files")
+	fs.StringVar(&cfg.LuceneHeap, "lucene-heap", "1g", "JVM heap (-Xmx) of the Lucene harness")
+	fs.IntVar(&cfg.DeepQueries, "deep-queries", 3, "queries paged deep by cursor")
+	fs.IntVar(&cfg.DeepPages, "deep-pages", 120, "pages followed per deep query")
+	fs.DurationVar(&cfg.DeepBudget, "deep-budget", 90*time.Second, "time limit of the deep-page scenario per system")
+	fs.IntVar(&cfg.KnownItems, "known-items", 200, "known-item probes for recall@1 and recall@10")
+	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet")
+	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
+	fs.BoolVar(&cfg.PrepareOnly, "prepare", false, "only build (or reuse) the corpus and the peers' loads, then exit")
+	fs.StringVar(&serverBin, "server-bin", "", "openshelf binary to measure (default: this one), e.g. a build of another branch")
 	fs.StringVar(&out, "out", "", "also write the Markdown report to this file")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf bench [flags]\n       (the ingest benchmark: openshelf bench ingest -h)")
@@ -79,6 +90,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "openshelf bench:", err)
 		return exitFailure
 	}
+	if serverBin != "" {
+		exe = serverBin
+	}
 	cfg.Server = []string{exe, "serve"}
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
@@ -88,7 +102,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		}
 		return exitFailure
 	}
-	if out != "" {
+	if out != "" && !cfg.PrepareOnly {
 		f, err := os.Create(out)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "openshelf bench:", err)

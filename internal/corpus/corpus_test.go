@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -158,5 +159,81 @@ func TestBuild(t *testing.T) {
 	sort.Sort(sort.Reverse(sort.IntSlice(counts)))
 	if top, median := counts[0], counts[len(counts)/2]; top < 50 || median > 3 || len(counts) < 1000 {
 		t.Errorf("title terms: %d distinct, top df %d, median df %d", len(counts), top, median)
+	}
+}
+
+// TestSearchShape checks what the search benchmark relies on: abstracts
+// everywhere, full text and references in about the configured shares,
+// references into the corpus with a skewed popularity, several sources,
+// and recurring multi-word phrases.
+func TestSearchShape(t *testing.T) {
+	v, err := fixtureVocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	g, err := New(v, Config{Seed: 5, Topics: []string{"a", "b"}, Documents: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ft, refs, inCorpus int
+	cited := map[string]int{}
+	sources := map[string]int{}
+	bigrams := map[string]int{}
+	for i := 0; i < n; i++ {
+		d := g.Doc(i)
+		if d.Abstract == "" {
+			t.Fatalf("doc %d has no abstract", i)
+		}
+		if len(d.Sections) > 0 {
+			ft++
+		}
+		if len(d.References) > 0 {
+			refs++
+		}
+		for _, r := range d.References {
+			if strings.HasPrefix(r.DOI, "10.5555/openshelf.bench.") {
+				inCorpus++
+				cited[r.DOI]++
+				if r.DOI == DOI(i) {
+					t.Fatalf("doc %d cites itself", i)
+				}
+			}
+		}
+		for _, s := range d.Sources {
+			sources[s]++
+		}
+		w := strings.Fields(strings.ToLower(d.Title))
+		for k := 1; k < len(w); k++ {
+			bigrams[w[k-1]+" "+w[k]]++
+		}
+	}
+	if ft < n/10 || ft > n*3/10 || refs < n/5 || refs > n*4/10 {
+		t.Errorf("full text %d, references %d of %d documents", ft, refs, n)
+	}
+	if inCorpus == 0 || len(cited) == 0 {
+		t.Fatal("no reference cites a document of the corpus")
+	}
+	top := 0
+	for _, c := range cited {
+		top = max(top, c)
+	}
+	// A power law: the most cited document gets many times the mean.
+	if mean := float64(inCorpus) / float64(len(cited)); float64(top) < 5*mean {
+		t.Errorf("most cited document has %d citations, mean %.1f: popularity not skewed", top, mean)
+	}
+	for _, s := range []string{"jats:pmc", "pubmed", "openalex", "crossref"} {
+		if sources[s] == 0 {
+			t.Errorf("no document from source %s: %v", s, sources)
+		}
+	}
+	rec := 0
+	for _, c := range bigrams {
+		if c >= 20 {
+			rec++
+		}
+	}
+	if rec < 10 {
+		t.Errorf("only %d title bigrams occur 20 times or more in %d titles", rec, n)
 	}
 }

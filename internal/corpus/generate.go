@@ -40,6 +40,18 @@ type Config struct {
 	FulltextShare, ReferencesShare float64
 	// WordExponent is the Zipf exponent of words and names; 0 means 1.05.
 	WordExponent float64
+	// Documents is the size of the corpus the documents belong to. When
+	// set, about 60 % of the references of a document cite another
+	// document of the corpus (by its DOI), with power-law popularity, so
+	// that "cited by" counts are meaningful; 0 means references point
+	// outside the corpus only.
+	Documents int
+	// PhraseShare is the probability that the next words of a title,
+	// abstract or paragraph are a whole keyword phrase of the vocabulary
+	// (real multi-word phrases such as "heart failure"), which gives the
+	// text recurring bigrams and phrase queries a realistic selectivity;
+	// negative means none, zero means the default 0.15.
+	PhraseShare float64
 }
 
 // Generator makes documents. It is safe for concurrent use: Doc only
@@ -52,7 +64,11 @@ type Generator struct {
 	licences                                           []licence.Decision
 	licenceCDF                                         []float64
 	sectionTitles                                      []string
-	ftShare, refShare                                  float64
+	ftShare, refShare, phraseShare                     float64
+	// citeMul is a multiplier prime to Documents: rank r of the
+	// popularity law is document (r*citeMul + 7) mod Documents, so that
+	// popular documents are spread over the id range.
+	citeMul uint64
 }
 
 // New returns a generator over v.
@@ -62,6 +78,9 @@ func New(v *Vocabulary, cfg Config) (*Generator, error) {
 	}
 	if len(cfg.Topics) == 0 {
 		return nil, fmt.Errorf("%w: no topics", ErrConfig)
+	}
+	if cfg.Documents < 0 || cfg.Documents > MaxDocuments+1 {
+		return nil, fmt.Errorf("%w: Documents=%d outside 0..%d", ErrConfig, cfg.Documents, MaxDocuments+1)
 	}
 	if cfg.WordExponent == 0 {
 		cfg.WordExponent = 1.05
@@ -90,6 +109,10 @@ func New(v *Vocabulary, cfg Config) (*Generator, error) {
 		affs:     newZipf(max(len(v.Affiliations), 1), 1.0),
 		topics:   newZipf(len(cfg.Topics), 0.8),
 		ftShare:  share(cfg.FulltextShare, 0.2), refShare: share(cfg.ReferencesShare, 0.3),
+		phraseShare: share(cfg.PhraseShare, 0.15),
+		// 2³¹−1 is prime and larger than MaxDocuments, so prime to any
+		// corpus size.
+		citeMul: 2_147_483_647,
 		sectionTitles: []string{"Introduction", "Background", "Methods", "Materials and methods", "Results",
 			"Discussion", "Conclusions", "Limitations"},
 	}
@@ -173,18 +196,56 @@ func (z *zipf) draw(rng *rand.Rand) int {
 // ID returns the canonical id of document i.
 func ID(i int) string { return "pmc-" + strconv.Itoa(FirstPMCID+i) }
 
+// DOI returns the DOI of document i.
+func DOI(i int) string { return "10.5555/openshelf.bench." + strconv.Itoa(i) }
+
+// cited draws the document a reference of document i cites: popularity
+// rank r = ⌊N·u⁴⌋ (a power law: the top 0.01 % of documents get about a
+// tenth of the citations, most get none), mapped to a document by a
+// bijection of [0, N) so that popular documents are spread over the ids.
+func (g *Generator) cited(rng *rand.Rand, i int) int {
+	n := uint64(g.cfg.Documents)
+	for {
+		u := rng.Float64()
+		r := uint64(float64(n) * u * u * u * u)
+		j := int((r%n*g.citeMul + 7) % n)
+		if j != i {
+			return j
+		}
+	}
+}
+
+// sources sets where a document's record "came from", as the merge of
+// real sources spells them: documents with full text come from JATS
+// (PMC), the others from one bibliographic source; many have more.
+func (g *Generator) sources(rng *rand.Rand, d *ingest.Document) {
+	if len(d.Sections) > 0 {
+		d.Sources = []string{"jats:pmc"}
+	} else {
+		d.Sources = []string{[]string{"pubmed", "openalex", "crossref"}[rng.IntN(3)]}
+	}
+	for _, s := range []string{"pubmed", "openalex", "crossref"} {
+		if s == "pubmed" && d.PMID == "" {
+			continue
+		}
+		if !contains(d.Sources, s) && rng.IntN(3) == 0 {
+			d.Sources = append(d.Sources, s)
+		}
+	}
+}
+
 // Doc returns document i, the same for the same generator configuration and
 // vocabulary. i must be in [0, MaxDocuments].
 func (g *Generator) Doc(i int) *ingest.Document {
 	rng := rand.New(rand.NewPCG(g.cfg.Seed, uint64(i)))
 	d := &ingest.Document{
 		PMCID: strconv.Itoa(FirstPMCID + i),
-		DOI:   "10.5555/openshelf.bench." + strconv.Itoa(i),
+		DOI:   DOI(i),
 		Title: capitalise(g.text(rng, 6+rng.IntN(11))),
 		Venue: g.v.Venues[g.venues.draw(rng)], Publisher: g.v.Publishers[g.pubs.draw(rng)],
 		Type: "research-article", Language: "en",
 		Abstract: g.sentences(rng, 30+rng.IntN(50)),
-		Sources:  []string{"jats:pmc"}, Origin: "bench/" + strconv.Itoa(i) + ".nxml",
+		Origin:   "bench/" + strconv.Itoa(i) + ".nxml",
 	}
 	if rng.IntN(10) < 7 {
 		d.PMID = strconv.Itoa(30_000_000 + i)
@@ -244,24 +305,36 @@ func (g *Generator) Doc(i int) *ingest.Document {
 			for a := 1 + rng.IntN(3); a > 0; a-- {
 				r.Authors = append(r.Authors, g.v.Family[g.family.draw(rng)]+" "+initial(g.v.Given[g.given.draw(rng)]))
 			}
-			if rng.IntN(2) == 0 {
+			switch {
+			case g.cfg.Documents > 1 && rng.IntN(10) < 6:
+				r.DOI = DOI(g.cited(rng, i))
+			case rng.IntN(2) == 0:
 				r.DOI = "10.5555/ref." + strconv.FormatUint(rng.Uint64()%1e9, 10)
 			}
 			d.References = append(d.References, r)
 		}
 	}
+	g.sources(rng, d)
 	d.AssignIDs()
 	return d
 }
 
-// text is n words.
+// text is about n words; with probability phraseShare the next words
+// are a whole keyword phrase, lower-cased, so that real phrases recur.
 func (g *Generator) text(rng *rand.Rand, n int) string {
 	var b strings.Builder
-	for k := 0; k < n; k++ {
+	for k := 0; k < n; {
 		if k > 0 {
 			b.WriteByte(' ')
 		}
+		if g.phraseShare > 0 && rng.Float64() < g.phraseShare {
+			p := strings.ToLower(g.v.Keywords[g.keywords.draw(rng)])
+			b.WriteString(p)
+			k += 1 + strings.Count(p, " ")
+			continue
+		}
 		b.WriteString(g.v.Words[g.words.draw(rng)])
+		k++
 	}
 	return b.String()
 }
