@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -62,6 +63,8 @@ type Ledger struct {
 	wg     sync.WaitGroup
 	mu     sync.RWMutex // held to enqueue; Close takes it to set closed
 	closed bool
+
+	batches, batched atomic.Int64 // see Batches
 }
 
 // LedgerPath returns the conventional ledger location under a data root.
