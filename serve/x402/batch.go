@@ -17,8 +17,10 @@ import (
 // committed), but concurrent requests share the commit, the WAL frames
 // of the pages they all touch and the locks.
 //
-// SQLite has one writer; PostgreSQL has several (each its own
-// connection), so that a slow round trip does not hold every request up.
+// That is SQLite. PostgreSQL runs each op in its own transaction on a
+// pooled connection, as concurrent requests: the server shares WAL
+// flushes between concurrent commits itself, and measured on the test
+// cluster a batching writer only added round trips (BENCHMARKS.md).
 
 // errLedgerClosed is what an op queued after Close gets.
 var errLedgerClosed = errors.New("x402: ledger closed")
@@ -46,22 +48,77 @@ type op struct {
 
 var opPool = sync.Pool{New: func() any { return &op{done: make(chan error, 1)} }}
 
-// writer owns one connection and the statements prepared on it.
+// writer is where an op runs: the SQLite writer, which owns one
+// connection and the statements prepared on it, or (PostgreSQL) the op's
+// own transaction with the statements prepared on the pool.
 type writer struct {
 	gone  []bool // per op of the batch: an early op whose caller has its result
 	conn  *sql.Conn
+	tx    *sql.Tx // PostgreSQL: the op's transaction
 	stmts map[string]*sql.Stmt
 	begin string // BEGIN IMMEDIATE on SQLite: take the write lock up front
+}
+
+// stmt returns the prepared statement name, bound to the transaction.
+func (w *writer) stmt(ctx context.Context, name string) *sql.Stmt {
+	if w.tx != nil {
+		return w.tx.StmtContext(ctx, w.stmts[name])
+	}
+	return w.stmts[name]
+}
+
+// execSQL and querySQL run an ad-hoc statement in the op's transaction.
+func (w *writer) execSQL(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if w.tx != nil {
+		return w.tx.ExecContext(ctx, q, args...)
+	}
+	return w.conn.ExecContext(ctx, q, args...)
+}
+
+func (w *writer) querySQL(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if w.tx != nil {
+		return w.tx.QueryContext(ctx, q, args...)
+	}
+	return w.conn.QueryContext(ctx, q, args...)
+}
+
+// preparePool prepares the statements on the pool (PostgreSQL).
+func (l *Ledger) preparePool(ctx context.Context) error {
+	l.stmts = map[string]*sql.Stmt{}
+	for name, q := range ledgerQueries {
+		st, err := l.db.PrepareContext(ctx, l.rebind(q))
+		if err != nil {
+			return fmt.Errorf("x402: prepare ledger statement %s: %w", name, err)
+		}
+		l.stmts[name] = st
+	}
+	return nil
+}
+
+// direct runs fn in its own transaction on a pooled connection.
+func (l *Ledger) direct(fn func(context.Context, *writer) error) error {
+	ctx := context.Background()
+	l.batches.Add(1)
+	l.batched.Add(1)
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("x402: ledger begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(ctx, &writer{tx: tx, stmts: l.stmts}); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("x402: ledger commit: %w", err)
+	}
+	return nil
 }
 
 // startWriters opens n writer connections and starts their goroutines.
 func (l *Ledger) startWriters(ctx context.Context, n int) error {
 	l.ops = make(chan *op, 4*maxBatch)
 	l.stop = make(chan struct{})
-	begin := "BEGIN"
-	if !l.postgres {
-		begin = "BEGIN IMMEDIATE"
-	}
+	begin := "BEGIN IMMEDIATE"
 	var ws []*writer
 	for range n {
 		conn, err := l.db.Conn(ctx)
@@ -100,6 +157,15 @@ func (l *Ledger) doEarly(fn func(context.Context, *writer) error) error {
 }
 
 func (l *Ledger) enqueue(fn func(context.Context, *writer) error, early bool) error {
+	if l.postgres {
+		l.mu.RLock()
+		closed := l.closed
+		l.mu.RUnlock()
+		if closed {
+			return errLedgerClosed
+		}
+		return l.direct(fn)
+	}
 	o := opPool.Get().(*op)
 	o.run, o.early = fn, early
 	l.mu.RLock()
@@ -162,7 +228,9 @@ func (l *Ledger) stopWriters() {
 	}
 	l.closed = true
 	l.mu.Unlock()
-	close(l.stop)
+	if l.stop != nil {
+		close(l.stop)
+	}
 	l.wg.Wait()
 }
 
@@ -178,7 +246,7 @@ func (w *writer) runBatch(batch []*op) {
 	ctx := context.Background()
 	w.gone = w.gone[:len(batch)]
 	clear(w.gone)
-	if err := w.tx(ctx, batch, true); err == nil {
+	if err := w.runTx(ctx, batch, true); err == nil {
 		for i, o := range batch {
 			if !w.gone[i] {
 				o.done <- nil
@@ -193,14 +261,14 @@ func (w *writer) runBatch(batch []*op) {
 	}
 	for i, o := range batch {
 		if !w.gone[i] {
-			o.done <- w.tx(ctx, batch[i:i+1], false)
+			o.done <- w.runTx(ctx, batch[i:i+1], false)
 		}
 	}
 }
 
-// tx runs ops in one transaction. With release, early ops get their
+// runTx runs ops in one transaction. With release, early ops get their
 // result as soon as they ran.
-func (w *writer) tx(ctx context.Context, ops []*op, release bool) error {
+func (w *writer) runTx(ctx context.Context, ops []*op, release bool) error {
 	if _, err := w.conn.ExecContext(ctx, w.begin); err != nil {
 		return fmt.Errorf("x402: ledger begin: %w", err)
 	}
@@ -231,7 +299,7 @@ func (w *writer) rollback(ctx context.Context) {
 
 // exec runs a prepared statement and returns the rows it affected.
 func (w *writer) exec(ctx context.Context, name string, args ...any) (int64, error) {
-	res, err := w.stmts[name].ExecContext(ctx, args...)
+	res, err := w.stmt(ctx, name).ExecContext(ctx, args...)
 	if err != nil {
 		return 0, fmt.Errorf("x402: ledger %s: %w", name, err)
 	}

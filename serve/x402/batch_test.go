@@ -27,7 +27,7 @@ func TestGroupCommit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			errs[i] = l.do(func(ctx context.Context, w *writer) error {
-				if _, err := w.conn.ExecContext(ctx, `INSERT INTO ledger_meta (k, v) VALUES (?, 'x')`, fmt.Sprint("k", i)); err != nil {
+				if _, err := w.execSQL(ctx, `INSERT INTO ledger_meta (k, v) VALUES (?, 'x')`, fmt.Sprint("k", i)); err != nil {
 					return err
 				}
 				if i%50 == 7 {

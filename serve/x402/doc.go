@@ -49,8 +49,8 @@
 // claim is only ever taken for a well-formed payment.
 //
 // Group commit. One writer goroutine owns the ledger's SQLite connection
-// (eight, each with a connection, for PostgreSQL) and runs the operations
-// of concurrent requests queued meanwhile in one transaction; a request
+// and runs the operations of concurrent requests queued meanwhile in one
+// transaction (PostgreSQL: one transaction per operation); a request
 // goes on only once its transaction committed, so settling is durable
 // before settlement is sent and served before the answer is sent, as with
 // one transaction per write (batch.go). Reads and the Local facilitator's

@@ -63,6 +63,7 @@ type Ledger struct {
 	wg     sync.WaitGroup
 	mu     sync.RWMutex // held to enqueue; Close takes it to set closed
 	closed bool
+	stmts  map[string]*sql.Stmt // PostgreSQL: prepared on the pool
 
 	batches, batched atomic.Int64 // see Batches
 }
@@ -169,7 +170,7 @@ func OpenLedger(path string) (*Ledger, error) {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	return newLedger(context.Background(), db, path, false, 1)
+	return newLedger(context.Background(), db, path, false)
 }
 
 // OpenLedgerURL opens the ledger named by where: a postgres:// URL for a
@@ -185,8 +186,7 @@ func OpenLedgerURL(ctx context.Context, where string) (*Ledger, error) {
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	// Several writers: each batch waits for network round trips.
-	return newLedger(ctx, db, redactURL(where), true, pgWriters)
+	return newLedger(ctx, db, redactURL(where), true)
 }
 
 func redactURL(s string) string {
@@ -197,16 +197,17 @@ func redactURL(s string) string {
 	return u.Redacted()
 }
 
-// pgWriters is how many connections of a PostgreSQL ledger write.
-const pgWriters = 8
-
-func newLedger(ctx context.Context, db *sql.DB, where string, postgres bool, writers int) (*Ledger, error) {
+func newLedger(ctx context.Context, db *sql.DB, where string, postgres bool) (*Ledger, error) {
 	l := &Ledger{db: db, where: where, postgres: postgres}
 	if err := l.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := l.startWriters(ctx, writers); err != nil {
+	start := func(ctx context.Context) error { return l.startWriters(ctx, 1) }
+	if postgres {
+		start = l.preparePool
+	}
+	if err := start(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -447,7 +448,7 @@ func (w *writer) read(ctx context.Context, k claimKey) (claimResult, bool, error
 		receipt sql.NullString
 		payment sql.NullString
 	)
-	err := w.stmts["select"].QueryRowContext(ctx, k.args()...).Scan(&got.resource, &got.status, &got.owner, &got.leaseMs,
+	err := w.stmt(ctx, "select").QueryRowContext(ctx, k.args()...).Scan(&got.resource, &got.status, &got.owner, &got.leaseMs,
 		&payment, &receipt, &got.answer)
 	if errors.Is(err, sql.ErrNoRows) {
 		return claimResult{}, false, nil
@@ -585,7 +586,7 @@ func (l *Ledger) transferUsed(ctx context.Context, k claimKey) (bool, error) {
 	var used bool
 	err := l.doEarly(func(ctx context.Context, w *writer) error {
 		var one int
-		err := w.stmts["selectTransfer"].QueryRowContext(ctx, k.args()...).Scan(&one)
+		err := w.stmt(ctx, "selectTransfer").QueryRowContext(ctx, k.args()...).Scan(&one)
 		used = err == nil
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
@@ -606,7 +607,7 @@ func (l *Ledger) query(q string, args []any, reset func(), scan func(*sql.Rows) 
 		if reset != nil {
 			reset()
 		}
-		rows, err := w.conn.QueryContext(ctx, q, args...)
+		rows, err := w.querySQL(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -770,7 +771,7 @@ func (l *Ledger) Prune(ctx context.Context, cutoff time.Time, retention time.Dur
 		q.sql = l.rebind(q.sql)
 		var n int64
 		err := l.do(func(ctx context.Context, w *writer) error {
-			res, err := w.conn.ExecContext(ctx, q.sql, q.arg)
+			res, err := w.execSQL(ctx, q.sql, q.arg)
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ func TestOpenLedgerRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = l.do(func(ctx context.Context, w *writer) error {
-		_, err := w.conn.ExecContext(ctx, "UPDATE ledger_meta SET v = '99' WHERE k = 'schema'")
+		_, err := w.execSQL(ctx, "UPDATE ledger_meta SET v = '99' WHERE k = 'schema'")
 		return err
 	})
 	if err != nil {
