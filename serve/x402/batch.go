@@ -54,7 +54,8 @@ var opPool = sync.Pool{New: func() any { return &op{done: make(chan error, 1)} }
 type writer struct {
 	gone  []bool // per op of the batch: an early op whose caller has its result
 	conn  *sql.Conn
-	tx    *sql.Tx // PostgreSQL: the op's transaction
+	tx    *sql.Tx // PostgreSQL: the op's transaction, if it needs one
+	db    *sql.DB // PostgreSQL: the pool, for an op without a transaction
 	stmts map[string]*sql.Stmt
 	begin string // BEGIN IMMEDIATE on SQLite: take the write lock up front
 }
@@ -69,15 +70,21 @@ func (w *writer) stmt(ctx context.Context, name string) *sql.Stmt {
 
 // execSQL and querySQL run an ad-hoc statement in the op's transaction.
 func (w *writer) execSQL(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if w.tx != nil {
+	switch {
+	case w.tx != nil:
 		return w.tx.ExecContext(ctx, q, args...)
+	case w.db != nil:
+		return w.db.ExecContext(ctx, q, args...)
 	}
 	return w.conn.ExecContext(ctx, q, args...)
 }
 
 func (w *writer) querySQL(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if w.tx != nil {
+	switch {
+	case w.tx != nil:
 		return w.tx.QueryContext(ctx, q, args...)
+	case w.db != nil:
+		return w.db.QueryContext(ctx, q, args...)
 	}
 	return w.conn.QueryContext(ctx, q, args...)
 }
@@ -95,11 +102,16 @@ func (l *Ledger) preparePool(ctx context.Context) error {
 	return nil
 }
 
-// direct runs fn in its own transaction on a pooled connection.
-func (l *Ledger) direct(fn func(context.Context, *writer) error) error {
+// direct runs fn on the pool (PostgreSQL): its statements autocommit,
+// unless atomic asks for one transaction (an op of several writes; single
+// writes and the claim's compare-and-set loop need none).
+func (l *Ledger) direct(fn func(context.Context, *writer) error, atomic bool) error {
 	ctx := context.Background()
 	l.batches.Add(1)
 	l.batched.Add(1)
+	if !atomic {
+		return fn(ctx, &writer{db: l.db, stmts: l.stmts})
+	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("x402: ledger begin: %w", err)
@@ -147,16 +159,22 @@ func (l *Ledger) startWriters(ctx context.Context, n int) error {
 
 // do runs fn in a batch transaction and returns once it committed.
 func (l *Ledger) do(fn func(context.Context, *writer) error) error {
-	return l.enqueue(fn, false)
+	return l.enqueue(fn, false, false)
+}
+
+// doAtomic is do for an op whose writes must commit together (on SQLite
+// every op is in a batch transaction anyway).
+func (l *Ledger) doAtomic(fn func(context.Context, *writer) error) error {
+	return l.enqueue(fn, false, true)
 }
 
 // doEarly runs fn in a batch and returns once it ran, before the batch
 // commits: see op.
 func (l *Ledger) doEarly(fn func(context.Context, *writer) error) error {
-	return l.enqueue(fn, true)
+	return l.enqueue(fn, true, false)
 }
 
-func (l *Ledger) enqueue(fn func(context.Context, *writer) error, early bool) error {
+func (l *Ledger) enqueue(fn func(context.Context, *writer) error, early, atomic bool) error {
 	if l.postgres {
 		l.mu.RLock()
 		closed := l.closed
@@ -164,7 +182,7 @@ func (l *Ledger) enqueue(fn func(context.Context, *writer) error, early bool) er
 		if closed {
 			return errLedgerClosed
 		}
-		return l.direct(fn)
+		return l.direct(fn, atomic)
 	}
 	o := opPool.Get().(*op)
 	o.run, o.early = fn, early

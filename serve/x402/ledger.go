@@ -488,7 +488,7 @@ func (l *Ledger) adopt(ctx context.Context, k claimKey, prevOwner, owner string,
 // settled.
 func (l *Ledger) settling(ctx context.Context, k claimKey, owner string, answer []byte, validBefore, leaseMs, nowMs int64) (bool, error) {
 	var ok bool
-	err := l.do(func(ctx context.Context, w *writer) error {
+	err := l.doAtomic(func(ctx context.Context, w *writer) error {
 		n, err := w.exec(ctx, "settling", leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
 		ok = n == 1
 		if err != nil || !ok || answer == nil {
@@ -515,7 +515,7 @@ func (l *Ledger) settled(ctx context.Context, k claimKey, owner, resource, amoun
 		state, servedMs = StateServed, sql.NullInt64{Int64: ms, Valid: true}
 	}
 	var n int64
-	err = l.do(func(ctx context.Context, w *writer) (err error) {
+	err = l.doAtomic(func(ctx context.Context, w *writer) (err error) {
 		n, err = w.exec(ctx, "settled", state, string(b), ms, ms, servedMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
 		if err != nil {
 			return err
