@@ -201,6 +201,8 @@ func benchPaidDocument(b *testing.B, mod func(*Config)) {
 			headers[i] = x402.EncodeHeader(p)
 		}
 		before := settledCount(b, app.App)
+		ledger := app.Payments.Core.Config().Ledger
+		batches0, ops0 := ledger.Batches()
 		b.ResetTimer()
 		cpu := cpuTime()
 		drive(b, b.N, conc, func(i int) error {
@@ -212,6 +214,9 @@ func benchPaidDocument(b *testing.B, mod func(*Config)) {
 		})
 		b.StopTimer()
 		reportRate(b, b.N, cpuTime()-cpu)
+		batches, ops := ledger.Batches()
+		// How many ledger operations shared a transaction (group commit).
+		b.ReportMetric(float64(ops-ops0)/float64(max(batches-batches0, 1)), "ops/batch")
 		if got := settledCount(b, app.App) - before; got != b.N {
 			b.Fatalf("%d settlements for %d paid requests", got, b.N)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/x402"
 )
 
@@ -62,8 +63,9 @@ func (p *PaymentsConfig) validate(addr string) error {
 
 // openPayments opens the ledger and builds the payment core.
 func openPayments(ctx context.Context, cfg Config, metrics func(string)) (*x402.Core, *x402.Ledger, error) {
-	if cfg.Fetch.AllowLoopback {
-		cfg.Logger.Warn("UNSAFE for production: live tools may reach loopback addresses (--unsafe-allow-loopback-targets); for tests only")
+	if t := cfg.Fetch.Targets(); len(t) > 0 {
+		cfg.Logger.Warn("UNSAFE for production: live tools, alarms and the browser may reach these non-public targets (--unsafe-allow-targets); for tests only",
+			"prefixes", fetch.FormatPrefixes(t))
 	}
 	where := cfg.Ledger
 	if where == "" {

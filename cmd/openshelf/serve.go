@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/serve"
+	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
@@ -60,6 +61,25 @@ func (p *prefixList) Set(v string) error {
 	return nil
 }
 
+// targetList is the repeatable -unsafe-allow-targets flag.
+type targetList struct{ p *[]netip.Prefix }
+
+func (l targetList) String() string {
+	if l.p == nil {
+		return ""
+	}
+	return fetch.FormatPrefixes(*l.p)
+}
+
+func (l targetList) Set(v string) error {
+	ps, err := fetch.ParsePrefixes(v)
+	if err != nil {
+		return err
+	}
+	*l.p = append(*l.p, ps...)
+	return nil
+}
+
 // stringList is a repeatable string flag.
 type stringList struct{ p *[]string }
 
@@ -101,7 +121,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.Payments.Wait, "payment-wait", 3*time.Second, "how long a re-sent payment waits for the request holding it before 409 payment_in_progress")
 	fs.DurationVar(&cfg.Payments.RecoverEvery, "recover-every", 30*time.Second, "how often abandoned payments are recovered")
 	fs.DurationVar(&cfg.Payments.Retention, "ledger-retention", 30*24*time.Hour, "how long finished payment records are kept after their authorization expired")
-	fs.BoolVar(&cfg.Fetch.AllowLoopback, "unsafe-allow-loopback-targets", false, "UNSAFE, tests only: let live tools and alarms reach loopback addresses (127.0.0.0/8, ::1) on any port")
+	fs.Var(targetList{&cfg.Fetch.AllowTargets}, "unsafe-allow-targets", "UNSAFE, tests only: comma-separated CIDR prefixes (127.0.0.0/8,::1/128,10.9.0.0/16) that live tools, alarms and the browser may reach on any port although not public (repeatable)")
+	fs.BoolVar(&cfg.Fetch.AllowLoopback, "unsafe-allow-loopback-targets", false, "UNSAFE, tests only: shorthand for -unsafe-allow-targets 127.0.0.0/8,::1/128")
 	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
 	fs.StringVar(&cfg.Finance.EDGAR.UserAgent, "sec-user-agent", "", `User-Agent for SEC EDGAR: "Company Name contact@example.com" (the SEC requires one)`)
 	fs.StringVar(&cfg.Finance.EDGAR.TickersURL, "sec-tickers-url", edgar.DefaultTickersURL, "SEC ticker map (company_tickers.json)")
@@ -168,6 +189,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if cfg.Finance.EDGAR.UserAgent == "" {
 		log.Warn("no -sec-user-agent: EDGAR may refuse the default; set \"Company Name contact@example.com\"")
 	}
+	// Input validation checks URLs before a client is at hand: the
+	// process-wide rule follows the flag.
+	fetch.UnsafeAllowTargets(cfg.Fetch.Targets())
 	app, err := serve.NewApp(ctx, cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)

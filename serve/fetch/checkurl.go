@@ -39,7 +39,13 @@ var internalSuffixes = []string{
 
 // policy is what varies between the package-level CheckURL and a Client's.
 type policy struct {
-	allowLoopback bool
+	// allow lists prefixes admitted although not public (tests only).
+	allow []netip.Prefix
+	// localhost admits "localhost" and *.localhost (loopback is listed).
+	localhost bool
+	// privateNames admits private-network and single-label names (a
+	// private prefix is listed): they are checked against allow after DNS.
+	privateNames bool
 	// ports allowed; nil means any.
 	ports []int
 }
@@ -50,13 +56,16 @@ type policy struct {
 // IP literal. It does not check the port against a policy, since ports are
 // a client setting; Client.CheckURL does. Errors are *Error of kind
 // ErrInvalidURL. It never touches the network, so input validation can call
-// it before payment.
+// it before payment. It admits targets listed by [UnsafeAllowTargets].
 func CheckURL(raw string) (*url.URL, error) {
+	if p := processTargets.Load(); p != nil {
+		return checkURL(raw, *p)
+	}
 	return checkURL(raw, policy{})
 }
 
 // CheckURL is the package-level CheckURL plus this client's port policy and
-// its AllowLoopback setting.
+// its AllowTargets (AllowLoopback) setting.
 func (c *Client) CheckURL(raw string) (*url.URL, error) {
 	return checkURL(raw, c.policy)
 }
@@ -194,8 +203,12 @@ func canonicalHost(rawHost, name string, p policy) (string, error) {
 	if err := checkName(ascii); err != nil {
 		return "", err
 	}
-	if p.allowLoopback && (ascii == "localhost" || strings.HasSuffix(ascii, ".localhost")) {
+	isLocalhost := ascii == "localhost" || strings.HasSuffix(ascii, ".localhost")
+	if p.localhost && isLocalhost {
 		return ascii, nil
+	}
+	if p.privateNames && !isLocalhost {
+		return ascii, nil // the dial-time guard checks what it resolves to
 	}
 	for _, s := range internalSuffixes {
 		if ascii == s || strings.HasSuffix(ascii, "."+s) {
@@ -228,10 +241,10 @@ func checkName(s string) error {
 	return nil
 }
 
-// checkAddr refuses an address that is not public, unless it is loopback and
-// the policy allows loopback (tests only).
+// checkAddr refuses an address that is not public, unless the policy lists
+// it (tests only).
 func (p policy) checkAddr(a netip.Addr) error {
-	if p.allowLoopback && a.Unmap().IsLoopback() {
+	if p.allowed(a) {
 		return nil
 	}
 	if reason := nonPublic(a); reason != "" {

@@ -38,10 +38,20 @@ const (
 // Config configures a Client. The zero value is the production policy.
 type Config struct {
 	// AllowLoopback lets tests reach servers on 127.0.0.0/8 and ::1, on any
-	// port, and accept "localhost". Never set it outside tests.
+	// port, and accept "localhost": shorthand for those two prefixes in
+	// AllowTargets. Never set it outside tests.
 	AllowLoopback bool
+	// AllowTargets admits destinations in these prefixes although they are
+	// not public, on any port, in CheckURL and after DNS resolution on
+	// every connection (redirects, robots.txt, DialContext). With a
+	// loopback prefix "localhost" is accepted; with another non-public
+	// prefix private-network and single-label names are, and what they
+	// resolve to is checked against the list. Everything else keeps the
+	// production rules. Tests and private test networks only (see
+	// targets.go).
+	AllowTargets []netip.Prefix
 	// AllowedPorts are the destination ports that may be dialled; default
-	// 80 and 443. Ignored with AllowLoopback (any port).
+	// 80 and 443. Listed AllowTargets are reachable on any port.
 	AllowedPorts []int
 	// MaxBytes caps a response body (decoded); default 10 MiB. Options can
 	// lower or raise it per request.
@@ -136,23 +146,14 @@ func New(cfg Config) *Client {
 	cfg.AllowedPorts = ports
 
 	c := &Client{cfg: cfg, log: cfg.Logger, agent: productToken(cfg.UserAgent)}
-	var gopts []ssrf.Option
-	if cfg.AllowLoopback {
-		c.policy = policy{allowLoopback: true}
-		gopts = append(gopts,
-			ssrf.WithAnyPort(),
-			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8")),
-			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")),
-		)
-	} else {
-		c.policy = policy{ports: ports}
-		u16 := make([]uint16, len(ports))
-		for i, p := range ports {
-			u16[i] = uint16(p)
-		}
-		gopts = append(gopts, ssrf.WithPorts(u16...))
+	c.policy = targetPolicy(cfg.Targets(), ports)
+	u16 := make([]uint16, len(ports))
+	for i, p := range ports {
+		u16[i] = uint16(p)
 	}
-	c.guard = ssrf.New(gopts...)
+	// The guard keeps the production rules; listed targets pass before
+	// it (control).
+	c.guard = ssrf.New(ssrf.WithPorts(u16...))
 
 	dialer := &net.Dialer{
 		Timeout:   10 * time.Second,
@@ -196,8 +197,11 @@ func (c *Client) UserAgent() string { return c.cfg.UserAgent }
 // control is the net.Dialer.Control hook: the ssrf guard, plus the
 // test-only exception.
 func (c *Client) control(network, address string, _ syscall.RawConn) error {
-	if c.cfg.testPublic != nil {
-		if ap, err := netip.ParseAddrPort(address); err == nil && c.cfg.testPublic(ap) {
+	if ap, err := netip.ParseAddrPort(address); err == nil {
+		if c.cfg.testPublic != nil && c.cfg.testPublic(ap) {
+			return nil
+		}
+		if (network == "tcp4" || network == "tcp6") && c.policy.allowed(ap.Addr()) {
 			return nil
 		}
 	}

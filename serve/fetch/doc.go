@@ -65,6 +65,14 @@
 // document (article extraction, feeds). The limit applies to decoded bytes,
 // so a gzip bomb is cut too.
 //
+// # Private targets, for tests
+//
+// Config.AllowTargets (and its shorthand Config.AllowLoopback) lists
+// prefixes a client admits although they are not public, in its CheckURL
+// and at every dial; [UnsafeAllowTargets] does the same for the
+// package-level CheckURL. `openshelf serve --unsafe-allow-targets` sets
+// both. Nothing outside the listed prefixes is admitted (see targets.go).
+//
 // All errors are *Error values: errors.Is matches this package's sentinels
 // and the apierr kinds they specialise, and errors.As(err, **apierr.Error)
 // yields the status, stable code and message for the API response.

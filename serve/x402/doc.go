@@ -48,8 +48,17 @@
 // (signature, recipient, amount, window) is checked locally first, so a
 // claim is only ever taken for a well-formed payment.
 //
+// Group commit. One writer goroutine owns the ledger's SQLite connection
+// and runs the operations of concurrent requests queued meanwhile in one
+// transaction (PostgreSQL: one transaction per operation); a request
+// goes on only once its transaction committed, so settling is durable
+// before settlement is sent and served before the answer is sent, as with
+// one transaction per write (batch.go). Reads and the Local facilitator's
+// transfer record return before the commit: that record is committed with
+// or before the settlement record that follows it.
+//
 // Facilitators: [Local] verifies in process and "settles" by recording the
-// transfer in the ledger without moving funds (receipts say so in their
+// transfer in the server's own ledger without moving funds (receipts say so in their
 // extensions); [HTTPFacilitator] speaks the facilitator API (POST /verify,
 // POST /settle, GET /supported). Package facilitatortest serves a Local
 // facilitator over that API for interop tests.

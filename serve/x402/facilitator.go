@@ -34,7 +34,9 @@ const LocalNote = "local facilitator: no funds moved"
 // of an authorization as the token contract would. It moves no funds; its
 // receipts carry a deterministic pseudo transaction hash and LocalNote.
 type Local struct {
-	// Ledger records transfers durably. Nil keeps them in memory.
+	// Ledger records transfers durably: the server's own ledger, where a
+	// transfer is committed with (or before) the record of its settlement
+	// (see Ledger.recordTransfer). Nil keeps them in memory.
 	Ledger *Ledger
 	// Now defaults to time.Now.
 	Now func() time.Time

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -48,11 +50,22 @@ var States = []string{StateClaimed, StateSettling, StateSettled, StateServed, St
 // goroutines, processes and restarts: the primary key (network, asset,
 // payer, nonce) admits one record per authorization, and every transition
 // is a compare-and-set on (state, owner).
+//
+// Every access goes through group commit (see batch.go): concurrent
+// requests' writes share transactions.
 type Ledger struct {
 	db       *sql.DB
 	where    string // path or redacted URL, for messages
 	postgres bool
-	stmts    map[string]*sql.Stmt
+
+	ops    chan *op
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.RWMutex // held to enqueue; Close takes it to set closed
+	closed bool
+	stmts  map[string]*sql.Stmt // PostgreSQL: prepared on the pool
+
+	batches, batched atomic.Int64 // see Batches
 }
 
 // LedgerPath returns the conventional ledger location under a data root.
@@ -147,14 +160,13 @@ func OpenLedger(path string) (*Ledger, error) {
 	// power cut, never consistency; busy_timeout makes concurrent writers
 	// in other processes wait instead of failing; IMMEDIATE transactions
 	// take the write lock up front so they cannot deadlock on upgrade.
-	dsn += "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate"
+	dsn += "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-16384)&_pragma=wal_autocheckpoint(8000)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("x402: open ledger %s: %w", path, err)
 	}
-	// One connection: SQLite has one writer anyway, and in-process
-	// contention between connections would go through the busy handler's
-	// sleeps instead of Go's cheap mutex.
+	// One connection, owned by the writer goroutine: SQLite has one
+	// writer anyway, and group commit needs every access in one place.
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
@@ -186,12 +198,16 @@ func redactURL(s string) string {
 }
 
 func newLedger(ctx context.Context, db *sql.DB, where string, postgres bool) (*Ledger, error) {
-	l := &Ledger{db: db, where: where, postgres: postgres, stmts: map[string]*sql.Stmt{}}
+	l := &Ledger{db: db, where: where, postgres: postgres}
 	if err := l.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := l.prepare(ctx); err != nil {
+	start := func(ctx context.Context) error { return l.startWriters(ctx, 1) }
+	if postgres {
+		start = l.preparePool
+	}
+	if err := start(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -251,26 +267,6 @@ var ledgerQueries = map[string]string{
 	"selectTransfer": `SELECT 1 FROM local_transfers WHERE ` + payCols,
 }
 
-func (l *Ledger) prepare(ctx context.Context) error {
-	for name, q := range ledgerQueries {
-		st, err := l.db.PrepareContext(ctx, l.rebind(q))
-		if err != nil {
-			return fmt.Errorf("x402: prepare ledger statement %s: %w", name, err)
-		}
-		l.stmts[name] = st
-	}
-	return nil
-}
-
-func (l *Ledger) exec(ctx context.Context, name string, args ...any) (int64, error) {
-	res, err := l.stmts[name].ExecContext(ctx, args...)
-	if err != nil {
-		return 0, fmt.Errorf("x402: ledger %s: %w", name, err)
-	}
-	n, _ := res.RowsAffected()
-	return n, nil
-}
-
 func (l *Ledger) migrate(ctx context.Context) error {
 	blob, serial, norowid := "BLOB", "INTEGER PRIMARY KEY", " WITHOUT ROWID"
 	if l.postgres {
@@ -322,8 +318,11 @@ func (l *Ledger) migrateWith(ctx context.Context, conn *sql.Conn, blob, serial, 
 	return nil
 }
 
-// Close closes the database.
-func (l *Ledger) Close() error { return l.db.Close() }
+// Close finishes the operations queued and closes the database.
+func (l *Ledger) Close() error {
+	l.stopWriters()
+	return l.db.Close()
+}
 
 // claimKey identifies one EIP-3009 authorization. Addresses and the nonce
 // are lower-case hex.
@@ -369,8 +368,17 @@ type claimArgs struct {
 // over: no funds moved for them. A settling record whose lease expired is
 // reported stale, for the caller to recover.
 func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResult, error) {
+	var out claimResult
+	err := l.do(func(ctx context.Context, w *writer) (err error) {
+		out, err = w.claim(ctx, k, a)
+		return err
+	})
+	return out, err
+}
+
+func (w *writer) claim(ctx context.Context, k claimKey, a claimArgs) (claimResult, error) {
 	for range 8 {
-		n, err := l.exec(ctx, "insert", k.Network, k.Asset, k.Payer, k.Nonce, a.resource, a.owner, a.amount, a.validBefore,
+		n, err := w.exec(ctx, "insert", k.Network, k.Asset, k.Payer, k.Nonce, a.resource, a.owner, a.amount, a.validBefore,
 			a.leaseMs, a.payment, a.nowMs, a.nowMs)
 		if err != nil {
 			return claimResult{}, err
@@ -378,7 +386,7 @@ func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResul
 		if n == 1 {
 			return claimResult{state: claimOwned, resource: a.resource}, nil
 		}
-		got, found, err := l.read(ctx, k)
+		got, found, err := w.read(ctx, k)
 		if err != nil {
 			return claimResult{}, err
 		}
@@ -405,14 +413,14 @@ func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResul
 		default:
 			return claimResult{}, fmt.Errorf("x402: ledger: unknown state %q", got.status)
 		}
-		n, err = l.exec(ctx, "takeOver", a.owner, a.resource, a.amount, a.validBefore, a.leaseMs, a.payment, a.nowMs,
+		n, err = w.exec(ctx, "takeOver", a.owner, a.resource, a.amount, a.validBefore, a.leaseMs, a.payment, a.nowMs,
 			k.Network, k.Asset, k.Payer, k.Nonce, got.status, got.owner)
 		if err != nil {
 			return claimResult{}, err
 		}
 		if n == 1 {
 			// An answer of the earlier attempt is never served for this one.
-			if _, err := l.exec(ctx, "dropAnswer", k.args()...); err != nil {
+			if _, err := w.exec(ctx, "dropAnswer", k.args()...); err != nil {
 				return claimResult{}, err
 			}
 			return claimResult{state: claimOwned, resource: a.resource}, nil
@@ -424,11 +432,23 @@ func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResul
 // read returns the record of k.
 func (l *Ledger) read(ctx context.Context, k claimKey) (claimResult, bool, error) {
 	var (
+		out   claimResult
+		found bool
+	)
+	err := l.do(func(ctx context.Context, w *writer) (err error) {
+		out, found, err = w.read(ctx, k)
+		return err
+	})
+	return out, found, err
+}
+
+func (w *writer) read(ctx context.Context, k claimKey) (claimResult, bool, error) {
+	var (
 		got     claimResult
 		receipt sql.NullString
 		payment sql.NullString
 	)
-	err := l.stmts["select"].QueryRowContext(ctx, k.args()...).Scan(&got.resource, &got.status, &got.owner, &got.leaseMs,
+	err := w.stmt(ctx, "select").QueryRowContext(ctx, k.args()...).Scan(&got.resource, &got.status, &got.owner, &got.leaseMs,
 		&payment, &receipt, &got.answer)
 	if errors.Is(err, sql.ErrNoRows) {
 		return claimResult{}, false, nil
@@ -446,9 +466,19 @@ func (l *Ledger) read(ctx context.Context, k claimKey) (claimResult, bool, error
 	return got, true, nil
 }
 
+// exec runs one statement in a batch and returns the rows it affected.
+func (l *Ledger) exec(name string, args ...any) (int64, error) {
+	var n int64
+	err := l.do(func(ctx context.Context, w *writer) (err error) {
+		n, err = w.exec(ctx, name, args...)
+		return err
+	})
+	return n, err
+}
+
 // adopt takes over a stale settling record from prevOwner, to recover it.
 func (l *Ledger) adopt(ctx context.Context, k claimKey, prevOwner, owner string, leaseMs, nowMs int64) (bool, error) {
-	n, err := l.exec(ctx, "adoptSettling", owner, leaseMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, prevOwner)
+	n, err := l.exec("adoptSettling", owner, leaseMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, prevOwner)
 	return n == 1, err
 }
 
@@ -457,29 +487,17 @@ func (l *Ledger) adopt(ctx context.Context, k claimKey, prevOwner, owner string,
 // fails (false) if owner no longer holds the claim: then nothing may be
 // settled.
 func (l *Ledger) settling(ctx context.Context, k claimKey, owner string, answer []byte, validBefore, leaseMs, nowMs int64) (bool, error) {
-	if answer == nil {
-		n, err := l.exec(ctx, "settling", leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
-		return n == 1, err
-	}
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, fmt.Errorf("x402: ledger settling: %w", err)
-	}
-	defer tx.Rollback()
-	res, err := tx.StmtContext(ctx, l.stmts["settling"]).ExecContext(ctx, leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
-	if err != nil {
-		return false, fmt.Errorf("x402: ledger settling: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return false, nil
-	}
-	if _, err := tx.StmtContext(ctx, l.stmts["putAnswer"]).ExecContext(ctx, k.Network, k.Asset, k.Payer, k.Nonce, validBefore, answer); err != nil {
-		return false, fmt.Errorf("x402: ledger store answer: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("x402: ledger settling commit: %w", err)
-	}
-	return true, nil
+	var ok bool
+	err := l.doAtomic(func(ctx context.Context, w *writer) error {
+		n, err := w.exec(ctx, "settling", leaseMs, nowMs, nowMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+		ok = n == 1
+		if err != nil || !ok || answer == nil {
+			return err
+		}
+		_, err = w.exec(ctx, "putAnswer", k.Network, k.Asset, k.Payer, k.Nonce, validBefore, answer)
+		return err
+	})
+	return ok, err
 }
 
 // settled records a confirmed settlement of owner's settling record:
@@ -491,28 +509,22 @@ func (l *Ledger) settled(ctx context.Context, k claimKey, owner, resource, amoun
 	if err != nil {
 		return fmt.Errorf("x402: ledger encode receipt: %w", err)
 	}
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("x402: ledger settle: %w", err)
-	}
-	defer tx.Rollback()
 	ms := now.UnixMilli()
 	state, servedMs := StateSettled, sql.NullInt64{}
 	if served {
 		state, servedMs = StateServed, sql.NullInt64{Int64: ms, Valid: true}
 	}
-	res, err := tx.StmtContext(ctx, l.stmts["settled"]).ExecContext(ctx, state, string(b), ms, ms, servedMs,
-		k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	var n int64
+	err = l.doAtomic(func(ctx context.Context, w *writer) (err error) {
+		n, err = w.exec(ctx, "settled", state, string(b), ms, ms, servedMs, k.Network, k.Asset, k.Payer, k.Nonce, owner)
+		if err != nil {
+			return err
+		}
+		_, err = w.exec(ctx, "logSettlement", k.Network, k.Asset, k.Payer, k.Nonce, resource, amount, "settled", r.Transaction, string(b), ms)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("x402: ledger settle: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	if _, err := tx.StmtContext(ctx, l.stmts["logSettlement"]).ExecContext(ctx,
-		k.Network, k.Asset, k.Payer, k.Nonce, resource, amount, "settled", r.Transaction, string(b), ms); err != nil {
-		return fmt.Errorf("x402: ledger log settlement: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("x402: ledger settle commit: %w", err)
+		return err
 	}
 	if n != 1 {
 		return fmt.Errorf("x402: ledger: record %s/%s was no longer ours when it settled", k.Payer, k.Nonce)
@@ -523,7 +535,7 @@ func (l *Ledger) settled(ctx context.Context, k claimKey, owner, resource, amoun
 // served marks a recovered (settled) record served, on its re-send.
 func (l *Ledger) served(ctx context.Context, k claimKey, now time.Time) error {
 	ms := now.UnixMilli()
-	_, err := l.exec(ctx, "served", ms, ms, k.Network, k.Asset, k.Payer, k.Nonce)
+	_, err := l.exec("served", ms, ms, k.Network, k.Asset, k.Payer, k.Nonce)
 	return err
 }
 
@@ -531,51 +543,91 @@ func (l *Ledger) served(ctx context.Context, k claimKey, now time.Time) error {
 // was sent) or failed (the facilitator refused). The authorization can be
 // used again.
 func (l *Ledger) giveBack(ctx context.Context, k claimKey, owner, state string, now time.Time) error {
-	_, err := l.exec(ctx, "giveBack", state, now.UnixMilli(), k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	_, err := l.exec("giveBack", state, now.UnixMilli(), k.Network, k.Asset, k.Payer, k.Nonce, owner)
 	return err
 }
 
 // expireLease leaves owner's settling record for recovery: the outcome of
 // settlement is unknown, so the next re-send or sweep asks again.
 func (l *Ledger) expireLease(ctx context.Context, k claimKey, owner string, now time.Time) error {
-	_, err := l.exec(ctx, "expire", 0, now.UnixMilli(), k.Network, k.Asset, k.Payer, k.Nonce, owner)
+	_, err := l.exec("expire", 0, now.UnixMilli(), k.Network, k.Asset, k.Payer, k.Nonce, owner)
 	return err
 }
 
 // unknown logs a settlement whose outcome is unknown (the facilitator timed
 // out or was unreachable), for reconciliation against the chain.
 func (l *Ledger) unknown(ctx context.Context, k claimKey, resource, amount, detail string, now time.Time) error {
-	_, err := l.exec(ctx, "logSettlement", k.Network, k.Asset, k.Payer, k.Nonce, resource, amount, "unknown", "", detail, now.UnixMilli())
+	_, err := l.exec("logSettlement", k.Network, k.Asset, k.Payer, k.Nonce, resource, amount, "unknown", "", detail, now.UnixMilli())
 	return err
 }
 
 // recordTransfer is the Local facilitator's stand-in for the token's
 // authorizationState: it records the transfer and reports false if the
 // authorization was already used.
+//
+// It returns before the record is committed (an early op): the Core
+// records the settlement next, in the same or a later batch, so the
+// transfer is durable whenever the settlement is. Should the process die
+// before, the payment is still settling and recovery settles it again
+// here, finding the transfer unused. The Local facilitator moves no funds,
+// so nothing else depends on it.
 func (l *Ledger) recordTransfer(ctx context.Context, k claimKey, payTo, amount, tx string, validBefore int64, now time.Time) (bool, error) {
-	n, err := l.exec(ctx, "insertTransfer", k.Network, k.Asset, k.Payer, k.Nonce, payTo, amount, tx, validBefore, now.UnixMilli())
+	var n int64
+	err := l.doEarly(func(ctx context.Context, w *writer) (err error) {
+		n, err = w.exec(ctx, "insertTransfer", k.Network, k.Asset, k.Payer, k.Nonce, payTo, amount, tx, validBefore, now.UnixMilli())
+		return err
+	})
 	return n == 1, err
 }
 
-// transferUsed reports whether the Local facilitator already used k.
+// transferUsed reports whether the Local facilitator already used k. A
+// read: it need not wait for its batch to commit.
 func (l *Ledger) transferUsed(ctx context.Context, k claimKey) (bool, error) {
-	var one int
-	err := l.stmts["selectTransfer"].QueryRowContext(ctx, k.args()...).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("x402: ledger read transfer: %w", err)
-	}
-	return true, nil
+	var used bool
+	err := l.doEarly(func(ctx context.Context, w *writer) error {
+		var one int
+		err := w.stmt(ctx, "selectTransfer").QueryRowContext(ctx, k.args()...).Scan(&one)
+		used = err == nil
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("x402: ledger read transfer: %w", err)
+		}
+		return nil
+	})
+	return used, err
+}
+
+// query runs an ad-hoc query in a batch and calls scan for each row,
+// after reset (an op may run twice: see op).
+func (l *Ledger) query(q string, args []any, reset func(), scan func(*sql.Rows) error) error {
+	q = l.rebind(q)
+	return l.do(func(ctx context.Context, w *writer) error {
+		if reset != nil {
+			reset()
+		}
+		rows, err := w.querySQL(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
 }
 
 // CountSettlements returns how many settlements succeeded and how many had
 // an unknown outcome, for monitoring and tests.
 func (l *Ledger) CountSettlements(ctx context.Context) (settled, unknown int, err error) {
-	err = l.db.QueryRowContext(ctx, `SELECT
+	err = l.query(`SELECT
 		COALESCE(SUM(CASE WHEN outcome = 'settled' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN outcome = 'unknown' THEN 1 ELSE 0 END), 0) FROM settlements`).Scan(&settled, &unknown)
+		COALESCE(SUM(CASE WHEN outcome = 'unknown' THEN 1 ELSE 0 END), 0) FROM settlements`, nil, nil,
+		func(r *sql.Rows) error { return r.Scan(&settled, &unknown) })
 	if err != nil {
 		return 0, 0, fmt.Errorf("x402: ledger count settlements: %w", err)
 	}
@@ -585,24 +637,23 @@ func (l *Ledger) CountSettlements(ctx context.Context) (settled, unknown int, er
 // CountStates returns how many records are in each state (every state
 // present, zero included).
 func (l *Ledger) CountStates(ctx context.Context) (map[string]int, error) {
-	out := make(map[string]int, len(States))
-	for _, s := range States {
-		out[s] = 0
-	}
-	rows, err := l.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM payments GROUP BY state`)
+	var out map[string]int
+	err := l.query(`SELECT state, COUNT(*) FROM payments GROUP BY state`, nil, func() { out = make(map[string]int, len(States)) }, func(r *sql.Rows) error {
+		var s string
+		var n int
+		if err := r.Scan(&s, &n); err != nil {
+			return err
+		}
+		out[s] = n
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("x402: ledger count states: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var s string
-		var n int
-		if err := rows.Scan(&s, &n); err != nil {
-			return nil, fmt.Errorf("x402: ledger count states: %w", err)
-		}
-		out[s] = n
+	for _, s := range States {
+		out[s] += 0 // present, zero included
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Record is one payment as `openshelf payments` lists it.
@@ -635,13 +686,8 @@ func (l *Ledger) Records(ctx context.Context, limit int, states ...string) ([]Re
 	if limit > 0 {
 		q += ` LIMIT ` + strconv.Itoa(limit)
 	}
-	rows, err := l.db.QueryContext(ctx, l.rebind(q), args...)
-	if err != nil {
-		return nil, fmt.Errorf("x402: ledger list: %w", err)
-	}
-	defer rows.Close()
 	var out []Record
-	for rows.Next() {
+	err := l.query(q, args, func() { out = nil }, func(rows *sql.Rows) error {
 		var (
 			r                           Record
 			vb, lease, created, updated int64
@@ -651,7 +697,7 @@ func (l *Ledger) Records(ctx context.Context, limit int, states ...string) ([]Re
 		)
 		if err := rows.Scan(&r.Network, &r.Asset, &r.Payer, &r.Nonce, &r.Resource, &r.State, &r.Owner, &r.Amount, &vb, &lease,
 			&created, &updated, &settle, &settled, &served, &receipt, &answerLen); err != nil {
-			return nil, fmt.Errorf("x402: ledger list: %w", err)
+			return err
 		}
 		r.ValidBefore, r.Lease = time.Unix(vb, 0).UTC(), time.UnixMilli(lease).UTC()
 		r.Created, r.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
@@ -671,30 +717,34 @@ func (l *Ledger) Records(ctx context.Context, limit int, states ...string) ([]Re
 		}
 		r.AnswerBytes = int(answerLen)
 		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("x402: ledger list: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // staleKeys lists records in need of recovery: claimed or settling with a
 // lease that expired before nowMs, or held by a previous run of this
 // instance (ownerPrefix, but not currentOwner: that process died).
 func (l *Ledger) staleKeys(ctx context.Context, nowMs int64, ownerPrefix, currentOwner string, limit int) ([]claimKey, error) {
-	rows, err := l.db.QueryContext(ctx, l.rebind(`SELECT network, asset, payer, nonce FROM payments
+	var out []claimKey
+	err := l.query(`SELECT network, asset, payer, nonce FROM payments
 		WHERE state IN ('claimed', 'settling') AND (lease_ms < ? OR (owner LIKE ? AND owner NOT LIKE ?))
-		ORDER BY lease_ms LIMIT `+strconv.Itoa(limit)), nowMs, likePrefix(ownerPrefix), likePrefix(currentOwner))
+		ORDER BY lease_ms LIMIT `+strconv.Itoa(limit), []any{nowMs, likePrefix(ownerPrefix), likePrefix(currentOwner)}, func() { out = nil },
+		func(rows *sql.Rows) error {
+			var k claimKey
+			if err := rows.Scan(&k.Network, &k.Asset, &k.Payer, &k.Nonce); err != nil {
+				return err
+			}
+			out = append(out, k)
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("x402: ledger list stale: %w", err)
 	}
-	defer rows.Close()
-	var out []claimKey
-	for rows.Next() {
-		var k claimKey
-		if err := rows.Scan(&k.Network, &k.Asset, &k.Payer, &k.Nonce); err != nil {
-			return nil, fmt.Errorf("x402: ledger list stale: %w", err)
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // likePrefix is a LIKE pattern matching strings that start with p (owner
@@ -718,11 +768,19 @@ func (l *Ledger) Prune(ctx context.Context, cutoff time.Time, retention time.Dur
 		{`DELETE FROM payments WHERE state IN ('served', 'released', 'failed') AND valid_before < ?`, old},
 		{`DELETE FROM local_transfers WHERE valid_before < ?`, old},
 	} {
-		res, err := l.db.ExecContext(ctx, l.rebind(q.sql), q.arg)
+		q.sql = l.rebind(q.sql)
+		var n int64
+		err := l.do(func(ctx context.Context, w *writer) error {
+			res, err := w.execSQL(ctx, q.sql, q.arg)
+			if err != nil {
+				return err
+			}
+			n, _ = res.RowsAffected()
+			return nil
+		})
 		if err != nil {
 			return total, fmt.Errorf("x402: ledger prune: %w", err)
 		}
-		n, _ := res.RowsAffected()
 		total += n
 	}
 	return total, nil

@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,11 @@ func TestOpenLedgerRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.db.Exec("UPDATE ledger_meta SET v = '99' WHERE k = 'schema'"); err != nil {
+	err = l.do(func(ctx context.Context, w *writer) error {
+		_, err := w.execSQL(ctx, "UPDATE ledger_meta SET v = '99' WHERE k = 'schema'")
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
