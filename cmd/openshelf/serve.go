@@ -189,9 +189,6 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if cfg.Finance.EDGAR.UserAgent == "" {
 		log.Warn("no -sec-user-agent: EDGAR may refuse the default; set \"Company Name contact@example.com\"")
 	}
-	// Input validation checks URLs before a client is at hand: the
-	// process-wide rule follows the flag.
-	fetch.UnsafeAllowTargets(cfg.Fetch.Targets())
 	app, err := serve.NewApp(ctx, cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)

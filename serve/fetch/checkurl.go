@@ -56,11 +56,9 @@ type policy struct {
 // IP literal. It does not check the port against a policy, since ports are
 // a client setting; Client.CheckURL does. Errors are *Error of kind
 // ErrInvalidURL. It never touches the network, so input validation can call
-// it before payment. It admits targets listed by [UnsafeAllowTargets].
+// it before payment. It applies the production rules; a client's
+// AllowTargets only widen that client's CheckURL.
 func CheckURL(raw string) (*url.URL, error) {
-	if p := processTargets.Load(); p != nil {
-		return checkURL(raw, *p)
-	}
 	return checkURL(raw, policy{})
 }
 

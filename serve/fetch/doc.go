@@ -69,9 +69,10 @@
 //
 // Config.AllowTargets (and its shorthand Config.AllowLoopback) lists
 // prefixes a client admits although they are not public, in its CheckURL
-// and at every dial; [UnsafeAllowTargets] does the same for the
-// package-level CheckURL. `openshelf serve --unsafe-allow-targets` sets
-// both. Nothing outside the listed prefixes is admitted (see targets.go).
+// and at every dial; `openshelf serve --unsafe-allow-targets` sets it for
+// the server's clients. The package-level CheckURL always applies the
+// production rules. Nothing outside the listed prefixes is admitted (see
+// targets.go).
 //
 // All errors are *Error values: errors.Is matches this package's sentinels
 // and the apierr kinds they specialise, and errors.As(err, **apierr.Error)

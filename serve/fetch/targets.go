@@ -5,17 +5,16 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"sync/atomic"
 )
 
 // Private targets for tests. Production admits public addresses only; a
 // test (or a private test network) may list prefixes that are admitted
 // although they are not public: Config.AllowTargets for a client (its
 // CheckURL, every dial after DNS resolution, so every redirect hop and
-// robots.txt, and DialContext for the browser proxy), and
-// [UnsafeAllowTargets] for the package-level [CheckURL], which input
-// validation calls without a client. `openshelf serve
-// --unsafe-allow-targets` sets both. Addresses outside the prefixes keep
+// robots.txt, and DialContext for the browser proxy); `openshelf serve
+// --unsafe-allow-targets` sets it for every client of the server. The
+// package-level [CheckURL] keeps the production rules: tools check a
+// user's URL with their client's CheckURL before payment. Addresses outside the prefixes keep
 // being refused: the cloud metadata address 169.254.169.254 only passes
 // when a listed prefix contains it.
 
@@ -83,24 +82,6 @@ func FormatPrefixes(ps []netip.Prefix) string {
 		s[i] = p.String()
 	}
 	return strings.Join(s, ",")
-}
-
-// processTargets is what UnsafeAllowTargets set for the package-level
-// CheckURL.
-var processTargets atomic.Pointer[policy]
-
-// UnsafeAllowTargets makes the package-level CheckURL admit literal
-// addresses in prefixes (and the names Config.AllowTargets admits), for
-// the whole process. It is for `openshelf serve --unsafe-allow-targets`:
-// input validation runs before a client is at hand. No prefixes restores
-// the production rules. Never call it in production.
-func UnsafeAllowTargets(prefixes []netip.Prefix) {
-	if len(prefixes) == 0 {
-		processTargets.Store(nil)
-		return
-	}
-	p := targetPolicy(prefixes, nil)
-	processTargets.Store(&p)
 }
 
 // targetPolicy is the policy of a client admitting prefixes (none: the

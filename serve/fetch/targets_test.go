@@ -89,24 +89,10 @@ func TestAllowTargetsCheckURL(t *testing.T) {
 				_, err := c.CheckURL(u)
 				assertAPI(t, u, err, http.StatusBadRequest, "invalid_input")
 			}
-
-			// The package-level check, which input validation calls,
-			// follows UnsafeAllowTargets the same way.
-			fetch.UnsafeAllowTargets(prefixes)
-			t.Cleanup(func() { fetch.UnsafeAllowTargets(nil) })
-			for _, u := range tt.ok {
-				if _, err := fetch.CheckURL(u); err != nil {
-					t.Errorf("package CheckURL refused %s: %v", u, err)
-				}
-			}
-			for _, u := range tt.bad {
-				_, err := fetch.CheckURL(u)
-				assertAPI(t, u, err, http.StatusBadRequest, "invalid_input")
-			}
 		})
 	}
 	if _, err := fetch.CheckURL("http://127.0.0.1/"); err == nil {
-		t.Error("package CheckURL still admits loopback after UnsafeAllowTargets(nil)")
+		t.Error("package CheckURL admits loopback")
 	}
 }
 

@@ -18,7 +18,9 @@
 // package fetch (SSRF guard at dial time, robots.txt, size and time caps);
 // no tool opens a connection of its own. Each tool is an input struct whose
 // tags are its schema, an output struct, and a method; its Endpoint
-// declares it to the registry. Input Validate methods run fetch.CheckURL,
-// so a literal private address is refused before payment. A handler error
-// is never charged.
+// declares it to the registry. Each endpoint's Check runs the family
+// client's CheckURL, so a URL the client may not fetch (a literal private
+// address, another scheme) is refused before payment, under the same
+// policy (--unsafe-allow-targets included) as the fetch itself. A handler
+// error is never charged.
 package web

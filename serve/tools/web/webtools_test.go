@@ -66,21 +66,22 @@ func setURL(in any, u string) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	for _, v := range []interface{ Validate() error }{
-		&extract.Input{URL: "http://0x7f.1/"},
-		&metadata.Input{URL: "http://[::ffff:169.254.169.254]/"},
-		&feed.Input{URL: "file:///etc/passwd"},
-	} {
-		err := v.Validate()
-		wantAPI(t, "validate", err, http.StatusBadRequest, "invalid_input")
-		if ae := apierr.From(err); ae.Field != "url" {
-			t.Errorf("field %q", ae.Field)
-		}
+// TestCheckRefusesURLs: each tool's Check, which runs before payment,
+// refuses what its client may not fetch, with the production policy.
+func TestCheckRefusesURLs(t *testing.T) {
+	fc := fetch.New(fetch.Config{})
+	t.Cleanup(fc.Close)
+	inputs := map[string]any{
+		"extract_webpage": &extract.Input{URL: "http://0x7f.1/"},
+		"site_metadata":   &metadata.Input{URL: "http://[::ffff:169.254.169.254]/"},
+		"read_feed":       &feed.Input{URL: "file:///etc/passwd"},
 	}
-	// Ports are the client's policy, not Validate's.
-	if err := (&extract.Input{URL: "https://example.com:8443/a"}).Validate(); err != nil {
-		t.Errorf("Validate refused a public URL: %v", err)
+	for _, e := range web.NewTools(fc, web.ToolsConfig{}).Endpoints() {
+		err := e.Check(context.Background(), inputs[e.Name])
+		wantAPI(t, e.Name, err, http.StatusBadRequest, "invalid_input")
+		if ae := apierr.From(err); ae.Field != "url" {
+			t.Errorf("%s: field %q", e.Name, ae.Field)
+		}
 	}
 }
 

@@ -23,12 +23,6 @@ type Input struct {
 	URL string `json:"url" doc:"URL of the web page (http or https)." minLength:"1" maxLength:"2048" format:"uri"`
 }
 
-// Validate refuses URLs no client may fetch before payment.
-func (in *Input) Validate() error {
-	_, err := fetch.CheckURL(in.URL)
-	return err
-}
-
 // Output is the main content of a page.
 type Output struct {
 	// URL is the page's URL after redirects.

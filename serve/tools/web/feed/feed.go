@@ -24,12 +24,6 @@ type Input struct {
 	Limit int    `json:"limit,omitempty" doc:"Return at most this many items, in feed order." min:"1" max:"100" default:"20"`
 }
 
-// Validate refuses URLs no client may fetch before payment.
-func (in *Input) Validate() error {
-	_, err := fetch.CheckURL(in.URL)
-	return err
-}
-
 // Output is a feed read into one shape whatever its format.
 type Output struct {
 	Feed  FeedInfo   `json:"feed"`

@@ -20,13 +20,6 @@ type Input struct {
 	URL string `json:"url" doc:"URL of the web page (http or https)." minLength:"1" maxLength:"2048" format:"uri"`
 }
 
-// Validate refuses URLs no client may fetch (literal private addresses,
-// other schemes) before payment.
-func (in *Input) Validate() error {
-	_, err := fetch.CheckURL(in.URL)
-	return err
-}
-
 // Output is what a page's <head> says about it.
 type Output struct {
 	// URL is the page's URL after redirects.

@@ -24,8 +24,8 @@ func newLoopbackTool(t *testing.T, fcfg fetch.Config, cfg Config) *Tool {
 }
 
 // siteURL is srv's URL with the host name site.example.com, which the
-// tools of newLoopbackTool resolve to loopback. Input validation refuses
-// literal loopback addresses, as in production, but not names.
+// tools of newLoopbackTool resolve to loopback: a name, so that the test
+// goes through DNS resolution and the dial-time check as production does.
 func siteURL(srv *httptest.Server) string {
 	return "http://site.example.com:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
 }

@@ -28,13 +28,6 @@ type Input struct {
 	FollowRedirects bool `json:"follow_redirects,omitempty" doc:"Follow redirects (up to 10) and report the chain." default:"true"`
 }
 
-// Validate refuses URLs no client may fetch (a literal private address is
-// a 400, not a down target).
-func (in *Input) Validate() error {
-	_, err := fetch.CheckURL(in.URL)
-	return err
-}
-
 // Output is the answer of ping_status. A target that cannot be reached
 // is a normal answer with Up false and Error set.
 type Output struct {

@@ -336,8 +336,14 @@ func TestPingThroughRegistry(t *testing.T) {
 	if err := ep.Input.DecodeJSON(ep.NewInput(), []byte(`{"url":"`+siteURL(srv)+`/","method":"POST"}`), nil); err == nil {
 		t.Error("method POST accepted")
 	}
-	// Literal private addresses are refused while decoding, before payment.
-	err = ep.Input.DecodeJSON(ep.NewInput(), []byte(`{"url":"http://127.0.0.1/"}`), nil)
+	// Literal private addresses are refused by Check, before payment.
+	in = ep.NewInput()
+	if err := ep.Input.DecodeJSON(in, []byte(`{"url":"http://127.0.0.1/"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	prod := fetch.New(fetch.Config{})
+	t.Cleanup(prod.Close)
+	err = New(prod, Config{}).Endpoint().Check(context.Background(), in)
 	if e := apierr.From(err); err == nil || e.Status != http.StatusBadRequest || e.Field != "url" {
 		t.Errorf("literal loopback: %v", err)
 	}
