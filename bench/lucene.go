@@ -174,13 +174,7 @@ func (l *luceneSide) stop() {
 	if l.cmd == nil || l.cmd.Process == nil {
 		return
 	}
-	l.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-l.done:
-	case <-time.After(20 * time.Second):
-		l.cmd.Process.Kill()
-		<-l.done
-	}
+	stopChild(l.cmd, l.done, 20*time.Second)
 	l.log.Close()
 }
 

@@ -98,14 +98,20 @@ func (s *serverProc) stop() {
 	if s.cmd.Process == nil {
 		return
 	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(30 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.done
-	}
+	stopChild(s.cmd, s.done, 30*time.Second)
 	s.log.Close()
+}
+
+// stopChild sends cmd's process SIGTERM and waits for done (its Wait)
+// up to grace, then kills it.
+func stopChild(cmd *exec.Cmd, done <-chan error, grace time.Duration) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(grace):
+		cmd.Process.Kill()
+		<-done
+	}
 }
 
 // procMemory reads VmRSS and VmHWM of a process.
