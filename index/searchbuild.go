@@ -14,11 +14,6 @@ import (
 	"github.com/openshelf/openshelf/snapshot"
 )
 
-// Citations is the table of resolved citations inside the archive
-// (citations.parquet): one row per (citing, cited) pair of published
-// documents, sorted by cited then citing id.
-const Citations = "citations"
-
 type citationRow struct {
 	Cited  string `parquet:"cited_id,dict"`
 	Citing string `parquet:"citing_id"`
@@ -213,7 +208,7 @@ func (b *Builder) writeCitations() (snapshot.File, error) {
 	if err != nil {
 		return snapshot.File{}, err
 	}
-	t, err := newTable[citationRow](b.tmp, Citations+".parquet", 1_000_000)
+	t, err := newTable[citationRow](b.tmp, snapshot.Citations+".parquet", 1_000_000)
 	if err != nil {
 		return snapshot.File{}, err
 	}

@@ -40,6 +40,9 @@ const (
 	SearchFields   = "search/fields"
 	// Specs is the specification statements table (package specs).
 	Specs = "specs"
+	// Citations are the references resolved to archive documents: one
+	// row per (citing, cited) pair, sorted by cited then citing id.
+	Citations = "citations"
 )
 
 // LicenceEvidence holds the licence receipts of published documents.
@@ -48,7 +51,7 @@ const LicenceEvidence = "licence_evidence"
 // Tables lists every table of a snapshot.
 var Tables = []string{
 	Documents, Aliases, Fulltext, References, Topics, Rejects, LicenceEvidence,
-	SearchTerms, SearchPostings, SearchDocs, SearchFields, Specs,
+	SearchTerms, SearchPostings, SearchDocs, SearchFields, Specs, Citations,
 }
 
 // Errors reported by Open; test with errors.Is.
