@@ -3,7 +3,10 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/serve/archive"
 	"github.com/openshelf/openshelf/serve/registry"
 )
@@ -33,6 +36,7 @@ func ServiceArchive(s *archive.Service) Archive {
 type serviceArchive struct{ search, document *registry.Endpoint }
 
 func (a *serviceArchive) Search(ctx context.Context, in *archive.SearchInput) (*archive.SearchResult, error) {
+	in.Q = searchable(in.Q)
 	res, err := a.search.Handle(ctx, in)
 	if err != nil {
 		return nil, err
@@ -60,4 +64,16 @@ func (a *serviceArchive) Document(ctx context.Context, id string) (*archive.Docu
 		return &v, nil
 	}
 	return nil, fmt.Errorf("knowledge: archive document answered %T", res.Value)
+}
+
+// searchable returns q when it parses in the archive's query language
+// (phrases and operators work in the knowledge tools too), and otherwise
+// its plain words: the tools take prose, and a question with one quotation
+// mark is not a mistake to refuse.
+func searchable(q string) string {
+	if _, err := query.Parse(q); err == nil {
+		return q
+	}
+	words := tokenize.Query(q)
+	return strings.Join(words[:min(len(words), query.MaxLeaves)], " ")
 }

@@ -147,6 +147,13 @@ func TestResearchBriefArchiveOnly(t *testing.T) {
 	if papers := items(m, "papers"); len(papers) != 1 || papers[0]["archive_id"] != "pmc-5828200" {
 		t.Errorf("question: %v", m)
 	}
+	// Prose that is not a valid query (one quotation mark, a stray
+	// parenthesis) is searched as its words, not refused.
+	m = env.PaidCall(t, http.MethodPost, "/v1/research-brief", map[string]any{
+		"query": `curcuminoid "submicron particle (size`, "include_live": false})
+	if papers := items(m, "papers"); len(papers) != 1 || papers[0]["archive_id"] != "pmc-5828200" {
+		t.Errorf("unbalanced quote: %v", m)
+	}
 	// Bad input is a 400 before payment.
 	for _, in := range []map[string]any{{"query": "ab"}, {"query": "graphene", "max_papers": 9}, {"query": "graphene", "year_from": 1800}} {
 		res, m := env.Call(t, http.MethodPost, "/v1/research-brief", in, "")
