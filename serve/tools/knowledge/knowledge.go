@@ -138,6 +138,9 @@ func (t *Tools) reload(ctx context.Context) {
 		return
 	}
 	start := time.Now()
+	// The file as it was before the load: a file replaced while a load
+	// failed is a new file, to be tried again at once.
+	before, _ := os.Stat(t.specsPath(id))
 	t.progress.begin(id, start)
 	tab, err := loadTable(ctx, t.cfg.DataDir, &t.progress)
 	t.progress.end(err)
@@ -148,7 +151,7 @@ func (t *Tools) reload(ctx context.Context) {
 	}
 	if err != nil {
 		t.cfg.Logger.Error("knowledge: loading the specs table failed", "err", err)
-		t.noteFailure(id)
+		t.failed.Store(&failure{snapshot: id, file: before, at: time.Now()})
 		return
 	}
 	t.tab.Store(tab)
@@ -191,11 +194,6 @@ type failure struct {
 
 func (t *Tools) specsPath(id string) string {
 	return filepath.Join(t.cfg.DataDir, snapshot.SnapshotsDir, id, specs.TableFile)
-}
-
-func (t *Tools) noteFailure(id string) {
-	fi, _ := os.Stat(t.specsPath(id))
-	t.failed.Store(&failure{snapshot: id, file: fi, at: time.Now()})
 }
 
 // mayRetry reports whether a load of snapshot id may start: not within
