@@ -29,18 +29,8 @@ import (
 // cpu-µs/op is the process's CPU time per lookup (DuckDB runs threads of
 // its own).
 func BenchmarkContentLookup(b *testing.B) {
-	dir := contentCorpus(b)
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	g, err := st.acquire()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.release()
+	_, g := benchStore(b)
 	n := g.catalog.len()
 	for _, bc := range []struct {
 		name string
@@ -121,4 +111,20 @@ func contentCorpus(b *testing.B) string {
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// benchStore opens the store over the cached benchmark corpus and holds
+// its generation until the benchmark ends.
+func benchStore(b *testing.B) (*Store, *generation) {
+	st, err := OpenStore(context.Background(), contentCorpus(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	g, err := st.acquire()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(g.release)
+	return st, g
 }

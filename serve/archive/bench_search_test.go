@@ -15,18 +15,8 @@ import (
 //
 //	OPENSHELF_BENCH_CONTENT_DOCS=100000 go test -run '^$' -bench BenchmarkSearchSnippets -benchtime 200x ./serve/archive
 func BenchmarkSearchSnippets(b *testing.B) {
-	dir := contentCorpus(b)
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	g, err := st.acquire()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.release()
+	st, g := benchStore(b)
 	// Queries: title words of the first documents, one and two at a time.
 	var queries []string
 	for d := int32(0); len(queries) < 20 && int(d) < g.catalog.len(); d++ {

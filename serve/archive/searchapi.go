@@ -60,20 +60,12 @@ func (in *SearchInput) parse() error {
 	if in.parsed {
 		return nil
 	}
-	n, err := parseQuery(in.Q)
+	n, err := query.Parse(in.Q) // a blank q is nil: a listing
 	if err != nil {
 		return queryError(err)
 	}
 	in.node, in.parsed = n, true
 	return nil
-}
-
-// parseQuery parses the query language; an empty query is nil.
-func parseQuery(q string) (query.Node, error) {
-	if strings.TrimSpace(q) == "" {
-		return nil, nil
-	}
-	return query.Parse(q)
 }
 
 // queryError turns a parser error into a 400 invalid_query whose position
