@@ -14,10 +14,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // database/sql driver "duckdb", to read the snapshot
 
-	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/corpus"
-	"github.com/openshelf/openshelf/pipelines/topics"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -63,15 +61,9 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	tax, err := topics.Default()
+	slugs, its, err := corpus.DefaultTopics()
 	if err != nil {
 		return nil, err
-	}
-	var slugs []string
-	var its []index.Topic
-	for _, t := range tax.Topics() {
-		slugs = append(slugs, t.Slug)
-		its = append(its, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
 	}
 	gen, err := corpus.New(vocab, corpus.Config{Seed: cfg.Seed, Topics: slugs, Documents: cfg.N})
 	if err != nil {

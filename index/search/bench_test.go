@@ -22,12 +22,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
 	gencorpus "github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/internal/fixtures"
-	"github.com/openshelf/openshelf/pipelines/topics"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -52,15 +50,9 @@ var openBench = sync.OnceValues(func() (*benchCorpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	tax, err := topics.Default()
+	slugs, its, err := gencorpus.DefaultTopics()
 	if err != nil {
 		return nil, err
-	}
-	var slugs []string
-	var its []index.Topic
-	for _, t := range tax.Topics() {
-		slugs = append(slugs, t.Slug)
-		its = append(its, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
 	}
 	gen, err := gencorpus.New(vocab, gencorpus.Config{Seed: 1, Topics: slugs})
 	if err != nil {

@@ -9,8 +9,23 @@ import (
 
 	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/pipelines/topics"
 	"github.com/openshelf/openshelf/snapshot"
 )
+
+// DefaultTopics returns the curated taxonomy (pipelines/topics.csv) as the
+// slugs for Config.Topics and the topics for BuildConfig.Topics.
+func DefaultTopics() (slugs []string, taxonomy []index.Topic, err error) {
+	tax, err := topics.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range tax.Topics() {
+		slugs = append(slugs, t.Slug)
+		taxonomy = append(taxonomy, index.Topic{Slug: t.Slug, Name: t.Name, Parent: t.Parent})
+	}
+	return slugs, taxonomy, nil
+}
 
 // BuildConfig configures Build.
 type BuildConfig struct {

@@ -14,7 +14,6 @@ import (
 	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/fixtures"
-	"github.com/openshelf/openshelf/pipelines/topics"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -32,15 +31,9 @@ func testGenerator(t *testing.T) (*Generator, []index.Topic) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tax, err := topics.Default()
+	slugs, its, err := DefaultTopics()
 	if err != nil {
 		t.Fatal(err)
-	}
-	var slugs []string
-	var its []index.Topic
-	for _, tp := range tax.Topics() {
-		slugs = append(slugs, tp.Slug)
-		its = append(its, index.Topic{Slug: tp.Slug, Name: tp.Name, Parent: tp.Parent})
 	}
 	g, err := New(v, Config{Seed: 7, Topics: slugs})
 	if err != nil {
