@@ -67,6 +67,7 @@ type Builder struct {
 	sdocs    *table[searchDocRow]
 	specs    *table[specs.Row] // specs.go
 	content  *contentTable
+	catalog  *catalogTable       // catalogtable.go
 	receipts *table[evidenceRow] // licence_evidence (evidence.go)
 	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
@@ -159,6 +160,9 @@ func (b *Builder) open() error {
 		return err
 	}
 	if b.content, err = newContentTable(b.tmp); err != nil {
+		return err
+	}
+	if b.catalog, err = newCatalogTable(b.tmp, b.work); err != nil {
 		return err
 	}
 	if err := b.openReceipts(); err != nil {
@@ -467,6 +471,9 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	if err := b.content.add(&row, receipts); err != nil {
 		return err
 	}
+	if err := b.catalog.add(&row); err != nil {
+		return err
+	}
 	if err := b.writeSpecs(d, &row); err != nil {
 		return err
 	}
@@ -538,6 +545,9 @@ func (b *Builder) Abort() error {
 	if b.content != nil {
 		b.content.abort()
 	}
+	if b.catalog != nil {
+		b.catalog.abort()
+	}
 	if b.receipts != nil {
 		b.receipts.abort()
 	}
@@ -600,7 +610,15 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := b.writeAliases()
+	more, err := b.writeAliases()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, more...)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := b.writeCitations()
 	if err != nil {
 		return nil, err
 	}
@@ -608,14 +626,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if f, err = b.writeCitations(); err != nil {
-		return nil, err
-	}
-	files = append(files, f)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	more, err := b.writeSearch(ctx)
+	more, err = b.writeSearch(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -682,10 +693,12 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	return man, nil
 }
 
-func (b *Builder) writeAliases() (snapshot.File, error) {
+// writeAliases writes aliases.parquet and, with the aliases, finishes
+// the catalog file.
+func (b *Builder) writeAliases() ([]snapshot.File, error) {
 	t, err := newTable[aliasRow](b.tmp, snapshot.Aliases+".parquet", 1_000_000)
 	if err != nil {
-		return snapshot.File{}, err
+		return nil, err
 	}
 	var last string
 	err = b.aliases.iterate(func(rec []byte) error {
@@ -698,13 +711,24 @@ func (b *Builder) writeAliases() (snapshot.File, error) {
 			return nil
 		}
 		last = alias
+		if err := b.catalog.alias(alias, id); err != nil {
+			return err
+		}
 		return t.write(aliasRow{Alias: alias, ID: id}, len(rec)+16)
 	})
 	if err != nil {
 		t.abort()
-		return snapshot.File{}, err
+		return nil, err
 	}
-	return t.close()
+	f, err := t.close()
+	if err != nil {
+		return nil, err
+	}
+	cf, err := b.catalog.close()
+	if err != nil {
+		return nil, err
+	}
+	return []snapshot.File{f, cf}, nil
 }
 
 func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {

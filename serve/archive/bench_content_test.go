@@ -31,7 +31,7 @@ import (
 func BenchmarkContentLookup(b *testing.B) {
 	ctx := context.Background()
 	_, g := benchStore(b)
-	n := g.catalog.len()
+	n := g.catalog.Len()
 	for _, bc := range []struct {
 		name string
 		fn   func(context.Context, string) (any, error)
@@ -47,7 +47,7 @@ func BenchmarkContentLookup(b *testing.B) {
 			cpu0 := cpuTime()
 			b.ResetTimer()
 			for range b.N {
-				id := string(g.catalog.id(int32(rng.IntN(n))))
+				id := string(g.catalog.ID(int32(rng.IntN(n))))
 				v, err := bc.fn(ctx, id)
 				if err != nil {
 					b.Fatal(err)

@@ -19,8 +19,8 @@ func BenchmarkSearchSnippets(b *testing.B) {
 	st, g := benchStore(b)
 	// Queries: title words of the first documents, one and two at a time.
 	var queries []string
-	for d := int32(0); len(queries) < 20 && int(d) < g.catalog.len(); d++ {
-		e, _, err := g.catalog.entry(d)
+	for d := int32(0); len(queries) < 20 && int(d) < g.catalog.Len(); d++ {
+		e, _, err := g.entry(d)
 		if err != nil {
 			b.Fatal(err)
 		}

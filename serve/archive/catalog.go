@@ -62,10 +62,10 @@ type Page struct {
 func (g *generation) entries(ctx context.Context, docs []int32) ([]Entry, error) {
 	out := make([]Entry, 0, len(docs))
 	for _, d := range docs {
-		if d < 0 || int(d) >= g.catalog.len() {
+		if d < 0 || int(d) >= g.catalog.Len() {
 			continue
 		}
-		e, _, err := g.catalog.entry(d)
+		e, _, err := g.entry(d)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +108,7 @@ func (g *generation) catalogPage(ctx context.Context, topic string, limit, offse
 		}
 		// The first document whose id follows the cursor's: ids order
 		// the catalog in every snapshot, so the cursor survives a switch.
-		first := g.catalog.after(after)
+		first := g.catalog.After(after)
 		offset = int(first)
 		if all != nil {
 			offset = sort.Search(len(all), func(i int) bool { return all[i] >= first })

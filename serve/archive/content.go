@@ -39,11 +39,11 @@ func (g *generation) resolve(ctx context.Context, id string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	d := g.aliases.lookup(id)
+	d := g.catalog.Lookup(id)
 	if d < 0 {
 		return "", errDocumentNotFound(id)
 	}
-	return string(g.catalog.id(d)), nil
+	return string(g.catalog.ID(d)), nil
 }
 
 // Author is a document author in content responses.
@@ -90,7 +90,7 @@ func (g *generation) contentDoc(ctx context.Context, id string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	d := g.catalog.find(id)
+	d := g.catalog.Find(id)
 	if d < 0 {
 		return 0, errDocumentNotFound(id)
 	}

@@ -39,8 +39,8 @@ func TestContentStoreMatchesParquet(t *testing.T) {
 				t.Fatal("snapshot has no content store")
 			}
 			var withText, withRefs int
-			for d := range g.catalog.len() {
-				id := string(g.catalog.id(int32(d)))
+			for d := range g.catalog.Len() {
+				id := string(g.catalog.ID(int32(d)))
 				same := func(what string, fast, slow func() (any, error)) {
 					t.Helper()
 					a, errA := fast()
@@ -83,9 +83,9 @@ func TestContentStoreMatchesParquet(t *testing.T) {
 					withRefs++
 				}
 			}
-			if g.catalog.len() == 0 || withText == 0 || withRefs == 0 {
+			if g.catalog.Len() == 0 || withText == 0 || withRefs == 0 {
 				t.Fatalf("corpus too thin to test: %d documents, %d with sections, %d with references",
-					g.catalog.len(), withText, withRefs)
+					g.catalog.Len(), withText, withRefs)
 			}
 			if _, err := g.document(ctx, "pmc-999999999999"); err == nil {
 				t.Error("unknown id: no error")
@@ -124,7 +124,7 @@ func TestContentStoreOptional(t *testing.T) {
 	if g.content != nil {
 		t.Error("content store opened although the file is missing")
 	}
-	id := string(g.catalog.id(0))
+	id := string(g.catalog.ID(0))
 	if d, err := g.document(ctx, id); err != nil || d.ID != id {
 		t.Errorf("document through DuckDB: %v, %v", d, err)
 	}

@@ -21,12 +21,17 @@
 // not touch DuckDB at all:
 //
 //   - catalogstore.go: every document's listing entry (id, title, author
-//     names, year, venue, topics, licence, flags) packed in one byte arena
-//     in doc order, venues/topics/licences dictionary-coded; decoding an
-//     entry takes well under a microsecond. A catalog page at any offset is
-//     a slice of doc numbers (doc i is the i-th document in id order), a
-//     topic page a slice of that topic's doc list. The aliases (every id
-//     of every document, sorted) resolve by binary search.
+//     names, year, venue, topics, licence, flags) comes from the snapshot's
+//     catalog file, catalog/catalog.bin (package index/catalog), mapped
+//     read-only: packed records in doc order, venues/topics/licences
+//     dictionary-coded; decoding an entry takes well under a microsecond,
+//     and the server holds only the pages it touches, not a copy of ten
+//     million entries. A catalog page at any offset is a slice of doc
+//     numbers (doc i is the i-th document in id order), a topic page a
+//     slice of that topic's doc list. The aliases (every other id of every
+//     document, sorted) resolve by binary search. A snapshot written
+//     before the file existed gets one converted from its Parquet tables
+//     at load.
 //
 //   - package index/search (the reader beside the index writer): the
 //     search index, search/index.bin, mapped read-only and read in

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/openshelf/openshelf/index/catalog"
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
 )
@@ -234,7 +235,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 					if in.ID != id {
 						d.RequestedID = in.ID
 					}
-					if doc := g.catalog.find(id); doc >= 0 {
+					if doc := g.catalog.Find(id); doc >= 0 {
 						d.CitedByCount = g.index.CitedByCount(doc)
 					}
 					return &res{Value: d}, nil
@@ -249,7 +250,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Output:  Fulltext{},
 			Tool:    &registry.Tool{Name: "get_fulltext", Description: "Get a document's full text as nested sections, with its rights"},
 			Check: func(ctx context.Context, in *DocumentInput) error {
-				return s.checkFlag(ctx, in, flagFulltext, "fulltext_not_available", "has no full text")
+				return s.checkFlag(ctx, in, catalog.FlagFulltext, "fulltext_not_available", "has no full text")
 			},
 			Handle: func(ctx context.Context, in *DocumentInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
@@ -269,7 +270,7 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Output:  References{},
 			Tool:    &registry.Tool{Name: "get_references", Description: "Get a document's parsed references, with its rights"},
 			Check: func(ctx context.Context, in *DocumentInput) error {
-				return s.checkFlag(ctx, in, flagReferences, "references_not_available", "has no references")
+				return s.checkFlag(ctx, in, catalog.FlagReferences, "references_not_available", "has no references")
 			},
 			Handle: func(ctx context.Context, in *DocumentInput) (*res, error) {
 				return with(s.Store, func(g *generation) (*res, error) {
@@ -342,11 +343,11 @@ func (s *Service) checkFlag(ctx context.Context, in *DocumentInput, flag byte, c
 		if err != nil {
 			return struct{}{}, err
 		}
-		d := g.catalog.find(id)
+		d := g.catalog.Find(id)
 		if d < 0 {
 			return struct{}{}, errDocumentNotFound(id)
 		}
-		_, flags, err := g.catalog.entry(d)
+		_, flags, err := g.entry(d)
 		if err != nil {
 			return struct{}{}, err
 		}

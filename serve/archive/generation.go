@@ -15,6 +15,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/openshelf/openshelf/index/catalog"
 	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/snapshot"
@@ -41,8 +42,7 @@ type generation struct {
 	topicsJSON sync.Map
 	topics     []Topic
 	byTopic    map[string]*Topic
-	catalog    *catalogStore
-	aliases    *aliasStore
+	catalog    *catalog.Reader // every entry and alias, mapped (catalogstore.go)
 	index      searcher
 	// content serves the paid content (content/docs.bin); nil for a
 	// snapshot written before the content store existed, whose content
@@ -55,6 +55,9 @@ func (g *generation) release() {
 		g.closeOnce.Do(func() {
 			g.db.Close()
 			g.connector.Close()
+			if g.catalog != nil {
+				g.catalog.Close()
+			}
 			if g.content != nil {
 				g.content.Close()
 			}
@@ -101,6 +104,9 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot) (*generation, 
 		if g.index != nil {
 			g.index.Close()
 		}
+		if g.catalog != nil {
+			g.catalog.Close()
+		}
 		db.Close()
 		c.Close()
 		return nil, err
@@ -134,17 +140,14 @@ func (g *generation) load(ctx context.Context) error {
 	if g.statsJSON, err = encodeJSON(g.stats); err != nil {
 		return err
 	}
-	// The catalog, the aliases and the search index live in Go memory:
-	// see catalogstore.go and package index/search.
-	cs, err := loadCatalog(ctx, g.snap.Path(snapshot.Documents))
+	// The catalog (with the aliases) and the search index are files
+	// mapped in place: see catalogstore.go and package index/search.
+	cs, err := openCatalog(ctx, g.snap)
 	if err != nil {
 		return fmt.Errorf("catalog: %w", err)
 	}
 	g.catalog = cs
-	if g.aliases, err = loadAliases(ctx, g.snap.Path(snapshot.Aliases), cs); err != nil {
-		return fmt.Errorf("aliases: %w", err)
-	}
-	ix, err := search.Open(g.snap, catalogDocs{cs}, search.Options{})
+	ix, err := search.Open(g.snap, cs, search.Options{})
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
@@ -162,9 +165,9 @@ func (g *generation) openContent() error {
 	if err != nil {
 		return err
 	}
-	if cr.Len() != g.catalog.len() {
+	if cr.Len() != g.catalog.Len() {
 		cr.Close()
-		return fmt.Errorf("%w: %s has %d documents, the catalog %d", errIndex, content.File, cr.Len(), g.catalog.len())
+		return fmt.Errorf("%w: %s has %d documents, the catalog %d", errIndex, content.File, cr.Len(), g.catalog.Len())
 	}
 	g.content = cr
 	return nil

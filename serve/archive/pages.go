@@ -94,7 +94,7 @@ func (s *Service) citedBy(ctx context.Context, g *generation, in *CitedByInput) 
 	if err != nil {
 		return nil, err
 	}
-	d := g.catalog.find(id)
+	d := g.catalog.Find(id)
 	if d < 0 {
 		return nil, errDocumentNotFound(id)
 	}

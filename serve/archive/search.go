@@ -6,13 +6,6 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 )
 
-// catalogDocs shows the catalog to search.Load, which checks that the
-// index numbers the same documents in the same order.
-type catalogDocs struct{ cs *catalogStore }
-
-func (c catalogDocs) Len() int            { return c.cs.len() }
-func (c catalogDocs) ID(doc int32) []byte { return c.cs.id(doc) }
-
 // errUnknownTopic is a topic filter naming no topic: the caller's mistake
 // (a 400, like any bad input), where a bundle of an unknown topic is a 404.
 func errUnknownTopic(slug string) error {

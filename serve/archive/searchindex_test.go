@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/index/catalog"
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/ingest"
@@ -28,6 +30,7 @@ import (
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/snapshot"
 )
 
 // The search (package index/search) replaced a DuckDB SQL query over the
@@ -401,8 +404,8 @@ func TestCatalogStoreMatchesDocuments(t *testing.T) {
 				n++
 			}
 			rows.Close()
-			if n == 0 || n != g.catalog.len() {
-				t.Fatalf("compared %d of %d entries", n, g.catalog.len())
+			if n == 0 || n != g.catalog.Len() {
+				t.Fatalf("compared %d of %d entries", n, g.catalog.Len())
 			}
 			if got, _ := g.entries(ctx, []int32{-1, int32(n), 0}); len(got) != 1 {
 				t.Errorf("out-of-range docs not skipped: %d entries", len(got))
@@ -475,38 +478,56 @@ func TestPreEncodedBodies(t *testing.T) {
 	}
 }
 
-func TestArena(t *testing.T) {
-	var a arena
-	big := bytes.Repeat([]byte("x"), arenaChunk+10)
-	recs := [][]byte{[]byte("one"), big, []byte("two"), bytes.Repeat([]byte("y"), arenaChunk-2), []byte("three")}
-	var pos []uint64
-	for _, r := range recs {
-		pos = append(pos, a.add(r))
+// TestCatalogConverted: a snapshot written before catalog/catalog.bin
+// existed gets its catalog converted from the Parquet tables, and lists
+// and resolves exactly what the built file does.
+func TestCatalogConverted(t *testing.T) {
+	dir := t.TempDir()
+	buildSynthetic(t, dir, 40, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	snap, err := snapshot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	a.clip()
-	for i, r := range recs {
-		if got := a.at(pos[i]); !bytes.HasPrefix(got, r) {
-			t.Fatalf("record %d: %d bytes, want prefix of %d", i, len(got), len(r))
+	ctx := context.Background()
+	built, err := openCatalog(ctx, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	if err := os.Rename(filepath.Join(snap.Dir, filepath.FromSlash(catalog.File)), filepath.Join(dir, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	conv, err := openCatalog(ctx, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conv.Close()
+	if built.Len() != 40 || conv.Len() != built.Len() {
+		t.Fatalf("documents: built %d, converted %d", built.Len(), conv.Len())
+	}
+	var names []string
+	type aliasRow struct {
+		Alias string `parquet:"alias"`
+	}
+	err = snapshot.ReadParquet(snap.Path(snapshot.Aliases), func(rows []aliasRow) error {
+		for _, r := range rows {
+			names = append(names, r.Alias)
+		}
+		return nil
+	})
+	if err != nil || len(names) <= built.Len() {
+		t.Fatalf("aliases.parquet: %d rows, %v", len(names), err)
+	}
+	for d := range int32(built.Len()) {
+		a, err1 := built.Record(d)
+		b, err2 := conv.Record(d)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("doc %d: built %+v (%v), converted %+v (%v)", d, a, err1, b, err2)
 		}
 	}
-}
-
-// TestAliasesUnsorted: an alias file out of order still resolves, the first
-// row of a duplicated alias winning.
-func TestAliasesUnsorted(t *testing.T) {
-	as := &aliasStore{cs: &catalogStore{}}
-	for i, a := range []string{"pmc-3", "doi-b", "pmc-1", "doi-b", "pmid-7"} {
-		as.pos = append(as.pos, as.recs.add(appendString(nil, a)))
-		as.doc = append(as.doc, int32(i))
-	}
-	as.sort()
-	want := map[string]int32{"pmc-3": 0, "doi-b": 1, "pmc-1": 2, "pmid-7": 4, "pmc-2": -1, "": -1}
-	for a, d := range want {
-		if got := as.lookup(a); got != d {
-			t.Errorf("lookup(%q) = %d, want %d", a, got, d)
+	for _, n := range append(names, "pmc-0", "doi-10.9/none") {
+		if a, b := built.Lookup(n), conv.Lookup(n); a != b {
+			t.Errorf("Lookup(%q): built %d, converted %d", n, a, b)
 		}
-	}
-	if len(as.doc) != 4 {
-		t.Errorf("%d aliases kept, want 4", len(as.doc))
 	}
 }
