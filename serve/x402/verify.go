@@ -2,6 +2,7 @@ package x402
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
@@ -193,4 +194,6 @@ func keyOf(req PaymentRequirements, a auth) claimKey {
 	}
 }
 
-func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
+// lowerHex is a's lower-case 0x-hex (Address.Hex would compute the
+// EIP-55 checksum, a Keccak hash, only to have it lower-cased).
+func lowerHex(a common.Address) string { return "0x" + hex.EncodeToString(a[:]) }
