@@ -9,8 +9,9 @@ import (
 )
 
 // BenchmarkPay measures paid requests end to end with the Local facilitator
-// and a file ledger: local verification, claim, facilitator verify (a second
-// signature recovery), handler, facilitator settle (a third) and the ledger
+// and a file ledger: local verification (the one signature recovery),
+// claim, facilitator verify (the used-nonce lookup; the Local facilitator
+// takes our verification), handler, facilitator settle and the ledger
 // writes. Payments are signed before the timer starts; requests run in
 // parallel as a server's would. It reports ops/s, the CPU per payment
 // (cpu-µs/op: the machine is shared, CPU is steadier than rates) and how
