@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"net/http"
+	"sync"
 
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/x402"
@@ -13,6 +14,8 @@ import (
 // core (serve/mcp), with the same requirements, ledger and stored answers.
 type X402 struct {
 	Core *x402.Core
+
+	bazaar sync.Map // *registry.Endpoint → its Bazaar extension, built once
 }
 
 // Required returns the requirements of a paid endpoint at resource, from
@@ -25,18 +28,23 @@ func (p *X402) Required(e *registry.Endpoint, resource string) x402.PaymentRequi
 		return x402.PaymentRequired{X402Version: x402.Version, Error: "server misconfigured",
 			Resource: x402.Resource{URL: resource}, Accepts: []x402.PaymentRequirements{}}
 	}
-	withBazaar(&pr, e)
+	p.withBazaar(&pr, e)
 	return pr
 }
 
 // withBazaar adds the x402 Bazaar discovery extension, generated from the
 // registry, to a 402 challenge, so facilitators' catalogues can list the
-// endpoint.
-func withBazaar(req *x402.PaymentRequired, e *registry.Endpoint) {
+// endpoint. It depends on the endpoint alone and is only read (encoded)
+// afterwards, so it is built once per endpoint, not per request.
+func (p *X402) withBazaar(req *x402.PaymentRequired, e *registry.Endpoint) {
 	if req.Extensions == nil {
 		req.Extensions = map[string]any{}
 	}
-	req.Extensions["bazaar"] = e.Bazaar()
+	b, ok := p.bazaar.Load(e)
+	if !ok {
+		b, _ = p.bazaar.LoadOrStore(e, e.Bazaar())
+	}
+	req.Extensions["bazaar"] = b
 }
 
 func mimeType(e *registry.Endpoint) string {

@@ -57,9 +57,13 @@
 // transfer record return before the commit: that record is committed with
 // or before the settlement record that follows it.
 //
-// Facilitators: [Local] verifies in process and "settles" by recording the
-// transfer in the server's own ledger without moving funds (receipts say so in their
-// extensions); [HTTPFacilitator] speaks the facilitator API (POST /verify,
-// POST /settle, GET /supported). Package facilitatortest serves a Local
-// facilitator over that API for interop tests.
+// Facilitators: [Local] verifies in process and "settles" by recording
+// the transfer in the server's own ledger without moving funds (receipts
+// say so in their extensions). Handed the Core's verification of the very
+// same payload through the context, it checks only the validity window
+// again, on its own clock, so a paid request recovers its signature once.
+// [HTTPFacilitator] speaks the facilitator API (POST /verify, POST
+// /settle, GET /supported) and the remote facilitator verifies everything
+// itself. Package facilitatortest serves a Local facilitator over that
+// API for interop tests.
 package x402

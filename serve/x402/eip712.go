@@ -185,9 +185,11 @@ func recoverSigner(dig common.Hash, sigHex string) (common.Address, error) {
 	return a, err
 }
 
-// recovered caches successful recoveries: one paid request recovers the
-// same signature up to three times (our check, facilitator verify, and
-// settle of the Local facilitator), and recovery is most of its CPU cost.
+// recovered caches successful recoveries: every re-send of a payment is
+// checked again, a facilitator in the same process that is not handed our
+// verification (facilitatortest's, a Local one given a copy of the
+// payload) recovers the signature once more, and recovery is most of the
+// CPU cost of a check.
 // An entry only says "this signature over this digest recovers to this
 // address", which is true forever.
 var recovered = sigCache{max: 8192}

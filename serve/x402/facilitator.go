@@ -73,8 +73,11 @@ func (f *Local) supports(network string) bool {
 	return false
 }
 
-// check is verification without the used-nonce lookup.
-func (f *Local) check(p *PaymentPayload, req PaymentRequirements) (auth, *finding) {
+// check is verification without the used-nonce lookup. A payment the
+// Core in this process has just verified (see verified) only has its
+// validity window checked again: the signature, recipient and amount
+// checks would repeat the Core's on the same payload.
+func (f *Local) check(ctx context.Context, p *PaymentPayload, req PaymentRequirements) (auth, *finding) {
 	if p == nil {
 		return auth{}, refuse(ReasonInvalidPayload, "no payment payload")
 	}
@@ -84,7 +87,14 @@ func (f *Local) check(p *PaymentPayload, req PaymentRequirements) (auth, *findin
 	if !f.supports(req.Network) {
 		return auth{}, refuse(ReasonInvalidNetwork, "network %q is not supported", req.Network)
 	}
-	return checkExact(req, p, checkOptions{now: f.now()})
+	o := checkOptions{now: f.now()}
+	if a, ok := verifiedFor(ctx, p, req); ok {
+		if bad := checkWindow(a, o); bad != nil {
+			return auth{}, bad
+		}
+		return a, nil
+	}
+	return checkExact(req, p, o)
 }
 
 func (f *Local) isUsed(ctx context.Context, k claimKey) (bool, error) {
@@ -98,7 +108,7 @@ func (f *Local) isUsed(ctx context.Context, k claimKey) (bool, error) {
 
 // Verify implements Facilitator.
 func (f *Local) Verify(ctx context.Context, p *PaymentPayload, req PaymentRequirements) (VerifyResponse, error) {
-	a, bad := f.check(p, req)
+	a, bad := f.check(ctx, p, req)
 	if bad != nil {
 		return VerifyResponse{InvalidReason: bad.reason, InvalidMessage: bad.msg, Payer: payerOf(p)}, nil
 	}
@@ -118,7 +128,7 @@ func (f *Local) Settle(ctx context.Context, p *PaymentPayload, req PaymentRequir
 	fail := func(reason, msg, payer string) (SettlementResponse, error) {
 		return SettlementResponse{ErrorReason: reason, ErrorMessage: msg, Payer: payer, Network: req.Network}, nil
 	}
-	a, bad := f.check(p, req)
+	a, bad := f.check(ctx, p, req)
 	if bad != nil {
 		return fail(bad.reason, bad.msg, payerOf(p))
 	}

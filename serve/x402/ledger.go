@@ -85,6 +85,15 @@ const ledgerSchemaVersion = 2
 // The answer a re-send gets lives in the answers table, written once when
 // settlement is sent: later transitions rewrite the payments row only
 // (SQLite rewrites a whole row on update).
+//
+// On SQLite, payments is a rowid table, unlike the others: its rows (the
+// stored payment is about 1.1 kB of JSON, the receipt 0.3 kB) exceed what
+// a WITHOUT ROWID b-tree keeps in a cell (about 1 kB of a 4 kB page), so
+// each row had an overflow page of its own, freed and written anew by
+// every transition. In a rowid table a row stays on its leaf (up to about
+// 4 kB), and rows of concurrent requests share the leaves at the end of
+// the table; the key is a separate small index, written once per claim.
+// settlements has no index: it is appended to and read by operators.
 const ledgerSchema = `
 CREATE TABLE IF NOT EXISTS payments (
 	network      TEXT NOT NULL,
@@ -105,7 +114,7 @@ CREATE TABLE IF NOT EXISTS payments (
 	settled_ms   BIGINT,
 	served_ms    BIGINT,
 	PRIMARY KEY (network, asset, payer, nonce)
-)%[3]s;
+);
 CREATE INDEX IF NOT EXISTS payments_inflight ON payments (lease_ms) WHERE state IN ('claimed', 'settling');
 CREATE TABLE IF NOT EXISTS answers (
 	network      TEXT NOT NULL,
@@ -129,7 +138,7 @@ CREATE TABLE IF NOT EXISTS settlements (
 	detail       TEXT NOT NULL,
 	at_ms        BIGINT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS settlements_payer ON settlements (payer, nonce);
+DROP INDEX IF EXISTS settlements_payer;
 CREATE TABLE IF NOT EXISTS local_transfers (
 	network      TEXT NOT NULL,
 	asset        TEXT NOT NULL,
@@ -292,12 +301,18 @@ func (l *Ledger) migrate(ctx context.Context) error {
 }
 
 func (l *Ledger) migrateWith(ctx context.Context, conn *sql.Conn, blob, serial, norowid string) error {
-	for _, q := range strings.Split(fmt.Sprintf(ledgerSchema, blob, serial, norowid), ";") {
+	stmts := strings.Split(fmt.Sprintf(ledgerSchema, blob, serial, norowid), ";")
+	for _, q := range stmts {
 		if strings.TrimSpace(q) == "" {
 			continue
 		}
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("x402: create ledger schema in %s: %w", l.where, err)
+		}
+	}
+	if !l.postgres {
+		if err := l.rowidPayments(ctx, conn, stmts); err != nil {
+			return err
 		}
 	}
 	var v string
@@ -313,6 +328,66 @@ func (l *Ledger) migrateWith(ctx context.Context, conn *sql.Conn, blob, serial, 
 	default:
 		if n, _ := strconv.Atoi(v); n > ledgerSchemaVersion {
 			return fmt.Errorf("x402: ledger %s has schema version %s, this build knows %d", l.where, v, ledgerSchemaVersion)
+		}
+	}
+	return nil
+}
+
+// paymentColumns are the columns of payments, in their order.
+const paymentColumns = `network, asset, payer, nonce, resource, state, owner, amount, valid_before, lease_ms, payment, receipt,
+	created_ms, updated_ms, settle_ms, settled_ms, served_ms`
+
+// rowidPayments rebuilds the payments table of a SQLite ledger created
+// before it was a rowid table (see ledgerSchema), in one transaction that
+// other processes opening the ledger wait for. The columns and their
+// order are unchanged: a build that knows the old layout uses the new one.
+func (l *Ledger) rowidPayments(ctx context.Context, conn *sql.Conn, schema []string) error {
+	var create, index string
+	for _, q := range schema {
+		q = strings.TrimSpace(q)
+		switch {
+		case strings.HasPrefix(q, "CREATE TABLE IF NOT EXISTS payments "):
+			create = strings.Replace(q, "payments", "payments_rowid", 1)
+		case strings.HasPrefix(q, "CREATE INDEX IF NOT EXISTS payments_inflight "):
+			index = q
+		}
+	}
+	if create == "" || index == "" {
+		return errors.New("x402: ledger schema has no payments table") // a bug here, not in the file
+	}
+	old := func() (bool, error) {
+		var ddl string
+		err := conn.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'payments'`).Scan(&ddl)
+		return strings.Contains(strings.ToUpper(ddl), "WITHOUT ROWID"), err
+	}
+	if o, err := old(); err != nil || !o {
+		return err
+	}
+	fail := func(err error) error {
+		conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		return fmt.Errorf("x402: ledger %s: rebuild payments as a rowid table: %w", l.where, err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return fail(err)
+	}
+	if o, err := old(); err != nil || !o { // another process did it meanwhile
+		if err != nil {
+			return fail(err)
+		}
+		_, err = conn.ExecContext(ctx, "COMMIT")
+		return err
+	}
+	for _, q := range []string{
+		`DROP TABLE IF EXISTS payments_rowid`,
+		create,
+		`INSERT INTO payments_rowid (` + paymentColumns + `) SELECT ` + paymentColumns + ` FROM payments`,
+		`DROP TABLE payments`, // and its index
+		`ALTER TABLE payments_rowid RENAME TO payments`,
+		index,
+		`COMMIT`,
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fail(err)
 		}
 	}
 	return nil

@@ -268,8 +268,8 @@ func (c *Core) begin(ctx context.Context, pr PaymentRequired, p *PaymentPayload)
 		return s, nil
 	}
 	// Chain-dependent checks (balance, nonce unused on chain, simulation)
-	// are the facilitator's.
-	vr, err := c.cfg.Facilitator.Verify(ctx, p, req)
+	// are the facilitator's. A Local one takes our checks as done.
+	vr, err := c.cfg.Facilitator.Verify(withVerified(ctx, p, req, a), p, req)
 	if err != nil {
 		s.release()
 		s.land(nil, nil)
@@ -467,7 +467,7 @@ func (s *session) settle(ctx context.Context, answer []byte) (*SettlementRespons
 	}
 	// Once sent, a settlement must not be abandoned half-way because the
 	// client disconnected; the facilitator bounds its own calls.
-	resp, err := c.cfg.Facilitator.Settle(context.WithoutCancel(ctx), s.payload, s.req)
+	resp, err := c.cfg.Facilitator.Settle(withVerified(context.WithoutCancel(ctx), s.payload, s.req, s.auth), s.payload, s.req)
 	now = c.cfg.Now()
 	if err != nil {
 		c.settleUnknown(s.key, s.owner, s.resource, s.req.Amount, s.payload, err)

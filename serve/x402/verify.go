@@ -1,6 +1,8 @@
 package x402
 
 import (
+	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
@@ -114,19 +116,8 @@ func checkExact(req PaymentRequirements, p *PaymentPayload, o checkOptions) (aut
 	if a.Value.Cmp(amount) != 0 {
 		return auth{}, refuse(ReasonValueMismatch, "authorization.value %s, want %s", a.Value, amount)
 	}
-	now := big.NewInt(o.now.Unix())
-	if a.ValidAfter.Cmp(now) > 0 {
-		return auth{}, refuse(ReasonNotYetValid, "validAfter %s is after now (%s)", a.ValidAfter, now)
-	}
-	minBefore := new(big.Int).Add(now, big.NewInt(int64(validBeforeBuffer/time.Second)))
-	if a.Before.Cmp(minBefore) < 0 {
-		return auth{}, refuse(ReasonExpired, "validBefore %s has passed or is less than %s away (now %s)", a.Before, validBeforeBuffer, now)
-	}
-	if o.maxAhead > 0 {
-		maxBefore := new(big.Int).Add(now, big.NewInt(int64(o.maxAhead/time.Second)))
-		if a.Before.Cmp(maxBefore) > 0 {
-			return auth{}, refuse(ReasonExpired, "validBefore %s is more than %s after now (%s)", a.Before, o.maxAhead, now)
-		}
+	if f := checkWindow(a, o); f != nil {
+		return auth{}, f
 	}
 	sep, err := dom.Separator()
 	if err != nil {
@@ -142,6 +133,55 @@ func checkExact(req PaymentRequirements, p *PaymentPayload, o checkOptions) (aut
 	return a, nil
 }
 
+// checkWindow checks the authorization's validity window at o.now.
+func checkWindow(a auth, o checkOptions) *finding {
+	now := big.NewInt(o.now.Unix())
+	if a.ValidAfter.Cmp(now) > 0 {
+		return refuse(ReasonNotYetValid, "validAfter %s is after now (%s)", a.ValidAfter, now)
+	}
+	minBefore := new(big.Int).Add(now, big.NewInt(int64(validBeforeBuffer/time.Second)))
+	if a.Before.Cmp(minBefore) < 0 {
+		return refuse(ReasonExpired, "validBefore %s has passed or is less than %s away (now %s)", a.Before, validBeforeBuffer, now)
+	}
+	if o.maxAhead > 0 {
+		maxBefore := new(big.Int).Add(now, big.NewInt(int64(o.maxAhead/time.Second)))
+		if a.Before.Cmp(maxBefore) > 0 {
+			return refuse(ReasonExpired, "validBefore %s is more than %s after now (%s)", a.Before, o.maxAhead, now)
+		}
+	}
+	return nil
+}
+
+// verifiedKey is the context key of a [verified] payment.
+type verifiedKey struct{}
+
+// verified is a payment the Core has checked with checkExact (stricter
+// than a facilitator's options), handed through the context to a Local
+// facilitator in the same process, which then checks the validity window
+// against its own clock but not the rest again: the payload is the same
+// object and the requirements are equal, so the outcome would be the
+// same. A remote facilitator never sees it; it verifies everything
+// itself.
+type verified struct {
+	payload *PaymentPayload
+	req     PaymentRequirements
+	auth    auth
+}
+
+func withVerified(ctx context.Context, p *PaymentPayload, req PaymentRequirements, a auth) context.Context {
+	return context.WithValue(ctx, verifiedKey{}, &verified{payload: p, req: req, auth: a})
+}
+
+// verifiedFor returns the authorization the Core verified for exactly p
+// and req, if ctx carries it.
+func verifiedFor(ctx context.Context, p *PaymentPayload, req PaymentRequirements) (auth, bool) {
+	v, ok := ctx.Value(verifiedKey{}).(*verified)
+	if !ok || v.payload != p || v.req != req {
+		return auth{}, false
+	}
+	return v.auth, true
+}
+
 // keyOf is the ledger key of an authorization: EIP-3009 nonces are per
 // token contract per chain per payer.
 func keyOf(req PaymentRequirements, a auth) claimKey {
@@ -154,4 +194,6 @@ func keyOf(req PaymentRequirements, a auth) claimKey {
 	}
 }
 
-func lowerHex(a common.Address) string { return strings.ToLower(a.Hex()) }
+// lowerHex is a's lower-case 0x-hex (Address.Hex would compute the
+// EIP-55 checksum, a Keccak hash, only to have it lower-cased).
+func lowerHex(a common.Address) string { return "0x" + hex.EncodeToString(a[:]) }
