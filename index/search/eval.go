@@ -19,7 +19,10 @@ type iterator interface {
 	nextDoc() int32
 	advance(target int32) int32 // first doc >= target (stays if already there)
 	score() float64             // BM25F score of the current doc
-	cost() int64                // an upper bound of the matches, to order conjunctions
+	// bound is an upper bound of score() on the current doc from the
+	// skip tables' block bounds, without decoding frequencies.
+	bound() float64
+	cost() int64 // an upper bound of the matches, to order conjunctions
 }
 
 // The fields an unscoped term searches; full text only on request.
@@ -150,21 +153,38 @@ func (e *evaluator) termIter(id int, mask uint8) *termIter {
 	p := e.ix.open(id, mask)
 	e.postings = append(e.postings, p)
 	df := float64(p.df)
-	return &termIter{p: p, ix: e.ix, idf: math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5))}
+	return &termIter{p: p, ix: e.ix, idf: math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5)), bBlk: -1,
+		useAll: mask&^anyFields != 0}
 }
 
 // termIter scores one posting list by BM25F over its fields.
 type termIter struct {
-	p   *postings
-	ix  *Index
-	idf float64
+	p      *postings
+	ix     *Index
+	idf    float64
+	useAll bool // the mask has fields outside anyFields: bound by WAll
+	bBlk   int  // the block of b
+	b      float64
 }
 
-func (t *termIter) docID() int32                           { return t.p.cur }
-func (t *termIter) nextDoc() int32                         { return t.p.nextDoc() }
-func (t *termIter) advance(d int32) int32                  { return t.p.advance(d) }
-func (t *termIter) cost() int64                            { return int64(t.p.df) }
-func (t *termIter) score() float64                         { return t.ix.bm25f(t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
+func (t *termIter) docID() int32          { return t.p.cur }
+func (t *termIter) nextDoc() int32        { return t.p.nextDoc() }
+func (t *termIter) advance(d int32) int32 { return t.p.advance(d) }
+func (t *termIter) cost() int64           { return int64(t.p.df) }
+func (t *termIter) score() float64        { return t.ix.bm25f(t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
+
+// bound is idf·W/(K1+W) for the block's W bound, with a margin for the
+// rounding of the two computations.
+func (t *termIter) bound() float64 {
+	if t.bBlk != t.p.blk {
+		w := float64(t.p.entry.WAny)
+		if t.useAll {
+			w = float64(t.p.entry.WAll)
+		}
+		t.b, t.bBlk = t.idf*w/(K1+w)*(1+1e-9), t.p.blk
+	}
+	return t.b
+}
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
 
 // bm25f is the score of the current document of p over the fields of
@@ -172,7 +192,7 @@ func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.position
 // summed before the saturation.
 func (ix *Index) bm25f(p *postings, idf float64, mask uint8) float64 {
 	d := &ix.docs[p.cur]
-	tfs := &p.tfs[p.i]
+	tfs := p.tf()
 	w := 0.0
 	for m := mask; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros8(m)
@@ -275,6 +295,7 @@ type phraseIter struct {
 func (p *phraseIter) docID() int32   { return p.and.docID() }
 func (p *phraseIter) cost() int64    { return p.and.cost() }
 func (p *phraseIter) score() float64 { return p.and.score() }
+func (p *phraseIter) bound() float64 { return p.and.bound() }
 func (p *phraseIter) nextDoc() int32 { return p.find(p.and.nextDoc()) }
 func (p *phraseIter) advance(t int32) int32 {
 	if p.and.docID() >= t {
@@ -396,6 +417,14 @@ outer:
 	return d
 }
 
+func (a *andIter) bound() float64 {
+	s := 0.0
+	for _, c := range a.its {
+		s += c.bound()
+	}
+	return s
+}
+
 func (a *andIter) score() float64 {
 	s := 0.0
 	for _, c := range a.its {
@@ -496,6 +525,15 @@ func (o *orIter) score() float64 {
 	return o.scoreFrom(0)
 }
 
+func (o *orIter) bound() float64 { return o.boundFrom(0) }
+
+func (o *orIter) boundFrom(i int) float64 {
+	if i >= len(o.heap) || o.heap[i].docID() != o.cur {
+		return 0
+	}
+	return o.heap[i].bound() + o.boundFrom(2*i+1) + o.boundFrom(2*i+2)
+}
+
 func (o *orIter) scoreFrom(i int) float64 {
 	if i >= len(o.heap) || o.heap[i].docID() != o.cur {
 		return 0
@@ -514,6 +552,7 @@ type listIter struct {
 
 func (l *listIter) docID() int32   { return l.cur }
 func (l *listIter) score() float64 { return 0 }
+func (l *listIter) bound() float64 { return 0 }
 func (l *listIter) cost() int64 {
 	if l.docs != nil {
 		return int64(len(l.docs))

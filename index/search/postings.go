@@ -8,10 +8,11 @@ import (
 // noMore is the doc of an exhausted iterator.
 const noMore = math.MaxInt32
 
-// postings iterates one term's postings block by block, decoding a
-// block's doc part (docs, field masks, frequencies) on entry and its
-// positions only when a phrase asks. A malformed block ends the iteration
-// and sets bad: the search then fails with ErrMalformed.
+// postings iterates one term's postings block by block. Entering a block
+// unpacks its doc ids only (and views its field masks in place); the
+// frequencies are decoded when a score or a phrase asks for them, the
+// positions when a phrase asks. A malformed block ends the iteration and
+// sets bad: the search then fails with ErrMalformed.
 type postings struct {
 	ix      *Index
 	skips   []byte
@@ -20,17 +21,23 @@ type postings struct {
 	df      int
 	mask    uint8 // fields that count; docs with none are skipped
 
-	blk  int // current block, -1 before the first
-	cnt  int // docs in the block
-	i    int // current doc's index in the block
-	cur  int32
-	docs [blockDocs]int32
-	fm   [blockDocs]uint8
-	tfs  [blockDocs][NumFields]uint32
-	plen [blockDocs]uint32 // bytes of each doc's positions
-	// Positions: the block's position part, and a reader positioned at
-	// the start of doc posAt's positions.
-	pos   []byte
+	blk   int // current block, -1 before the first
+	cnt   int // docs in the block
+	i     int // current doc's index in the block
+	cur   int32
+	all   bool    // every doc of the block has a wanted field
+	fm    []uint8 // the block's field masks, in the mapping
+	freq  []byte  // the block's frequency part, in the mapping
+	pos   []byte  // the block's position part, in the mapping
+	entry skipEntry
+	docs  [blockDocs]int32
+	delta [blockDocs]uint32
+
+	// Frequencies, decoded for block freqBlk only.
+	freqBlk int
+	tfs     [blockDocs][NumFields]uint32
+	plen    [blockDocs]uint32 // bytes of each doc's positions
+	// A reader positioned at the start of doc posAt's positions.
 	posAt int
 	posRd int
 	bad   bool
@@ -38,7 +45,7 @@ type postings struct {
 
 // open makes an iterator over term t restricted to the fields in mask.
 func (ix *Index) open(t int, mask uint8) *postings {
-	p := &postings{ix: ix, mask: mask, blk: -1, cur: -1}
+	p := &postings{ix: ix, mask: mask, blk: -1, cur: -1, freqBlk: -1}
 	rec := ix.terms[t]
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
@@ -55,10 +62,11 @@ func (p *postings) lastDoc(b int) int32 {
 	return int32(binary.LittleEndian.Uint32(p.skips[b*skipEntrySize:]))
 }
 
-// load decodes block b's doc part.
+func (p *postings) maskOr(b int) uint8 { return p.skips[b*skipEntrySize+4] }
+
+// load unpacks block b's doc ids and views its masks.
 func (p *postings) load(b int) bool {
-	e := p.skips[b*skipEntrySize:]
-	docLen, off := uint64(binary.LittleEndian.Uint32(e[4:])), binary.LittleEndian.Uint64(e[8:])
+	e := getSkip(p.skips[b*skipEntrySize:])
 	p.cnt = blockDocs
 	if b == p.nblocks-1 {
 		p.cnt = p.df - b*blockDocs
@@ -70,26 +78,56 @@ func (p *postings) load(b int) bool {
 	// The block ends where the next one starts, or at the skip table.
 	next := p.skipOff
 	if b+1 < p.nblocks {
-		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+8:])
+		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+24:])
 	}
-	if off < p.ix.postLo || next > p.ix.postHi || off > next || docLen > next-off {
+	off := e.Off
+	if off < p.ix.postLo || next > p.ix.postHi || off >= next || uint64(e.PosOff) > next-off || e.FreqOff > e.PosOff {
 		return p.fail()
 	}
-	buf := p.ix.mm[off : off+docLen]
-	p.pos = p.ix.mm[off+docLen : next]
-	for i := range p.cnt {
-		delta, n := binary.Uvarint(buf)
-		if n <= 0 || delta == 0 || delta > uint64(math.MaxInt32-1-prev) || n >= len(buf) {
+	blk := p.ix.mm[off:next]
+	width := int(blk[0])
+	docEnd := 1 + packedLen(p.cnt, width) + p.cnt
+	if width > 31 || uint64(docEnd) != uint64(e.FreqOff) {
+		return p.fail()
+	}
+	unpack(p.delta[:p.cnt], blk[1:], width)
+	for i, d := range p.delta[:p.cnt] {
+		if uint64(d) >= uint64(math.MaxInt32-1-prev) {
 			return p.fail()
 		}
-		prev += int32(delta)
+		prev += int32(d) + 1
 		p.docs[i] = prev
-		m := buf[n]
-		buf = buf[n+1:]
+	}
+	if prev != e.LastDoc || prev >= p.ix.n {
+		return p.fail()
+	}
+	p.fm = blk[docEnd-p.cnt : docEnd]
+	var or uint8
+	all := true
+	for _, m := range p.fm {
 		if m == 0 || m >= 1<<NumFields {
 			return p.fail()
 		}
-		p.fm[i] = m
+		or |= m
+		all = all && m&p.mask != 0
+	}
+	if or != e.MaskOr {
+		return p.fail()
+	}
+	p.freq, p.pos = blk[e.FreqOff:e.PosOff], blk[e.PosOff:]
+	p.blk, p.i, p.all, p.entry = b, -1, all, e
+	return true
+}
+
+// loadFreqs decodes the current block's frequencies and position lengths.
+func (p *postings) loadFreqs() bool {
+	if p.freqBlk == p.blk {
+		return true
+	}
+	buf := p.freq
+	var total uint64
+	for i := range p.cnt {
+		m := p.fm[i]
 		for f := range NumFields {
 			p.tfs[i][f] = 0
 			if m&(1<<f) != 0 {
@@ -105,18 +143,20 @@ func (p *postings) load(b int) bool {
 		if n <= 0 || pl > uint64(len(p.pos)) {
 			return p.fail()
 		}
+		total += pl
 		p.plen[i] = uint32(pl)
 		buf = buf[n:]
 	}
-	if prev != p.lastDoc(b) || len(buf) != 0 || prev >= p.ix.n {
+	if len(buf) != 0 || total != uint64(len(p.pos)) {
 		return p.fail()
 	}
-	p.blk, p.i, p.posAt, p.posRd = b, -1, 0, 0
+	p.freqBlk, p.posAt, p.posRd = p.blk, 0, 0
 	return true
 }
 
 func (p *postings) fail() bool {
 	p.bad, p.cur, p.cnt = true, noMore, 0
+	p.freqBlk = -1
 	return false
 }
 
@@ -125,18 +165,28 @@ func (p *postings) nextDoc() int32 {
 	for p.cur != noMore {
 		p.i++
 		if p.i >= p.cnt {
-			if p.blk+1 >= p.nblocks || !p.load(p.blk+1) {
-				p.cur = noMore
+			if !p.nextBlock(p.blk + 1) {
 				return noMore
 			}
 			p.i = 0
 		}
-		if p.fm[p.i]&p.mask != 0 {
+		if p.all || p.fm[p.i]&p.mask != 0 {
 			p.cur = p.docs[p.i]
 			return p.cur
 		}
 	}
 	return noMore
+}
+
+// nextBlock loads the first block from b on with a wanted field.
+func (p *postings) nextBlock(b int) bool {
+	for ; b < p.nblocks; b++ {
+		if p.maskOr(b)&p.mask != 0 {
+			return p.load(b)
+		}
+	}
+	p.cur = noMore
+	return false
 }
 
 // advance moves to the first document >= target with a wanted field.
@@ -166,31 +216,47 @@ func (p *postings) advance(target int32) int32 {
 				hi = m
 			}
 		}
-		if lo >= p.nblocks || p.lastDoc(lo) < target || !p.load(lo) {
+		if lo >= p.nblocks || p.lastDoc(lo) < target {
 			p.cur = noMore
 			return noMore
 		}
-	}
-	for {
-		p.i++
-		if p.i >= p.cnt {
-			return p.nextDocFromBlockEnd()
+		if p.maskOr(lo)&p.mask == 0 {
+			// No wanted field in the block: the next doc is in a later one.
+			if !p.nextBlock(lo + 1) {
+				return noMore
+			}
+			p.i = -1
+			return p.nextDoc()
 		}
-		if p.docs[p.i] >= target && p.fm[p.i]&p.mask != 0 {
-			p.cur = p.docs[p.i]
-			return p.cur
+		if !p.load(lo) {
+			return noMore
 		}
 	}
+	// Binary search in the block's docs after the current one.
+	lo, hi := p.i+1, p.cnt
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p.docs[m] < target {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	p.i = lo - 1
+	return p.nextDoc()
 }
 
-func (p *postings) nextDocFromBlockEnd() int32 {
-	p.i = p.cnt - 1
-	return p.nextDoc()
+// tf returns the current document's frequencies (decoding the block's).
+func (p *postings) tf() *[NumFields]uint32 {
+	if !p.loadFreqs() {
+		return &p.tfs[0] // zeros after fail; the search reports bad
+	}
+	return &p.tfs[p.i]
 }
 
 // positions appends the current document's positions in field f to dst.
 func (p *postings) positions(dst []uint32, f int) []uint32 {
-	if p.fm[p.i]&(1<<f) == 0 {
+	if p.fm[p.i]&(1<<f) == 0 || !p.loadFreqs() {
 		return dst
 	}
 	if p.posAt > p.i {

@@ -318,6 +318,13 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 			}
 			h := ranked{doc: d}
 			if ev.scoring {
+				// Only a document that can enter the top k is scored: the
+				// rest are counted (they rank after the k kept, so after
+				// the cursor too once the kept ones do).
+				if top.k == 0 || top.full() && it.bound() <= top.worstScore() && (after == nil || top.heap[0].key > after.key) {
+					nAfter++
+					continue
+				}
 				h.score = it.score()
 			}
 			h.key = ix.key(r.Sort, ev.scoring, h.score, d)
@@ -451,6 +458,12 @@ func (t *topK) push(h ranked) {
 		i = m
 	}
 }
+
+// full reports whether k matches are kept: a new one must beat the worst.
+func (t *topK) full() bool { return len(t.heap) >= t.k }
+
+// worstScore is the score of the worst match kept (the heap is full).
+func (t *topK) worstScore() float64 { return t.heap[0].score }
 
 // sorted returns the kept matches best first.
 func (t *topK) sorted() []ranked {
