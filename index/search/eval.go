@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -56,7 +57,7 @@ func (e *evaluator) compile(n query.Node) (iterator, error) {
 	case *query.Phrase:
 		return e.phrase(n), nil
 	case *query.Or:
-		var its []iterator
+		var its, scorers []iterator
 		for _, c := range n.Children {
 			if _, ok := c.(*query.Not); ok {
 				return nil, fmt.Errorf("%w: NOT inside OR", ErrQuery)
@@ -67,9 +68,13 @@ func (e *evaluator) compile(n query.Node) (iterator, error) {
 			}
 			if it != nil {
 				its = append(its, it)
+				if len(n.Children) >= minUnion && e.scoring {
+					sc, _ := e.compile(c) // compiled once already
+					scorers = append(scorers, sc)
+				}
 			}
 		}
-		return newOr(its), nil
+		return e.union(its, scorers), nil
 	case *query.And:
 		var pos, neg []iterator
 		for _, c := range n.Children {
@@ -137,6 +142,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 	if !t.Prefix {
 		exact = e.ix.lookup(word)
 	}
+	var scorers []iterator
 	for _, id := range ids {
 		m := mask
 		if id != exact && !t.Prefix {
@@ -144,9 +150,28 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 		if m != 0 {
 			its = append(its, e.termIter(id, m))
+			if len(ids) >= minUnion && e.scoring {
+				scorers = append(scorers, e.termIter(id, m))
+			}
 		}
 	}
-	return newOr(its)
+	return e.union(its, scorers)
+}
+
+// union returns the union of its: a heap of them when they are few, else
+// a window union (scorers, the same iterators compiled again, score it).
+func (e *evaluator) union(its, scorers []iterator) iterator {
+	if len(its) < minUnion {
+		return newOr(its)
+	}
+	u := &unionIter{its: its, cur: -1, end: -1, scoring: e.scoring}
+	if e.scoring {
+		u.scorers = scorers
+	}
+	for _, it := range its {
+		u.cst += it.cost()
+	}
+	return u
 }
 
 func (e *evaluator) termIter(id int, mask uint8) *termIter {
@@ -177,13 +202,19 @@ func (t *termIter) score() float64        { return t.ix.bm25f(t.p, t.idf, t.p.fm
 // rounding of the two computations.
 func (t *termIter) bound() float64 {
 	if t.bBlk != t.p.blk {
-		w := float64(t.p.entry.WAny)
-		if t.useAll {
-			w = float64(t.p.entry.WAll)
-		}
-		t.b, t.bBlk = t.idf*w/(K1+w)*(1+1e-9), t.p.blk
+		t.b, t.bBlk = t.blockBound(t.p.blk), t.p.blk
 	}
 	return t.b
+}
+
+// blockBound is the bound of block b's documents, read in the skip table.
+func (t *termIter) blockBound(b int) float64 {
+	at := b*skipEntrySize + 8
+	if t.useAll {
+		at += 4
+	}
+	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:])))
+	return t.idf * w / (K1 + w) * (1 + 1e-9)
 }
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
 
@@ -605,4 +636,125 @@ func gallop(docs []int32, target int32) int {
 		}
 	}
 	return lo
+}
+
+// minUnion is the number of children from which a union is a window union
+// rather than a heap.
+const minUnion = 3
+
+// unionWindow is the number of documents a window union collects at once.
+const unionWindow = 2048
+
+// unionIter is a union that walks its children a window of documents at
+// a time, each child in turn over the window, marking a bitset and adding
+// the child's block bound to its documents: a document costs a bit and an
+// addition per child matching it instead of a heap operation. Scores come
+// from scorers, a second copy of the children advanced only to the
+// documents scored, summed in child order so that a document's score does
+// not depend on which others were scored.
+type unionIter struct {
+	its     []iterator
+	scorers []iterator
+	scoring bool
+	base    int32 // the window is base .. end-1
+	end     int32
+	cur     int32
+	cst     int64
+	bits    [unionWindow / 64]uint64
+	bacc    [unionWindow]float64
+}
+
+func (u *unionIter) docID() int32 { return u.cur }
+func (u *unionIter) cost() int64  { return u.cst }
+
+func (u *unionIter) nextDoc() int32 {
+	if u.cur == noMore {
+		return noMore
+	}
+	return u.advance(u.cur + 1)
+}
+
+func (u *unionIter) advance(t int32) int32 {
+	if u.cur >= t {
+		return u.cur
+	}
+	for {
+		if t < u.end {
+			if d := u.scan(max(t, u.base)); d != noMore {
+				u.cur = d
+				return d
+			}
+			t = u.end
+		}
+		if !u.fill(t) {
+			u.cur = noMore
+			return noMore
+		}
+	}
+}
+
+// scan returns the first marked doc >= t in the window, noMore if none.
+func (u *unionIter) scan(t int32) int32 {
+	k := int(t - u.base)
+	w := k >> 6
+	word := u.bits[w] &^ (1<<(k&63) - 1)
+	for {
+		if word != 0 {
+			return u.base + int32(w<<6+bits.TrailingZeros64(word))
+		}
+		w++
+		if w >= len(u.bits) {
+			return noMore
+		}
+		word = u.bits[w]
+	}
+}
+
+// fill collects the window that starts at the first child doc >= from.
+func (u *unionIter) fill(from int32) bool {
+	first := int32(noMore)
+	for _, c := range u.its {
+		d := c.docID()
+		if d < from {
+			d = c.advance(from)
+		}
+		first = min(first, d)
+	}
+	if first == noMore {
+		return false
+	}
+	clear(u.bits[:])
+	u.base = first
+	u.end = int32(min(int64(first)+unionWindow, noMore))
+	for _, c := range u.its {
+		for d := c.docID(); d < u.end; d = c.nextDoc() {
+			k := d - u.base
+			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
+			if u.scoring {
+				// The first child on a doc sets its bound, the next add.
+				if *w&bit == 0 {
+					u.bacc[k] = c.bound()
+				} else {
+					u.bacc[k] += c.bound()
+				}
+			}
+			*w |= bit
+		}
+	}
+	return true
+}
+
+func (u *unionIter) bound() float64 { return u.bacc[u.cur-u.base] }
+
+func (u *unionIter) score() float64 {
+	s := 0.0
+	for _, c := range u.scorers {
+		if c.docID() < u.cur {
+			c.advance(u.cur)
+		}
+		if c.docID() == u.cur {
+			s += c.score()
+		}
+	}
+	return s
 }

@@ -301,3 +301,32 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	}
 	return dst
 }
+
+// countBlock counts block b's documents with a wanted field without
+// unpacking its doc ids: all of them when the block has no other field,
+// else by its mask bytes. ok is false if the block is malformed.
+func (p *postings) countBlock(b int) (n int, ok bool) {
+	cnt := blockDocs
+	if b == p.nblocks-1 {
+		cnt = p.df - b*blockDocs
+	}
+	or := p.maskOr(b)
+	if or&p.mask == 0 {
+		return 0, true
+	}
+	if or&^p.mask == 0 {
+		return cnt, true
+	}
+	e := p.skips[b*skipEntrySize:]
+	off, freqOff := binary.LittleEndian.Uint64(e[24:]), uint64(binary.LittleEndian.Uint32(e[16:]))
+	if off < p.ix.postLo || off >= p.ix.postHi || freqOff > p.ix.postHi-off || freqOff < uint64(cnt)+1 {
+		p.fail()
+		return 0, false
+	}
+	for _, m := range p.ix.mm[off+freqOff-uint64(cnt) : off+freqOff] {
+		if m&p.mask != 0 {
+			n++
+		}
+	}
+	return n, true
+}

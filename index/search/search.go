@@ -302,7 +302,11 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	var nAfter int64 // matches ranking after the cursor (all without one)
-	if it != nil && !f.none {
+	if t, ok := it.(*termIter); ok && ev.scoring && !filtering && fc == nil && !f.none {
+		if res.Total, nAfter, err = termTop(ctx, t, top, after); err != nil {
+			return Result{}, err
+		}
+	} else if it != nil && !f.none {
 		for d, i := it.nextDoc(), 0; d != noMore; d, i = it.nextDoc(), i+1 {
 			if i%checkEvery == checkEvery-1 {
 				if err := ctx.Err(); err != nil {
@@ -361,6 +365,54 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	}
 	res.Facets = ix.facetResult(fc)
 	return res, nil
+}
+
+// termTop ranks the matches of one term without filters or facets block
+// by block: a block whose bound cannot beat the worst score kept (once k
+// are kept) is counted from its skip entry or mask bytes, never unpacked.
+// It returns the total and the matches ranking after the cursor (all of
+// them without one), as Search's loop would.
+func termTop(ctx context.Context, t *termIter, top *topK, after *cursorPos) (total, nAfter int64, err error) {
+	p := t.p
+	for b := 0; b < p.nblocks && !p.bad; b++ {
+		if b%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, err
+			}
+		}
+		if top.k == 0 || top.full() && t.blockBound(b) <= top.worstScore() && (after == nil || top.heap[0].key > after.key) {
+			n, _ := p.countBlock(b)
+			total += int64(n)
+			nAfter += int64(n)
+			continue
+		}
+		if p.maskOr(b)&p.mask == 0 {
+			continue
+		}
+		if !p.load(b) {
+			break
+		}
+		for i := range p.cnt {
+			if !p.all && p.fm[i]&p.mask == 0 {
+				continue
+			}
+			p.i, p.cur = i, p.docs[i]
+			total++
+			if top.full() && t.bound() <= top.worstScore() && (after == nil || top.heap[0].key > after.key) {
+				nAfter++
+				continue
+			}
+			h := ranked{doc: p.cur, score: t.score()}
+			h.key = -h.score
+			if after != nil && !(h.key > after.key || h.key == after.key && h.doc > after.doc) {
+				continue
+			}
+			nAfter++
+			top.push(h)
+		}
+	}
+	p.cur = noMore
+	return total, nAfter, nil
 }
 
 // driver returns the iterator of the request's candidates: the query's
