@@ -178,8 +178,8 @@ func (e *evaluator) termIter(id int, mask uint8) *termIter {
 	p := e.ix.open(id, mask)
 	e.postings = append(e.postings, p)
 	df := float64(p.df)
-	return &termIter{p: p, ix: e.ix, idf: math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5)), bBlk: -1,
-		useAll: mask&^anyFields != 0}
+	idf := math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5))
+	return &termIter{p: p, ix: e.ix, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0, impScale: idf / 255 * (1 + 1e-9)}
 }
 
 // termIter scores one posting list by BM25F over its fields.
@@ -190,6 +190,9 @@ type termIter struct {
 	useAll bool // the mask has fields outside anyFields: bound by WAll
 	bBlk   int  // the block of b
 	b      float64
+	// impScale turns an impact byte into a score bound: idf/255 with a
+	// margin for rounding.
+	impScale float64
 }
 
 func (t *termIter) docID() int32          { return t.p.cur }
@@ -201,6 +204,10 @@ func (t *termIter) score() float64        { return t.ix.bm25f(t.p, t.idf, t.p.fm
 // bound is idf·W/(K1+W) for the block's W bound, with a margin for the
 // rounding of the two computations.
 func (t *termIter) bound() float64 {
+	if !t.useAll {
+		// The document's own impact byte: idf·q/255.
+		return t.impScale * float64(t.p.imp[t.p.i])
+	}
 	if t.bBlk != t.p.blk {
 		t.b, t.bBlk = t.blockBound(t.p.blk), t.p.blk
 	}
@@ -660,6 +667,7 @@ type unionIter struct {
 	end     int32
 	cur     int32
 	cst     int64
+	active  []int32 // the children with documents in the window
 	bits    [unionWindow / 64]uint64
 	bacc    [unionWindow]float64
 }
@@ -726,7 +734,11 @@ func (u *unionIter) fill(from int32) bool {
 	clear(u.bits[:])
 	u.base = first
 	u.end = int32(min(int64(first)+unionWindow, noMore))
-	for _, c := range u.its {
+	u.active = u.active[:0]
+	for i, c := range u.its {
+		if c.docID() < u.end {
+			u.active = append(u.active, int32(i))
+		}
 		for d := c.docID(); d < u.end; d = c.nextDoc() {
 			k := d - u.base
 			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
@@ -748,7 +760,8 @@ func (u *unionIter) bound() float64 { return u.bacc[u.cur-u.base] }
 
 func (u *unionIter) score() float64 {
 	s := 0.0
-	for _, c := range u.scorers {
+	for _, i := range u.active {
+		c := u.scorers[i]
 		if c.docID() < u.cur {
 			c.advance(u.cur)
 		}

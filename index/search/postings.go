@@ -27,20 +27,30 @@ type postings struct {
 	cur   int32
 	all   bool    // every doc of the block has a wanted field
 	fm    []uint8 // the block's field masks, in the mapping
+	imp   []uint8 // the block's impacts (writer's impact), in the mapping
 	freq  []byte  // the block's frequency part, in the mapping
 	pos   []byte  // the block's position part, in the mapping
 	entry skipEntry
 	docs  [blockDocs]int32
 	delta [blockDocs]uint32
 
-	// Frequencies, decoded for block freqBlk only.
+	// Frequencies, decoded for block freqBlk only, its first freqN docs
+	// (freqRd bytes of freq, posSum bytes of positions).
 	freqBlk int
-	tfs     [blockDocs][NumFields]uint32
-	plen    [blockDocs]uint32 // bytes of each doc's positions
+	freqN   int
+	freqRd  int
+	posSum  uint64
+	*freqs  // allocated on the first decode: most lists are only walked
 	// A reader positioned at the start of doc posAt's positions.
 	posAt int
 	posRd int
 	bad   bool
+}
+
+// freqs are a block's decoded frequencies and position lengths.
+type freqs struct {
+	tfs  [blockDocs][NumFields]uint32
+	plen [blockDocs]uint32 // bytes of each doc's positions
 }
 
 // open makes an iterator over term t restricted to the fields in mask.
@@ -86,7 +96,7 @@ func (p *postings) load(b int) bool {
 	}
 	blk := p.ix.mm[off:next]
 	width := int(blk[0])
-	docEnd := 1 + packedLen(p.cnt, width) + p.cnt
+	docEnd := 1 + packedLen(p.cnt, width) + 2*p.cnt
 	if width > 31 || uint64(docEnd) != uint64(e.FreqOff) {
 		return p.fail()
 	}
@@ -101,7 +111,7 @@ func (p *postings) load(b int) bool {
 	if prev != e.LastDoc || prev >= p.ix.n {
 		return p.fail()
 	}
-	p.fm = blk[docEnd-p.cnt : docEnd]
+	p.fm, p.imp = blk[docEnd-2*p.cnt:docEnd-p.cnt], blk[docEnd-p.cnt:docEnd]
 	var or uint8
 	all := true
 	for _, m := range p.fm {
@@ -119,14 +129,22 @@ func (p *postings) load(b int) bool {
 	return true
 }
 
-// loadFreqs decodes the current block's frequencies and position lengths.
+// loadFreqs decodes the current block's frequencies and position
+// lengths up to its current document: a phrase or a score that needs a
+// few documents of a block does not decode the rest.
 func (p *postings) loadFreqs() bool {
-	if p.freqBlk == p.blk {
+	if p.freqs == nil {
+		p.freqs = new(freqs)
+	}
+	if p.freqBlk != p.blk {
+		p.freqBlk, p.freqN, p.freqRd, p.posAt, p.posRd, p.posSum = p.blk, 0, 0, 0, 0, 0
+	}
+	if p.i < p.freqN {
 		return true
 	}
-	buf := p.freq
-	var total uint64
-	for i := range p.cnt {
+	buf := p.freq[p.freqRd:]
+	for ; p.freqN <= p.i; p.freqN++ {
+		i := p.freqN
 		m := p.fm[i]
 		for f := range NumFields {
 			p.tfs[i][f] = 0
@@ -140,17 +158,17 @@ func (p *postings) loadFreqs() bool {
 			}
 		}
 		pl, n := binary.Uvarint(buf)
-		if n <= 0 || pl > uint64(len(p.pos)) {
+		if n <= 0 || pl > uint64(len(p.pos))-p.posSum {
 			return p.fail()
 		}
-		total += pl
+		p.posSum += pl
 		p.plen[i] = uint32(pl)
 		buf = buf[n:]
 	}
-	if len(buf) != 0 || total != uint64(len(p.pos)) {
+	p.freqRd = len(p.freq) - len(buf)
+	if p.freqN == p.cnt && (len(buf) != 0 || p.posSum != uint64(len(p.pos))) {
 		return p.fail()
 	}
-	p.freqBlk, p.posAt, p.posRd = p.blk, 0, 0
 	return true
 }
 
@@ -249,7 +267,7 @@ func (p *postings) advance(target int32) int32 {
 // tf returns the current document's frequencies (decoding the block's).
 func (p *postings) tf() *[NumFields]uint32 {
 	if !p.loadFreqs() {
-		return &p.tfs[0] // zeros after fail; the search reports bad
+		return new([NumFields]uint32) // zeros after fail; the search reports bad
 	}
 	return &p.tfs[p.i]
 }
@@ -319,11 +337,11 @@ func (p *postings) countBlock(b int) (n int, ok bool) {
 	}
 	e := p.skips[b*skipEntrySize:]
 	off, freqOff := binary.LittleEndian.Uint64(e[24:]), uint64(binary.LittleEndian.Uint32(e[16:]))
-	if off < p.ix.postLo || off >= p.ix.postHi || freqOff > p.ix.postHi-off || freqOff < uint64(cnt)+1 {
+	if off < p.ix.postLo || off >= p.ix.postHi || freqOff > p.ix.postHi-off || freqOff < 2*uint64(cnt)+1 {
 		p.fail()
 		return 0, false
 	}
-	for _, m := range p.ix.mm[off+freqOff-uint64(cnt) : off+freqOff] {
+	for _, m := range p.ix.mm[off+freqOff-2*uint64(cnt) : off+freqOff-uint64(cnt)] {
 		if m&p.mask != 0 {
 			n++
 		}

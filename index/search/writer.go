@@ -78,6 +78,7 @@ type blockBuf struct {
 	prevLast int32 // last doc of the previous block of the term (-1)
 	deltas   []uint32
 	masks    []byte
+	impacts  []byte
 	freqs    []byte
 	pos      []byte
 	maskOr   uint8
@@ -501,6 +502,7 @@ func (w *Writer) endDoc() error {
 		}
 	}
 	bk.wAny, bk.wAll = max(bk.wAny, wAny), max(bk.wAll, wAll)
+	bk.impacts = append(bk.impacts, impact(wAny))
 	// The bytes of the doc's positions, so that a phrase check skips the
 	// positions of the block's earlier documents without decoding them.
 	bk.freqs = binary.AppendUvarint(bk.freqs, uint64(len(bk.pos)-plen))
@@ -514,7 +516,16 @@ func (w *Writer) endDoc() error {
 
 func (bk *blockBuf) reset() {
 	bk.deltas, bk.masks, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.freqs[:0], bk.pos[:0]
+	bk.impacts = bk.impacts[:0]
 	bk.maskOr, bk.wAny, bk.wAll = 0, 0, 0
+}
+
+// impact quantises a document's saturated weight W/(K1+W) over anyFields
+// to a byte q, rounded up: W/(K1+W) <= q/255, so idf·q/255 bounds the
+// term's score on the document for any fields within anyFields.
+func impact(w float64) byte {
+	q := math.Ceil(w/(K1+w)*255 + 1e-6)
+	return byte(min(max(q, 0), 255))
 }
 
 // roundUp32 is the smallest float32 >= x (x >= 0, finite).
@@ -535,6 +546,7 @@ func (w *Writer) flushBlock() error {
 	bk.packed = append(bk.packed[:0], byte(b))
 	bk.packed = appendPacked(bk.packed, bk.deltas, b)
 	bk.packed = append(bk.packed, bk.masks...)
+	bk.packed = append(bk.packed, bk.impacts...)
 	freqOff := len(bk.packed)
 	posOff := freqOff + len(bk.freqs)
 	if uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
