@@ -68,7 +68,7 @@ func (e *evaluator) compile(n query.Node) (iterator, error) {
 			}
 			if it != nil {
 				its = append(its, it)
-				if len(n.Children) >= minUnion && e.scoring {
+				if len(n.Children) > 1 && e.scoring {
 					sc, _ := e.compile(c) // compiled once already
 					scorers = append(scorers, sc)
 				}
@@ -150,7 +150,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 		if m != 0 {
 			its = append(its, e.termIter(id, m))
-			if len(ids) >= minUnion && e.scoring {
+			if len(ids) > 1 && e.scoring {
 				scorers = append(scorers, e.termIter(id, m))
 			}
 		}
@@ -158,11 +158,14 @@ func (e *evaluator) term(t *query.Term) iterator {
 	return e.union(its, scorers)
 }
 
-// union returns the union of its: a heap of them when they are few, else
-// a window union (scorers, the same iterators compiled again, score it).
+// union returns the union of its, nil when there is none: a window union
+// (scorers, the same iterators compiled again, score it).
 func (e *evaluator) union(its, scorers []iterator) iterator {
-	if len(its) < minUnion {
-		return newOr(its)
+	switch len(its) {
+	case 0:
+		return nil
+	case 1:
+		return its[0]
 	}
 	u := &unionIter{its: its, cur: -1, end: -1, scoring: e.scoring}
 	if e.scoring {
@@ -324,10 +327,12 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 // order, within one field: positions never continue from one field into
 // the next, so a phrase cannot span a title and an abstract.
 type phraseIter struct {
-	and   *andIter
-	words []*termIter
-	mask  uint8
-	pos   [][]uint32
+	and    *andIter
+	words  []*termIter
+	mask   uint8
+	order  []int // word indexes, the rarest first
+	buf    []uint32
+	starts []uint32 // candidate positions of the phrase's first word
 }
 
 func (p *phraseIter) docID() int32   { return p.and.docID() }
@@ -349,10 +354,17 @@ func (p *phraseIter) find(d int32) int32 {
 	return d
 }
 
-// matches checks the current document's positions, field by field.
+// matches checks the current document's positions, field by field: the
+// rarest word's positions give the candidate starts, which each other
+// word, rarer first, filters; a field stops at the first word that leaves
+// no start, without decoding the others' positions.
 func (p *phraseIter) matches() bool {
-	if p.pos == nil {
-		p.pos = make([][]uint32, len(p.words))
+	if p.order == nil {
+		p.order = make([]int, len(p.words))
+		for i := range p.order {
+			p.order[i] = i
+		}
+		slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(p.words[a].p.df, p.words[b].p.df) })
 	}
 	for f := range NumFields {
 		fb := uint8(1 << f)
@@ -369,40 +381,45 @@ func (p *phraseIter) matches() bool {
 		if !in {
 			continue
 		}
-		for i, w := range p.words {
-			p.pos[i] = w.positions(p.pos[i][:0], f)
+		r := p.order[0]
+		p.buf = p.words[r].positions(p.buf[:0], f)
+		p.starts = p.starts[:0]
+		for _, x := range p.buf {
+			if x >= uint32(r) {
+				p.starts = append(p.starts, x-uint32(r))
+			}
 		}
-		if adjacent(p.pos) {
+		for _, k := range p.order[1:] {
+			if len(p.starts) == 0 {
+				break
+			}
+			p.buf = p.words[k].positions(p.buf[:0], f)
+			p.starts = keepStarts(p.starts, p.buf, uint32(k))
+		}
+		if len(p.starts) > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// adjacent reports whether some x has x in pos[0], x+1 in pos[1], ...
-func adjacent(pos [][]uint32) bool {
-	idx := make([]int, len(pos))
-	for _, x := range pos[0] {
-		ok := true
-		for k := 1; k < len(pos); k++ {
-			want := x + uint32(k)
-			l := pos[k]
-			for idx[k] < len(l) && l[idx[k]] < want {
-				idx[k]++
-			}
-			if idx[k] == len(l) {
-				return false
-			}
-			if l[idx[k]] != want {
-				ok = false
-				break
-			}
+// keepStarts keeps the starts s with s+k in pos (both increasing).
+func keepStarts(starts, pos []uint32, k uint32) []uint32 {
+	out := starts[:0]
+	j := 0
+	for _, s := range starts {
+		want := s + k
+		for j < len(pos) && pos[j] < want {
+			j++
 		}
-		if ok {
-			return true
+		if j == len(pos) {
+			break
+		}
+		if pos[j] == want {
+			out = append(out, s)
 		}
 	}
-	return false
+	return out
 }
 
 // andIter is a conjunction: the cheapest child leads, the others are
@@ -471,114 +488,6 @@ func (a *andIter) score() float64 {
 	return s
 }
 
-// orIter is a union over a heap of its children by current doc.
-type orIter struct {
-	heap []iterator
-	cur  int32
-	cst  int64
-}
-
-// newOr returns the union of its, nil when there is none.
-func newOr(its []iterator) iterator {
-	switch len(its) {
-	case 0:
-		return nil
-	case 1:
-		return its[0]
-	}
-	o := &orIter{heap: its, cur: -1}
-	for _, it := range its {
-		o.cst += it.cost()
-	}
-	return o
-}
-
-func (o *orIter) docID() int32 { return o.cur }
-func (o *orIter) cost() int64  { return o.cst }
-
-func (o *orIter) nextDoc() int32 {
-	if o.cur == -1 {
-		for _, it := range o.heap {
-			it.nextDoc()
-		}
-		o.init()
-		return o.top()
-	}
-	if o.cur == noMore {
-		return noMore
-	}
-	return o.advance(o.cur + 1)
-}
-
-func (o *orIter) advance(t int32) int32 {
-	if o.cur >= t {
-		return o.cur
-	}
-	if o.cur == -1 {
-		for _, it := range o.heap {
-			it.advance(t)
-		}
-		o.init()
-		return o.top()
-	}
-	for o.heap[0].docID() < t {
-		o.heap[0].advance(t)
-		o.down(0)
-	}
-	return o.top()
-}
-
-func (o *orIter) top() int32 {
-	o.cur = o.heap[0].docID()
-	return o.cur
-}
-
-func (o *orIter) init() {
-	for i := len(o.heap)/2 - 1; i >= 0; i-- {
-		o.down(i)
-	}
-}
-
-func (o *orIter) down(i int) {
-	h := o.heap
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].docID() < h[m].docID() {
-			m = l
-		}
-		if r < len(h) && h[r].docID() < h[m].docID() {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-// score sums the children on the current document: they are the heap's
-// top, so the walk stops below any child past it.
-func (o *orIter) score() float64 {
-	return o.scoreFrom(0)
-}
-
-func (o *orIter) bound() float64 { return o.boundFrom(0) }
-
-func (o *orIter) boundFrom(i int) float64 {
-	if i >= len(o.heap) || o.heap[i].docID() != o.cur {
-		return 0
-	}
-	return o.heap[i].bound() + o.boundFrom(2*i+1) + o.boundFrom(2*i+2)
-}
-
-func (o *orIter) scoreFrom(i int) float64 {
-	if i >= len(o.heap) || o.heap[i].docID() != o.cur {
-		return 0
-	}
-	return o.heap[i].score() + o.scoreFrom(2*i+1) + o.scoreFrom(2*i+2)
-}
-
 // listIter walks a doc list (a topic's documents) or all documents.
 type listIter struct {
 	docs []int32 // nil: 0..n-1
@@ -645,12 +554,12 @@ func gallop(docs []int32, target int32) int {
 	return lo
 }
 
-// minUnion is the number of children from which a union is a window union
-// rather than a heap.
-const minUnion = 3
-
-// unionWindow is the number of documents a window union collects at once.
-const unionWindow = 2048
+// unionWindow is the number of documents a window union collects at once
+// when walking on, unionJump after a jump.
+const (
+	unionWindow = 2048
+	unionJump   = 64
+)
 
 // unionIter is a union that walks its children a window of documents at
 // a time, each child in turn over the window, marking a bitset and adding
@@ -694,7 +603,7 @@ func (u *unionIter) advance(t int32) int32 {
 			}
 			t = u.end
 		}
-		if !u.fill(t) {
+		if !u.fill(t, t == u.end) {
 			u.cur = noMore
 			return noMore
 		}
@@ -718,8 +627,12 @@ func (u *unionIter) scan(t int32) int32 {
 	}
 }
 
-// fill collects the window that starts at the first child doc >= from.
-func (u *unionIter) fill(from int32) bool {
+// fill collects the window that starts at the first child doc >= from:
+// a long one when the walk goes on from the previous window, a short one
+// after a jump (a conjunction advancing the union to its own, maybe
+// sparse, documents), so that a jump does not walk the children over
+// documents no one asked for.
+func (u *unionIter) fill(from int32, onward bool) bool {
 	first := int32(noMore)
 	for _, c := range u.its {
 		d := c.docID()
@@ -733,7 +646,11 @@ func (u *unionIter) fill(from int32) bool {
 	}
 	clear(u.bits[:])
 	u.base = first
-	u.end = int32(min(int64(first)+unionWindow, noMore))
+	size := int64(unionWindow)
+	if !onward {
+		size = unionJump
+	}
+	u.end = int32(min(int64(first)+size, noMore))
 	u.active = u.active[:0]
 	for i, c := range u.its {
 		if c.docID() < u.end {

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // noMore is the doc of an exhausted iterator.
@@ -142,30 +143,29 @@ func (p *postings) loadFreqs() bool {
 	if p.i < p.freqN {
 		return true
 	}
-	buf := p.freq[p.freqRd:]
+	buf, rd := p.freq, p.freqRd
 	for ; p.freqN <= p.i; p.freqN++ {
 		i := p.freqN
-		m := p.fm[i]
-		for f := range NumFields {
-			p.tfs[i][f] = 0
-			if m&(1<<f) != 0 {
-				tf, n := binary.Uvarint(buf)
-				if n <= 0 || tf == 0 || tf > math.MaxUint32 {
-					return p.fail()
-				}
-				p.tfs[i][f] = uint32(tf)
-				buf = buf[n:]
+		tfs := &p.tfs[i]
+		*tfs = [NumFields]uint32{}
+		for m := p.fm[i]; m != 0; m &= m - 1 {
+			tf, n := uvarint(buf, rd)
+			if n <= 0 || tf == 0 || tf > math.MaxUint32 {
+				return p.fail()
 			}
+			tfs[bits.TrailingZeros8(m)] = uint32(tf)
+			rd += n
 		}
-		pl, n := binary.Uvarint(buf)
+		pl, n := uvarint(buf, rd)
 		if n <= 0 || pl > uint64(len(p.pos))-p.posSum {
 			return p.fail()
 		}
 		p.posSum += pl
 		p.plen[i] = uint32(pl)
-		buf = buf[n:]
+		rd += n
 	}
-	p.freqRd = len(p.freq) - len(buf)
+	p.freqRd = rd
+	buf = buf[rd:]
 	if p.freqN == p.cnt && (len(buf) != 0 || p.posSum != uint64(len(p.pos))) {
 		return p.fail()
 	}
@@ -284,7 +284,7 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	rd := p.posRd
 	skip := func(k int) bool {
 		for ; k > 0; k-- {
-			_, n := binary.Uvarint(buf[rd:])
+			_, n := uvarint(buf, rd)
 			if n <= 0 {
 				return false
 			}
@@ -308,7 +308,7 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	}
 	x := uint64(0)
 	for range p.tfs[p.i][f] {
-		d, n := binary.Uvarint(buf[rd:])
+		d, n := uvarint(buf, rd)
 		if n <= 0 {
 			p.fail()
 			return dst
@@ -347,4 +347,15 @@ func (p *postings) countBlock(b int) (n int, ok bool) {
 		}
 	}
 	return n, true
+}
+
+// uvarint is binary.Uvarint(b[at:]) with the one-byte case inline.
+func uvarint(b []byte, at int) (uint64, int) {
+	if at < len(b) && b[at] < 0x80 {
+		return uint64(b[at]), 1
+	}
+	if at >= len(b) {
+		return 0, 0
+	}
+	return binary.Uvarint(b[at:])
 }
