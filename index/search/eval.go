@@ -577,6 +577,7 @@ type unionIter struct {
 	cur     int32
 	cst     int64
 	active  []int32 // the children with documents in the window
+	next    []int32 // each child's current doc
 	bits    [unionWindow / 64]uint64
 	bacc    [unionWindow]float64
 }
@@ -633,11 +634,19 @@ func (u *unionIter) scan(t int32) int32 {
 // sparse, documents), so that a jump does not walk the children over
 // documents no one asked for.
 func (u *unionIter) fill(from int32, onward bool) bool {
+	if u.next == nil {
+		// Each child's current doc, so that a window skips the children
+		// that have nothing in it without calling them.
+		u.next = make([]int32, len(u.its))
+		for i, c := range u.its {
+			u.next[i] = c.docID()
+		}
+	}
 	first := int32(noMore)
-	for _, c := range u.its {
-		d := c.docID()
+	for i, d := range u.next {
 		if d < from {
-			d = c.advance(from)
+			d = u.its[i].advance(from)
+			u.next[i] = d
 		}
 		first = min(first, d)
 	}
@@ -652,11 +661,17 @@ func (u *unionIter) fill(from int32, onward bool) bool {
 	}
 	u.end = int32(min(int64(first)+size, noMore))
 	u.active = u.active[:0]
-	for i, c := range u.its {
-		if c.docID() < u.end {
-			u.active = append(u.active, int32(i))
+	for i, d := range u.next {
+		if d >= u.end {
+			continue
 		}
-		for d := c.docID(); d < u.end; d = c.nextDoc() {
+		u.active = append(u.active, int32(i))
+		c := u.its[i]
+		if t, ok := c.(*termIter); ok {
+			u.next[i] = u.fillTerm(t)
+			continue
+		}
+		for ; d < u.end; d = c.nextDoc() {
 			k := d - u.base
 			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
 			if u.scoring {
@@ -669,8 +684,29 @@ func (u *unionIter) fill(from int32, onward bool) bool {
 			}
 			*w |= bit
 		}
+		u.next[i] = d
 	}
 	return true
+}
+
+// fillTerm is fill's loop for a term, without an interface call per
+// document.
+func (u *unionIter) fillTerm(t *termIter) int32 {
+	p := t.p
+	d := p.cur
+	for ; d < u.end; d = p.nextDoc() {
+		k := d - u.base
+		w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
+		if u.scoring {
+			if *w&bit == 0 {
+				u.bacc[k] = t.bound()
+			} else {
+				u.bacc[k] += t.bound()
+			}
+		}
+		*w |= bit
+	}
+	return d
 }
 
 func (u *unionIter) bound() float64 { return u.bacc[u.cur-u.base] }

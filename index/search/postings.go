@@ -32,8 +32,8 @@ type postings struct {
 	freq  []byte  // the block's frequency part, in the mapping
 	pos   []byte  // the block's position part, in the mapping
 	entry skipEntry
-	docs  [blockDocs]int32
-	delta [blockDocs]uint32
+	docs  []int32  // the block's docs: min(df, blockDocs) long
+	delta []uint32 // scratch for unpacking
 
 	// Frequencies, decoded for block freqBlk only, its first freqN docs
 	// (freqRd bytes of freq, posSum bytes of positions).
@@ -66,6 +66,9 @@ func (ix *Index) open(t int, mask uint8) *postings {
 		return p
 	}
 	p.skips, p.skipOff = ix.mm[rec.SkipOff:end], rec.SkipOff
+	// Sized by df: a prefix opens hundreds of lists, most of them short.
+	n := min(p.df, blockDocs)
+	p.docs, p.delta = make([]int32, n), make([]uint32, n)
 	return p
 }
 
