@@ -427,15 +427,27 @@ func keepStarts(starts, pos []uint32, k uint32) []uint32 {
 // documents of an excluded child are dropped.
 type andIter struct {
 	its []iterator // by cost, cheapest first
-	neg []iterator
-	cur int32
-	cst int64
+	// terms are its when every child is a term: aligned, bounded and
+	// scored without an interface call per document.
+	terms []*termIter
+	neg   []iterator
+	cur   int32
+	cst   int64
 }
 
 func newAnd(pos, neg []iterator) *andIter {
 	its := slices.Clone(pos)
 	slices.SortStableFunc(its, func(a, b iterator) int { return cmp.Compare(a.cost(), b.cost()) })
-	return &andIter{its: its, neg: neg, cur: -1, cst: its[0].cost()}
+	a := &andIter{its: its, neg: neg, cur: -1, cst: its[0].cost()}
+	for _, it := range its {
+		t, ok := it.(*termIter)
+		if !ok {
+			a.terms = nil
+			break
+		}
+		a.terms = append(a.terms, t)
+	}
+	return a
 }
 
 func (a *andIter) docID() int32 { return a.cur }
@@ -451,6 +463,9 @@ func (a *andIter) advance(t int32) int32 {
 }
 
 func (a *andIter) align(d int32) int32 {
+	if a.terms != nil && a.neg == nil {
+		return a.alignTerms(d)
+	}
 	lead := a.its[0]
 outer:
 	for d != noMore {
@@ -472,8 +487,31 @@ outer:
 	return d
 }
 
+// alignTerms is align for terms without exclusions.
+func (a *andIter) alignTerms(d int32) int32 {
+	lead := a.terms[0].p
+outer:
+	for d != noMore {
+		for _, c := range a.terms[1:] {
+			if x := c.p.advance(d); x > d {
+				d = lead.advance(x)
+				continue outer
+			}
+		}
+		break
+	}
+	a.cur = d
+	return d
+}
+
 func (a *andIter) bound() float64 {
 	s := 0.0
+	if a.terms != nil {
+		for _, t := range a.terms {
+			s += t.bound()
+		}
+		return s
+	}
 	for _, c := range a.its {
 		s += c.bound()
 	}

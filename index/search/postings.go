@@ -105,31 +105,21 @@ func (p *postings) load(b int) bool {
 		return p.fail()
 	}
 	unpack(p.delta[:p.cnt], blk[1:], width)
+	// Increasing by construction; in range if the last one is (the sum
+	// cannot overflow an int64).
+	acc := int64(prev)
 	for i, d := range p.delta[:p.cnt] {
-		if uint64(d) >= uint64(math.MaxInt32-1-prev) {
-			return p.fail()
-		}
-		prev += int32(d) + 1
-		p.docs[i] = prev
+		acc += int64(d) + 1
+		p.docs[i] = int32(acc)
 	}
-	if prev != e.LastDoc || prev >= p.ix.n {
+	if acc != int64(e.LastDoc) || acc >= int64(p.ix.n) {
 		return p.fail()
 	}
 	p.fm, p.imp = blk[docEnd-2*p.cnt:docEnd-p.cnt], blk[docEnd-p.cnt:docEnd]
-	var or uint8
-	all := true
-	for _, m := range p.fm {
-		if m == 0 || m >= 1<<NumFields {
-			return p.fail()
-		}
-		or |= m
-		all = all && m&p.mask != 0
-	}
-	if or != e.MaskOr {
-		return p.fail()
-	}
+	// Mask bytes are checked where frequencies are decoded; a block whose
+	// masks all lie within the wanted fields needs no per-doc test.
 	p.freq, p.pos = blk[e.FreqOff:e.PosOff], blk[e.PosOff:]
-	p.blk, p.i, p.all, p.entry = b, -1, all, e
+	p.blk, p.i, p.all, p.entry = b, -1, e.MaskOr&^p.mask == 0, e
 	return true
 }
 
@@ -151,6 +141,9 @@ func (p *postings) loadFreqs() bool {
 		i := p.freqN
 		tfs := &p.tfs[i]
 		*tfs = [NumFields]uint32{}
+		if p.fm[i] == 0 || p.fm[i] >= 1<<NumFields || p.fm[i]&^p.entry.MaskOr != 0 {
+			return p.fail()
+		}
 		for m := p.fm[i]; m != 0; m &= m - 1 {
 			tf, n := uvarint(buf, rd)
 			if n <= 0 || tf == 0 || tf > math.MaxUint32 {
