@@ -20,8 +20,9 @@
 // A query (package query's syntax tree) compiles to iterators over posting
 // lists that walk matching documents in doc order: a conjunction advances
 // its children to the cheapest one's documents, galloping over each list's
-// skip table (one entry per 128 documents) and decoding only the blocks it
-// lands in; a union keeps its children in a heap; an exclusion drops the
+// skip table (one entry per 128 documents) and unpacking only the doc ids
+// of the blocks it lands in; a union walks its children over a window of
+// documents at a time into a bitset (no heap); an exclusion drops the
 // documents its child matches; a phrase is a conjunction whose candidates
 // are checked position by position within each field (a phrase never
 // spans two fields or two values of a field); a prefix is the union of at
@@ -32,6 +33,14 @@
 // match is filtered by its doc values (year, licence, topics, sources,
 // full text), counted, given its sort key (BM25F score, year or
 // cited-by count) and offered to a bounded heap of the best offset+limit.
+// Counting walks doc ids only: once the heap is full, a match is scored
+// (its frequencies decoded) only if the sum of its terms' bounds (each
+// posting's impact byte, or the skip table's per-block maximum; FORMAT.md)
+// beats the worst score kept, so the page is the one an exhaustive
+// scoring would give. A lone term without filters or facets counts the
+// blocks whose bound cannot enter the page without unpacking them.
+// Phrases check the rarest word's positions first and stop at the first
+// word that leaves no candidate start.
 // With a cursor the heap keeps only matches ranking after the cursor's
 // (key, doc), so a page at any depth costs what the first page costs.
 //

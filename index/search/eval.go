@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -19,7 +20,10 @@ type iterator interface {
 	nextDoc() int32
 	advance(target int32) int32 // first doc >= target (stays if already there)
 	score() float64             // BM25F score of the current doc
-	cost() int64                // an upper bound of the matches, to order conjunctions
+	// bound is an upper bound of score() on the current doc from the
+	// skip tables' block bounds, without decoding frequencies.
+	bound() float64
+	cost() int64 // an upper bound of the matches, to order conjunctions
 }
 
 // The fields an unscoped term searches; full text only on request.
@@ -53,7 +57,7 @@ func (e *evaluator) compile(n query.Node) (iterator, error) {
 	case *query.Phrase:
 		return e.phrase(n), nil
 	case *query.Or:
-		var its []iterator
+		var its, scorers []iterator
 		for _, c := range n.Children {
 			if _, ok := c.(*query.Not); ok {
 				return nil, fmt.Errorf("%w: NOT inside OR", ErrQuery)
@@ -64,9 +68,13 @@ func (e *evaluator) compile(n query.Node) (iterator, error) {
 			}
 			if it != nil {
 				its = append(its, it)
+				if len(n.Children) > 1 && e.scoring {
+					sc, _ := e.compile(c) // compiled once already
+					scorers = append(scorers, sc)
+				}
 			}
 		}
-		return newOr(its), nil
+		return e.union(its, scorers), nil
 	case *query.And:
 		var pos, neg []iterator
 		for _, c := range n.Children {
@@ -134,6 +142,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 	if !t.Prefix {
 		exact = e.ix.lookup(word)
 	}
+	var scorers []iterator
 	for _, id := range ids {
 		m := mask
 		if id != exact && !t.Prefix {
@@ -141,30 +150,82 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 		if m != 0 {
 			its = append(its, e.termIter(id, m))
+			if len(ids) > 1 && e.scoring {
+				scorers = append(scorers, e.termIter(id, m))
+			}
 		}
 	}
-	return newOr(its)
+	return e.union(its, scorers)
+}
+
+// union returns the union of its, nil when there is none: a window union
+// (scorers, the same iterators compiled again, score it).
+func (e *evaluator) union(its, scorers []iterator) iterator {
+	switch len(its) {
+	case 0:
+		return nil
+	case 1:
+		return its[0]
+	}
+	u := &unionIter{its: its, cur: -1, end: -1, scoring: e.scoring}
+	if e.scoring {
+		u.scorers = scorers
+	}
+	for _, it := range its {
+		u.cst += it.cost()
+	}
+	return u
 }
 
 func (e *evaluator) termIter(id int, mask uint8) *termIter {
 	p := e.ix.open(id, mask)
 	e.postings = append(e.postings, p)
 	df := float64(p.df)
-	return &termIter{p: p, ix: e.ix, idf: math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5))}
+	idf := math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5))
+	return &termIter{p: p, ix: e.ix, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0, impScale: idf / 255 * (1 + 1e-9)}
 }
 
 // termIter scores one posting list by BM25F over its fields.
 type termIter struct {
-	p   *postings
-	ix  *Index
-	idf float64
+	p      *postings
+	ix     *Index
+	idf    float64
+	useAll bool // the mask has fields outside anyFields: bound by WAll
+	bBlk   int  // the block of b
+	b      float64
+	// impScale turns an impact byte into a score bound: idf/255 with a
+	// margin for rounding.
+	impScale float64
 }
 
-func (t *termIter) docID() int32                           { return t.p.cur }
-func (t *termIter) nextDoc() int32                         { return t.p.nextDoc() }
-func (t *termIter) advance(d int32) int32                  { return t.p.advance(d) }
-func (t *termIter) cost() int64                            { return int64(t.p.df) }
-func (t *termIter) score() float64                         { return t.ix.bm25f(t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
+func (t *termIter) docID() int32          { return t.p.cur }
+func (t *termIter) nextDoc() int32        { return t.p.nextDoc() }
+func (t *termIter) advance(d int32) int32 { return t.p.advance(d) }
+func (t *termIter) cost() int64           { return int64(t.p.df) }
+func (t *termIter) score() float64        { return t.ix.bm25f(t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
+
+// bound is idf·W/(K1+W) for the block's W bound, with a margin for the
+// rounding of the two computations.
+func (t *termIter) bound() float64 {
+	if !t.useAll {
+		// The document's own impact byte: idf·q/255.
+		return t.impScale * float64(t.p.imp[t.p.i])
+	}
+	if t.bBlk != t.p.blk {
+		t.b, t.bBlk = t.blockBound(t.p.blk), t.p.blk
+	}
+	return t.b
+}
+
+// blockBound is the bound of block b's documents, read in the skip table.
+func (t *termIter) blockBound(b int) float64 {
+	at := b*skipEntrySize + 8
+	if t.useAll {
+		at += 4
+	}
+	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:])))
+	return t.idf * w / (K1 + w) * (1 + 1e-9)
+}
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
 
 // bm25f is the score of the current document of p over the fields of
@@ -172,7 +233,7 @@ func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.position
 // summed before the saturation.
 func (ix *Index) bm25f(p *postings, idf float64, mask uint8) float64 {
 	d := &ix.docs[p.cur]
-	tfs := &p.tfs[p.i]
+	tfs := p.tf()
 	w := 0.0
 	for m := mask; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros8(m)
@@ -266,15 +327,18 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 // order, within one field: positions never continue from one field into
 // the next, so a phrase cannot span a title and an abstract.
 type phraseIter struct {
-	and   *andIter
-	words []*termIter
-	mask  uint8
-	pos   [][]uint32
+	and    *andIter
+	words  []*termIter
+	mask   uint8
+	order  []int // word indexes, the rarest first
+	buf    []uint32
+	starts []uint32 // candidate positions of the phrase's first word
 }
 
 func (p *phraseIter) docID() int32   { return p.and.docID() }
 func (p *phraseIter) cost() int64    { return p.and.cost() }
 func (p *phraseIter) score() float64 { return p.and.score() }
+func (p *phraseIter) bound() float64 { return p.and.bound() }
 func (p *phraseIter) nextDoc() int32 { return p.find(p.and.nextDoc()) }
 func (p *phraseIter) advance(t int32) int32 {
 	if p.and.docID() >= t {
@@ -290,10 +354,17 @@ func (p *phraseIter) find(d int32) int32 {
 	return d
 }
 
-// matches checks the current document's positions, field by field.
+// matches checks the current document's positions, field by field: the
+// rarest word's positions give the candidate starts, which each other
+// word, rarer first, filters; a field stops at the first word that leaves
+// no start, without decoding the others' positions.
 func (p *phraseIter) matches() bool {
-	if p.pos == nil {
-		p.pos = make([][]uint32, len(p.words))
+	if p.order == nil {
+		p.order = make([]int, len(p.words))
+		for i := range p.order {
+			p.order[i] = i
+		}
+		slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(p.words[a].p.df, p.words[b].p.df) })
 	}
 	for f := range NumFields {
 		fb := uint8(1 << f)
@@ -310,40 +381,45 @@ func (p *phraseIter) matches() bool {
 		if !in {
 			continue
 		}
-		for i, w := range p.words {
-			p.pos[i] = w.positions(p.pos[i][:0], f)
+		r := p.order[0]
+		p.buf = p.words[r].positions(p.buf[:0], f)
+		p.starts = p.starts[:0]
+		for _, x := range p.buf {
+			if x >= uint32(r) {
+				p.starts = append(p.starts, x-uint32(r))
+			}
 		}
-		if adjacent(p.pos) {
+		for _, k := range p.order[1:] {
+			if len(p.starts) == 0 {
+				break
+			}
+			p.buf = p.words[k].positions(p.buf[:0], f)
+			p.starts = keepStarts(p.starts, p.buf, uint32(k))
+		}
+		if len(p.starts) > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// adjacent reports whether some x has x in pos[0], x+1 in pos[1], ...
-func adjacent(pos [][]uint32) bool {
-	idx := make([]int, len(pos))
-	for _, x := range pos[0] {
-		ok := true
-		for k := 1; k < len(pos); k++ {
-			want := x + uint32(k)
-			l := pos[k]
-			for idx[k] < len(l) && l[idx[k]] < want {
-				idx[k]++
-			}
-			if idx[k] == len(l) {
-				return false
-			}
-			if l[idx[k]] != want {
-				ok = false
-				break
-			}
+// keepStarts keeps the starts s with s+k in pos (both increasing).
+func keepStarts(starts, pos []uint32, k uint32) []uint32 {
+	out := starts[:0]
+	j := 0
+	for _, s := range starts {
+		want := s + k
+		for j < len(pos) && pos[j] < want {
+			j++
 		}
-		if ok {
-			return true
+		if j == len(pos) {
+			break
+		}
+		if pos[j] == want {
+			out = append(out, s)
 		}
 	}
-	return false
+	return out
 }
 
 // andIter is a conjunction: the cheapest child leads, the others are
@@ -351,15 +427,27 @@ func adjacent(pos [][]uint32) bool {
 // documents of an excluded child are dropped.
 type andIter struct {
 	its []iterator // by cost, cheapest first
-	neg []iterator
-	cur int32
-	cst int64
+	// terms are its when every child is a term: aligned, bounded and
+	// scored without an interface call per document.
+	terms []*termIter
+	neg   []iterator
+	cur   int32
+	cst   int64
 }
 
 func newAnd(pos, neg []iterator) *andIter {
 	its := slices.Clone(pos)
 	slices.SortStableFunc(its, func(a, b iterator) int { return cmp.Compare(a.cost(), b.cost()) })
-	return &andIter{its: its, neg: neg, cur: -1, cst: its[0].cost()}
+	a := &andIter{its: its, neg: neg, cur: -1, cst: its[0].cost()}
+	for _, it := range its {
+		t, ok := it.(*termIter)
+		if !ok {
+			a.terms = nil
+			break
+		}
+		a.terms = append(a.terms, t)
+	}
+	return a
 }
 
 func (a *andIter) docID() int32 { return a.cur }
@@ -375,6 +463,9 @@ func (a *andIter) advance(t int32) int32 {
 }
 
 func (a *andIter) align(d int32) int32 {
+	if a.terms != nil && a.neg == nil {
+		return a.alignTerms(d)
+	}
 	lead := a.its[0]
 outer:
 	for d != noMore {
@@ -396,111 +487,43 @@ outer:
 	return d
 }
 
+// alignTerms is align for terms without exclusions.
+func (a *andIter) alignTerms(d int32) int32 {
+	lead := a.terms[0].p
+outer:
+	for d != noMore {
+		for _, c := range a.terms[1:] {
+			if x := c.p.advance(d); x > d {
+				d = lead.advance(x)
+				continue outer
+			}
+		}
+		break
+	}
+	a.cur = d
+	return d
+}
+
+func (a *andIter) bound() float64 {
+	s := 0.0
+	if a.terms != nil {
+		for _, t := range a.terms {
+			s += t.bound()
+		}
+		return s
+	}
+	for _, c := range a.its {
+		s += c.bound()
+	}
+	return s
+}
+
 func (a *andIter) score() float64 {
 	s := 0.0
 	for _, c := range a.its {
 		s += c.score()
 	}
 	return s
-}
-
-// orIter is a union over a heap of its children by current doc.
-type orIter struct {
-	heap []iterator
-	cur  int32
-	cst  int64
-}
-
-// newOr returns the union of its, nil when there is none.
-func newOr(its []iterator) iterator {
-	switch len(its) {
-	case 0:
-		return nil
-	case 1:
-		return its[0]
-	}
-	o := &orIter{heap: its, cur: -1}
-	for _, it := range its {
-		o.cst += it.cost()
-	}
-	return o
-}
-
-func (o *orIter) docID() int32 { return o.cur }
-func (o *orIter) cost() int64  { return o.cst }
-
-func (o *orIter) nextDoc() int32 {
-	if o.cur == -1 {
-		for _, it := range o.heap {
-			it.nextDoc()
-		}
-		o.init()
-		return o.top()
-	}
-	if o.cur == noMore {
-		return noMore
-	}
-	return o.advance(o.cur + 1)
-}
-
-func (o *orIter) advance(t int32) int32 {
-	if o.cur >= t {
-		return o.cur
-	}
-	if o.cur == -1 {
-		for _, it := range o.heap {
-			it.advance(t)
-		}
-		o.init()
-		return o.top()
-	}
-	for o.heap[0].docID() < t {
-		o.heap[0].advance(t)
-		o.down(0)
-	}
-	return o.top()
-}
-
-func (o *orIter) top() int32 {
-	o.cur = o.heap[0].docID()
-	return o.cur
-}
-
-func (o *orIter) init() {
-	for i := len(o.heap)/2 - 1; i >= 0; i-- {
-		o.down(i)
-	}
-}
-
-func (o *orIter) down(i int) {
-	h := o.heap
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].docID() < h[m].docID() {
-			m = l
-		}
-		if r < len(h) && h[r].docID() < h[m].docID() {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-// score sums the children on the current document: they are the heap's
-// top, so the walk stops below any child past it.
-func (o *orIter) score() float64 {
-	return o.scoreFrom(0)
-}
-
-func (o *orIter) scoreFrom(i int) float64 {
-	if i >= len(o.heap) || o.heap[i].docID() != o.cur {
-		return 0
-	}
-	return o.heap[i].score() + o.scoreFrom(2*i+1) + o.scoreFrom(2*i+2)
 }
 
 // listIter walks a doc list (a topic's documents) or all documents.
@@ -514,6 +537,7 @@ type listIter struct {
 
 func (l *listIter) docID() int32   { return l.cur }
 func (l *listIter) score() float64 { return 0 }
+func (l *listIter) bound() float64 { return 0 }
 func (l *listIter) cost() int64 {
 	if l.docs != nil {
 		return int64(len(l.docs))
@@ -566,4 +590,175 @@ func gallop(docs []int32, target int32) int {
 		}
 	}
 	return lo
+}
+
+// unionWindow is the number of documents a window union collects at once
+// when walking on, unionJump after a jump.
+const (
+	unionWindow = 2048
+	unionJump   = 64
+)
+
+// unionIter is a union that walks its children a window of documents at
+// a time, each child in turn over the window, marking a bitset and adding
+// the child's block bound to its documents: a document costs a bit and an
+// addition per child matching it instead of a heap operation. Scores come
+// from scorers, a second copy of the children advanced only to the
+// documents scored, summed in child order so that a document's score does
+// not depend on which others were scored.
+type unionIter struct {
+	its     []iterator
+	scorers []iterator
+	scoring bool
+	base    int32 // the window is base .. end-1
+	end     int32
+	cur     int32
+	cst     int64
+	active  []int32 // the children with documents in the window
+	next    []int32 // each child's current doc
+	bits    [unionWindow / 64]uint64
+	bacc    [unionWindow]float64
+}
+
+func (u *unionIter) docID() int32 { return u.cur }
+func (u *unionIter) cost() int64  { return u.cst }
+
+func (u *unionIter) nextDoc() int32 {
+	if u.cur == noMore {
+		return noMore
+	}
+	return u.advance(u.cur + 1)
+}
+
+func (u *unionIter) advance(t int32) int32 {
+	if u.cur >= t {
+		return u.cur
+	}
+	for {
+		if t < u.end {
+			if d := u.scan(max(t, u.base)); d != noMore {
+				u.cur = d
+				return d
+			}
+			t = u.end
+		}
+		if !u.fill(t, t == u.end) {
+			u.cur = noMore
+			return noMore
+		}
+	}
+}
+
+// scan returns the first marked doc >= t in the window, noMore if none.
+func (u *unionIter) scan(t int32) int32 {
+	k := int(t - u.base)
+	w := k >> 6
+	word := u.bits[w] &^ (1<<(k&63) - 1)
+	for {
+		if word != 0 {
+			return u.base + int32(w<<6+bits.TrailingZeros64(word))
+		}
+		w++
+		if w >= len(u.bits) {
+			return noMore
+		}
+		word = u.bits[w]
+	}
+}
+
+// fill collects the window that starts at the first child doc >= from:
+// a long one when the walk goes on from the previous window, a short one
+// after a jump (a conjunction advancing the union to its own, maybe
+// sparse, documents), so that a jump does not walk the children over
+// documents no one asked for.
+func (u *unionIter) fill(from int32, onward bool) bool {
+	if u.next == nil {
+		// Each child's current doc, so that a window skips the children
+		// that have nothing in it without calling them.
+		u.next = make([]int32, len(u.its))
+		for i, c := range u.its {
+			u.next[i] = c.docID()
+		}
+	}
+	first := int32(noMore)
+	for i, d := range u.next {
+		if d < from {
+			d = u.its[i].advance(from)
+			u.next[i] = d
+		}
+		first = min(first, d)
+	}
+	if first == noMore {
+		return false
+	}
+	clear(u.bits[:])
+	u.base = first
+	size := int64(unionWindow)
+	if !onward {
+		size = unionJump
+	}
+	u.end = int32(min(int64(first)+size, noMore))
+	u.active = u.active[:0]
+	for i, d := range u.next {
+		if d >= u.end {
+			continue
+		}
+		u.active = append(u.active, int32(i))
+		c := u.its[i]
+		if t, ok := c.(*termIter); ok {
+			u.next[i] = u.fillTerm(t)
+			continue
+		}
+		for ; d < u.end; d = c.nextDoc() {
+			k := d - u.base
+			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
+			if u.scoring {
+				// The first child on a doc sets its bound, the next add.
+				if *w&bit == 0 {
+					u.bacc[k] = c.bound()
+				} else {
+					u.bacc[k] += c.bound()
+				}
+			}
+			*w |= bit
+		}
+		u.next[i] = d
+	}
+	return true
+}
+
+// fillTerm is fill's loop for a term, without an interface call per
+// document.
+func (u *unionIter) fillTerm(t *termIter) int32 {
+	p := t.p
+	d := p.cur
+	for ; d < u.end; d = p.nextDoc() {
+		k := d - u.base
+		w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
+		if u.scoring {
+			if *w&bit == 0 {
+				u.bacc[k] = t.bound()
+			} else {
+				u.bacc[k] += t.bound()
+			}
+		}
+		*w |= bit
+	}
+	return d
+}
+
+func (u *unionIter) bound() float64 { return u.bacc[u.cur-u.base] }
+
+func (u *unionIter) score() float64 {
+	s := 0.0
+	for _, i := range u.active {
+		c := u.scorers[i]
+		if c.docID() < u.cur {
+			c.advance(u.cur)
+		}
+		if c.docID() == u.cur {
+			s += c.score()
+		}
+	}
+	return s
 }

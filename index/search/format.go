@@ -1,7 +1,10 @@
 package search
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"math"
 
 	"github.com/openshelf/openshelf/index/search/query"
 )
@@ -11,11 +14,19 @@ import (
 const File = "search/index.bin"
 
 // magic opens and closes the file; the digit is the format version.
-const magic = "osbsrch1"
+const magic = "osbsrch2"
+
+// magicPrefix is the magic without its version digit.
+const magicPrefix = "osbsrch"
 
 // ErrMalformed reports a search index that does not have the documented
 // shape (FORMAT.md): the snapshot is unusable.
 var ErrMalformed = errors.New("search: malformed search index")
+
+// ErrFormat reports an index written in another format version (an older
+// snapshot's "osbsrch1"): the snapshot must be rebuilt. It is also
+// ErrMalformed, so a server treats the snapshot as unusable.
+var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot)", ErrMalformed)
 
 // The indexed fields, as numbered in the file: query.Field minus one.
 const (
@@ -116,12 +127,44 @@ const termRecSize = 24
 
 // skipEntry is one postings block's entry in its term's skip table.
 type skipEntry struct {
-	LastDoc int32  // the block's last document
-	DocLen  uint32 // bytes of the block's doc part; its position part follows
-	Off     uint64 // file offset of the block
+	LastDoc int32 // the block's last document
+	MaskOr  uint8 // the union of the block's field masks
+	// WAny and WAll bound the BM25F weighted frequency sum of the block's
+	// documents over the fields of anyFields and over all fields: a
+	// document's score over fields m is at most idf·W/(K1+W) with W the
+	// bound of a superset of m (rounded up to float32).
+	WAny, WAll float32
+	FreqOff    uint32 // the frequency part's offset from the block's start
+	PosOff     uint32 // the position part's offset from the block's start
+	Off        uint64 // file offset of the block
 }
 
-const skipEntrySize = 16
+const skipEntrySize = 32
+
+// putSkip encodes e into b (skipEntrySize bytes).
+func putSkip(b []byte, e skipEntry) {
+	clear(b[:skipEntrySize])
+	binary.LittleEndian.PutUint32(b[0:], uint32(e.LastDoc))
+	b[4] = e.MaskOr
+	binary.LittleEndian.PutUint32(b[8:], math.Float32bits(e.WAny))
+	binary.LittleEndian.PutUint32(b[12:], math.Float32bits(e.WAll))
+	binary.LittleEndian.PutUint32(b[16:], e.FreqOff)
+	binary.LittleEndian.PutUint32(b[20:], e.PosOff)
+	binary.LittleEndian.PutUint64(b[24:], e.Off)
+}
+
+// getSkip decodes the entry at b.
+func getSkip(b []byte) skipEntry {
+	return skipEntry{
+		LastDoc: int32(binary.LittleEndian.Uint32(b[0:])),
+		MaskOr:  b[4],
+		WAny:    math.Float32frombits(binary.LittleEndian.Uint32(b[8:])),
+		WAll:    math.Float32frombits(binary.LittleEndian.Uint32(b[12:])),
+		FreqOff: binary.LittleEndian.Uint32(b[16:]),
+		PosOff:  binary.LittleEndian.Uint32(b[20:]),
+		Off:     binary.LittleEndian.Uint64(b[24:]),
+	}
+}
 
 // footerSize is the fixed end of the file: TOC offset and length (uint64),
 // CRC-32 (IEEE) of the TOC, 4 zero bytes and the magic.

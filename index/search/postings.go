@@ -3,15 +3,17 @@ package search
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // noMore is the doc of an exhausted iterator.
 const noMore = math.MaxInt32
 
-// postings iterates one term's postings block by block, decoding a
-// block's doc part (docs, field masks, frequencies) on entry and its
-// positions only when a phrase asks. A malformed block ends the iteration
-// and sets bad: the search then fails with ErrMalformed.
+// postings iterates one term's postings block by block. Entering a block
+// unpacks its doc ids only (and views its field masks in place); the
+// frequencies are decoded when a score or a phrase asks for them, the
+// positions when a phrase asks. A malformed block ends the iteration and
+// sets bad: the search then fails with ErrMalformed.
 type postings struct {
 	ix      *Index
 	skips   []byte
@@ -20,25 +22,41 @@ type postings struct {
 	df      int
 	mask    uint8 // fields that count; docs with none are skipped
 
-	blk  int // current block, -1 before the first
-	cnt  int // docs in the block
-	i    int // current doc's index in the block
-	cur  int32
-	docs [blockDocs]int32
-	fm   [blockDocs]uint8
-	tfs  [blockDocs][NumFields]uint32
-	plen [blockDocs]uint32 // bytes of each doc's positions
-	// Positions: the block's position part, and a reader positioned at
-	// the start of doc posAt's positions.
-	pos   []byte
+	blk   int // current block, -1 before the first
+	cnt   int // docs in the block
+	i     int // current doc's index in the block
+	cur   int32
+	all   bool    // every doc of the block has a wanted field
+	fm    []uint8 // the block's field masks, in the mapping
+	imp   []uint8 // the block's impacts (writer's impact), in the mapping
+	freq  []byte  // the block's frequency part, in the mapping
+	pos   []byte  // the block's position part, in the mapping
+	entry skipEntry
+	docs  []int32  // the block's docs: min(df, blockDocs) long
+	delta []uint32 // scratch for unpacking
+
+	// Frequencies, decoded for block freqBlk only, its first freqN docs
+	// (freqRd bytes of freq, posSum bytes of positions).
+	freqBlk int
+	freqN   int
+	freqRd  int
+	posSum  uint64
+	*freqs  // allocated on the first decode: most lists are only walked
+	// A reader positioned at the start of doc posAt's positions.
 	posAt int
 	posRd int
 	bad   bool
 }
 
+// freqs are a block's decoded frequencies and position lengths.
+type freqs struct {
+	tfs  [blockDocs][NumFields]uint32
+	plen [blockDocs]uint32 // bytes of each doc's positions
+}
+
 // open makes an iterator over term t restricted to the fields in mask.
 func (ix *Index) open(t int, mask uint8) *postings {
-	p := &postings{ix: ix, mask: mask, blk: -1, cur: -1}
+	p := &postings{ix: ix, mask: mask, blk: -1, cur: -1, freqBlk: -1}
 	rec := ix.terms[t]
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
@@ -48,6 +66,9 @@ func (ix *Index) open(t int, mask uint8) *postings {
 		return p
 	}
 	p.skips, p.skipOff = ix.mm[rec.SkipOff:end], rec.SkipOff
+	// Sized by df: a prefix opens hundreds of lists, most of them short.
+	n := min(p.df, blockDocs)
+	p.docs, p.delta = make([]int32, n), make([]uint32, n)
 	return p
 }
 
@@ -55,10 +76,11 @@ func (p *postings) lastDoc(b int) int32 {
 	return int32(binary.LittleEndian.Uint32(p.skips[b*skipEntrySize:]))
 }
 
-// load decodes block b's doc part.
+func (p *postings) maskOr(b int) uint8 { return p.skips[b*skipEntrySize+4] }
+
+// load unpacks block b's doc ids and views its masks.
 func (p *postings) load(b int) bool {
-	e := p.skips[b*skipEntrySize:]
-	docLen, off := uint64(binary.LittleEndian.Uint32(e[4:])), binary.LittleEndian.Uint64(e[8:])
+	e := getSkip(p.skips[b*skipEntrySize:])
 	p.cnt = blockDocs
 	if b == p.nblocks-1 {
 		p.cnt = p.df - b*blockDocs
@@ -70,53 +92,85 @@ func (p *postings) load(b int) bool {
 	// The block ends where the next one starts, or at the skip table.
 	next := p.skipOff
 	if b+1 < p.nblocks {
-		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+8:])
+		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+24:])
 	}
-	if off < p.ix.postLo || next > p.ix.postHi || off > next || docLen > next-off {
+	off := e.Off
+	if off < p.ix.postLo || next > p.ix.postHi || off >= next || uint64(e.PosOff) > next-off || e.FreqOff > e.PosOff {
 		return p.fail()
 	}
-	buf := p.ix.mm[off : off+docLen]
-	p.pos = p.ix.mm[off+docLen : next]
-	for i := range p.cnt {
-		delta, n := binary.Uvarint(buf)
-		if n <= 0 || delta == 0 || delta > uint64(math.MaxInt32-1-prev) || n >= len(buf) {
+	blk := p.ix.mm[off:next]
+	width := int(blk[0])
+	docEnd := 1 + packedLen(p.cnt, width) + 2*p.cnt
+	if width > 31 || uint64(docEnd) != uint64(e.FreqOff) {
+		return p.fail()
+	}
+	unpack(p.delta[:p.cnt], blk[1:], width)
+	// Increasing by construction; in range if the last one is (the sum
+	// cannot overflow an int64).
+	acc := int64(prev)
+	for i, d := range p.delta[:p.cnt] {
+		acc += int64(d) + 1
+		p.docs[i] = int32(acc)
+	}
+	if acc != int64(e.LastDoc) || acc >= int64(p.ix.n) {
+		return p.fail()
+	}
+	p.fm, p.imp = blk[docEnd-2*p.cnt:docEnd-p.cnt], blk[docEnd-p.cnt:docEnd]
+	// Mask bytes are checked where frequencies are decoded; a block whose
+	// masks all lie within the wanted fields needs no per-doc test.
+	p.freq, p.pos = blk[e.FreqOff:e.PosOff], blk[e.PosOff:]
+	p.blk, p.i, p.all, p.entry = b, -1, e.MaskOr&^p.mask == 0, e
+	return true
+}
+
+// loadFreqs decodes the current block's frequencies and position
+// lengths up to its current document: a phrase or a score that needs a
+// few documents of a block does not decode the rest.
+func (p *postings) loadFreqs() bool {
+	if p.freqs == nil {
+		p.freqs = new(freqs)
+	}
+	if p.freqBlk != p.blk {
+		p.freqBlk, p.freqN, p.freqRd, p.posAt, p.posRd, p.posSum = p.blk, 0, 0, 0, 0, 0
+	}
+	if p.i < p.freqN {
+		return true
+	}
+	buf, rd := p.freq, p.freqRd
+	for ; p.freqN <= p.i; p.freqN++ {
+		i := p.freqN
+		tfs := &p.tfs[i]
+		*tfs = [NumFields]uint32{}
+		if p.fm[i] == 0 || p.fm[i] >= 1<<NumFields || p.fm[i]&^p.entry.MaskOr != 0 {
 			return p.fail()
 		}
-		prev += int32(delta)
-		p.docs[i] = prev
-		m := buf[n]
-		buf = buf[n+1:]
-		if m == 0 || m >= 1<<NumFields {
-			return p.fail()
-		}
-		p.fm[i] = m
-		for f := range NumFields {
-			p.tfs[i][f] = 0
-			if m&(1<<f) != 0 {
-				tf, n := binary.Uvarint(buf)
-				if n <= 0 || tf == 0 || tf > math.MaxUint32 {
-					return p.fail()
-				}
-				p.tfs[i][f] = uint32(tf)
-				buf = buf[n:]
+		for m := p.fm[i]; m != 0; m &= m - 1 {
+			tf, n := uvarint(buf, rd)
+			if n <= 0 || tf == 0 || tf > math.MaxUint32 {
+				return p.fail()
 			}
+			tfs[bits.TrailingZeros8(m)] = uint32(tf)
+			rd += n
 		}
-		pl, n := binary.Uvarint(buf)
-		if n <= 0 || pl > uint64(len(p.pos)) {
+		pl, n := uvarint(buf, rd)
+		if n <= 0 || pl > uint64(len(p.pos))-p.posSum {
 			return p.fail()
 		}
+		p.posSum += pl
 		p.plen[i] = uint32(pl)
-		buf = buf[n:]
+		rd += n
 	}
-	if prev != p.lastDoc(b) || len(buf) != 0 || prev >= p.ix.n {
+	p.freqRd = rd
+	buf = buf[rd:]
+	if p.freqN == p.cnt && (len(buf) != 0 || p.posSum != uint64(len(p.pos))) {
 		return p.fail()
 	}
-	p.blk, p.i, p.posAt, p.posRd = b, -1, 0, 0
 	return true
 }
 
 func (p *postings) fail() bool {
 	p.bad, p.cur, p.cnt = true, noMore, 0
+	p.freqBlk = -1
 	return false
 }
 
@@ -125,18 +179,28 @@ func (p *postings) nextDoc() int32 {
 	for p.cur != noMore {
 		p.i++
 		if p.i >= p.cnt {
-			if p.blk+1 >= p.nblocks || !p.load(p.blk+1) {
-				p.cur = noMore
+			if !p.nextBlock(p.blk + 1) {
 				return noMore
 			}
 			p.i = 0
 		}
-		if p.fm[p.i]&p.mask != 0 {
+		if p.all || p.fm[p.i]&p.mask != 0 {
 			p.cur = p.docs[p.i]
 			return p.cur
 		}
 	}
 	return noMore
+}
+
+// nextBlock loads the first block from b on with a wanted field.
+func (p *postings) nextBlock(b int) bool {
+	for ; b < p.nblocks; b++ {
+		if p.maskOr(b)&p.mask != 0 {
+			return p.load(b)
+		}
+	}
+	p.cur = noMore
+	return false
 }
 
 // advance moves to the first document >= target with a wanted field.
@@ -166,31 +230,47 @@ func (p *postings) advance(target int32) int32 {
 				hi = m
 			}
 		}
-		if lo >= p.nblocks || p.lastDoc(lo) < target || !p.load(lo) {
+		if lo >= p.nblocks || p.lastDoc(lo) < target {
 			p.cur = noMore
 			return noMore
 		}
-	}
-	for {
-		p.i++
-		if p.i >= p.cnt {
-			return p.nextDocFromBlockEnd()
+		if p.maskOr(lo)&p.mask == 0 {
+			// No wanted field in the block: the next doc is in a later one.
+			if !p.nextBlock(lo + 1) {
+				return noMore
+			}
+			p.i = -1
+			return p.nextDoc()
 		}
-		if p.docs[p.i] >= target && p.fm[p.i]&p.mask != 0 {
-			p.cur = p.docs[p.i]
-			return p.cur
+		if !p.load(lo) {
+			return noMore
 		}
 	}
+	// Binary search in the block's docs after the current one.
+	lo, hi := p.i+1, p.cnt
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p.docs[m] < target {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	p.i = lo - 1
+	return p.nextDoc()
 }
 
-func (p *postings) nextDocFromBlockEnd() int32 {
-	p.i = p.cnt - 1
-	return p.nextDoc()
+// tf returns the current document's frequencies (decoding the block's).
+func (p *postings) tf() *[NumFields]uint32 {
+	if !p.loadFreqs() {
+		return new([NumFields]uint32) // zeros after fail; the search reports bad
+	}
+	return &p.tfs[p.i]
 }
 
 // positions appends the current document's positions in field f to dst.
 func (p *postings) positions(dst []uint32, f int) []uint32 {
-	if p.fm[p.i]&(1<<f) == 0 {
+	if p.fm[p.i]&(1<<f) == 0 || !p.loadFreqs() {
 		return dst
 	}
 	if p.posAt > p.i {
@@ -200,7 +280,7 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	rd := p.posRd
 	skip := func(k int) bool {
 		for ; k > 0; k-- {
-			_, n := binary.Uvarint(buf[rd:])
+			_, n := uvarint(buf, rd)
 			if n <= 0 {
 				return false
 			}
@@ -224,7 +304,7 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	}
 	x := uint64(0)
 	for range p.tfs[p.i][f] {
-		d, n := binary.Uvarint(buf[rd:])
+		d, n := uvarint(buf, rd)
 		if n <= 0 {
 			p.fail()
 			return dst
@@ -234,4 +314,44 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 		dst = append(dst, uint32(x))
 	}
 	return dst
+}
+
+// countBlock counts block b's documents with a wanted field without
+// unpacking its doc ids: all of them when the block has no other field,
+// else by its mask bytes. ok is false if the block is malformed.
+func (p *postings) countBlock(b int) (n int, ok bool) {
+	cnt := blockDocs
+	if b == p.nblocks-1 {
+		cnt = p.df - b*blockDocs
+	}
+	or := p.maskOr(b)
+	if or&p.mask == 0 {
+		return 0, true
+	}
+	if or&^p.mask == 0 {
+		return cnt, true
+	}
+	e := p.skips[b*skipEntrySize:]
+	off, freqOff := binary.LittleEndian.Uint64(e[24:]), uint64(binary.LittleEndian.Uint32(e[16:]))
+	if off < p.ix.postLo || off >= p.ix.postHi || freqOff > p.ix.postHi-off || freqOff < 2*uint64(cnt)+1 {
+		p.fail()
+		return 0, false
+	}
+	for _, m := range p.ix.mm[off+freqOff-2*uint64(cnt) : off+freqOff-uint64(cnt)] {
+		if m&p.mask != 0 {
+			n++
+		}
+	}
+	return n, true
+}
+
+// uvarint is binary.Uvarint(b[at:]) with the one-byte case inline.
+func uvarint(b []byte, at int) (uint64, int) {
+	if at < len(b) && b[at] < 0x80 {
+		return uint64(b[at]), 1
+	}
+	if at >= len(b) {
+		return 0, 0
+	}
+	return binary.Uvarint(b[at:])
 }

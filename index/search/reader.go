@@ -120,6 +120,9 @@ func (ix *Index) parse() error {
 		return fmt.Errorf("%w: this reader needs a little-endian machine", ErrMalformed)
 	}
 	if string(mm[:len(magic)]) != magic {
+		if string(mm[:len(magicPrefix)]) == magicPrefix {
+			return fmt.Errorf("%w: the file is format %q, this reader reads %q", ErrFormat, mm[:len(magic)], magic)
+		}
 		return fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
 	foot := mm[len(mm)-footerSize:]

@@ -172,34 +172,44 @@ func (ix *Index) newFacets(names []string) (*facetCounter, error) {
 	return fc, nil
 }
 
-func (ix *Index) count(fc *facetCounter, d int32) {
-	r := &ix.docs[d]
+// countBatch adds documents to the facet counts, one facet at a time.
+func (ix *Index) countBatch(fc *facetCounter, docs []int32) {
 	if fc.license != nil {
-		fc.license[r.License]++
+		for _, d := range docs {
+			fc.license[ix.docs[d].License]++
+		}
 	}
 	if fc.topic != nil {
-		for _, c := range ix.topicCodesOf(d) {
-			if int(c) < len(fc.topic) {
-				fc.topic[c]++
+		for _, d := range docs {
+			for _, c := range ix.topicCodesOf(d) {
+				if int(c) < len(fc.topic) {
+					fc.topic[c]++
+				}
 			}
 		}
 	}
-	if fc.years != nil && r.Year != 0 {
-		if r.Year > 0 && r.Year < 4096 {
-			fc.years[r.Year]++
-		} else {
-			fc.year[r.Year]++
+	if fc.years != nil {
+		for _, d := range docs {
+			switch y := ix.docs[d].Year; {
+			case y > 0 && y < 4096:
+				fc.years[y]++
+			case y != 0:
+				fc.year[y]++
+			}
 		}
 	}
 	if fc.source != nil {
-		for i := range Sources {
-			if r.Flags>>(1+i)&1 != 0 {
-				fc.source[i]++
+		for _, d := range docs {
+			fl := ix.docs[d].Flags
+			for i := range Sources {
+				fc.source[i] += int64(fl >> (1 + i) & 1)
 			}
 		}
 	}
 	if fc.fulltext != nil {
-		fc.fulltext[r.Flags&flagFulltext]++
+		for _, d := range docs {
+			fc.fulltext[ix.docs[d].Flags&flagFulltext]++
+		}
 	}
 }
 
@@ -302,32 +312,16 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	var nAfter int64 // matches ranking after the cursor (all without one)
-	if it != nil && !f.none {
-		for d, i := it.nextDoc(), 0; d != noMore; d, i = it.nextDoc(), i+1 {
-			if i%checkEvery == checkEvery-1 {
-				if err := ctx.Err(); err != nil {
-					return Result{}, err
-				}
-			}
-			if filtering && !ix.pass(&f, d) {
-				continue
-			}
-			res.Total++
-			if fc != nil {
-				ix.count(fc, d)
-			}
-			h := ranked{doc: d}
-			if ev.scoring {
-				h.score = it.score()
-			}
-			h.key = ix.key(r.Sort, ev.scoring, h.score, d)
-			if after != nil && !(h.key > after.key || h.key == after.key && d > after.doc) {
-				continue
-			}
-			nAfter++
-			top.push(h)
-		}
+	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
+	if t, ok := it.(*termIter); ok && !f.none {
+		err = sc.term(ctx, t)
+	} else if it != nil && !f.none {
+		err = sc.iter(ctx, it)
 	}
+	if err != nil {
+		return Result{}, err
+	}
+	res.Total, nAfter = sc.total, sc.nAfter
 	for _, p := range ev.postings {
 		if p.bad {
 			return Result{}, fmt.Errorf("%w: postings do not decode", ErrMalformed)
@@ -354,6 +348,135 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	}
 	res.Facets = ix.facetResult(fc)
 	return res, nil
+}
+
+// scan visits a request's matches in doc order: it filters them, counts
+// them and their facets (a batch of documents at a time, one facet after
+// the other), and offers to the top k those that can enter it (scoring
+// only the documents whose bound beats the worst score kept).
+type scan struct {
+	ix        *Index
+	f         *filter
+	filtering bool
+	fc        *facetCounter
+	sort      Sort
+	scoring   bool
+	top       *topK
+	after     *cursorPos
+	total     int64
+	nAfter    int64 // matches ranking after the cursor (all without one)
+	batch     []int32
+}
+
+// prunable reports whether a match whose score is at most bound cannot
+// enter the page: the k kept are as good, and rank after the cursor (so
+// the match does too).
+func (s *scan) prunable(bound float64) bool {
+	t := s.top
+	return t.k == 0 || t.full() && bound <= t.worstScore() && (s.after == nil || t.heap[0].key > s.after.key)
+}
+
+// rank offers match d (passed the filter, counted) to the top k; score
+// and bound are its iterator's.
+func (s *scan) rank(d int32, it interface {
+	score() float64
+	bound() float64
+}) {
+	h := ranked{doc: d}
+	if s.scoring {
+		if s.prunable(it.bound()) {
+			s.nAfter++
+			return
+		}
+		h.score = it.score()
+	}
+	h.key = s.ix.key(s.sort, s.scoring, h.score, d)
+	if s.after != nil && !(h.key > s.after.key || h.key == s.after.key && d > s.after.doc) {
+		return
+	}
+	s.nAfter++
+	s.top.push(h)
+}
+
+// iter visits the matches of any iterator.
+func (s *scan) iter(ctx context.Context, it iterator) error {
+	if s.fc != nil {
+		s.batch = make([]int32, 0, 256)
+	}
+	for d, i := it.nextDoc(), 0; d != noMore; d, i = it.nextDoc(), i+1 {
+		if i%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if s.filtering && !s.ix.pass(s.f, d) {
+			continue
+		}
+		s.total++
+		if s.fc != nil {
+			if s.batch = append(s.batch, d); len(s.batch) == cap(s.batch) {
+				s.ix.countBatch(s.fc, s.batch)
+				s.batch = s.batch[:0]
+			}
+		}
+		s.rank(d, it)
+	}
+	if s.fc != nil {
+		s.ix.countBatch(s.fc, s.batch)
+	}
+	return nil
+}
+
+// term visits the matches of one term block by block, without an
+// iterator call per document: a block whose bound cannot enter the page,
+// when nothing is filtered or counted by facet, is counted from its skip
+// entry or mask bytes and never unpacked.
+func (s *scan) term(ctx context.Context, t *termIter) error {
+	p := t.p
+	if s.fc != nil {
+		s.batch = make([]int32, 0, blockDocs)
+	}
+	bare := s.scoring && !s.filtering && s.fc == nil
+	for b := 0; b < p.nblocks && !p.bad; b++ {
+		if b%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if bare && s.prunable(t.blockBound(b)) {
+			n, _ := p.countBlock(b)
+			s.total += int64(n)
+			s.nAfter += int64(n)
+			continue
+		}
+		if p.maskOr(b)&p.mask == 0 {
+			continue
+		}
+		if !p.load(b) {
+			break
+		}
+		s.batch = s.batch[:0]
+		for i := range p.cnt {
+			if !p.all && p.fm[i]&p.mask == 0 {
+				continue
+			}
+			d := p.docs[i]
+			if s.filtering && !s.ix.pass(s.f, d) {
+				continue
+			}
+			s.total++
+			if s.fc != nil {
+				s.batch = append(s.batch, d)
+			}
+			p.i, p.cur = i, d
+			s.rank(d, t)
+		}
+		if s.fc != nil {
+			s.ix.countBatch(s.fc, s.batch)
+		}
+	}
+	p.cur = noMore
+	return nil
 }
 
 // driver returns the iterator of the request's candidates: the query's
@@ -451,6 +574,12 @@ func (t *topK) push(h ranked) {
 		i = m
 	}
 }
+
+// full reports whether k matches are kept: a new one must beat the worst.
+func (t *topK) full() bool { return len(t.heap) >= t.k }
+
+// worstScore is the score of the worst match kept (the heap is full).
+func (t *topK) worstScore() float64 { return t.heap[0].score }
 
 // sorted returns the kept matches best first.
 func (t *topK) sorted() []ranked {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"syscall"
 )
 
 // DocValues are one document's columns in the index.
@@ -63,20 +64,33 @@ type Writer struct {
 	df               uint32
 	skips            []skipEntry
 	blk              blockBuf
+
+	// docLens maps the written docs section back (at the first posting)
+	// for the field lengths the block score bounds need; norm0 and normK
+	// are the reader's BM25F length normalisation.
+	docMap       []byte
+	docLens      []docRec
+	norm0, normK [NumFields]float64
 }
 
 // blockBuf is the postings block being filled.
 type blockBuf struct {
 	prevLast int32 // last doc of the previous block of the term (-1)
-	docs     []byte
+	deltas   []uint32
+	masks    []byte
+	impacts  []byte
+	freqs    []byte
 	pos      []byte
-	n        int
-	doc      int32 // current doc, -1 before the first
+	maskOr   uint8
+	wAny     float64 // the largest weighted frequency sum over anyFields
+	wAll     float64 // over all fields
+	doc      int32   // current doc, -1 before the first
 	mask     uint8
 	tfs      [NumFields]uint32
 	fpos     [NumFields][]byte
 	field    int
 	last     int32
+	packed   []byte
 }
 
 // spool is a temporary file a section is written to before it is copied
@@ -349,8 +363,56 @@ func (w *Writer) endCitations() error {
 	if err := w.copySpool(secCiting, w.citing); err != nil {
 		return err
 	}
+	if err := w.mapDocs(); err != nil {
+		return err
+	}
 	w.phase = 2
 	return w.begin(secPostings)
+}
+
+// mapDocs maps the docs section written so far, read-only, and computes
+// the length normalisation of the reader (the same float64 operations on
+// the same average lengths), so that block bounds hold for its scores.
+func (w *Writer) mapDocs() error {
+	avg := w.avgLens()
+	for f := range NumFields {
+		w.norm0[f] = 1 - FieldParams[f].B
+		if avg[f] > 0 {
+			w.normK[f] = FieldParams[f].B / avg[f]
+		}
+	}
+	if w.n == 0 {
+		return nil
+	}
+	if err := w.bw.Flush(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	end := w.sec[secDocs][0] + w.sec[secDocs][1]
+	mm, err := syscall.Mmap(int(w.f.Fd()), 0, int(end), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return fmt.Errorf("search: mmap the docs written: %w", err)
+	}
+	w.docMap = mm
+	w.docLens = castSlice[docRec](mm[w.sec[secDocs][0]:end])
+	return nil
+}
+
+func (w *Writer) unmapDocs() {
+	if w.docMap != nil {
+		syscall.Munmap(w.docMap)
+		w.docMap, w.docLens = nil, nil
+	}
+}
+
+// avgLens are the average field lengths the table of contents records.
+func (w *Writer) avgLens() [NumFields]float64 {
+	var avg [NumFields]float64
+	for f := range NumFields {
+		if w.n > 0 {
+			avg[f] = float64(w.fieldLen[f]) / float64(w.n)
+		}
+	}
+	return avg
 }
 
 // AddPosting adds the positions of term in one field of one document.
@@ -377,8 +439,8 @@ func (w *Writer) AddPosting(term []byte, doc int32, field int, positions []uint3
 		}
 		w.term = append(w.term[:0], term...)
 		bk := &w.blk
-		bk.prevLast, bk.doc, bk.last, bk.n = -1, -1, -1, 0
-		bk.docs, bk.pos = bk.docs[:0], bk.pos[:0]
+		bk.prevLast, bk.doc, bk.last = -1, -1, -1
+		bk.reset()
 		w.skips = w.skips[:0]
 	}
 	bk := &w.blk
@@ -419,41 +481,87 @@ const MaxTermBytes = 1024
 // endDoc appends the current document to the block.
 func (w *Writer) endDoc() error {
 	bk := &w.blk
-	bk.docs = binary.AppendUvarint(bk.docs, uint64(bk.doc-max(bk.last, bk.prevLast)))
-	bk.docs = append(bk.docs, bk.mask)
+	bk.deltas = append(bk.deltas, uint32(bk.doc-max(bk.last, bk.prevLast)-1))
+	bk.masks = append(bk.masks, bk.mask)
+	bk.maskOr |= bk.mask
 	plen := len(bk.pos)
+	var wAny, wAll float64
+	d := &w.docLens[bk.doc]
 	for f := range NumFields {
-		if bk.mask&(1<<f) != 0 {
-			bk.docs = binary.AppendUvarint(bk.docs, uint64(bk.tfs[f]))
-			bk.pos = append(bk.pos, bk.fpos[f]...)
+		if bk.mask&(1<<f) == 0 {
+			continue
+		}
+		bk.freqs = binary.AppendUvarint(bk.freqs, uint64(bk.tfs[f]))
+		bk.pos = append(bk.pos, bk.fpos[f]...)
+		// The reader's bm25f, term by term in field order.
+		norm := w.norm0[f] + w.normK[f]*float64(d.Len[f])
+		x := FieldParams[f].Weight * float64(bk.tfs[f]) / max(norm, 1e-9)
+		wAll += x
+		if anyFields&(1<<f) != 0 {
+			wAny += x
 		}
 	}
+	bk.wAny, bk.wAll = max(bk.wAny, wAny), max(bk.wAll, wAll)
+	bk.impacts = append(bk.impacts, impact(wAny))
 	// The bytes of the doc's positions, so that a phrase check skips the
 	// positions of the block's earlier documents without decoding them.
-	bk.docs = binary.AppendUvarint(bk.docs, uint64(len(bk.pos)-plen))
+	bk.freqs = binary.AppendUvarint(bk.freqs, uint64(len(bk.pos)-plen))
 	bk.last = bk.doc
-	bk.n++
 	w.df++
-	if bk.n == blockDocs {
+	if len(bk.deltas) == blockDocs {
 		return w.flushBlock()
 	}
 	return nil
 }
 
+func (bk *blockBuf) reset() {
+	bk.deltas, bk.masks, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.freqs[:0], bk.pos[:0]
+	bk.impacts = bk.impacts[:0]
+	bk.maskOr, bk.wAny, bk.wAll = 0, 0, 0
+}
+
+// impact quantises a document's saturated weight W/(K1+W) over anyFields
+// to a byte q, rounded up: W/(K1+W) <= q/255, so idf·q/255 bounds the
+// term's score on the document for any fields within anyFields.
+func impact(w float64) byte {
+	q := math.Ceil(w/(K1+w)*255 + 1e-6)
+	return byte(min(max(q, 0), 255))
+}
+
+// roundUp32 is the smallest float32 >= x (x >= 0, finite).
+func roundUp32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
 func (w *Writer) flushBlock() error {
 	bk := &w.blk
-	if bk.n == 0 {
+	if len(bk.deltas) == 0 {
 		return nil
 	}
-	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, DocLen: uint32(len(bk.docs)), Off: uint64(w.off)})
-	if err := w.write(bk.docs); err != nil {
-		return err
+	b := bitWidth(bk.deltas)
+	bk.packed = append(bk.packed[:0], byte(b))
+	bk.packed = appendPacked(bk.packed, bk.deltas, b)
+	bk.packed = append(bk.packed, bk.masks...)
+	bk.packed = append(bk.packed, bk.impacts...)
+	freqOff := len(bk.packed)
+	posOff := freqOff + len(bk.freqs)
+	if uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
+		return fmt.Errorf("search: a postings block of %q over 4 GiB", w.term)
 	}
-	if err := w.write(bk.pos); err != nil {
-		return err
+	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, WAny: roundUp32(bk.wAny), WAll: roundUp32(bk.wAll),
+		FreqOff: uint32(freqOff), PosOff: uint32(posOff), Off: uint64(w.off)})
+	for _, part := range [][]byte{bk.packed, bk.freqs, bk.pos} {
+		if err := w.write(part); err != nil {
+			return err
+		}
 	}
-	bk.prevLast, bk.docs, bk.pos, bk.n = bk.last, bk.docs[:0], bk.pos[:0], 0
+	bk.prevLast = bk.last
 	bk.last = -1
+	bk.reset()
 	return nil
 }
 
@@ -468,9 +576,7 @@ func (w *Writer) endTerm() error {
 	skipOff := w.off
 	var b [skipEntrySize]byte
 	for _, s := range w.skips {
-		binary.LittleEndian.PutUint32(b[0:], uint32(s.LastDoc))
-		binary.LittleEndian.PutUint32(b[4:], s.DocLen)
-		binary.LittleEndian.PutUint64(b[8:], s.Off)
+		putSkip(b[:], s)
 		if err := w.write(b[:]); err != nil {
 			return err
 		}
@@ -538,6 +644,7 @@ func (w *Writer) Close() (int64, error) {
 	if err := w.write(foot[:]); err != nil {
 		return 0, err
 	}
+	w.unmapDocs()
 	if err := w.bw.Flush(); err != nil {
 		return 0, fmt.Errorf("search: %w", err)
 	}
@@ -563,11 +670,7 @@ func (w *Writer) toc() []byte {
 		b = binary.AppendUvarint(b, uint64(s[0]))
 		b = binary.AppendUvarint(b, uint64(s[1]))
 	}
-	for f := range NumFields {
-		avg := 0.0
-		if w.n > 0 {
-			avg = float64(w.fieldLen[f]) / float64(w.n)
-		}
+	for _, avg := range w.avgLens() {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(avg))
 	}
 	for _, names := range [][]string{w.licenses, w.topics} {
@@ -585,6 +688,7 @@ func (w *Writer) Abort() {
 	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.termTab, w.termStr} {
 		s.discard()
 	}
+	w.unmapDocs()
 	if w.f != nil {
 		w.f.Close()
 		w.f = nil
