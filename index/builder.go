@@ -71,9 +71,10 @@ type Builder struct {
 	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
 	postings *sorter
-	cites    *sorter         // citation keys (searchbuild.go)
-	sidx     *isearch.Writer // search/index.bin
-	bundles  map[string]*bundle
+	cites    *sorter            // citation keys (searchbuild.go)
+	sidx     *isearch.Writer    // search/index.bin
+	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
+	bundler  *bundler
 
 	lastID   string
 	ndocs    int64
@@ -169,6 +170,7 @@ func (b *Builder) open() error {
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
 	b.postings = newSorter(b.work, b.cfg.SortMemory)
+	b.startBundler()
 	return b.openSearchIndex()
 }
 
@@ -544,6 +546,7 @@ func (b *Builder) Abort() error {
 	if b.specs != nil {
 		b.specs.abort()
 	}
+	b.stopBundler()
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
