@@ -1,9 +1,7 @@
 package index
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -763,12 +761,7 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 				return err
 			}
 		}
-		i := bytes.IndexByte(rec, 0)
-		if i <= 0 || len(rec) < i+6 {
-			return fmt.Errorf("index: malformed postings record")
-		}
-		t, doc, field := rec[:i], int32(binary.BigEndian.Uint32(rec[i+1:])), int(rec[i+5])
-		pos, err := decodePositions(b.posBuf[:0], rec[i+6:])
+		t, doc, field, pos, err := parsePosting(rec, b.posBuf[:0])
 		if err != nil {
 			return err
 		}
