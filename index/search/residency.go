@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Resident memory of the mapped indexes.
+// Resident memory of the mapped indexes (and other tracked mappings).
 //
 // An index is read through a read-only shared mapping: every page a search
 // touches stays mapped into the process, and counts in its resident set
@@ -30,39 +30,48 @@ import (
 // mapped indexes (openshelf serve -search-cache).
 const DefaultResidentBudget = 512 << 20
 
-// registry is the set of open indexes: the mappings Residency may drop.
-// Its lock is held while a mapping is advised and while an index is
-// unmapped, so a mapping is never advised after Close has unmapped it
+// registry is the set of tracked mappings (open indexes, and any other
+// read-only file mapping registered with Track): the mappings Residency may
+// drop. Its lock is held while a mapping is advised and while a tracked
+// mapping is unmapped, so a mapping is never advised after it was unmapped
 // (MADV_DONTNEED on memory that something else mapped since would zero it).
 var registry struct {
 	sync.Mutex
-	open map[*Index]struct{}
+	open map[*[]byte]struct{}
 }
 
-// track registers an opened index (OpenFile).
-func track(ix *Index) {
+// Track registers a read-only, shared file mapping whose pages
+// DropResident may take out of the process: *mm must stay the mapping
+// until Unmap(mm), which the owner calls instead of syscall.Munmap. The
+// search index registers itself; a package with another large mapped
+// file (the catalog) may do the same to have it bounded too.
+func Track(mm *[]byte) {
 	registry.Lock()
 	defer registry.Unlock()
 	if registry.open == nil {
-		registry.open = map[*Index]struct{}{}
+		registry.open = map[*[]byte]struct{}{}
 	}
-	registry.open[ix] = struct{}{}
+	registry.open[mm] = struct{}{}
 }
 
-// untrackAndUnmap removes ix from the registry and unmaps it (Close).
-func untrackAndUnmap(ix *Index) error {
+// Unmap forgets a tracked mapping, unmaps it and sets *mm to nil.
+func Unmap(mm *[]byte) error {
 	registry.Lock()
 	defer registry.Unlock()
-	delete(registry.open, ix)
-	if ix.mm == nil {
+	delete(registry.open, mm)
+	if *mm == nil {
 		return nil
 	}
-	err := syscall.Munmap(ix.mm)
-	ix.mm = nil
+	err := syscall.Munmap(*mm)
+	*mm = nil
 	return err
 }
 
-// DropResident unmaps the resident pages of every open index from the
+func track(ix *Index) { Track(&ix.mm) }
+
+func untrackAndUnmap(ix *Index) error { return Unmap(&ix.mm) }
+
+// DropResident unmaps the resident pages of every tracked mapping from the
 // process (they stay in the page cache) and returns the bytes of mapping
 // advised. Searches running meanwhile are unaffected: a page they touch
 // again is mapped again.
@@ -70,14 +79,14 @@ func DropResident() (int64, error) {
 	registry.Lock()
 	defer registry.Unlock()
 	var n int64
-	for ix := range registry.open {
-		if ix.mm == nil {
+	for mm := range registry.open {
+		if *mm == nil {
 			continue
 		}
-		if err := syscall.Madvise(ix.mm, syscall.MADV_DONTNEED); err != nil {
+		if err := syscall.Madvise(*mm, syscall.MADV_DONTNEED); err != nil {
 			return n, fmt.Errorf("search: madvise: %w", err)
 		}
-		n += int64(len(ix.mm))
+		n += int64(len(*mm))
 	}
 	return n, nil
 }
