@@ -65,6 +65,14 @@ type Config struct {
 	// RebuildOurs rebuilds the snapshot (our index) but keeps the peers'
 	// loads when they were made from the same corpus.
 	RebuildOurs bool
+	// Reindex rebuilds only the cached snapshot's search index
+	// (search/index.bin) with this build's writer, from the snapshot's
+	// Parquet tables (index.Reindex), keeping the rest of the snapshot and
+	// the peers' loads: a new index format measured without regenerating
+	// the corpus.
+	Reindex bool
+	// ServerArgs are extra flags for the server (e.g. -search-cache).
+	ServerArgs []string
 	// PrepareOnly builds (or reuses) the corpus and the peers' loads, then
 	// returns without measuring: the long part of a 10M run, started early.
 	PrepareOnly bool
@@ -157,6 +165,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep.Snapshot, rep.BuildTime, rep.SnapshotBytes = c.snapshotID, c.buildTime, c.bytes
+	rep.ReindexTime, rep.IndexBytes = c.reindexTime, c.indexBytes
 
 	var pg *pgSide
 	if cfg.Postgres {

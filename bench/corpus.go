@@ -14,6 +14,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // database/sql driver "duckdb", to read the snapshot
 
+	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/snapshot"
@@ -29,6 +31,8 @@ type corpusStamp struct {
 	Seed     uint64 `json:"seed"`
 	Snapshot string `json:"snapshot"`
 	BuildMS  int64  `json:"build_ms"`
+	// ReindexMS is the last index.Reindex of the snapshot, if any.
+	ReindexMS int64 `json:"reindex_ms,omitempty"`
 }
 
 type topicInfo struct {
@@ -38,15 +42,18 @@ type topicInfo struct {
 
 // corpusInfo is the corpus being measured.
 type corpusInfo struct {
-	dataDir    string
-	key        string // corpus version, size and seed: what the peers' loads are keyed by
-	snap       *snapshot.Snapshot
-	snapshotID string
-	buildTime  time.Duration
-	bytes      int64
-	n          int
-	gen        *corpus.Generator
-	topics     []topicInfo
+	dataDir     string
+	key         string // corpus version, size and seed: what the peers' loads are keyed by
+	snap        *snapshot.Snapshot
+	snapshotID  string
+	buildTime   time.Duration
+	bytes       int64
+	indexBytes  int64         // search/index.bin
+	reindexTime time.Duration // this run's index.Reindex
+
+	n      int
+	gen    *corpus.Generator
+	topics []topicInfo
 }
 
 // ensureCorpus returns the cached corpus for cfg.N and cfg.Seed, building
@@ -81,12 +88,20 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 			if cur, err := snapshot.Current(c.dataDir); err == nil && cur == stamp.Snapshot {
 				log.Info("bench: reusing cached corpus", "snapshot", cur, "documents", cfg.N)
 				c.buildTime = time.Duration(stamp.BuildMS) * time.Millisecond
+				if cfg.Reindex {
+					if err := c.reindexSearch(ctx, cfg, stampPath, stamp); err != nil {
+						return nil, err
+					}
+				}
 				return c, c.open()
 			}
 		}
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
+	}
+	if cfg.Reindex {
+		log.Info("bench: no cached corpus to reindex; building it (its index is this build's)")
 	}
 	os.Remove(stampPath)
 	if err := os.RemoveAll(c.dataDir); err != nil {
@@ -111,6 +126,36 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 	return c, c.open()
 }
 
+// reindexSearch rebuilds the cached snapshot's search index and records
+// the new snapshot in the stamp, so the cache stays valid.
+func (c *corpusInfo) reindexSearch(ctx context.Context, cfg *Config, stampPath string, stamp corpusStamp) error {
+	log := cfg.Logger
+	log.Info("bench: rebuilding the search index of the cached corpus", "snapshot", stamp.Snapshot)
+	start := time.Now()
+	m, err := index.Reindex(ctx, index.ReindexConfig{DataDir: c.dataDir, Logger: log, Keep: 1,
+		Progress: func(done int64) {
+			log.Info("bench: reindex progress", "documents", done, "elapsed", time.Since(start).Round(time.Second))
+		}})
+	if err != nil {
+		return fmt.Errorf("bench: reindex: %w", err)
+	}
+	c.reindexTime = time.Since(start)
+	log.Info("bench: search index rebuilt", "snapshot", m.ID, "elapsed", c.reindexTime)
+	stamp.Snapshot, stamp.ReindexMS = m.ID, c.reindexTime.Milliseconds()
+	b, _ := json.Marshal(stamp)
+	return writeFileAtomic(stampPath, b)
+}
+
+// writeFileAtomic replaces path by b through a temporary file and a
+// rename, so a killed run leaves the old stamp or the new one.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
 // open reads the snapshot's manifest and topic counts.
 func (c *corpusInfo) open() error {
 	snap, err := snapshot.Open(c.dataDir)
@@ -118,8 +163,12 @@ func (c *corpusInfo) open() error {
 		return err
 	}
 	c.snap, c.snapshotID = snap, snap.ID
+	c.bytes, c.indexBytes = 0, 0
 	for _, f := range snap.Manifest.Files {
 		c.bytes += f.Bytes
+		if f.Name == search.File {
+			c.indexBytes = f.Bytes
+		}
 	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {

@@ -14,6 +14,8 @@ type Report struct {
 	Snapshot                      string
 	SnapshotBytes                 int64
 	BuildTime                     time.Duration
+	ReindexTime                   time.Duration // this run's index.Reindex, 0 when none
+	IndexBytes                    int64         // search/index.bin
 	ServerStart                   time.Duration
 	RSSAfterLoad, RSSEnd, PGRSS   Memory
 	PGLoadTime                    time.Duration
@@ -76,8 +78,9 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\nMemory and set-up:\n\n")
-	fmt.Fprintf(w, "- openshelf serve: RSS %s after loading (start-up %s), %s at the end, peak (VmHWM) %s.\n",
-		mib(r.RSSAfterLoad.RSS), r.ServerStart.Round(100*time.Millisecond), mib(r.RSSEnd.RSS), mib(r.RSSEnd.HWM))
+	fmt.Fprintf(w, "- openshelf serve: RSS %s after loading (start-up %s), %s at the end (%s of it file pages, %s anonymous), peak (VmHWM) %s; search/index.bin %s.\n",
+		mib(r.RSSAfterLoad.RSS), r.ServerStart.Round(100*time.Millisecond), mib(r.RSSEnd.RSS), mib(r.RSSEnd.File),
+		mib(r.RSSEnd.Anon), mib(r.RSSEnd.HWM), mib(r.IndexBytes))
 	if r.PGRSS.RSS > 0 || r.PGBytes > 0 {
 		load := "reused from a previous run"
 		if !r.PGReused {
@@ -96,6 +99,10 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 	if r.BuildTime > 0 {
 		fmt.Fprintf(w, "- Corpus build (generation + index.Builder): %s.\n", r.BuildTime.Round(time.Second))
+	}
+	if r.ReindexTime > 0 {
+		fmt.Fprintf(w, "- Search index rebuilt by this run (index.Reindex from the snapshot's Parquet): %s.\n",
+			r.ReindexTime.Round(time.Second))
 	}
 	r.searchMarkdown(w)
 	for _, res := range r.Results {

@@ -27,6 +27,9 @@ type serverProc struct {
 // Memory is a process's resident memory, in bytes.
 type Memory struct {
 	RSS, HWM int64 // VmRSS now, VmHWM (peak)
+	// File and Anon split RSS: mapped file pages (the search index, page
+	// cache the kernel may reclaim) and the heap.
+	File, Anon int64
 }
 
 // freePort asks the kernel for an unused loopback port.
@@ -49,6 +52,7 @@ func startServer(ctx context.Context, cfg *Config, dataDir string) (*serverProc,
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	args := append(append([]string(nil), cfg.Server[1:]...),
 		"-data", dataDir, "-addr", addr, "-rate", "0", "-watch", "0", "-log-level", "warn")
+	args = append(args, cfg.ServerArgs...)
 	logPath := filepath.Join(cfg.Dir, "server.log")
 	lf, err := os.Create(logPath)
 	if err != nil {
@@ -138,6 +142,10 @@ func procMemory(pid int) Memory {
 			m.RSS = n << 10
 		case "VmHWM":
 			m.HWM = n << 10
+		case "RssFile":
+			m.File = n << 10
+		case "RssAnon":
+			m.Anon = n << 10
 		}
 	}
 	return m

@@ -648,6 +648,12 @@ func TestSortRuns(t *testing.T) {
 	var want []string
 	for i := 0; i < 3000; i++ {
 		r := fmt.Sprintf("%x-%d", (i*7919)%3001, i)
+		switch i % 4 {
+		case 1: // a prefix longer than the sort key
+			r = "common-prefix-" + r
+		case 2: // short records and zero bytes, which the key pads with
+			r = strings.Repeat("\x00", i%9) + r[:i%3]
+		}
 		want = append(want, r)
 		if err := s.add([]byte(r)); err != nil {
 			t.Fatal(err)

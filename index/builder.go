@@ -1,9 +1,7 @@
 package index
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,9 +70,10 @@ type Builder struct {
 	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
 	postings *sorter
-	cites    *sorter         // citation keys (searchbuild.go)
-	sidx     *isearch.Writer // search/index.bin
-	bundles  map[string]*bundle
+	cites    *sorter            // citation keys (searchbuild.go)
+	sidx     *isearch.Writer    // search/index.bin
+	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
+	bundler  *bundler
 
 	lastID   string
 	ndocs    int64
@@ -173,6 +172,7 @@ func (b *Builder) open() error {
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
 	b.postings = newSorter(b.work, b.cfg.SortMemory)
+	b.startBundler()
 	return b.openSearchIndex()
 }
 
@@ -554,6 +554,7 @@ func (b *Builder) Abort() error {
 	if b.specs != nil {
 		b.specs.abort()
 	}
+	b.stopBundler()
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
@@ -784,12 +785,7 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 				return err
 			}
 		}
-		i := bytes.IndexByte(rec, 0)
-		if i <= 0 || len(rec) < i+6 {
-			return fmt.Errorf("index: malformed postings record")
-		}
-		t, doc, field := rec[:i], int32(binary.BigEndian.Uint32(rec[i+1:])), int(rec[i+5])
-		pos, err := decodePositions(b.posBuf[:0], rec[i+6:])
+		t, doc, field, pos, err := parsePosting(rec, b.posBuf[:0])
 		if err != nil {
 			return err
 		}

@@ -17,7 +17,12 @@ import (
 // sorter is an external sort of byte records in bytes.Compare order.
 // Records accumulate in one arena; when it reaches the memory limit they are
 // sorted and written to a zstd-compressed run file, and iterate merges the
-// runs. Memory is bounded by the limit plus a small buffer per run.
+// runs.
+//
+// A full arena is sorted and written by a goroutine of its own while the
+// caller fills a second one, so the builder's goroutine does not wait for
+// the sort: memory is bounded by twice the limit (and the spans) plus a
+// small buffer per run.
 type sorter struct {
 	dir   string
 	limit int
@@ -25,9 +30,39 @@ type sorter struct {
 	recs  []span
 	runs  []string
 	n     int64
+
+	spilling chan spilled // the run being written in the background; nil when none
+	spare    *sortBuf     // the arena of the last finished spill, for reuse
 }
 
-type span struct{ off, n uint32 }
+// span is one record of the arena. key holds the record's first 8 bytes
+// (zero-padded, big endian), so that most comparisons of a sort are one
+// integer comparison instead of a call to bytes.Compare.
+type span struct {
+	key    uint64
+	off, n uint32
+}
+
+// sortBuf is an arena and its spans, handed to the spill goroutine.
+type sortBuf struct {
+	arena []byte
+	recs  []span
+}
+
+// spilled is the spill goroutine's answer: the arena back, or an error.
+type spilled struct {
+	buf *sortBuf
+	err error
+}
+
+func prefixKey(rec []byte) uint64 {
+	if len(rec) >= 8 {
+		return binary.BigEndian.Uint64(rec)
+	}
+	var b [8]byte
+	copy(b[:], rec)
+	return binary.BigEndian.Uint64(b[:])
+}
 
 func newSorter(dir string, limit int) *sorter {
 	if limit <= 0 {
@@ -42,7 +77,7 @@ func (s *sorter) add(rec []byte) error {
 			return err
 		}
 	}
-	s.recs = append(s.recs, span{uint32(len(s.arena)), uint32(len(rec))})
+	s.recs = append(s.recs, span{prefixKey(rec), uint32(len(s.arena)), uint32(len(rec))})
 	s.arena = append(s.arena, rec...)
 	s.n++
 	return nil
@@ -50,17 +85,70 @@ func (s *sorter) add(rec []byte) error {
 
 func (s *sorter) rec(sp span) []byte { return s.arena[sp.off : sp.off+sp.n] }
 
-func (s *sorter) sortMemory() {
-	slices.SortFunc(s.recs, func(a, b span) int { return bytes.Compare(s.rec(a), s.rec(b)) })
+func (b *sortBuf) rec(sp span) []byte { return b.arena[sp.off : sp.off+sp.n] }
+
+// sort orders the spans by their records. Equal keys mean equal first 8
+// bytes (a shorter record is padded with zeros, which bytes.Compare would
+// also put first), so only they need the records compared.
+func (b *sortBuf) sort() {
+	slices.SortFunc(b.recs, func(x, y span) int {
+		if x.key != y.key {
+			if x.key < y.key {
+				return -1
+			}
+			return 1
+		}
+		return bytes.Compare(b.rec(x), b.rec(y))
+	})
 }
 
+func (s *sorter) sortMemory() {
+	buf := sortBuf{s.arena, s.recs}
+	buf.sort()
+}
+
+// wait waits for the background spill, if any, and returns its error.
+func (s *sorter) wait() error {
+	if s.spilling == nil {
+		return nil
+	}
+	r := <-s.spilling
+	s.spilling = nil
+	if r.err == nil {
+		s.spare = r.buf
+	}
+	return r.err
+}
+
+// spill hands the full arena to a goroutine that sorts it and writes it as
+// a run, after waiting for the previous one, and goes on with an empty
+// arena (the previous spill's, when there is one).
 func (s *sorter) spill() error {
-	s.sortMemory()
+	if err := s.wait(); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(s.dir, "run-*.zst")
 	if err != nil {
 		return fmt.Errorf("index: sort run: %w", err)
 	}
 	s.runs = append(s.runs, f.Name())
+	full := &sortBuf{s.arena, s.recs}
+	if s.spare != nil {
+		s.arena, s.recs, s.spare = s.spare.arena[:0], s.spare.recs[:0], nil
+	} else {
+		// The arena fills up to the limit again: allocate it at once
+		// rather than by doubling.
+		s.arena, s.recs = make([]byte, 0, cap(full.arena)), make([]span, 0, cap(full.recs))
+	}
+	done := make(chan spilled, 1)
+	s.spilling = done
+	go func() { done <- spilled{full, writeRun(f, full)} }()
+	return nil
+}
+
+// writeRun sorts buf and writes it to f, which it closes.
+func writeRun(f *os.File, buf *sortBuf) error {
+	buf.sort()
 	// A small window keeps each run's decoder small during the merge.
 	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
 		zstd.WithWindowSize(512<<10))
@@ -70,10 +158,10 @@ func (s *sorter) spill() error {
 	}
 	bw := bufio.NewWriterSize(zw, 256<<10)
 	var lenBuf [binary.MaxVarintLen64]byte
-	for _, sp := range s.recs {
+	for _, sp := range buf.recs {
 		n := binary.PutUvarint(lenBuf[:], uint64(sp.n))
 		bw.Write(lenBuf[:n])
-		bw.Write(s.rec(sp))
+		bw.Write(buf.rec(sp))
 	}
 	err = bw.Flush()
 	if cerr := zw.Close(); err == nil {
@@ -85,7 +173,6 @@ func (s *sorter) spill() error {
 	if err != nil {
 		return fmt.Errorf("index: sort run: %w", err)
 	}
-	s.arena, s.recs = s.arena[:0], s.recs[:0]
 	return nil
 }
 
@@ -93,6 +180,9 @@ func (s *sorter) spill() error {
 // during the call. The sorter is spent afterwards.
 func (s *sorter) iterate(fn func(rec []byte) error) error {
 	defer s.cleanup()
+	if err := s.wait(); err != nil {
+		return err
+	}
 	if len(s.runs) == 0 {
 		s.sortMemory()
 		for _, sp := range s.recs {
@@ -106,8 +196,11 @@ func (s *sorter) iterate(fn func(rec []byte) error) error {
 		if err := s.spill(); err != nil {
 			return err
 		}
+		if err := s.wait(); err != nil {
+			return err
+		}
 	}
-	s.arena, s.recs = nil, nil
+	s.arena, s.recs, s.spare = nil, nil, nil
 	h := make(runHeap, 0, len(s.runs))
 	defer func() {
 		for _, r := range h {
@@ -151,10 +244,11 @@ func (s *sorter) iterate(fn func(rec []byte) error) error {
 }
 
 func (s *sorter) cleanup() {
+	s.wait() // the goroutine must be done with its file before it is removed
 	for _, name := range s.runs {
 		os.Remove(name)
 	}
-	s.runs, s.arena, s.recs = nil, nil, nil
+	s.runs, s.arena, s.recs, s.spare = nil, nil, nil, nil
 }
 
 type run struct {

@@ -93,6 +93,13 @@ func (c *cursor[T]) close() {
 // references included, in id order. It reads documents, fulltext and
 // references in lockstep: all three are sorted by id.
 func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Document) error) (n int64, err error) {
+	return readSnapshot(ctx, s, func(_ *documentRow, _ []sectionRow, d *ingest.Document) error { return fn(d) })
+}
+
+// readSnapshot is readPrevious giving also each document's row and its
+// full-text rows (in ordinal order), valid only during the call.
+func readSnapshot(ctx context.Context, s *snapshot.Snapshot,
+	fn func(row *documentRow, sections []sectionRow, d *ingest.Document) error) (n int64, err error) {
 	docs, err := openCursor[documentRow](s.Path(snapshot.Documents))
 	if err != nil {
 		return 0, err
@@ -127,6 +134,7 @@ func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Doc
 		if err != nil {
 			return n, fmt.Errorf("index: previous snapshot %s: %w", s.ID, err)
 		}
+		docRow := *row
 		docs.next()
 
 		rows = rows[:0]
@@ -159,7 +167,7 @@ func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Doc
 			}
 			refs.next()
 		}
-		if err := fn(d); err != nil {
+		if err := fn(&docRow, rows, d); err != nil {
 			return n, err
 		}
 		n++

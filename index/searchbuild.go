@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -175,10 +176,29 @@ func (b *Builder) openSearchIndex() error {
 	return nil
 }
 
-// writeCitations resolves the references to archive documents: the
-// cites records in key order put each key's owner before its citers.
-// It writes citations.parquet and the index's cited-by lists.
+// writeCitations writes citations.parquet and the index's cited-by lists.
 func (b *Builder) writeCitations() (snapshot.File, error) {
+	t, err := newTable[citationRow](b.tmp, snapshot.Citations+".parquet", 1_000_000)
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	err = b.resolveCitations(func(cited, citing int32, citedID, citingID string) error {
+		if err := b.sidx.AddCitation(cited, citing); err != nil {
+			return err
+		}
+		return t.write(citationRow{Cited: citedID, Citing: citingID}, len(citedID)+len(citingID)+24)
+	})
+	if err != nil {
+		t.abort()
+		return snapshot.File{}, err
+	}
+	return t.close()
+}
+
+// resolveCitations resolves the references to archive documents: the
+// cites records in key order put each key's owner before its citers. fn
+// gets every (cited, citing) pair once, in that order.
+func (b *Builder) resolveCitations(fn func(cited, citing int32, citedID, citingID string) error) error {
 	pairs := newSorter(b.work, b.cfg.SortMemory/4)
 	defer pairs.cleanup()
 	var key []byte
@@ -206,30 +226,18 @@ func (b *Builder) writeCitations() (snapshot.File, error) {
 		return nil
 	})
 	if err != nil {
-		return snapshot.File{}, err
-	}
-	t, err := newTable[citationRow](b.tmp, snapshot.Citations+".parquet", 1_000_000)
-	if err != nil {
-		return snapshot.File{}, err
+		return err
 	}
 	var last []byte
-	err = pairs.iterate(func(rec []byte) error {
+	return pairs.iterate(func(rec []byte) error {
 		if len(rec) < 8 || string(rec[:8]) == string(last) {
 			return nil // one work cited by DOI and PMID: one pair
 		}
 		last = append(last[:0], rec[:8]...)
 		cited, citing := int32(binary.BigEndian.Uint32(rec)), int32(binary.BigEndian.Uint32(rec[4:]))
 		citedID, citingID, _ := strings.Cut(string(rec[8:]), "\x00")
-		if err := b.sidx.AddCitation(cited, citing); err != nil {
-			return err
-		}
-		return t.write(citationRow{Cited: citedID, Citing: citingID}, len(rec)+16)
+		return fn(cited, citing, citedID, citingID)
 	})
-	if err != nil {
-		t.abort()
-		return snapshot.File{}, err
-	}
-	return t.close()
 }
 
 // oldField maps an index field to the field of search/postings.parquet
@@ -245,6 +253,17 @@ func oldField(f int) int8 {
 		return FieldAuthors
 	}
 	return -1
+}
+
+// parsePosting splits a postings record; the positions are appended to
+// pos.
+func parsePosting(rec []byte, pos []uint32) (term []byte, doc int32, field int, _ []uint32, err error) {
+	i := bytes.IndexByte(rec, 0)
+	if i <= 0 || len(rec) < i+6 {
+		return nil, 0, 0, pos, fmt.Errorf("index: malformed postings record")
+	}
+	pos, err = decodePositions(pos, rec[i+6:])
+	return rec[:i], int32(binary.BigEndian.Uint32(rec[i+1:])), int(rec[i+5]), pos, err
 }
 
 // decodePositions appends the positions of a postings record.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/openshelf/openshelf/bench"
@@ -25,7 +26,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	var cfg bench.Config
-	var out, logLevel, serverBin string
+	var out, logLevel, serverBin, serveArgs string
 	var seed uint64
 	fs.StringVar(&cfg.Dir, "dir", filepath.Join(os.TempDir(), "openshelf-bench"), "work directory: cached corpus (DIR/data) and PostgreSQL cluster (DIR/pg)")
 	fs.IntVar(&cfg.N, "n", 1_000_000, "documents in the corpus")
@@ -50,6 +51,8 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.KnownItems, "known-items", 200, "known-item probes for recall@1 and recall@10")
 	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet")
 	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
+	fs.BoolVar(&cfg.Reindex, "reindex", false, "rebuild only the cached snapshot's search index (search/index.bin) with this binary's format, from the snapshot's Parquet tables, keeping the rest and the peers' loads")
+	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the measured server, space-separated (e.g. \"-search-cache 512MiB\")")
 	fs.BoolVar(&cfg.PrepareOnly, "prepare", false, "only build (or reuse) the corpus and the peers' loads, then exit")
 	fs.StringVar(&serverBin, "server-bin", "", "openshelf binary to measure (default: this one), e.g. a build of another branch")
 	fs.StringVar(&out, "out", "", "also write the Markdown report to this file")
@@ -75,6 +78,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	cfg.Seed = seed
+	cfg.ServerArgs = strings.Fields(serveArgs)
 	cfg.Logger = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Out = e.stdout
 	if cfg.Fixtures == "" {

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -58,3 +60,50 @@ func flagUsage(fs *flag.FlagSet, w io.Writer, synopsis string) func() {
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// byteSize is a flag of a number of bytes: 512MiB, 2GiB, 100MB, 4096, or
+// 0 / off.
+type byteSize int64
+
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
+}
+
+func (s *byteSize) String() string {
+	n := int64(*s)
+	switch {
+	case n == 0:
+		return "0"
+	case n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprint(n)
+}
+
+func (s *byteSize) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "off" {
+		*s = 0
+		return nil
+	}
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if len(v) > len(u.suffix) && strings.EqualFold(v[len(v)-len(u.suffix):], u.suffix) {
+			v, mult = strings.TrimSpace(v[:len(v)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("not a size (e.g. 512MiB, 2GiB, 0): %q", v)
+	}
+	*s = byteSize(n * mult)
+	return nil
+}

@@ -34,8 +34,9 @@ type Catalog interface {
 // read in place, so the Go heap holds only the table of contents and the
 // names of licences and topics, whatever the corpus size; the resident
 // memory of the mapping is the kernel's page cache, shared, evictable, and
-// bounded by the machine (or a cgroup) rather than by the corpus. It is
-// read-only and safe for concurrent use until Close.
+// bounded by the machine (or a cgroup) rather than by the corpus; the pages
+// mapped into this process (its RSS) are bounded by a Residency
+// (residency.go). It is read-only and safe for concurrent use until Close.
 type Index struct {
 	snap   string // snapshot id, for cursors
 	mm     []byte
@@ -108,6 +109,7 @@ func OpenFile(path, snapID string, opts Options) (*Index, error) {
 		ix.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	track(ix) // residency.go
 	return ix, nil
 }
 
@@ -274,12 +276,7 @@ func (r *tocReader) strings(maxN int) []string {
 // server reference-counts its generations).
 func (ix *Index) Close() error {
 	var err error
-	ix.closer.Do(func() {
-		if ix.mm != nil {
-			err = syscall.Munmap(ix.mm)
-			ix.mm = nil
-		}
-	})
+	ix.closer.Do(func() { err = untrackAndUnmap(ix) }) // residency.go
 	return err
 }
 
