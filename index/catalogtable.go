@@ -64,6 +64,21 @@ func (c *catalogTable) abort() {
 	c.out.abort()
 }
 
+// convertCatalog writes catalog/catalog.bin of the snapshot being built
+// from the Parquet tables of snap (see ConvertCatalog).
+func (b *Builder) convertCatalog(ctx context.Context, snap *snapshot.Snapshot) (snapshot.File, error) {
+	c, err := newCatalogTable(b.tmp, b.work)
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	if err := ConvertCatalog(ctx, snap, c.w); err != nil {
+		c.abort()
+		return snapshot.File{}, err
+	}
+	c.docs = int64(c.w.Len())
+	return c.close()
+}
+
 // catalogRow is the part of a documents.parquet row the catalog holds;
 // parquet-go reads only these columns.
 type catalogRow struct {

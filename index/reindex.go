@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshelf/openshelf/index/catalog"
 	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/snapshot"
@@ -153,6 +154,16 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	if err != nil {
 		return nil, err
 	}
+	files := []snapshot.File{f}
+	if _, err := os.Stat(filepath.Join(cur.Dir, filepath.FromSlash(catalog.File))); errors.Is(err, fs.ErrNotExist) {
+		// A snapshot older than the catalog file gets one, so the server
+		// need not convert it at every start.
+		cf, err := b.convertCatalog(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, cf)
+	}
 	if err := os.RemoveAll(b.work); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -160,13 +171,15 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	man := cur.Manifest
 	man.ID, man.Created, man.Previous = id, cfg.Now.Truncate(time.Second), cur.ID
 	man.Files = slices.Clone(man.Files)
-	i := slices.IndexFunc(man.Files, func(x snapshot.File) bool { return x.Name == isearch.File })
-	if i < 0 {
-		man.Files = append(man.Files, f)
-		slices.SortFunc(man.Files, func(x, y snapshot.File) int { return strings.Compare(x.Name, y.Name) })
-	} else {
-		man.Files[i] = f
+	for _, f := range files {
+		i := slices.IndexFunc(man.Files, func(x snapshot.File) bool { return x.Name == f.Name })
+		if i < 0 {
+			man.Files = append(man.Files, f)
+		} else {
+			man.Files[i] = f
+		}
 	}
+	slices.SortFunc(man.Files, func(x, y snapshot.File) int { return strings.Compare(x.Name, y.Name) })
 	if err := writeManifest(b.tmp, &man); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/index/catalog"
 	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/snapshot"
@@ -114,6 +115,36 @@ func TestReindex(t *testing.T) {
 	}
 	if dirs := snapshotDirs(t, data); !slices.Contains(dirs, old.ID) || !slices.Contains(dirs, m.ID) || len(dirs) != 2 {
 		t.Errorf("snapshots %v", dirs)
+	}
+}
+
+// TestReindexAddsCatalog: a snapshot written before catalog/catalog.bin
+// existed gets one on reindex, byte for byte the file a build writes, with
+// its manifest entry.
+func TestReindexAddsCatalog(t *testing.T) {
+	data, old := reindexCorpus(t)
+	oldSnap := open(t, data)
+	path := filepath.Join(oldSnap.Dir, filepath.FromSlash(catalog.File))
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Reindex(context.Background(), ReindexConfig{DataDir: data, Now: testNow.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	cur := open(t, data)
+	got, err := os.ReadFile(filepath.Join(cur.Dir, filepath.FromSlash(catalog.File)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("converted catalog differs from the built one (%d vs %d bytes)", len(got), len(want))
+	}
+	if e, o := fileEntry(&cur.Manifest, catalog.File), fileEntry(old, catalog.File); e != o {
+		t.Errorf("catalog entry %+v, want the build's %+v", e, o)
 	}
 }
 

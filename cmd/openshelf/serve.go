@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/resident"
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
@@ -115,8 +115,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.RateLimit.Burst, "burst", 40, "burst size of the per-client token bucket")
 	fs.Var(&trusted, "trusted-proxy", "proxy address or CIDR whose X-Forwarded-For is believed (repeatable, comma-separated)")
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
-	searchCache := byteSize(search.DefaultResidentBudget)
-	fs.Var(&searchCache, "search-cache", "bound on the search index's pages resident in this process, a `size` such as 512MiB or 2GiB (0 or off: none); dropped pages stay in the kernel's page cache")
+	searchCache := byteSize(resident.DefaultBudget)
+	fs.Var(&searchCache, "search-cache", "bound on the pages of the mapped search index and catalog resident in this process, a `size` such as 512MiB or 2GiB (0 or off: none); dropped pages stay in the kernel's page cache")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
 	fs.StringVar(&cfg.Ledger, "ledger", "", "payment ledger: empty for SQLite at DATA/state/x402.db, or a postgres:// URL shared by several instances")
 	fs.StringVar(&cfg.Payments.Instance, "instance", "", "name of this instance among those sharing the ledger, stable across restarts (default HOSTNAME-ADDR)")
@@ -198,9 +198,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	defer app.Close()
-	// The search index is mapped; its touched pages count in this
-	// process's RSS until dropped (index/search/residency.go).
-	res := &search.Residency{Budget: int64(searchCache), Logger: log}
+	// The search index and the catalog are mapped; their touched pages
+	// count in this process's RSS until dropped (package index/resident).
+	res := &resident.Residency{Budget: int64(searchCache), Logger: log}
 	go res.Run(ctx)
 
 	// SIGHUP reloads the snapshot; the watcher does the same on its own.

@@ -9,13 +9,16 @@ import (
 	"os"
 	"sort"
 	"syscall"
+
+	"github.com/openshelf/openshelf/index/resident"
 )
 
 // ErrCorrupt reports a catalog file or record that does not decode.
 var ErrCorrupt = errors.New("catalog: corrupt file")
 
-// Reader reads a catalog file through a read-only mapping. Safe for
-// concurrent use; Close unmaps it, after which nothing may be read.
+// Reader reads a catalog file through a read-only mapping, whose resident
+// pages package resident bounds. Safe for concurrent use; Close unmaps
+// it, after which nothing may be read.
 type Reader struct {
 	mm       []byte
 	n, na    int
@@ -43,6 +46,7 @@ func Open(path string) (*Reader, error) {
 		return nil, fmt.Errorf("catalog: mmap %s: %w", path, err)
 	}
 	r := &Reader{mm: mm}
+	resident.Track(&r.mm)
 	if err := r.parse(); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -84,17 +88,7 @@ func (r *Reader) parse() error {
 }
 
 // Close unmaps the file.
-func (r *Reader) Close() error {
-	if r.mm == nil {
-		return nil
-	}
-	err := syscall.Munmap(r.mm)
-	r.mm = nil
-	return err
-}
-
-// Mapping is the mapped file, for callers that bound its resident pages.
-func (r *Reader) Mapping() []byte { return r.mm }
+func (r *Reader) Close() error { return resident.Unmap(&r.mm) }
 
 // Len is the number of documents.
 func (r *Reader) Len() int { return r.n }

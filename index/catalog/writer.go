@@ -138,6 +138,9 @@ func (w *Writer) pad() error {
 	return w.write(zero[:(8-w.pos%8)%8])
 }
 
+// Len is the number of records added.
+func (w *Writer) Len() int { return int(w.n) }
+
 // AddAlias writes the next alias of canonical id; aliases must increase.
 // An alias equal to its id is skipped: canonical ids are found among the
 // records.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/openshelf/openshelf/index/resident"
 )
 
 // residencyIndex writes and opens an index of some tens of MiB: 300 000
@@ -52,7 +54,7 @@ func touch(b []byte) {
 
 func residentFile(t *testing.T) int64 {
 	t.Helper()
-	n, err := ResidentFileBytes()
+	n, err := resident.ResidentFileBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestResidencyBoundsResidentPages(t *testing.T) {
 	if size < 16<<20 {
 		t.Fatalf("index of %d bytes: too small for the test", size)
 	}
-	if _, err := DropResident(); err != nil { // whatever the writer's page cache put in
+	if _, err := resident.DropResident(); err != nil { // whatever the writer's page cache put in
 		t.Fatal(err)
 	}
 	base := residentFile(t)
@@ -77,7 +79,7 @@ func TestResidencyBoundsResidentPages(t *testing.T) {
 	if grown := residentFile(t) - base; grown < size*8/10 {
 		t.Fatalf("walking the %d-byte index grew resident file pages by %d only: cannot observe residency", size, grown)
 	}
-	advised, err := DropResident()
+	advised, err := resident.DropResident()
 	if err != nil || advised < size {
 		t.Fatalf("DropResident = %d, %v; want >= %d", advised, err, size)
 	}
@@ -86,7 +88,7 @@ func TestResidencyBoundsResidentPages(t *testing.T) {
 	}
 
 	const chunk = 256 << 10
-	r := &Residency{Budget: size / 8}
+	r := &resident.Residency{Budget: size / 8}
 	if _, err := r.Check(); err != nil { // takes the baseline
 		t.Fatal(err)
 	}
@@ -110,13 +112,13 @@ func TestResidencyBoundsResidentPages(t *testing.T) {
 
 	// A closed index is no longer advised.
 	ix.Close()
-	if advised, err := DropResident(); err != nil || advised != 0 {
+	if advised, err := resident.DropResident(); err != nil || advised != 0 {
 		t.Errorf("after Close, DropResident = %d, %v; want 0", advised, err)
 	}
 }
 
 func TestResidencyDisabled(t *testing.T) {
-	r := &Residency{}
+	r := &resident.Residency{}
 	r.Run(context.Background()) // returns at once without a budget
 	if dropped, err := r.Check(); dropped || err != nil {
 		t.Errorf("Check with no budget = %v, %v", dropped, err)

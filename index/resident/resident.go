@@ -1,0 +1,186 @@
+// Package resident bounds the pages of the read server's mapped snapshot
+// files (the search index, the catalog) that count in its resident memory.
+package resident
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Resident memory of the mapped indexes (and other tracked mappings).
+//
+// An index is read through a read-only shared mapping: every page a search
+// touches stays mapped into the process, and counts in its resident set
+// (RssFile), until the kernel reclaims it under memory pressure. A server
+// of a 10M-document snapshot would so end up with most of a multi-GiB file
+// in its RSS. Residency bounds that: it watches the process's resident
+// file pages and, when they grow past a budget, tells the kernel the
+// mappings are not needed (madvise MADV_DONTNEED). That only unmaps the
+// pages from this process: they stay in the page cache, so the next touch
+// is a minor fault, not a disk read. The server's resident memory is then
+// its heap plus at most the budget (and what one check interval lets
+// queries touch), whatever the corpus size.
+
+// DefaultBudget is the default bound on the resident pages of the
+// mapped indexes (openshelf serve -search-cache).
+const DefaultBudget = 512 << 20
+
+// registry is the set of tracked mappings (open indexes, and any other
+// read-only file mapping registered with Track): the mappings Residency may
+// drop. Its lock is held while a mapping is advised and while a tracked
+// mapping is unmapped, so a mapping is never advised after it was unmapped
+// (MADV_DONTNEED on memory that something else mapped since would zero it).
+var registry struct {
+	sync.Mutex
+	open map[*[]byte]struct{}
+}
+
+// Track registers a read-only, shared file mapping whose pages
+// DropResident may take out of the process: *mm must stay the mapping
+// until Unmap(mm), which the owner calls instead of syscall.Munmap. The
+// search index registers itself; a package with another large mapped
+// file (the catalog) may do the same to have it bounded too.
+func Track(mm *[]byte) {
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.open == nil {
+		registry.open = map[*[]byte]struct{}{}
+	}
+	registry.open[mm] = struct{}{}
+}
+
+// Unmap forgets a tracked mapping, unmaps it and sets *mm to nil.
+func Unmap(mm *[]byte) error {
+	registry.Lock()
+	defer registry.Unlock()
+	delete(registry.open, mm)
+	if *mm == nil {
+		return nil
+	}
+	err := syscall.Munmap(*mm)
+	*mm = nil
+	return err
+}
+
+// DropResident unmaps the resident pages of every tracked mapping from the
+// process (they stay in the page cache) and returns the bytes of mapping
+// advised. Searches running meanwhile are unaffected: a page they touch
+// again is mapped again.
+func DropResident() (int64, error) {
+	registry.Lock()
+	defer registry.Unlock()
+	var n int64
+	for mm := range registry.open {
+		if *mm == nil {
+			continue
+		}
+		if err := syscall.Madvise(*mm, syscall.MADV_DONTNEED); err != nil {
+			return n, fmt.Errorf("resident: madvise: %w", err)
+		}
+		n += int64(len(*mm))
+	}
+	return n, nil
+}
+
+// Residency bounds the resident pages of the mapped indexes. Run it for
+// the life of the server.
+type Residency struct {
+	// Budget is how many bytes of mapped file pages may be resident above
+	// the process's baseline before they are dropped; <= 0 disables the
+	// bound (Run returns at once).
+	Budget int64
+	// Interval is how often the resident set is read (0: 100ms). The
+	// check reads /proc/self/statm, a few microseconds.
+	Interval time.Duration
+	Logger   *slog.Logger
+
+	base  int64 // resident file bytes right after the last drop
+	drops int64
+}
+
+// Run checks the resident set every Interval until ctx ends.
+func (r *Residency) Run(ctx context.Context) {
+	if r.Budget <= 0 {
+		return
+	}
+	every := r.Interval
+	if every <= 0 {
+		every = 100 * time.Millisecond
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := r.Check(); err != nil && r.Logger != nil {
+				r.Logger.Warn("resident: resident memory check failed", "err", err)
+				return
+			}
+		}
+	}
+}
+
+// Check reads the process's resident file pages and drops the indexes'
+// when they exceed the baseline by more than Budget. It reports whether it
+// dropped them. The baseline is the resident file pages right after the
+// last drop (the executable, shared libraries, other mapped files), first
+// taken at the first check.
+func (r *Residency) Check() (bool, error) {
+	if r.Budget <= 0 {
+		return false, nil
+	}
+	cur, err := ResidentFileBytes()
+	if err != nil {
+		return false, err
+	}
+	if r.drops == 0 && r.base == 0 {
+		r.base = cur
+	}
+	if cur-r.base <= r.Budget {
+		return false, nil
+	}
+	advised, err := DropResident()
+	if err != nil {
+		return false, err
+	}
+	after, err := ResidentFileBytes()
+	if err != nil {
+		return true, err
+	}
+	r.base, r.drops = after, r.drops+1
+	if r.Logger != nil {
+		r.Logger.Debug("resident: dropped resident index pages", "resident_before", cur, "resident_after", after,
+			"advised", advised, "drops", r.drops)
+	}
+	return true, nil
+}
+
+// Drops is the number of times Check dropped the indexes' pages.
+func (r *Residency) Drops() int64 { return r.drops }
+
+// ResidentFileBytes returns the process's resident file-backed (and
+// shared) memory: the third field of /proc/self/statm, in bytes.
+func ResidentFileBytes() (int64, error) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, fmt.Errorf("resident: %w", err)
+	}
+	f := bytes.Fields(b)
+	if len(f) < 3 {
+		return 0, fmt.Errorf("resident: /proc/self/statm: %q", b)
+	}
+	pages, err := strconv.ParseInt(string(f[2]), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("resident: /proc/self/statm: %w", err)
+	}
+	return pages * int64(os.Getpagesize()), nil
+}
