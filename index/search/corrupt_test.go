@@ -97,3 +97,26 @@ func FuzzIndexFile(f *testing.F) {
 		exercise(t, path)
 	})
 }
+
+// TestCorruptEachByte flips each byte of a small index in turn (format 2's
+// bit-packed blocks, masks, impacts, skip entries and all): every damaged
+// file fails cleanly or answers, never panics.
+func TestCorruptEachByte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("one exercise per byte")
+	}
+	c := fixedCorpus(t)
+	good, err := os.ReadFile(filepath.Join(c.snap.Dir, filepath.FromSlash(search.File)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "index.bin")
+	for at := range good {
+		b := append([]byte(nil), good...)
+		b[at] ^= []byte{0x01, 0x80, 0xff}[at%3] // low bit, varint continuation, all
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		exercise(t, path)
+	}
+}
