@@ -89,8 +89,8 @@ const ledgerSchemaVersion = 2
 // On SQLite, payments is a rowid table, unlike the others: its rows (the
 // stored payment is about 1.1 kB of JSON, the receipt 0.3 kB) exceed what
 // a WITHOUT ROWID b-tree keeps in a cell (about 1 kB of a 4 kB page), so
-// each row had an overflow page of its own, freed and written anew by
-// every transition. In a rowid table a row stays on its leaf (up to about
+// there each row needs an overflow page of its own, freed and written
+// anew by every transition. In a rowid table a row stays on its leaf (up to about
 // 4 kB), and rows of concurrent requests share the leaves at the end of
 // the table; the key is a separate small index, written once per claim.
 // settlements has no index: it is appended to and read by operators.
