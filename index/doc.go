@@ -26,10 +26,11 @@
 // to zstd run files by a goroutine while a second buffer fills, then merged.
 // Term ids are assigned in term order during that merge, so no vocabulary is
 // ever held in memory. Bundles are zstd streams, one open encoder per topic,
-// fed by a goroutine of their own. Peak memory is therefore a few hundred
-// MiB whatever the corpus size (about 1.4 GiB for a 100 000-document bench
-// corpus build, generation included); the merger adds about 100 bytes per
-// input record (see ingest/merge.go).
+// fed by a goroutine of their own. Peak memory is therefore bounded
+// whatever the corpus size: sort buffers, row groups and queues (a
+// 100 000-document bench corpus build, generation included, peaked at about
+// 1.4 GiB); the merger adds about 100 bytes per input record (see
+// ingest/merge.go).
 //
 // [Reindex] rebuilds only search/index.bin of the current snapshot, from its
 // own Parquet tables, and publishes it as a new snapshot whose other files
