@@ -85,7 +85,16 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 	var stamp corpusStamp
 	if b, err := os.ReadFile(stampPath); err == nil && !cfg.Rebuild && !cfg.RebuildOurs {
 		if json.Unmarshal(b, &stamp) == nil && stamp.Version == corpusVersion && stamp.N == cfg.N && stamp.Seed == cfg.Seed {
-			if cur, err := snapshot.Current(c.dataDir); err == nil && cur == stamp.Snapshot {
+			if cur, err := snapshot.Current(c.dataDir); err == nil && (cur == stamp.Snapshot || reindexedFrom(c.dataDir, stamp, cfg.N)) {
+				if cur != stamp.Snapshot {
+					// A reindex published its snapshot but was stopped
+					// before it could update the stamp.
+					stamp.Snapshot = cur
+					b, _ := json.Marshal(stamp)
+					if err := writeFileAtomic(stampPath, b); err != nil {
+						return nil, err
+					}
+				}
 				log.Info("bench: reusing cached corpus", "snapshot", cur, "documents", cfg.N)
 				c.buildTime = time.Duration(stamp.BuildMS) * time.Millisecond
 				if cfg.Reindex {
@@ -124,6 +133,14 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 		return nil, err
 	}
 	return c, c.open()
+}
+
+// reindexedFrom reports whether the current snapshot is a reindex of the
+// stamp's (index.Reindex names the reindexed snapshot as previous; the
+// bench's builds are fresh and name none).
+func reindexedFrom(dataDir string, stamp corpusStamp, n int) bool {
+	snap, err := snapshot.Open(dataDir)
+	return err == nil && snap.Manifest.Previous == stamp.Snapshot && snap.Manifest.Counts.Accepted == int64(n)
 }
 
 // reindexSearch rebuilds the cached snapshot's search index and records

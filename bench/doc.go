@@ -12,6 +12,9 @@
 //     DIR/data, or reuses the one cached there for the same N and seed;
 //     -rebuild-ours rebuilds only this snapshot (a new index) and keeps
 //     the peers' loads, which are keyed by the corpus, not the snapshot;
+//     -reindex rebuilds only its search index (index.Reindex, from the
+//     snapshot's own Parquet tables), the way to measure a new index
+//     format on a 10M corpus without generating it again;
 //  2. starts a private PostgreSQL cluster (Debian's packages, run as the
 //     postgres user on a loopback port) under DIR/pg and loads the same
 //     documents from the snapshot's documents.parquet: a weighted
@@ -33,7 +36,9 @@
 //     language as is), exact totals, searchAfter for deep pages,
 //     SortedSetDocValuesFacetCounts for facets;
 //  4. starts the real server, `openshelf serve`, as a child process (so
-//     its resident memory can be read from /proc/PID/status);
+//     its resident memory can be read from /proc/PID/status, split into
+//     mapped file pages and heap), with -serve-args added to its flags
+//     (e.g. -search-cache);
 //  5. makes one shuffled list of queries, the same for every system, in
 //     classes: single words in three document-frequency bands, two- and
 //     three-word AND, phrases of 2 to 4 words cut from real titles and

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/corpus"
@@ -172,5 +174,43 @@ func TestPeers(t *testing.T) {
 		if q.Failures > 0 || q.PhraseAt10*10 < q.Probes*phraseMin || q.WordsAt10*10 < q.Probes*8 {
 			t.Errorf("%s known items: %+v", s.name, q)
 		}
+	}
+}
+
+// TestCorpusCacheAndReindex: -reindex rebuilds the index of the cached
+// corpus under a new snapshot and keeps the cache; a reindex stopped
+// after publishing, before the stamp was written, does not make the next
+// run rebuild the corpus.
+func TestCorpusCacheAndReindex(t *testing.T) {
+	cfg, c := smallCorpus(t, 120)
+	built := c.snapshotID
+	c.buildTime = c.buildTime.Truncate(time.Millisecond) // as the stamp keeps it
+	cfg.Reindex = true
+	c2, err := ensureCorpus(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.snapshotID == built || c2.reindexTime <= 0 || c2.indexBytes <= 0 || c2.buildTime != c.buildTime {
+		t.Fatalf("reindex: snapshot %s (built %s), reindex %v, index %d bytes, build %v (was %v)",
+			c2.snapshotID, built, c2.reindexTime, c2.indexBytes, c2.buildTime, c.buildTime)
+	}
+
+	// As if a reindex had been stopped between publishing and the stamp.
+	m, err := index.Reindex(context.Background(), index.ReindexConfig{DataDir: c.dataDir, Keep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Reindex = false
+	c3, err := ensureCorpus(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c3.snapshotID != m.ID || c3.buildTime != c.buildTime {
+		t.Fatalf("after an unrecorded reindex: snapshot %s, want %s (rebuilt? build %v, was %v)",
+			c3.snapshotID, m.ID, c3.buildTime, c.buildTime)
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.Dir, "corpus.json"))
+	if err != nil || !strings.Contains(string(b), m.ID) {
+		t.Errorf("stamp %s, %v; want it to name %s", b, err, m.ID)
 	}
 }
