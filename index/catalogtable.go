@@ -38,14 +38,20 @@ func (c *catalogTable) add(r *documentRow) error {
 	for _, a := range r.Authors {
 		rec.Authors = append(rec.Authors, a.Name)
 	}
-	if r.HasFulltext {
-		rec.Flags |= catalog.FlagFulltext
-	}
-	if r.HasReferences {
-		rec.Flags |= catalog.FlagReferences
-	}
+	rec.Flags = catalogFlags(r.HasFulltext, r.HasReferences)
 	c.docs++
 	return c.w.Add(&rec)
+}
+
+func catalogFlags(fulltext, references bool) byte {
+	var f byte
+	if fulltext {
+		f |= catalog.FlagFulltext
+	}
+	if references {
+		f |= catalog.FlagReferences
+	}
+	return f
 }
 
 // alias writes the next alias row (in alias order).
@@ -108,15 +114,9 @@ func ConvertCatalog(ctx context.Context, snap *snapshot.Snapshot, w *catalog.Wri
 		for i := range rows {
 			r := &rows[i]
 			rec := catalog.Record{ID: r.ID, Title: r.Title, Year: r.Year, Venue: r.Venue, Topics: r.Topics,
-				License: r.License, LicenseURL: r.LicenseURL}
+				License: r.License, LicenseURL: r.LicenseURL, Flags: catalogFlags(r.HasFulltext, r.HasReferences)}
 			for _, a := range r.Authors {
 				rec.Authors = append(rec.Authors, a.Name)
-			}
-			if r.HasFulltext {
-				rec.Flags |= catalog.FlagFulltext
-			}
-			if r.HasReferences {
-				rec.Flags |= catalog.FlagReferences
 			}
 			if err := w.Add(&rec); err != nil {
 				return fmt.Errorf("index: %s: %w", snapshot.Documents, err)
