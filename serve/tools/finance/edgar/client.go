@@ -221,10 +221,18 @@ func (c *Client) get(ctx context.Context, url string, fresh time.Duration, decod
 		return e.val, nil
 	}
 	ch := c.flight.DoChan(url, func() (any, error) {
+		// A flight that ended between the look-up above and this one
+		// has cached a fresh answer: use it rather than fetch again.
+		c.mu.Lock()
+		cur, ok := c.cache.get(url)
+		c.mu.Unlock()
+		if ok && c.cfg.Now().Sub(cur.checked) < fresh {
+			return cur.val, nil
+		}
 		// Detached from the first caller's cancellation: the answer serves
 		// every caller waiting on it.
 		ctx := context.WithoutCancel(ctx)
-		return c.refresh(ctx, url, e, decode)
+		return c.refresh(ctx, url, cur, decode)
 	})
 	select {
 	case <-ctx.Done():
