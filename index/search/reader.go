@@ -61,6 +61,7 @@ type Index struct {
 
 	licenses  []string
 	topics    []string
+	pairs     pairSet // the pair words of its pair terms; nil: none
 	topicCode map[string]uint16
 	licCode   map[string]uint8
 	checked   sync.Map // topic code -> whether its doc list is valid
@@ -170,6 +171,14 @@ func (ix *Index) parse() error {
 		}
 	}
 	ix.licenses, ix.topics = r.strings(256), r.strings(math.MaxUint16)
+	if r.err == nil && len(r.b) > 0 {
+		// Written since pair terms: the pair words (pairs.go).
+		words := r.strings(maxPairWords)
+		if r.err == nil && (len(words) == 0 || !validPairWords(words) || len(r.b) > 0) {
+			r.err = ErrMalformed
+		}
+		ix.pairs = newPairSet(words)
+	}
 	if r.err != nil {
 		return fmt.Errorf("%w: table of contents names", ErrMalformed)
 	}

@@ -60,6 +60,7 @@ type Writer struct {
 
 	termTab, termStr *spool
 	nTerms           int64
+	pairWords        []string // recorded in the TOC; nil: no pair terms
 	term             []byte
 	df               uint32
 	skips            []skipEntry
@@ -659,8 +660,21 @@ func (w *Writer) Close() (int64, error) {
 	return w.off, nil
 }
 
+// SetPairWords records that the postings include the pair terms
+// (PairTerm) of every adjacent pair of tokens in which one word is in
+// words, sorted: PairWords() for the builder. Without it the index has no
+// pairs and phrases are checked word by word.
+func (w *Writer) SetPairWords(words []string) error {
+	if !validPairWords(words) || len(words) == 0 {
+		return fmt.Errorf("%w: pair words must be sorted, distinct and non-empty", ErrWriteOrder)
+	}
+	w.pairWords = slices.Clone(words)
+	return nil
+}
+
 // toc encodes the table of contents: counts, sections, field average
-// lengths and the names of licences and topics, as uvarints.
+// lengths, the names of licences and topics, as uvarints, and when the
+// index has pair terms their pair words.
 func (w *Writer) toc() []byte {
 	b := []byte{}
 	b = binary.AppendUvarint(b, uint64(w.n))
@@ -673,7 +687,11 @@ func (w *Writer) toc() []byte {
 	for _, avg := range w.avgLens() {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(avg))
 	}
-	for _, names := range [][]string{w.licenses, w.topics} {
+	names := [][]string{w.licenses, w.topics}
+	if w.pairWords != nil {
+		names = append(names, w.pairWords)
+	}
+	for _, names := range names {
 		b = binary.AppendUvarint(b, uint64(len(names)))
 		for _, s := range names {
 			b = binary.AppendUvarint(b, uint64(len(s)))
