@@ -292,7 +292,7 @@ func (ix *Index) Close() error {
 // Len is the number of documents, numbered 0..Len()-1 in catalog order.
 func (ix *Index) Len() int { return int(ix.n) }
 
-// Terms is the number of distinct terms.
+// Terms is the number of distinct terms, word pairs included.
 func (ix *Index) Terms() int { return ix.nTerms }
 
 // Size is the index file's size in bytes.
