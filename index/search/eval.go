@@ -408,6 +408,11 @@ func (p *phraseIter) advance(t int32) int32 {
 }
 
 func (p *phraseIter) find(d int32) int32 {
+	if len(p.parts) == 1 {
+		// One pair is the whole phrase: each of its documents with a
+		// wanted field has it there.
+		return d
+	}
 	for d != noMore && !p.matches() {
 		d = p.and.nextDoc()
 	}
