@@ -62,7 +62,7 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 			n++
 		}
 	}
-	if !b.cfg.NoPhrasePairs {
+	if !b.cfg.NoPhrasePairs && isearch.PairFields&(1<<field) != 0 {
 		tp = appendPairs(tp)
 	}
 	b.tokBuf, b.tpBuf = toks, tp
@@ -190,7 +190,7 @@ func (b *Builder) openSearchIndex() error {
 		return err
 	}
 	if !b.cfg.NoPhrasePairs {
-		if err := w.SetPairWords(isearch.PairWords()); err != nil {
+		if err := w.SetPairs(isearch.PairWords(), isearch.PairFields); err != nil {
 			w.Abort()
 			return err
 		}

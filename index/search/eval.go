@@ -318,9 +318,11 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 	}
 	p := &phraseIter{mask: mask}
 	covered := make([]bool, len(ph.Words))
+	// Pairs only where every field searched has them.
+	pairs := mask&^e.ix.pairFields == 0
 	for i := range len(ph.Words) - 1 {
 		a, b := ph.Words[i], ph.Words[i+1]
-		if !e.ix.pairs.indexed(a, b) {
+		if !pairs || !e.ix.pairs.indexed(a, b) {
 			continue
 		}
 		id := e.ix.lookup(PairTerm(a, b))

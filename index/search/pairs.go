@@ -12,8 +12,9 @@ import (
 // it intersect far shorter lists. The builder indexes, as extra terms of
 // the same dictionary and field, every adjacent pair of tokens of a value
 // in which one word is a pair word (the stop words of index/tokenize, see
-// [PairWords]), at the position of the first word. The TOC records the
-// pair words the index was built with, so that a query knows which pairs
+// [PairWords]), at the position of the first word, in the fields of
+// [PairFields]. The TOC records the pair words and fields the index was
+// built with, so that a query knows which pairs
 // the index must have: a missing pair that qualifies means no document has
 // it, any other pair is checked word by word. An index without the TOC
 // entry (written before pairs) answers every phrase word by word.
@@ -28,6 +29,11 @@ func PairTerm(a, b string) string { return pairMark + a + pairMark + b }
 
 // isPairTerm reports whether a dictionary term is a pair.
 func isPairTerm(t string) bool { return strings.HasPrefix(t, pairMark) }
+
+// PairFields are the fields whose pairs the builder indexes: all but full
+// text (where pairs would double the index; a phrase searched in full
+// text is checked word by word) and the DOI (one token).
+const PairFields = 1<<FieldTitle | 1<<FieldAbstract | 1<<FieldAuthor | 1<<FieldKeyword
 
 // PairWords are the words whose adjacent pairs the builder indexes:
 // tokenize's stop words, sorted. The writer records them (SetPairWords).

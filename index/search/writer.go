@@ -61,6 +61,7 @@ type Writer struct {
 	termTab, termStr *spool
 	nTerms           int64
 	pairWords        []string // recorded in the TOC; nil: no pair terms
+	pairFields       uint8
 	term             []byte
 	df               uint32
 	skips            []skipEntry
@@ -660,15 +661,16 @@ func (w *Writer) Close() (int64, error) {
 	return w.off, nil
 }
 
-// SetPairWords records that the postings include the pair terms
-// (PairTerm) of every adjacent pair of tokens in which one word is in
-// words, sorted: PairWords() for the builder. Without it the index has no
-// pairs and phrases are checked word by word.
-func (w *Writer) SetPairWords(words []string) error {
-	if !validPairWords(words) || len(words) == 0 {
-		return fmt.Errorf("%w: pair words must be sorted, distinct and non-empty", ErrWriteOrder)
+// SetPairs records that the postings include the pair terms (PairTerm)
+// of every adjacent pair of tokens in which one word is in words, sorted,
+// in the fields of the mask fields: PairWords() and PairFields for the
+// builder. Without it the index has no pairs and phrases are checked word
+// by word.
+func (w *Writer) SetPairs(words []string, fields uint8) error {
+	if !validPairWords(words) || len(words) == 0 || fields == 0 || fields >= 1<<NumFields {
+		return fmt.Errorf("%w: pair words must be sorted, distinct and non-empty, with fields", ErrWriteOrder)
 	}
-	w.pairWords = slices.Clone(words)
+	w.pairWords, w.pairFields = slices.Clone(words), fields
 	return nil
 }
 
@@ -697,6 +699,9 @@ func (w *Writer) toc() []byte {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
+	}
+	if w.pairWords != nil {
+		b = append(b, w.pairFields)
 	}
 	return b
 }
