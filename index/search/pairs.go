@@ -30,10 +30,11 @@ func PairTerm(a, b string) string { return pairMark + a + pairMark + b }
 // isPairTerm reports whether a dictionary term is a pair.
 func isPairTerm(t string) bool { return strings.HasPrefix(t, pairMark) }
 
-// PairFields are the fields whose pairs the builder indexes: all but full
-// text (where pairs would double the index; a phrase searched in full
-// text is checked word by word) and the DOI (one token).
-const PairFields = 1<<FieldTitle | 1<<FieldAbstract | 1<<FieldAuthor | 1<<FieldKeyword
+// PairFields are the fields whose pairs the index has: all but full text
+// (its pairs would add a fifth to the index; a phrase searched in full
+// text is checked word by word). The DOI is one token: it has no pairs,
+// so all of them.
+const PairFields = 1<<FieldTitle | 1<<FieldAbstract | 1<<FieldAuthor | 1<<FieldKeyword | 1<<FieldDOI
 
 // PairWords are the words whose adjacent pairs the builder indexes:
 // tokenize's stop words, sorted. The writer records them (SetPairWords).

@@ -2,8 +2,10 @@ package search_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -149,5 +151,63 @@ func TestPhrasePairsGaps(t *testing.T) {
 	}
 	if !tokenize.IsStopWord("of") || !search.IndexedPair("heart", "of") || search.IndexedPair("heart", "matter") {
 		t.Error("pair rule")
+	}
+}
+
+// TestPairsClaimed writes an index by hand whose TOC claims pairs it does
+// not hold: a phrase over fields with pairs then trusts the missing pair
+// (no match), one over full text checks the words, and without the claim
+// every phrase checks the words.
+func TestPairsClaimed(t *testing.T) {
+	for _, tc := range []struct {
+		claim    bool
+		fulltext bool
+		want     int64
+	}{
+		{false, false, 1}, {false, true, 1}, {true, false, 0}, {true, true, 1},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "index.bin")
+		w, err := search.NewWriter(path, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.claim {
+			if err := w.SetPairs([]string{"of"}, search.PairFields); err != nil {
+				t.Fatal(err)
+			}
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(w.AddDoc(search.DocValues{License: "CC0", Topics: []string{"x"}}))
+		must(w.AddPosting([]byte("heart"), 0, search.FieldTitle, []uint32{0}))
+		must(w.AddPosting([]byte("of"), 0, search.FieldTitle, []uint32{1}))
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := search.OpenFile(path, "s", search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Search(context.Background(), search.Request{Query: &query.Phrase{Words: []string{"heart", "of"}},
+			Fulltext: tc.fulltext, Limit: 10})
+		ix.Close()
+		if err != nil || res.Total != tc.want {
+			t.Errorf("claim %v, fulltext %v: %d matches, %v; want %d", tc.claim, tc.fulltext, res.Total, err, tc.want)
+		}
+	}
+	w, err := search.NewWriter(filepath.Join(t.TempDir(), "index.bin"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for _, bad := range [][]string{nil, {"the", "of"}, {"of", "of"}, {""}, {"a\x01b"}} {
+		if err := w.SetPairs(bad, search.PairFields); !errors.Is(err, search.ErrWriteOrder) {
+			t.Errorf("SetPairs(%q): %v", bad, err)
+		}
 	}
 }
