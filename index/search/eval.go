@@ -382,9 +382,12 @@ func (p *phraseIter) score() float64 {
 		return p.and.score()
 	}
 	s := 0.0
+	d := p.and.docID()
 	for _, w := range p.words {
-		w.p.advance(p.and.docID())
-		s += w.score()
+		// A word is on every match, but on a damaged index: skip it.
+		if w.p.advance(d) == d {
+			s += w.score()
+		}
 	}
 	return s
 }
@@ -394,9 +397,12 @@ func (p *phraseIter) bound() float64 {
 		return p.and.bound()
 	}
 	s := 0.0
+	d := p.and.docID()
 	for _, w := range p.words {
-		w.p.advance(p.and.docID())
-		s += w.bound()
+		// A word is on every match, but on a damaged index: skip it.
+		if w.p.advance(d) == d {
+			s += w.bound()
+		}
 	}
 	return s
 }
