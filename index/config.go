@@ -69,6 +69,11 @@ type Config struct {
 	// Decide overrides licence.Decide for merged documents (tests).
 	Decide func([]licence.Evidence, time.Time) licence.Decision
 
+	// NoPhrasePairs leaves the word pairs out of the search index
+	// (search.PairTerm): phrases are then checked word by word, as in an
+	// index written before pairs. For tests and measurements.
+	NoPhrasePairs bool
+
 	// Tuning; zero values pick the defaults.
 	RowGroupRows int // rows per row group of documents.parquet (default 50 000)
 	SortMemory   int // bytes of records per external-sort buffer (default 64 MiB)

@@ -56,13 +56,16 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 		}
 		p++
 	}
-	b.tokBuf, b.tpBuf = toks, tp
 	n := 0
 	for _, t := range tp {
 		if field == isearch.FieldAuthor || !tokenize.IsStopWord(t.tok) {
 			n++
 		}
 	}
+	if !b.cfg.NoPhrasePairs && isearch.PairFields&(1<<field) != 0 {
+		tp = appendPairs(tp)
+	}
+	b.tokBuf, b.tpBuf = toks, tp
 	slices.SortFunc(tp, func(x, y tokPos) int {
 		if c := strings.Compare(x.tok, y.tok); c != 0 {
 			return c
@@ -80,6 +83,21 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 		i = j
 	}
 	return n, nil
+}
+
+// appendPairs appends to tp, tokens in position order, the pair terms
+// (search.PairTerm) of the adjacent tokens the index keeps pairs of
+// (search.IndexedPair), at the first word's position: adjacent means
+// consecutive positions, so a pair never spans the gap between values.
+func appendPairs(tp []tokPos) []tokPos {
+	n := len(tp)
+	for i := 0; i+1 < n; i++ {
+		a, b := tp[i], tp[i+1]
+		if b.pos == a.pos+1 && isearch.IndexedPair(a.tok, b.tok) {
+			tp = append(tp, tokPos{isearch.PairTerm(a.tok, b.tok), a.pos})
+		}
+	}
+	return tp
 }
 
 func (b *Builder) postRecord(term string, doc int32, field int, tp []tokPos) error {
@@ -170,6 +188,12 @@ func (b *Builder) openSearchIndex() error {
 	w, err := isearch.NewWriter(path, b.work)
 	if err != nil {
 		return err
+	}
+	if !b.cfg.NoPhrasePairs {
+		if err := w.SetPairs(isearch.PairWords(), isearch.PairFields); err != nil {
+			w.Abort()
+			return err
+		}
 	}
 	b.sidx = w
 	b.cites = newSorter(b.work, b.cfg.SortMemory/4)

@@ -25,7 +25,10 @@
 // documents at a time into a bitset (no heap); an exclusion drops the
 // documents its child matches; a phrase is a conjunction whose candidates
 // are checked position by position within each field (a phrase never
-// spans two fields or two values of a field); a prefix is the union of at
+// spans two fields or two values of a field): the conjunction of its word
+// pairs where the index has them (every adjacent pair with a stop word
+// outside full text, FORMAT.md), of its words elsewhere, so "state of the art" walks the far
+// shorter lists of "state of", "of the" and "the art"; a prefix is the union of at
 // most query.MaxExpansions terms, the most frequent; with Stem, a word is
 // the union of the indexed words with its English Snowball stem.
 //
@@ -39,8 +42,9 @@
 // beats the worst score kept, so the page is the one an exhaustive
 // scoring would give. A lone term without filters or facets counts the
 // blocks whose bound cannot enter the page without unpacking them.
-// Phrases check the rarest word's positions first and stop at the first
-// word that leaves no candidate start.
+// Phrases check the rarest list's positions first and stop at the first
+// list that leaves no candidate start; a phrase's score is its words'
+// (their lists advanced to its matches only), with or without pairs.
 // With a cursor the heap keeps only matches ranking after the cursor's
 // (key, doc), so a page at any depth costs what the first page costs.
 //

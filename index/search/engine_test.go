@@ -46,6 +46,12 @@ type corpus struct {
 // buildCorpus publishes docs with the real builder and opens the index.
 func buildCorpus(t testing.TB, docs []*ingest.Document) *corpus {
 	t.Helper()
+	return buildCorpusPairs(t, docs, true)
+}
+
+// buildCorpusPairs is buildCorpus with or without the phrase pairs.
+func buildCorpusPairs(t testing.TB, docs []*ingest.Document, pairs bool) *corpus {
+	t.Helper()
 	topics := map[string]bool{}
 	for _, d := range docs {
 		if d.Licence.Family == "" {
@@ -70,7 +76,7 @@ func buildCorpus(t testing.TB, docs []*ingest.Document) *corpus {
 		}
 		return nil
 	}
-	if _, err := index.Build(context.Background(), index.Config{DataDir: dir, Now: testNow, Decide: decide, Fresh: true, Topics: its}, feed); err != nil {
+	if _, err := index.Build(context.Background(), index.Config{DataDir: dir, Now: testNow, Decide: decide, Fresh: true, Topics: its, NoPhrasePairs: !pairs}, feed); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := snapshot.Open(dir)

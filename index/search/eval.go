@@ -245,7 +245,7 @@ func (ix *Index) bm25f(p *postings, idf float64, mask uint8) float64 {
 
 // expandPrefix returns up to max terms starting with p, the most frequent.
 func (ix *Index) expandPrefix(p string, limit int) []int {
-	if p == "" {
+	if p == "" || isPairTerm(p) {
 		return nil
 	}
 	lo, hi := ix.prefixRange(p)
@@ -298,8 +298,10 @@ func (ix *Index) expandStem(w string, limit int) []int {
 	return ids
 }
 
-// phrase compiles adjacent words: a conjunction of their posting lists
-// checked position by position within each field.
+// phrase compiles adjacent words: a conjunction of posting lists checked
+// position by position within each field. The lists are the index's pair
+// terms for the pairs it has (pairs.go), the words' for the words no pair
+// covers; the score is the words' either way.
 func (e *evaluator) phrase(ph *query.Phrase) iterator {
 	if len(ph.Words) == 0 {
 		return nil
@@ -308,37 +310,103 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 		return e.term(&query.Term{Field: ph.Field, Word: ph.Words[0]})
 	}
 	mask := e.maskOf(ph.Field)
-	var words []*termIter
-	for _, w := range ph.Words {
-		id := e.ix.lookup(w)
-		if id < 0 {
+	ids := make([]int, len(ph.Words))
+	for i, w := range ph.Words {
+		if ids[i] = e.ix.lookup(w); ids[i] < 0 {
 			return nil
 		}
-		words = append(words, e.termIter(id, mask))
 	}
-	its := make([]iterator, len(words))
-	for i, w := range words {
-		its[i] = w
+	p := &phraseIter{mask: mask}
+	covered := make([]bool, len(ph.Words))
+	// Pairs only where every field searched has them.
+	pairs := mask&^e.ix.pairFields == 0
+	for i := range len(ph.Words) - 1 {
+		a, b := ph.Words[i], ph.Words[i+1]
+		if !pairs || !e.ix.pairs.indexed(a, b) {
+			continue
+		}
+		id := e.ix.lookup(PairTerm(a, b))
+		if id < 0 {
+			return nil // the index has every occurrence of this pair: none
+		}
+		p.parts = append(p.parts, e.termIter(id, mask))
+		p.offs = append(p.offs, uint32(i))
+		covered[i], covered[i+1] = true, true
 	}
-	return &phraseIter{and: newAnd(its, nil), words: words, mask: mask}
+	for i, id := range ids {
+		if !covered[i] {
+			p.parts = append(p.parts, e.termIter(id, mask))
+			p.offs = append(p.offs, uint32(i))
+		}
+	}
+	its := make([]iterator, len(p.parts))
+	for i, t := range p.parts {
+		its[i] = t
+	}
+	p.and = newAnd(its, nil)
+	if slices.Contains(covered, true) {
+		// Score by the words, advanced to the matches only, summed in the
+		// order a conjunction of the words would sum them.
+		for _, id := range ids {
+			p.words = append(p.words, e.termIter(id, mask))
+		}
+		slices.SortStableFunc(p.words, func(a, b *termIter) int { return cmp.Compare(a.cost(), b.cost()) })
+	}
+	return p
 }
 
 // phraseIter matches the documents where the words are adjacent, in
 // order, within one field: positions never continue from one field into
 // the next, so a phrase cannot span a title and an abstract.
 type phraseIter struct {
-	and    *andIter
+	and *andIter
+	// parts are the lists the conjunction walks, words or pairs, offs
+	// their offsets in the phrase: a part at position x means a phrase
+	// starting at x-off.
+	parts []*termIter
+	offs  []uint32
+	// words score the phrase when parts has pairs; nil when parts are
+	// the words (and scores them).
 	words  []*termIter
 	mask   uint8
-	order  []int // word indexes, the rarest first
+	order  []int // part indexes, the rarest first
 	buf    []uint32
 	starts []uint32 // candidate positions of the phrase's first word
 }
 
-func (p *phraseIter) docID() int32   { return p.and.docID() }
-func (p *phraseIter) cost() int64    { return p.and.cost() }
-func (p *phraseIter) score() float64 { return p.and.score() }
-func (p *phraseIter) bound() float64 { return p.and.bound() }
+func (p *phraseIter) docID() int32 { return p.and.docID() }
+func (p *phraseIter) cost() int64  { return p.and.cost() }
+
+func (p *phraseIter) score() float64 {
+	if p.words == nil {
+		return p.and.score()
+	}
+	s := 0.0
+	d := p.and.docID()
+	for _, w := range p.words {
+		// A word is on every match, but on a damaged index: skip it.
+		if w.p.advance(d) == d {
+			s += w.score()
+		}
+	}
+	return s
+}
+
+func (p *phraseIter) bound() float64 {
+	if p.words == nil {
+		return p.and.bound()
+	}
+	s := 0.0
+	d := p.and.docID()
+	for _, w := range p.words {
+		// A word is on every match, but on a damaged index: skip it.
+		if w.p.advance(d) == d {
+			s += w.bound()
+		}
+	}
+	return s
+}
+
 func (p *phraseIter) nextDoc() int32 { return p.find(p.and.nextDoc()) }
 func (p *phraseIter) advance(t int32) int32 {
 	if p.and.docID() >= t {
@@ -348,6 +416,11 @@ func (p *phraseIter) advance(t int32) int32 {
 }
 
 func (p *phraseIter) find(d int32) int32 {
+	if len(p.parts) == 1 {
+		// One pair is the whole phrase: each of its documents with a
+		// wanted field has it there.
+		return d
+	}
 	for d != noMore && !p.matches() {
 		d = p.and.nextDoc()
 	}
@@ -355,16 +428,16 @@ func (p *phraseIter) find(d int32) int32 {
 }
 
 // matches checks the current document's positions, field by field: the
-// rarest word's positions give the candidate starts, which each other
-// word, rarer first, filters; a field stops at the first word that leaves
+// rarest part's positions give the candidate starts, which each other
+// part, rarer first, filters; a field stops at the first part that leaves
 // no start, without decoding the others' positions.
 func (p *phraseIter) matches() bool {
 	if p.order == nil {
-		p.order = make([]int, len(p.words))
+		p.order = make([]int, len(p.parts))
 		for i := range p.order {
 			p.order[i] = i
 		}
-		slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(p.words[a].p.df, p.words[b].p.df) })
+		slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(p.parts[a].p.df, p.parts[b].p.df) })
 	}
 	for f := range NumFields {
 		fb := uint8(1 << f)
@@ -372,7 +445,7 @@ func (p *phraseIter) matches() bool {
 			continue
 		}
 		in := true
-		for _, w := range p.words {
+		for _, w := range p.parts {
 			if w.p.fm[w.p.i]&fb == 0 {
 				in = false
 				break
@@ -382,19 +455,19 @@ func (p *phraseIter) matches() bool {
 			continue
 		}
 		r := p.order[0]
-		p.buf = p.words[r].positions(p.buf[:0], f)
+		p.buf = p.parts[r].positions(p.buf[:0], f)
 		p.starts = p.starts[:0]
 		for _, x := range p.buf {
-			if x >= uint32(r) {
-				p.starts = append(p.starts, x-uint32(r))
+			if x >= p.offs[r] {
+				p.starts = append(p.starts, x-p.offs[r])
 			}
 		}
 		for _, k := range p.order[1:] {
 			if len(p.starts) == 0 {
 				break
 			}
-			p.buf = p.words[k].positions(p.buf[:0], f)
-			p.starts = keepStarts(p.starts, p.buf, uint32(k))
+			p.buf = p.parts[k].positions(p.buf[:0], f)
+			p.starts = keepStarts(p.starts, p.buf, p.offs[k])
 		}
 		if len(p.starts) > 0 {
 			return true

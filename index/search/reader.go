@@ -59,11 +59,14 @@ type Index struct {
 	// postings is the postings section's range in mm.
 	postLo, postHi uint64
 
-	licenses  []string
-	topics    []string
-	topicCode map[string]uint16
-	licCode   map[string]uint8
-	checked   sync.Map // topic code -> whether its doc list is valid
+	licenses []string
+	topics   []string
+	pairs    pairSet // the pair words of its pair terms; nil: none
+	// pairFields are the fields with pair terms.
+	pairFields uint8
+	topicCode  map[string]uint16
+	licCode    map[string]uint8
+	checked    sync.Map // topic code -> whether its doc list is valid
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's
@@ -170,6 +173,17 @@ func (ix *Index) parse() error {
 		}
 	}
 	ix.licenses, ix.topics = r.strings(256), r.strings(math.MaxUint16)
+	if r.err == nil && len(r.b) > 0 {
+		// Written since pair terms: the pair words (pairs.go).
+		words := r.strings(maxPairWords)
+		if r.err == nil && (len(words) == 0 || !validPairWords(words) || len(r.b) != 1 ||
+			r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
+			r.err = ErrMalformed
+		}
+		if r.err == nil {
+			ix.pairs, ix.pairFields = newPairSet(words), r.b[0]
+		}
+	}
 	if r.err != nil {
 		return fmt.Errorf("%w: table of contents names", ErrMalformed)
 	}
@@ -283,7 +297,7 @@ func (ix *Index) Close() error {
 // Len is the number of documents, numbered 0..Len()-1 in catalog order.
 func (ix *Index) Len() int { return int(ix.n) }
 
-// Terms is the number of distinct terms.
+// Terms is the number of distinct terms, word pairs included.
 func (ix *Index) Terms() int { return ix.nTerms }
 
 // Size is the index file's size in bytes.

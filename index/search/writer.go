@@ -60,6 +60,8 @@ type Writer struct {
 
 	termTab, termStr *spool
 	nTerms           int64
+	pairWords        []string // recorded in the TOC; nil: no pair terms
+	pairFields       uint8
 	term             []byte
 	df               uint32
 	skips            []skipEntry
@@ -659,8 +661,22 @@ func (w *Writer) Close() (int64, error) {
 	return w.off, nil
 }
 
+// SetPairs records that the postings include the pair terms (PairTerm)
+// of every adjacent pair of tokens in which one word is in words, sorted,
+// in the fields of the mask fields: PairWords() and PairFields for the
+// builder. Without it the index has no pairs and phrases are checked word
+// by word.
+func (w *Writer) SetPairs(words []string, fields uint8) error {
+	if !validPairWords(words) || len(words) == 0 || fields == 0 || fields >= 1<<NumFields {
+		return fmt.Errorf("%w: pair words must be sorted, distinct and non-empty, with fields", ErrWriteOrder)
+	}
+	w.pairWords, w.pairFields = slices.Clone(words), fields
+	return nil
+}
+
 // toc encodes the table of contents: counts, sections, field average
-// lengths and the names of licences and topics, as uvarints.
+// lengths, the names of licences and topics, as uvarints, and when the
+// index has pair terms their pair words.
 func (w *Writer) toc() []byte {
 	b := []byte{}
 	b = binary.AppendUvarint(b, uint64(w.n))
@@ -673,12 +689,19 @@ func (w *Writer) toc() []byte {
 	for _, avg := range w.avgLens() {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(avg))
 	}
-	for _, names := range [][]string{w.licenses, w.topics} {
+	names := [][]string{w.licenses, w.topics}
+	if w.pairWords != nil {
+		names = append(names, w.pairWords)
+	}
+	for _, names := range names {
 		b = binary.AppendUvarint(b, uint64(len(names)))
 		for _, s := range names {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
+	}
+	if w.pairWords != nil {
+		b = append(b, w.pairFields)
 	}
 	return b
 }

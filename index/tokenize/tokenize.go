@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -64,6 +65,16 @@ func RemoveStopWords(toks []string) []string {
 func IsStopWord(t string) bool {
 	_, ok := stopWords[t]
 	return ok
+}
+
+// StopWords returns the stop words, sorted.
+func StopWords() []string {
+	out := make([]string, 0, len(stopWords))
+	for w := range stopWords {
+		out = append(out, w)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // stopWords is deliberately short: only words that carry no meaning in a

@@ -1,0 +1,213 @@
+package search_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/index/tokenize"
+	"github.com/openshelf/openshelf/ingest"
+)
+
+// TestPhrasePairs builds one random corpus with and without the word
+// pairs and checks that random phrases (from the documents, across value
+// gaps and fields, made of the vocabulary with its stop words) give the
+// same totals and pages on both, and the brute-force oracle's totals.
+func TestPhrasePairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var docs []*ingest.Document
+	for i := range 300 {
+		d := doc(20000+i, randomText(rng, 2+rng.IntN(8)), randomText(rng, rng.IntN(40)))
+		d.Keywords = []string{randomText(rng, 1+rng.IntN(3)), randomText(rng, 1+rng.IntN(2))}
+		d.Authors = []ingest.Author{{Name: randomText(rng, 2)}, {Name: randomText(rng, 2)}}
+		d.Topics = []string{"biology"}
+		if rng.IntN(2) == 0 {
+			d.Sections = []ingest.Section{{Title: "Intro of the", Paragraphs: []string{randomText(rng, 40), randomText(rng, 20)}}}
+		}
+		docs = append(docs, d)
+	}
+	with := buildCorpusPairs(t, docs, true)
+	without := buildCorpusPairs(t, docs, false)
+	if with.ix.Terms() <= without.ix.Terms() {
+		t.Fatalf("%d terms with pairs, %d without: no pairs indexed", with.ix.Terms(), without.ix.Terms())
+	}
+	orc := &oracle{}
+	for _, d := range with.docs {
+		orc.docs = append(orc.docs, oracleFields(d))
+	}
+	fields := []query.Field{query.Any, query.Title, query.Abstract, query.Author, query.Keyword, query.Fulltext}
+	ctx := context.Background()
+	matched := 0
+	for i := range 600 {
+		var words []string
+		switch k := rng.IntN(4); k {
+		case 0, 1:
+			// From a document's field, so that it matches.
+			od := &orc.docs[rng.IntN(len(orc.docs))]
+			f := rng.IntN(search.NumFields)
+			toks := od.fields[f]
+			if len(toks) < 2 {
+				continue
+			}
+			n := 2 + rng.IntN(3)
+			at := rng.IntN(len(toks))
+			for j := at; j < min(at+n, len(toks)); j++ {
+				words = append(words, toks[j].tok) // may run over a value gap
+			}
+		case 2:
+			// Stop words only, or a stop word and another word.
+			stops := []string{"the", "of", "and", "in"}
+			for range 2 + rng.IntN(2) {
+				words = append(words, stops[rng.IntN(len(stops))])
+			}
+			if rng.IntN(2) == 0 {
+				words[rng.IntN(len(words))] = vocab[rng.IntN(len(vocab))]
+			}
+		default:
+			for range 2 + rng.IntN(3) {
+				words = append(words, vocab[rng.IntN(len(vocab))])
+			}
+		}
+		if len(words) < 2 {
+			continue
+		}
+		q := &query.Phrase{Field: fields[rng.IntN(len(fields))], Words: words}
+		orc.stem, orc.ft = rng.IntN(2) == 0, rng.IntN(2) == 0
+		req := search.Request{Query: q, Stem: orc.stem, Fulltext: orc.ft, Limit: 5 + rng.IntN(20)}
+		label := fmt.Sprintf("phrase #%d %s (stem %v, fulltext %v)", i, show(q), orc.stem, orc.ft)
+		a, err := with.ix.Search(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		b, err := without.ix.Search(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		want := int64(0)
+		for d := range orc.docs {
+			if orc.match(&orc.docs[d], q) {
+				want++
+			}
+		}
+		if a.Total != want || b.Total != want {
+			t.Fatalf("%s: %d matches with pairs, %d without, want %d", label, a.Total, b.Total, want)
+		}
+		if !slices.Equal(a.Hits, b.Hits) {
+			t.Fatalf("%s: pages differ:\nwith pairs %v\nwithout    %v", label, a.Hits, b.Hits)
+		}
+		if want > 0 {
+			matched++
+		}
+	}
+	if matched < 150 {
+		t.Errorf("only %d phrases matched", matched)
+	}
+}
+
+// TestPhrasePairsGaps checks that a pair never joins two values of a
+// field or two fields, and that stop words inside a phrase count.
+func TestPhrasePairsGaps(t *testing.T) {
+	d := doc(30001, "heart of the matter", "the cell")
+	d.Keywords = []string{"model of", "the mouse"}
+	d.Authors = []ingest.Author{{Name: "Ada of"}, {Name: "The Brain"}}
+	d.Topics = []string{"biology"}
+	c := buildCorpusPairs(t, []*ingest.Document{d, doc(30002, "heart the matter", "cells")}, true)
+	for _, tc := range []struct {
+		q    string
+		want int64
+	}{
+		{`"heart of the matter"`, 1},
+		{`"of the"`, 1},
+		{`"heart the matter"`, 1},      // the other document: "of" is a position
+		{`"of the mouse"`, 0},          // keywords are two values
+		{`"model of the"`, 0},          // keywords are two values
+		{`author:"of the"`, 0},         // authors are two values
+		{`"matter the"`, 0},            // title then abstract: two fields
+		{`"the matter"`, 2},            // both
+		{`keyword:"model of"`, 1},      // within a value
+		{`"the the"`, 0},               // a pair no document has
+		{`"zebrafish of the"`, 0},      // an unknown word
+		{`title:"heart of the"`, 1},    // scoped
+		{`abstract:"heart of the"`, 0}, // scoped elsewhere
+	} {
+		res, err := c.ix.Search(context.Background(), search.Request{Query: parse(t, tc.q), Limit: 10})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if res.Total != tc.want {
+			t.Errorf("%s: %d matches, want %d", tc.q, res.Total, tc.want)
+		}
+	}
+	// Prefixes never expand to pair terms.
+	res, err := c.ix.Search(context.Background(), search.Request{Query: parse(t, "of*"), Limit: 10})
+	if err != nil || res.Total != 1 {
+		t.Errorf("of*: %d matches, %v; want 1", res.Total, err)
+	}
+	if !tokenize.IsStopWord("of") || !search.IndexedPair("heart", "of") || search.IndexedPair("heart", "matter") {
+		t.Error("pair rule")
+	}
+}
+
+// TestPairsClaimed writes an index by hand whose TOC claims pairs it does
+// not hold: a phrase over fields with pairs then trusts the missing pair
+// (no match), one over full text checks the words, and without the claim
+// every phrase checks the words.
+func TestPairsClaimed(t *testing.T) {
+	for _, tc := range []struct {
+		claim    bool
+		fulltext bool
+		want     int64
+	}{
+		{false, false, 1}, {false, true, 1}, {true, false, 0}, {true, true, 1},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "index.bin")
+		w, err := search.NewWriter(path, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.claim {
+			if err := w.SetPairs([]string{"of"}, search.PairFields); err != nil {
+				t.Fatal(err)
+			}
+		}
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(w.AddDoc(search.DocValues{License: "CC0", Topics: []string{"x"}}))
+		must(w.AddPosting([]byte("heart"), 0, search.FieldTitle, []uint32{0}))
+		must(w.AddPosting([]byte("of"), 0, search.FieldTitle, []uint32{1}))
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := search.OpenFile(path, "s", search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ix.Search(context.Background(), search.Request{Query: &query.Phrase{Words: []string{"heart", "of"}},
+			Fulltext: tc.fulltext, Limit: 10})
+		ix.Close()
+		if err != nil || res.Total != tc.want {
+			t.Errorf("claim %v, fulltext %v: %d matches, %v; want %d", tc.claim, tc.fulltext, res.Total, err, tc.want)
+		}
+	}
+	w, err := search.NewWriter(filepath.Join(t.TempDir(), "index.bin"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for _, bad := range [][]string{nil, {"the", "of"}, {"of", "of"}, {""}, {"a\x01b"}} {
+		if err := w.SetPairs(bad, search.PairFields); !errors.Is(err, search.ErrWriteOrder) {
+			t.Errorf("SetPairs(%q): %v", bad, err)
+		}
+	}
+}
