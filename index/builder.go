@@ -753,7 +753,6 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 		df      int32
 		lastDoc int32 = -1
 		open    bool  // term has a terms row pending
-		n       int64
 		rows    []postingRow
 	)
 	// Rows of one (term, doc) come in index field order (title, author,
@@ -778,21 +777,7 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 		open = false
 		return terms.write(termRow{TermID: termID, Term: string(term), DF: df}, len(term)+8)
 	}
-	err = b.postings.iterate(func(rec []byte) error {
-		n++
-		if n%1_000_000 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		t, doc, field, pos, err := parsePosting(rec, b.posBuf[:0])
-		if err != nil {
-			return err
-		}
-		b.posBuf = pos
-		if err := b.sidx.AddPosting(t, doc, field, pos); err != nil {
-			return err
-		}
+	err = b.writePostings(ctx, func(t []byte, doc int32, field int, pos []uint32) error {
 		if string(t) != string(term) {
 			if err := flushTerm(); err != nil {
 				return err

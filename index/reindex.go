@@ -134,20 +134,7 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	}); err != nil {
 		return nil, err
 	}
-	var n int64
-	if err := b.postings.iterate(func(rec []byte) error {
-		if n++; n%1_000_000 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		t, doc, field, pos, err := parsePosting(rec, b.posBuf[:0])
-		if err != nil {
-			return err
-		}
-		b.posBuf = pos
-		return b.sidx.AddPosting(t, doc, field, pos)
-	}); err != nil {
+	if err := b.writePostings(ctx, nil); err != nil {
 		return nil, err
 	}
 	f, err := b.closeSearchIndex()

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -281,6 +282,31 @@ func oldField(f int) int8 {
 
 // parsePosting splits a postings record; the positions are appended to
 // pos.
+// writePostings hands the sorted postings records to the index writer
+// and, when then is set, to then as well (the analysts' search tables).
+func (b *Builder) writePostings(ctx context.Context, then func(term []byte, doc int32, field int, pos []uint32) error) error {
+	var n int64
+	return b.postings.iterate(func(rec []byte) error {
+		if n++; n%1_000_000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		t, doc, field, pos, err := parsePosting(rec, b.posBuf[:0])
+		if err != nil {
+			return err
+		}
+		b.posBuf = pos
+		if err := b.sidx.AddPosting(t, doc, field, pos); err != nil {
+			return err
+		}
+		if then == nil {
+			return nil
+		}
+		return then(t, doc, field, pos)
+	})
+}
+
 func parsePosting(rec []byte, pos []uint32) (term []byte, doc int32, field int, _ []uint32, err error) {
 	i := bytes.IndexByte(rec, 0)
 	if i <= 0 || len(rec) < i+6 {
