@@ -657,19 +657,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	if b.prev != nil {
 		man.Previous = b.prev.ID
 	}
-	js, err := json.MarshalIndent(man, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("index: manifest: %w", err)
-	}
-	mf, err := createHashFile(b.tmp, snapshot.ManifestFile)
-	if err != nil {
-		return nil, fmt.Errorf("index: manifest: %w", err)
-	}
-	if _, err := mf.Write(append(js, '\n')); err != nil {
-		mf.abort()
-		return nil, fmt.Errorf("index: manifest: %w", err)
-	}
-	if _, err := mf.close(0); err != nil {
+	if err := writeManifest(b.tmp, man); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

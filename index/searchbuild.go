@@ -280,8 +280,6 @@ func oldField(f int) int8 {
 	return -1
 }
 
-// parsePosting splits a postings record; the positions are appended to
-// pos.
 // writePostings hands the sorted postings records to the index writer
 // and, when then is set, to then as well (the analysts' search tables).
 func (b *Builder) writePostings(ctx context.Context, then func(term []byte, doc int32, field int, pos []uint32) error) error {
@@ -307,6 +305,8 @@ func (b *Builder) writePostings(ctx context.Context, then func(term []byte, doc 
 	})
 }
 
+// parsePosting splits a postings record; the positions are appended to
+// pos.
 func parsePosting(rec []byte, pos []uint32) (term []byte, doc int32, field int, _ []uint32, err error) {
 	i := bytes.IndexByte(rec, 0)
 	if i <= 0 || len(rec) < i+6 {
