@@ -73,7 +73,7 @@ type Builder struct {
 	cites    *sorter            // citation keys (searchbuild.go)
 	sidx     *isearch.Writer    // search/index.bin
 	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
-	bundler  *bundler
+	bundler  *worker[bundleJob]
 
 	lastID   string
 	ndocs    int64

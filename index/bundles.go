@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -57,19 +56,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// bundler compresses the bundle lines in a goroutine of its own, so that
+// Bundle lines are compressed by a worker goroutine of their own, so that
 // the builder's goroutine goes on with the next document meanwhile (zstd
 // at the default level was a fifth of a corpus build's time). Lines are
 // queued in document order and written in that order, so the bundles are
-// the same as if written in the builder's goroutine; the queue is short,
-// so memory stays bounded. An error of the goroutine is returned by the
-// next send or by stop.
-type bundler struct {
-	lines  chan bundleJob
-	done   chan struct{}
-	err    atomic.Pointer[error]
-	closed bool
-}
+// the same as if written in the builder's goroutine. The worker is the
+// only goroutine touching b.bundles until stopBundler returns.
 
 // bundleJob is one encoded line and the topics whose bundles get it.
 type bundleJob struct {
@@ -80,26 +72,14 @@ type bundleJob struct {
 const bundleQueue = 256
 
 func (b *Builder) startBundler() {
-	b.bundler = &bundler{lines: make(chan bundleJob, bundleQueue), done: make(chan struct{})}
-	go b.runBundler()
-}
-
-// runBundler is the bundler's goroutine: the only one touching b.bundles
-// until stopBundler returns.
-func (b *Builder) runBundler() {
-	bl := b.bundler
-	defer close(bl.done)
-	for job := range bl.lines {
-		if bl.err.Load() != nil {
-			continue
-		}
+	b.bundler = newWorker(bundleQueue, func(job bundleJob) error {
 		for _, slug := range job.slugs {
 			if err := b.writeBundle(slug, job.line); err != nil {
-				bl.err.Store(&err)
-				break
+				return err
 			}
 		}
-	}
+		return nil
+	})
 }
 
 func (b *Builder) writeBundle(slug string, line []byte) error {
@@ -115,21 +95,12 @@ func (b *Builder) writeBundle(slug string, line []byte) error {
 }
 
 // stopBundler waits until every queued line is written and returns the
-// goroutine's error.
+// worker's error.
 func (b *Builder) stopBundler() error {
-	bl := b.bundler
-	if bl == nil {
+	if b.bundler == nil {
 		return nil
 	}
-	if !bl.closed {
-		bl.closed = true
-		close(bl.lines)
-	}
-	<-bl.done
-	if p := bl.err.Load(); p != nil {
-		return *p
-	}
-	return nil
+	return b.bundler.stop()
 }
 
 // bundle appends the document to the bundle of each of its topics. The line
@@ -158,15 +129,7 @@ func (b *Builder) bundle(row *documentRow) error {
 			slugs = append(slugs, slug)
 		}
 	}
-	bl := b.bundler
-	if p := bl.err.Load(); p != nil {
-		return *p
-	}
-	if bl.closed {
-		return ErrFinished
-	}
-	bl.lines <- bundleJob{line: js, slugs: slugs}
-	return nil
+	return b.bundler.send(bundleJob{line: js, slugs: slugs})
 }
 
 func bundleName(slug string) string {

@@ -2,7 +2,6 @@ package index
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/snapshot"
@@ -25,11 +24,7 @@ type contentTable struct {
 	secs []content.Section
 	refs []content.Reference
 	docs int64
-
-	ops    chan contentOp
-	done   chan struct{}
-	err    atomic.Pointer[error] // first error of the goroutine
-	closed bool                  // ops is closed
+	ops  *worker[contentOp] // encodes and writes the records, in order
 }
 
 // contentOp is one document for the content goroutine.
@@ -52,39 +47,14 @@ func newContentTable(dir string) (*contentTable, error) {
 		out.abort()
 		return nil, fmt.Errorf("index: %s: %w", content.File, err)
 	}
-	c := &contentTable{out: out, w: w, ops: make(chan contentOp, contentQueue), done: make(chan struct{})}
-	go c.run()
+	c := &contentTable{out: out, w: w}
+	c.ops = newWorker(contentQueue, func(op contentOp) error {
+		if err := w.Add(op.d, op.secs, op.refs); err != nil {
+			return fmt.Errorf("index: %s: %w", content.File, err)
+		}
+		return nil
+	})
 	return c, nil
-}
-
-// run is the content goroutine: it writes the documents in order.
-func (c *contentTable) run() {
-	defer close(c.done)
-	for op := range c.ops {
-		if c.err.Load() != nil {
-			continue
-		}
-		if err := c.w.Add(op.d, op.secs, op.refs); err != nil {
-			err = fmt.Errorf("index: %s: %w", content.File, err)
-			c.err.Store(&err)
-		}
-	}
-}
-
-func (c *contentTable) failure() error {
-	if p := c.err.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-// stop ends the goroutine once it has written what is queued.
-func (c *contentTable) stop() {
-	if !c.closed {
-		c.closed = true
-		close(c.ops)
-	}
-	<-c.done
 }
 
 // section records a fulltext row of the document being added.
@@ -101,12 +71,6 @@ func (c *contentTable) reference(r *referenceRow) {
 // add writes the record of the document of row with the sections and
 // references recorded since the last add.
 func (c *contentTable) add(r *documentRow, receipts string) error {
-	if err := c.failure(); err != nil {
-		return err
-	}
-	if c.closed {
-		return fmt.Errorf("index: %s: %w", content.File, ErrFinished)
-	}
 	d := &content.Document{ID: r.ID, Aliases: r.Aliases, DOI: r.DOI, PMID: r.PMID, PMCID: r.PMCID, OpenAlex: r.OpenAlex,
 		Title: r.Title, Authors: make([]content.Author, 0, len(r.Authors)), Venue: r.Venue, Publisher: r.Publisher,
 		Year: r.Year, Date: r.Date, Type: r.Type, Language: r.Language, Abstract: r.Abstract, Keywords: r.Keywords,
@@ -118,15 +82,16 @@ func (c *contentTable) add(r *documentRow, receipts string) error {
 		d.Authors = append(d.Authors, content.Author{Name: a.Name, ORCID: a.ORCID, Affiliations: a.Affiliations})
 	}
 	// The goroutine owns the lists now; the next document gets new ones.
-	c.ops <- contentOp{d: d, secs: c.secs, refs: c.refs}
+	if err := c.ops.send(contentOp{d: d, secs: c.secs, refs: c.refs}); err != nil {
+		return err
+	}
 	c.secs, c.refs = nil, nil
 	c.docs++
 	return nil
 }
 
 func (c *contentTable) close() (snapshot.File, error) {
-	c.stop()
-	if err := c.failure(); err != nil {
+	if err := c.ops.stop(); err != nil {
 		c.out.abort()
 		return snapshot.File{}, err
 	}
@@ -138,6 +103,6 @@ func (c *contentTable) close() (snapshot.File, error) {
 }
 
 func (c *contentTable) abort() {
-	c.stop()
+	c.ops.stop()
 	c.out.abort()
 }
