@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	_ "embed"
@@ -85,21 +86,13 @@ func startLucene(ctx context.Context, cfg *Config, c *corpusInfo) (*luceneSide, 
 		if err := os.RemoveAll(idx); err != nil {
 			return nil, err
 		}
-		tsv := filepath.Join(dir, "docs.tsv")
 		start := time.Now()
-		if err := exportTSV(ctx, c.snap, tsv); err != nil {
+		out, err := indexLucene(ctx, cfg, c, cp, idx)
+		if err != nil {
 			return nil, err
 		}
-		cfg.Logger.Info("bench: documents exported for Lucene", "elapsed", time.Since(start).Round(time.Second))
-		start = time.Now()
-		cmd := exec.CommandContext(ctx, "java", "-Xmx"+cfg.LuceneHeap, "-cp", cp, "LuceneBench", "index", tsv, idx)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return nil, fmt.Errorf("%w: index: %v: %s", ErrLucene, err, out)
-		}
 		l.indexTime = time.Since(start)
-		cfg.Logger.Info("bench: Lucene index built", "elapsed", l.indexTime.Round(time.Second), "out", strings.TrimSpace(string(out)))
-		os.Remove(tsv)
+		cfg.Logger.Info("bench: Lucene index built", "elapsed", l.indexTime.Round(time.Second), "out", out)
 		if err := os.WriteFile(stampPath, []byte(c.key), 0o644); err != nil {
 			return nil, err
 		}
@@ -178,9 +171,36 @@ func (l *luceneSide) stop() {
 	l.log.Close()
 }
 
-// exportTSV writes the documents the Lucene harness indexes (format in
-// LuceneBench.java) from the snapshot's documents.parquet.
-func exportTSV(ctx context.Context, snap *snapshot.Snapshot, path string) error {
+// indexLucene builds the Lucene index, streaming the documents to the
+// harness's standard input as TSV (a file of them would take as much
+// disk as the index and more), and returns what the harness printed.
+func indexLucene(ctx context.Context, cfg *Config, c *corpusInfo, cp, idx string) (string, error) {
+	cmd := exec.CommandContext(ctx, "java", "-Xmx"+cfg.LuceneHeap, "-cp", cp, "LuceneBench", "index", "-", idx)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("%w: index: %v", ErrLucene, err)
+	}
+	exportErr := exportTSV(ctx, c.snap, in)
+	if err := in.Close(); exportErr == nil {
+		exportErr = err
+	}
+	if err := cmd.Wait(); err != nil {
+		return "", fmt.Errorf("%w: index: %v: %s", ErrLucene, err, out.Bytes())
+	}
+	if exportErr != nil {
+		return "", fmt.Errorf("bench: export documents to Lucene: %w", exportErr)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// exportTSV writes the snapshot's documents (documents.parquet) to out in
+// the harness's TSV (format in LuceneBench.java).
+func exportTSV(ctx context.Context, snap *snapshot.Snapshot, out io.Writer) error {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		return err
@@ -193,12 +213,7 @@ func exportTSV(ctx context.Context, snap *snapshot.Snapshot, path string) error 
 		return fmt.Errorf("bench: read documents: %w", err)
 	}
 	defer rows.Close()
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
+	w := bufio.NewWriterSize(out, 1<<20)
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 	for rows.Next() {
 		var id, title, abstract, kws, authors, lic, topics string
@@ -217,10 +232,7 @@ func exportTSV(ctx context.Context, snap *snapshot.Snapshot, path string) error 
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return f.Close()
+	return w.Flush()
 }
 
 // dirSize is the total size of the regular files under dir.

@@ -7,6 +7,7 @@
 // liblucene8-java jars (/usr/share/java/lucene-*.jar).
 //
 //   java LuceneBench index DOCS.tsv INDEXDIR   build the index, print stats
+//                                              (DOCS.tsv "-": standard input)
 //   java LuceneBench serve INDEXDIR PORT       serve GET /search, /stats
 //
 // DOCS.tsv: one document a line, tab-separated: id, title, abstract,
@@ -28,6 +29,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -122,7 +124,9 @@ public class LuceneBench {
     FacetsConfig fc = facetsConfig();
     long n = 0;
     try (IndexWriter w = new IndexWriter(FSDirectory.open(dir), iwc);
-        BufferedReader r = Files.newBufferedReader(tsv, StandardCharsets.UTF_8)) {
+        BufferedReader r = tsv.toString().equals("-")
+            ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 20)
+            : Files.newBufferedReader(tsv, StandardCharsets.UTF_8)) {
       String line;
       while ((line = r.readLine()) != null) {
         String[] f = line.split("\t", -1);
