@@ -311,7 +311,6 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	res := Result{}
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
-	var nAfter int64 // matches ranking after the cursor (all without one)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
 	if t, ok := it.(*termIter); ok && !f.none {
 		err = sc.term(ctx, t)
@@ -321,7 +320,7 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res.Total, nAfter = sc.total, sc.nAfter
+	res.Total = sc.total
 	for _, p := range ev.postings {
 		if p.bad {
 			return Result{}, fmt.Errorf("%w: postings do not decode", ErrMalformed)
@@ -342,7 +341,7 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	for i, h := range page {
 		res.Hits[i] = Hit{Doc: h.doc, Score: h.score}
 	}
-	if len(page) > 0 && nAfter > int64(r.Offset+len(page)) {
+	if len(page) > 0 && sc.beyond > 0 {
 		last := page[len(page)-1]
 		res.Next = ix.encodeCursor('q', cursorPos{sort: r.Sort, key: last.key, doc: last.doc})
 	}
@@ -364,16 +363,33 @@ type scan struct {
 	top       *topK
 	after     *cursorPos
 	total     int64
-	nAfter    int64 // matches ranking after the cursor (all without one)
-	batch     []int32
+	// beyond counts the matches known to rank after the page (so a next
+	// page exists when it is not 0): those the top k dropped or pushed
+	// out, and those pruned when it was full. As matches come in doc
+	// order, a pruned or dropped one ranks after every match kept at the
+	// time, and the page's last hit is at least as good as those.
+	beyond int64
+	batch  []int32
 }
 
 // prunable reports whether a match whose score is at most bound cannot
-// enter the page: the k kept are as good, and rank after the cursor (so
-// the match does too).
+// enter the page: the k kept are as good, and were visited first (doc
+// order breaks ties), so the match ranks after all of them.
 func (s *scan) prunable(bound float64) bool {
 	t := s.top
-	return t.k == 0 || t.full() && bound <= t.worstScore() && (s.after == nil || t.heap[0].key > s.after.key)
+	return t.k == 0 || t.full() && bound <= t.worstScore()
+}
+
+// closed reports whether no match still to come can enter the page nor
+// change whether a next page exists: the worst match kept ties with the
+// cursor, so a later one (a higher doc) ranks either before the cursor
+// or after that worst match; and one match is already known to rank
+// after the page. A cursor inside a long run of equal scores (common:
+// the same term counts in fields of the same length score the same)
+// would otherwise have every later match scored.
+func (s *scan) closed() bool {
+	t := s.top
+	return s.after != nil && s.beyond > 0 && t.full() && t.heap[0].key == s.after.key
 }
 
 // rank offers match d (passed the filter, counted) to the top k; score
@@ -382,10 +398,13 @@ func (s *scan) rank(d int32, it interface {
 	score() float64
 	bound() float64
 }) {
+	if s.closed() {
+		return
+	}
 	h := ranked{doc: d}
 	if s.scoring {
 		if s.prunable(it.bound()) {
-			s.nAfter++
+			s.beyond++
 			return
 		}
 		h.score = it.score()
@@ -394,7 +413,9 @@ func (s *scan) rank(d int32, it interface {
 	if s.after != nil && !(h.key > s.after.key || h.key == s.after.key && d > s.after.doc) {
 		return
 	}
-	s.nAfter++
+	if s.top.full() {
+		s.beyond++ // h is dropped, or pushes the worst kept out
+	}
 	s.top.push(h)
 }
 
@@ -446,7 +467,12 @@ func (s *scan) term(ctx context.Context, t *termIter) error {
 		if bare && s.prunable(t.blockBound(b)) {
 			n, _ := p.countBlock(b)
 			s.total += int64(n)
-			s.nAfter += int64(n)
+			s.beyond += int64(n)
+			continue
+		}
+		if bare && s.closed() {
+			n, _ := p.countBlock(b)
+			s.total += int64(n)
 			continue
 		}
 		if p.maskOr(b)&p.mask == 0 {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/ingest"
 )
 
 // TestTopKMatchesExhaustive: a small page is scored only where the block
@@ -88,5 +90,62 @@ func TestOldFormat(t *testing.T) {
 	_, err = search.OpenFile(path, "s", search.Options{})
 	if !errors.Is(err, search.ErrFormat) || !errors.Is(err, search.ErrMalformed) {
 		t.Fatalf("open format 1: %v, want ErrFormat", err)
+	}
+}
+
+// TestCursorPagesThroughTies: a corpus of few distinct documents has long
+// runs of equal scores (and years); paging one by cursor, whatever the
+// page size, yields the exhaustive ranking exactly once, every page full
+// but the last, and no next cursor after the last.
+func TestCursorPagesThroughTies(t *testing.T) {
+	titles := []string{"river delta", "river delta sediment", "the river", "delta river basin flow"}
+	abstracts := []string{"", "river sediment", "a river of many rivers and deltas"}
+	var docs []*ingest.Document
+	for i := range 2000 {
+		d := doc(20000+i, titles[i%len(titles)], abstracts[(i/len(titles))%len(abstracts)])
+		d.Year = 2000 + i%3
+		docs = append(docs, d)
+	}
+	c := buildCorpus(t, docs)
+	ctx := context.Background()
+	for _, q := range []string{"river", "delta", "river delta", "sediment OR basin"} {
+		n, err := query.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sort := range []search.Sort{search.ByRelevance, search.ByYearDesc} {
+			all, err := c.ix.Search(ctx, search.Request{Query: n, Sort: sort, Limit: 100000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, limit := range []int{1, 7, 10, 64, 500} {
+				r := search.Request{Query: n, Sort: sort, Limit: limit}
+				var got []search.Hit
+				for pages := 0; ; pages++ {
+					if pages > len(all.Hits) {
+						t.Fatalf("%q sort %d limit %d: the cursor never ends", q, sort, limit)
+					}
+					res, err := c.ix.Search(ctx, r)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Total != all.Total {
+						t.Fatalf("%q sort %d limit %d: total %d, want %d", q, sort, limit, res.Total, all.Total)
+					}
+					got = append(got, res.Hits...)
+					if res.Next == "" {
+						break
+					}
+					if len(res.Hits) != limit {
+						t.Fatalf("%q sort %d limit %d: a page of %d hits before the last", q, sort, limit, len(res.Hits))
+					}
+					r.Cursor = res.Next
+				}
+				if !slices.Equal(got, all.Hits) {
+					t.Fatalf("%q sort %d limit %d: cursor pages give %d hits, not the %d of the ranking",
+						q, sort, limit, len(got), len(all.Hits))
+				}
+			}
+		}
 	}
 }
