@@ -58,6 +58,8 @@ type Config struct {
 	// at most DeepBudget per system.
 	DeepQueries, DeepPages int
 	DeepBudget             time.Duration
+	// CompareBudget bounds the comparison of totals with each peer.
+	CompareBudget time.Duration
 	// KnownItems is the number of known-item probes (recall@1, @10).
 	KnownItems int
 	// FacetChecks is how many faceted queries DuckDB recounts.
@@ -125,6 +127,9 @@ func (c *Config) defaults() error {
 	}
 	if c.DeepPages <= 0 {
 		c.DeepPages = 120
+	}
+	if c.CompareBudget <= 0 {
+		c.CompareBudget = 5 * time.Minute
 	}
 	if c.DeepBudget <= 0 {
 		c.DeepBudget = 90 * time.Second
@@ -226,7 +231,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		systems = append(systems, luceneSystem(lc.base))
 	}
 	if len(systems) > 1 {
-		rep.ByClass = compareByClass(ctx, systems, queries, 20)
+		rep.ByClass = compareByClass(ctx, systems, queries, 20, cfg.CompareBudget)
 	}
 	rep.Facets, err = duckFacets(ctx, c.snap, systems, queries, cfg.FacetChecks)
 	if err != nil {

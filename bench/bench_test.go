@@ -64,7 +64,7 @@ func TestDrive(t *testing.T) {
 	s := system{name: "x", base: srv.URL, searchPath: func(q squery, _ int, _ string) string { return "/a?q=" + urlQuery(q.text()) }}
 	bad := system{name: "bad", base: srv.URL, searchPath: func(squery, int, string) string { return "/bad" }}
 	qs := []squery{{class: classTwo, node: and(word("one"), word("two"))}, {class: classRare, node: word("three")}}
-	got := compareByClass(context.Background(), []system{s, s, bad}, qs, 5)
+	got := compareByClass(context.Background(), []system{s, s, bad}, qs, 5, time.Minute)
 	if a := got["x"]; len(a) != 2 || a[0].Class != classRare || a[0].Equal != 1 || a[1].Equal != 1 {
 		t.Errorf("self: %+v", a)
 	}

@@ -141,13 +141,19 @@ type ClassAgreement struct {
 }
 
 // compareByClass asks every system for up to perClass queries of each
-// class and compares the totals with the first system's.
-func compareByClass(ctx context.Context, systems []system, qs []squery, perClass int) map[string][]ClassAgreement {
+// class and compares the totals with the first system's, for at most
+// budget per peer (a slow peer at 10M documents would take half an hour);
+// the queries are shuffled, so a budget cut leaves every class sampled.
+func compareByClass(ctx context.Context, systems []system, qs []squery, perClass int, budget time.Duration) map[string][]ClassAgreement {
 	client := &http.Client{Timeout: 2 * time.Minute}
 	out := map[string][]ClassAgreement{}
 	for _, s := range systems[1:] {
 		byClass := map[string]*ClassAgreement{}
+		deadline := time.Now().Add(budget)
 		for _, q := range qs {
+			if time.Now().After(deadline) {
+				break
+			}
 			ag := byClass[q.class]
 			if ag == nil {
 				ag = &ClassAgreement{Class: q.class}

@@ -112,7 +112,7 @@ func TestPeers(t *testing.T) {
 
 	t1 := time.Now()
 	defer func() { t.Logf("queries took %s", time.Since(t1)) }()
-	for _, a := range compareByClass(ctx, systems, qs, 8)["Lucene"] {
+	for _, a := range compareByClass(ctx, systems, qs, 8, time.Minute)["Lucene"] {
 		if a.Failed > 0 {
 			t.Errorf("%s: %d refused: %s", a.Class, a.Failed, a.Example)
 		}

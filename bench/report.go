@@ -116,7 +116,7 @@ func (r *Report) Markdown(w io.Writer) {
 // deep pages, known items, DuckDB's facet check.
 func (r *Report) searchMarkdown(w io.Writer) {
 	for peer, cls := range r.ByClass {
-		fmt.Fprintf(w, "\nTotals, openshelf vs %s (first 20 queries of each class):\n\n", peer)
+		fmt.Fprintf(w, "\nTotals, openshelf vs %s (first 20 queries of each class, within the comparison's time budget):\n\n", peer)
 		fmt.Fprintf(w, "| query class | equal / compared | refused | example of a difference |\n|---|---:|---:|---|\n")
 		for _, a := range cls {
 			fmt.Fprintf(w, "| %s | %d / %d | %d | %s |\n", a.Class, a.Equal, a.Compared, a.Failed, mdEscape(a.Example))

@@ -48,6 +48,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&cfg.DeepQueries, "deep-queries", 3, "queries paged deep by cursor")
 	fs.IntVar(&cfg.DeepPages, "deep-pages", 120, "pages followed per deep query")
 	fs.DurationVar(&cfg.DeepBudget, "deep-budget", 90*time.Second, "time limit of the deep-page scenario per system")
+	fs.DurationVar(&cfg.CompareBudget, "compare-budget", 5*time.Minute, "time limit of the comparison of totals with each peer (20 queries a class)")
 	fs.IntVar(&cfg.KnownItems, "known-items", 200, "known-item probes for recall@1 and recall@10")
 	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet")
 	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
