@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -201,36 +200,33 @@ func indexLucene(ctx context.Context, cfg *Config, c *corpusInfo, cp, idx string
 // exportTSV writes the snapshot's documents (documents.parquet) to out in
 // the harness's TSV (format in LuceneBench.java).
 func exportTSV(ctx context.Context, snap *snapshot.Snapshot, out io.Writer) error {
-	db, err := sql.Open("duckdb", "")
+	docs, err := openDocuments(snap.Path(snapshot.Documents))
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, `SELECT id, title, abstract, array_to_string(keywords, chr(31)),
-		array_to_string([a.name FOR a IN authors], chr(31)), coalesce(year, 0), license,
-		array_to_string(topics, chr(31)), has_fulltext FROM read_parquet(`+sqlString(snap.Path(snapshot.Documents))+`)`)
-	if err != nil {
-		return fmt.Errorf("bench: read documents: %w", err)
-	}
-	defer rows.Close()
+	defer docs.close()
 	w := bufio.NewWriterSize(out, 1<<20)
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
-	for rows.Next() {
-		var id, title, abstract, kws, authors, lic, topics string
-		var year int32
-		var ft bool
-		if err := rows.Scan(&id, &title, &abstract, &kws, &authors, &year, &lic, &topics, &ft); err != nil {
+	list := func(vs []string) string { return clean.Replace(strings.Join(vs, "\x1f")) }
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		d, err := docs.next()
+		if err != nil {
 			return err
 		}
-		y := ""
-		if year > 0 {
-			y = strconv.Itoa(int(year))
+		if d == nil {
+			break
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\n", id, clean.Replace(title), clean.Replace(abstract),
-			clean.Replace(kws), clean.Replace(authors), y, clean.Replace(lic), clean.Replace(topics), ft)
-	}
-	if err := rows.Err(); err != nil {
-		return err
+		y := ""
+		if d.Year > 0 {
+			y = strconv.Itoa(int(d.Year))
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\n", d.ID, clean.Replace(d.Title), clean.Replace(d.Abstract),
+			list(d.Keywords), list(d.authorNames()), y, clean.Replace(d.License), list(d.Topics), d.HasFulltext)
 	}
 	return w.Flush()
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -267,33 +266,18 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 			return fmt.Errorf("%w: %s: %v", ErrPostgres, firstLine(q), err)
 		}
 	}
-	db, err := sql.Open("duckdb", "")
+	docs, err := openDocuments(snap.Path(snapshot.Documents))
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, `SELECT id, title, keywords, [a.name FOR a IN authors], year, venue, topics,
-		license, license_url, has_fulltext, has_references, abstract FROM read_parquet(`+sqlString(snap.Path(snapshot.Documents))+`)`)
-	if err != nil {
-		return fmt.Errorf("bench: read documents: %w", err)
-	}
-	defer rows.Close()
+	defer docs.close()
 	src := pgx.CopyFromFunc(func() ([]any, error) {
-		if !rows.Next() {
-			return nil, rows.Err()
-		}
-		var (
-			id, title, venue, lic, licURL, abstract string
-			kws, authors, topics                    []any
-			year                                    int32
-			ft, refs                                bool
-		)
-		if err := rows.Scan(&id, &title, &kws, &authors, &year, &venue, &topics, &lic, &licURL, &ft, &refs,
-			&abstract); err != nil {
+		d, err := docs.next()
+		if d == nil || err != nil {
 			return nil, err
 		}
-		return []any{id, title, strs(kws), strs(authors), year, venue, strs(topics), lic, licURL, ft, refs,
-			abstract}, nil
+		return []any{d.ID, d.Title, d.Keywords, d.authorNames(), d.Year, d.Venue, d.Topics, d.License,
+			d.LicenseURL, d.HasFulltext, d.HasReferences, d.Abstract}, nil
 	})
 	cols := []string{"id", "title", "keywords", "authors", "year", "venue", "topics", "license", "license_url",
 		"has_fulltext", "has_references", "abstract"}
@@ -309,16 +293,6 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 		return fmt.Errorf("%w: commit: %v", ErrPostgres, err)
 	}
 	return nil
-}
-
-func strs(v []any) []string {
-	out := make([]string, 0, len(v))
-	for _, x := range v {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // stop shuts the HTTP front and the cluster down.
