@@ -246,8 +246,15 @@ func (p *postings) advance(target int32) int32 {
 			return noMore
 		}
 	}
-	// Binary search in the block's docs after the current one.
+	// In a conjunction of two frequent terms the target is most often a
+	// few documents on: look at those first, then search the rest.
 	lo, hi := p.i+1, p.cnt
+	for end := min(lo+4, hi); lo < end; lo++ {
+		if p.docs[lo] >= target {
+			p.i = lo - 1
+			return p.nextDoc()
+		}
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if p.docs[m] < target {
