@@ -53,3 +53,35 @@ func FuzzBitPack(f *testing.F) {
 		checkPack(t, vals)
 	})
 }
+
+// TestCountMasked: counting eight mask bytes at a time gives the count
+// of the byte-by-byte loop, for every mask and lengths around a word.
+func TestCountMasked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 127, 128} {
+		b := make([]byte, n)
+		for trial := range 20 {
+			for i := range b {
+				switch trial % 3 {
+				case 0:
+					b[i] = byte(rng.IntN(256))
+				case 1:
+					b[i] = byte(1 << rng.IntN(8)) // one field
+				default:
+					b[i] = []byte{0, 0x80, 0x7f, 0xff}[rng.IntN(4)] // the SWAR edge values
+				}
+			}
+			for mask := range 256 {
+				want := 0
+				for _, c := range b {
+					if c&byte(mask) != 0 {
+						want++
+					}
+				}
+				if got := countMasked(b, byte(mask)); got != want {
+					t.Fatalf("len %d mask %#x %x: %d, want %d", n, mask, b, got, want)
+				}
+			}
+		}
+	}
+}

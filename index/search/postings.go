@@ -344,12 +344,28 @@ func (p *postings) countBlock(b int) (n int, ok bool) {
 		p.fail()
 		return 0, false
 	}
-	for _, m := range p.ix.mm[off+freqOff-2*uint64(cnt) : off+freqOff-uint64(cnt)] {
-		if m&p.mask != 0 {
+	return countMasked(p.ix.mm[off+freqOff-2*uint64(cnt):off+freqOff-uint64(cnt)], p.mask), true
+}
+
+// countMasked counts the bytes of b that share a bit with mask, eight at
+// a time.
+func countMasked(b []byte, mask uint8) int {
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	m := uint64(mask) * 0x0101010101010101
+	n := 0
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b) & m
+		// The high bit of each byte of y is set when that byte of x is 0.
+		y := ^((x&lo7 + lo7) | x | lo7)
+		n += 8 - bits.OnesCount64(y)
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c&mask != 0 {
 			n++
 		}
 	}
-	return n, true
+	return n
 }
 
 // uvarint is binary.Uvarint(b[at:]) with the one-byte case inline.
