@@ -183,6 +183,35 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		}
 	})
+	// Deep pages of a word: page 120 by cursor (10 a page) of the word
+	// with the most matches among the class's queries, where the later
+	// pages' matches mostly tie on score.
+	b.Run("cursor-deep-word", func(b *testing.B) {
+		var best search.Request
+		var most int64 = -1
+		for _, r := range bc.queries("word", 50) {
+			res, err := bc.ix.Search(ctx, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Total > most {
+				best, most = r, res.Total
+			}
+		}
+		for range 119 {
+			res, err := bc.ix.Search(ctx, best)
+			if err != nil || res.Next == "" {
+				b.Fatalf("no cursor after %v: %v", best.Cursor, err)
+			}
+			best.Cursor = res.Next
+		}
+		b.ReportMetric(float64(most), "hits/op")
+		for b.Loop() {
+			if _, err := bc.ix.Search(ctx, best); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	// Resident memory: anonymous (Go heap, the corpus generator) and
 	// file-backed (the mapped index pages the queries touched).
 	if st, err := os.ReadFile("/proc/self/status"); err == nil {
