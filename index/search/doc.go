@@ -46,7 +46,11 @@
 // list that leaves no candidate start; a phrase's score is its words'
 // (their lists advanced to its matches only), with or without pairs.
 // With a cursor the heap keeps only matches ranking after the cursor's
-// (key, doc), so a page at any depth costs what the first page costs.
+// (key, doc), so a page at any depth costs about what the first page
+// costs; when the worst match kept ties with the cursor (a run of equal
+// scores or years), no later match can enter the page and the rest of
+// the scan only counts. A next cursor is given when some match is known
+// to rank after the page.
 //
 // # Requests
 //
