@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/openshelf/openshelf/internal/parquetrows"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -200,11 +201,11 @@ func indexLucene(ctx context.Context, cfg *Config, c *corpusInfo, cp, idx string
 // exportTSV writes the snapshot's documents (documents.parquet) to out in
 // the harness's TSV (format in LuceneBench.java).
 func exportTSV(ctx context.Context, snap *snapshot.Snapshot, out io.Writer) error {
-	docs, err := openDocuments(snap.Path(snapshot.Documents))
+	docs, err := parquetrows.Open[peerDoc](snap.Path(snapshot.Documents))
 	if err != nil {
 		return err
 	}
-	defer docs.close()
+	defer docs.Close()
 	w := bufio.NewWriterSize(out, 1<<20)
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 	list := func(vs []string) string { return clean.Replace(strings.Join(vs, "\x1f")) }
@@ -214,13 +215,14 @@ func exportTSV(ctx context.Context, snap *snapshot.Snapshot, out io.Writer) erro
 				return err
 			}
 		}
-		d, err := docs.next()
+		d, err := docs.Peek()
 		if err != nil {
 			return err
 		}
 		if d == nil {
 			break
 		}
+		docs.Next()
 		y := ""
 		if d.Year > 0 {
 			y = strconv.Itoa(int(d.Year))

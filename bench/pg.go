@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/openshelf/openshelf/internal/parquetrows"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -266,16 +267,17 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 			return fmt.Errorf("%w: %s: %v", ErrPostgres, firstLine(q), err)
 		}
 	}
-	docs, err := openDocuments(snap.Path(snapshot.Documents))
+	docs, err := parquetrows.Open[peerDoc](snap.Path(snapshot.Documents))
 	if err != nil {
-		return err
+		return fmt.Errorf("bench: %w", err)
 	}
-	defer docs.close()
+	defer docs.Close()
 	src := pgx.CopyFromFunc(func() ([]any, error) {
-		d, err := docs.next()
+		d, err := docs.Peek()
 		if d == nil || err != nil {
 			return nil, err
 		}
+		docs.Next() // d stays valid until the next Peek
 		return []any{d.ID, d.Title, d.Keywords, d.authorNames(), d.Year, d.Venue, d.Topics, d.License,
 			d.LicenseURL, d.HasFulltext, d.HasReferences, d.Abstract}, nil
 	})

@@ -3,91 +3,13 @@ package index
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/internal/parquetrows"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
 )
-
-// cursor reads a Parquet table row by row in batches, with one row of
-// look-ahead for merge joins.
-type cursor[T any] struct {
-	f    *os.File
-	r    *parquet.GenericReader[T]
-	buf  []T
-	i, n int
-	eof  bool
-	name string
-}
-
-func openCursor[T any](path string) (c *cursor[T], err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		// parquet-go panics on some malformed files; a damaged previous
-		// snapshot must give an error, not a crash.
-		if p := recover(); p != nil {
-			f.Close()
-			c, err = nil, fmt.Errorf("index: read %s: %v", path, p)
-		}
-	}()
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("index: read %s: %w", path, err)
-	}
-	return &cursor[T]{f: f, r: parquet.NewGenericReader[T](pf), buf: make([]T, 128), name: path}, nil
-}
-
-// peek returns the current row, or nil at the end.
-func (c *cursor[T]) peek() (row *T, err error) {
-	if c.i < c.n {
-		return &c.buf[c.i], nil
-	}
-	if c.eof {
-		return nil, nil
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			row, err = nil, fmt.Errorf("index: read %s: %v", c.name, p)
-		}
-	}()
-	clear(c.buf)
-	n, err := c.r.Read(c.buf)
-	c.i, c.n = 0, n
-	if errors.Is(err, io.EOF) {
-		c.eof = true
-		err = nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("index: read %s: %w", c.name, err)
-	}
-	if n == 0 {
-		c.eof = true
-		return nil, nil
-	}
-	return &c.buf[0], nil
-}
-
-func (c *cursor[T]) next() { c.i++ }
-
-func (c *cursor[T]) close() {
-	c.r.Close()
-	c.f.Close()
-}
 
 // readPrevious streams the documents of a snapshot, full text and
 // references included, in id order. It reads documents, fulltext and
@@ -100,21 +22,21 @@ func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Doc
 // full-text rows (in ordinal order), valid only during the call.
 func readSnapshot(ctx context.Context, s *snapshot.Snapshot,
 	fn func(row *documentRow, sections []sectionRow, d *ingest.Document) error) (n int64, err error) {
-	docs, err := openCursor[documentRow](s.Path(snapshot.Documents))
+	docs, err := parquetrows.Open[documentRow](s.Path(snapshot.Documents))
 	if err != nil {
 		return 0, err
 	}
-	defer docs.close()
-	secs, err := openCursor[sectionRow](s.Path(snapshot.Fulltext))
+	defer docs.Close()
+	secs, err := parquetrows.Open[sectionRow](s.Path(snapshot.Fulltext))
 	if err != nil {
 		return 0, err
 	}
-	defer secs.close()
-	refs, err := openCursor[referenceRow](s.Path(snapshot.References))
+	defer secs.Close()
+	refs, err := parquetrows.Open[referenceRow](s.Path(snapshot.References))
 	if err != nil {
 		return 0, err
 	}
-	defer refs.close()
+	defer refs.Close()
 
 	var rows []sectionRow
 	for {
@@ -123,7 +45,7 @@ func readSnapshot(ctx context.Context, s *snapshot.Snapshot,
 				return n, err
 			}
 		}
-		row, err := docs.peek()
+		row, err := docs.Peek()
 		if err != nil {
 			return n, err
 		}
@@ -135,11 +57,11 @@ func readSnapshot(ctx context.Context, s *snapshot.Snapshot,
 			return n, fmt.Errorf("index: previous snapshot %s: %w", s.ID, err)
 		}
 		docRow := *row
-		docs.next()
+		docs.Next()
 
 		rows = rows[:0]
 		for {
-			r, err := secs.peek()
+			r, err := secs.Peek()
 			if err != nil {
 				return n, err
 			}
@@ -149,11 +71,11 @@ func readSnapshot(ctx context.Context, s *snapshot.Snapshot,
 			if r.ID == d.ID {
 				rows = append(rows, *r)
 			}
-			secs.next()
+			secs.Next()
 		}
 		d.Sections = sectionTree(rows)
 		for {
-			r, err := refs.peek()
+			r, err := refs.Peek()
 			if err != nil {
 				return n, err
 			}
@@ -165,7 +87,7 @@ func readSnapshot(ctx context.Context, s *snapshot.Snapshot,
 					Title: r.Title, Source: r.Source, Year: r.Year, Volume: r.Volume, Issue: r.Issue,
 					Pages: r.Pages, DOI: r.DOI, PMID: r.PMID, Raw: r.Raw})
 			}
-			refs.next()
+			refs.Next()
 		}
 		if err := fn(&docRow, rows, d); err != nil {
 			return n, err
