@@ -42,8 +42,8 @@ type pgSide struct {
 // pgSettings are the server settings of the run. fsync and friends are
 // off because the cluster is scratch space rebuilt from the snapshot (they
 // only matter while loading); wal_level=minimal lets the load and the
-// index builds skip the WAL (their tables and indexes are created in the
-// same transaction), which halves the disk a 10M load needs; jit is off
+// index builds skip the WAL (each fills a relation its own transaction
+// created), which halves the disk a 10M load needs; jit is off
 // because it costs short queries tens of milliseconds; shared_buffers
 // holds the hot part of the table and index; maintenance_work_mem lets
 // the GIN build sort in fewer passes.
