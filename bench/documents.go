@@ -1,9 +1,9 @@
 package bench
 
 // peerDoc is the part of a documents.parquet row the peers load, read
-// with package parquetrows a batch at a time (DuckDB's database/sql
-// driver materialises a whole result: over 10 GB for the documents of a
-// 10M corpus).
+// with parquet-go a batch at a time (snapshot.ReadParquet, OpenRows):
+// DuckDB's database/sql driver materialises a whole result, over 10 GB
+// for the documents of a 10M corpus.
 type peerDoc struct {
 	ID            string       `parquet:"id"`
 	Title         string       `parquet:"title"`

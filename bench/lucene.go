@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openshelf/openshelf/internal/parquetrows"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -201,34 +200,26 @@ func indexLucene(ctx context.Context, cfg *Config, c *corpusInfo, cp, idx string
 // exportTSV writes the snapshot's documents (documents.parquet) to out in
 // the harness's TSV (format in LuceneBench.java).
 func exportTSV(ctx context.Context, snap *snapshot.Snapshot, out io.Writer) error {
-	docs, err := parquetrows.Open[peerDoc](snap.Path(snapshot.Documents))
-	if err != nil {
-		return err
-	}
-	defer docs.Close()
 	w := bufio.NewWriterSize(out, 1<<20)
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 	list := func(vs []string) string { return clean.Replace(strings.Join(vs, "\x1f")) }
-	for n := 0; ; n++ {
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		d, err := docs.Peek()
-		if err != nil {
+	err := snapshot.ReadParquet(snap.Path(snapshot.Documents), func(docs []peerDoc) error {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d == nil {
-			break
+		for i := range docs {
+			d := &docs[i]
+			y := ""
+			if d.Year > 0 {
+				y = strconv.Itoa(int(d.Year))
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\n", d.ID, clean.Replace(d.Title), clean.Replace(d.Abstract),
+				list(d.Keywords), list(d.authorNames()), y, clean.Replace(d.License), list(d.Topics), d.HasFulltext)
 		}
-		docs.Next()
-		y := ""
-		if d.Year > 0 {
-			y = strconv.Itoa(int(d.Year))
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\n", d.ID, clean.Replace(d.Title), clean.Replace(d.Abstract),
-			list(d.Keywords), list(d.authorNames()), y, clean.Replace(d.License), list(d.Topics), d.HasFulltext)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return w.Flush()
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/openshelf/openshelf/internal/parquetrows"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -267,7 +266,7 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 			return fmt.Errorf("%w: %s: %v", ErrPostgres, firstLine(q), err)
 		}
 	}
-	docs, err := parquetrows.Open[peerDoc](snap.Path(snapshot.Documents))
+	docs, err := snapshot.OpenRows[peerDoc](snap.Path(snapshot.Documents))
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/openshelf/openshelf/ingest"
-	"github.com/openshelf/openshelf/internal/parquetrows"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -22,17 +21,17 @@ func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Doc
 // full-text rows (in ordinal order), valid only during the call.
 func readSnapshot(ctx context.Context, s *snapshot.Snapshot,
 	fn func(row *documentRow, sections []sectionRow, d *ingest.Document) error) (n int64, err error) {
-	docs, err := parquetrows.Open[documentRow](s.Path(snapshot.Documents))
+	docs, err := snapshot.OpenRows[documentRow](s.Path(snapshot.Documents))
 	if err != nil {
 		return 0, err
 	}
 	defer docs.Close()
-	secs, err := parquetrows.Open[sectionRow](s.Path(snapshot.Fulltext))
+	secs, err := snapshot.OpenRows[sectionRow](s.Path(snapshot.Fulltext))
 	if err != nil {
 		return 0, err
 	}
 	defer secs.Close()
-	refs, err := parquetrows.Open[referenceRow](s.Path(snapshot.References))
+	refs, err := snapshot.OpenRows[referenceRow](s.Path(snapshot.References))
 	if err != nil {
 		return 0, err
 	}

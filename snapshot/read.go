@@ -45,3 +45,85 @@ func ReadParquet[T any](path string, fn func([]T) error) error {
 		}
 	}
 }
+
+// rowsBatch is how many rows a Rows decodes at once.
+const rowsBatch = 128
+
+// Rows reads a Parquet file row by row as T (the columns named by T's
+// parquet tags; others are skipped), a batch at a time, with one row of
+// look-ahead for merge joins: ReadParquet for a caller that pulls. A
+// malformed file is an error, never a panic (parquet-go panics on some).
+type Rows[T any] struct {
+	f    *os.File
+	r    *parquet.GenericReader[T]
+	buf  []T
+	i, n int
+	eof  bool
+	path string
+}
+
+// OpenRows opens the Parquet file at path.
+func OpenRows[T any](path string) (c *Rows[T], err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			f.Close()
+			c, err = nil, fmt.Errorf("read %s: %v", path, p)
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return &Rows[T]{f: f, r: parquet.NewGenericReader[T](pf), buf: make([]T, rowsBatch), path: path}, nil
+}
+
+// Peek returns the current row, or nil at the end. The row is valid until
+// the batch after it is read (a Peek following Next); as with
+// ReadParquet, a string kept longer must be cloned.
+func (c *Rows[T]) Peek() (row *T, err error) {
+	if c.i < c.n {
+		return &c.buf[c.i], nil
+	}
+	if c.eof {
+		return nil, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			row, err = nil, fmt.Errorf("read %s: %v", c.path, p)
+		}
+	}()
+	clear(c.buf)
+	n, err := c.r.Read(c.buf)
+	c.i, c.n = 0, n
+	if errors.Is(err, io.EOF) {
+		c.eof = true
+		err = nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", c.path, err)
+	}
+	if n == 0 {
+		c.eof = true
+		return nil, nil
+	}
+	return &c.buf[0], nil
+}
+
+// Next moves past the current row.
+func (c *Rows[T]) Next() { c.i++ }
+
+// Close closes the file.
+func (c *Rows[T]) Close() {
+	c.r.Close()
+	c.f.Close()
+}

@@ -1,4 +1,4 @@
-package parquetrows
+package snapshot
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-type row struct {
+type testRow struct {
 	ID   int64    `parquet:"id"`
 	Name string   `parquet:"name"`
 	Tags []string `parquet:"tags,list"`
@@ -23,9 +23,9 @@ type narrow struct {
 func writeRows(t *testing.T, n int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.parquet")
-	rows := make([]row, n)
+	rows := make([]testRow, n)
 	for i := range rows {
-		rows[i] = row{ID: int64(i), Name: strings.Repeat("x", i%7), Tags: make([]string, i%3)}
+		rows[i] = testRow{ID: int64(i), Name: strings.Repeat("x", i%7), Tags: make([]string, i%3)}
 	}
 	if err := parquet.WriteFile(path, rows); err != nil {
 		t.Fatal(err)
@@ -33,12 +33,12 @@ func writeRows(t *testing.T, n int) string {
 	return path
 }
 
-// TestCursor: every row comes once, in order, across batch boundaries;
+// TestRows: every row comes once, in order, across batch boundaries;
 // Peek does not move; a subset of the columns can be read.
-func TestCursor(t *testing.T) {
-	for _, n := range []int{0, 1, batch - 1, batch, batch + 1, 3*batch + 5} {
+func TestRows(t *testing.T) {
+	for _, n := range []int{0, 1, rowsBatch - 1, rowsBatch, rowsBatch + 1, 3*rowsBatch + 5} {
 		path := writeRows(t, n)
-		c, err := Open[row](path)
+		c, err := OpenRows[testRow](path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestCursor(t *testing.T) {
 		}
 		c.Close()
 
-		nc, err := Open[narrow](path)
+		nc, err := OpenRows[narrow](path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,9 +79,9 @@ func TestCursor(t *testing.T) {
 	}
 }
 
-// TestCursorDamaged: a truncated or garbled file is an error from Open or
+// TestRowsDamaged: a truncated or garbled file is an error from Open or
 // Peek, not a panic.
-func TestCursorDamaged(t *testing.T) {
+func TestRowsDamaged(t *testing.T) {
 	good, err := os.ReadFile(writeRows(t, 300))
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestCursorDamaged(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			c, err := Open[row](path)
+			c, err := OpenRows[testRow](path)
 			if err != nil {
 				continue
 			}
