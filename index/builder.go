@@ -72,6 +72,8 @@ type Builder struct {
 	postings *sorter
 	cites    *sorter            // citation keys (searchbuild.go)
 	sidx     *isearch.Writer    // search/index.bin
+	pairs    *isearch.Pairs     // its pair rule, once chosen (pairsample.go)
+	sample   *pairSample        // until then
 	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
 

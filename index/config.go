@@ -73,6 +73,9 @@ type Config struct {
 	// (search.PairTerm): phrases are then checked word by word, as in an
 	// index written before pairs. For tests and measurements.
 	NoPhrasePairs bool
+	// PairSample is the number of first documents whose words choose the
+	// frequent pair words of the search index (default 8192).
+	PairSample int
 
 	// Tuning; zero values pick the defaults.
 	RowGroupRows int // rows per row group of documents.parquet (default 50 000)
@@ -126,6 +129,9 @@ func (c *Config) defaults() error {
 	}
 	if c.SortMemory <= 0 {
 		c.SortMemory = 64 << 20
+	}
+	if c.PairSample <= 0 {
+		c.PairSample = defaultPairSample
 	}
 	for _, t := range c.Topics {
 		if !snapshot.ValidSlug(t.Slug) {

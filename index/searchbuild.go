@@ -64,9 +64,19 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 		}
 	}
 	if !b.cfg.NoPhrasePairs && isearch.PairFields&(1<<field) != 0 {
-		tp = appendPairs(tp)
+		if b.sample != nil {
+			b.sample.add(doc, field, tp) // pairs.go: its pairs come later
+		} else {
+			tp = b.appendPairs(tp)
+		}
 	}
 	b.tokBuf, b.tpBuf = toks, tp
+	return n, b.postTokens(doc, field, tp)
+}
+
+// postTokens adds the postings records of one field of one document, its
+// tokens in any order.
+func (b *Builder) postTokens(doc int32, field int, tp []tokPos) error {
 	slices.SortFunc(tp, func(x, y tokPos) int {
 		if c := strings.Compare(x.tok, y.tok); c != 0 {
 			return c
@@ -79,22 +89,22 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 			j++
 		}
 		if err := b.postRecord(tp[i].tok, doc, field, tp[i:j]); err != nil {
-			return 0, err
+			return err
 		}
 		i = j
 	}
-	return n, nil
+	return nil
 }
 
 // appendPairs appends to tp, tokens in position order, the pair terms
 // (search.PairTerm) of the adjacent tokens the index keeps pairs of
-// (search.IndexedPair), at the first word's position: adjacent means
-// consecutive positions, so a pair never spans the gap between values.
-func appendPairs(tp []tokPos) []tokPos {
+// (b.pairs), at the first word's position: adjacent means consecutive
+// positions, so a pair never spans the gap between values.
+func (bl *Builder) appendPairs(tp []tokPos) []tokPos {
 	n := len(tp)
 	for i := 0; i+1 < n; i++ {
 		a, b := tp[i], tp[i+1]
-		if b.pos == a.pos+1 && isearch.IndexedPair(a.tok, b.tok) {
+		if b.pos == a.pos+1 && bl.pairs.Indexed(a.tok, b.tok) {
 			tp = append(tp, tokPos{isearch.PairTerm(a.tok, b.tok), a.pos})
 		}
 	}
@@ -146,6 +156,13 @@ func (b *Builder) indexSearch(doc int32, d *ingest.Document, row *documentRow, s
 		Sources: isearch.SourceBits(d.Sources), Fulltext: row.HasFulltext, Len: lens}); err != nil {
 		return err
 	}
+	if s := b.sample; s != nil {
+		if s.docs++; s.docs >= b.cfg.PairSample {
+			if err := b.choosePairs(); err != nil {
+				return err
+			}
+		}
+	}
 	// Citation keys: the ids this document answers to, then the ids of
 	// the works it cites.
 	for _, id := range append([]string{d.ID}, row.Aliases...) {
@@ -191,10 +208,7 @@ func (b *Builder) openSearchIndex() error {
 		return err
 	}
 	if !b.cfg.NoPhrasePairs {
-		if err := w.SetPairs(isearch.PairWords(), isearch.PairFields); err != nil {
-			w.Abort()
-			return err
-		}
+		b.sample = newPairSample() // pairsample.go
 	}
 	b.sidx = w
 	b.cites = newSorter(b.work, b.cfg.SortMemory/4)
@@ -283,6 +297,11 @@ func oldField(f int) int8 {
 // writePostings hands the sorted postings records to the index writer
 // and, when then is set, to then as well (the analysts' search tables).
 func (b *Builder) writePostings(ctx context.Context, then func(term []byte, doc int32, field int, pos []uint32) error) error {
+	if b.sample != nil {
+		if err := b.choosePairs(); err != nil {
+			return err
+		}
+	}
 	var n int64
 	return b.postings.iterate(func(rec []byte) error {
 		if n++; n%1_000_000 == 0 {

@@ -26,9 +26,11 @@
 // documents its child matches; a phrase is a conjunction whose candidates
 // are checked position by position within each field (a phrase never
 // spans two fields or two values of a field): the conjunction of its word
-// pairs where the index has them (every adjacent pair with a stop word
-// outside full text, FORMAT.md), of its words elsewhere, so "state of the art" walks the far
-// shorter lists of "state of", "of the" and "the art"; a prefix is the union of at
+// pairs where the index has them (outside full text, every adjacent pair
+// with a stop word and every pair of two of the corpus's most frequent
+// words; FORMAT.md), of its words elsewhere, so "state of the art" walks
+// the far shorter lists of "state of", "of the" and "the art", and
+// "resource management" one list; a prefix is the union of at
 // most query.MaxExpansions terms, the most frequent; with Stem, a word is
 // the union of the indexed words with its English Snowball stem.
 //

@@ -46,11 +46,13 @@ type corpus struct {
 // buildCorpus publishes docs with the real builder and opens the index.
 func buildCorpus(t testing.TB, docs []*ingest.Document) *corpus {
 	t.Helper()
-	return buildCorpusPairs(t, docs, true)
+	return buildCorpusPairs(t, docs, 0)
 }
 
-// buildCorpusPairs is buildCorpus with or without the phrase pairs.
-func buildCorpusPairs(t testing.TB, docs []*ingest.Document, pairs bool) *corpus {
+// buildCorpusPairs is buildCorpus with the word pairs chosen from the
+// first sample documents (0: the builder's default), or without pairs
+// (sample < 0).
+func buildCorpusPairs(t testing.TB, docs []*ingest.Document, sample int) *corpus {
 	t.Helper()
 	topics := map[string]bool{}
 	for _, d := range docs {
@@ -76,7 +78,8 @@ func buildCorpusPairs(t testing.TB, docs []*ingest.Document, pairs bool) *corpus
 		}
 		return nil
 	}
-	if _, err := index.Build(context.Background(), index.Config{DataDir: dir, Now: testNow, Decide: decide, Fresh: true, Topics: its, NoPhrasePairs: !pairs}, feed); err != nil {
+	if _, err := index.Build(context.Background(), index.Config{DataDir: dir, Now: testNow, Decide: decide, Fresh: true, Topics: its,
+		NoPhrasePairs: sample < 0, PairSample: sample}, feed); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := snapshot.Open(dir)

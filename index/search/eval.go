@@ -322,7 +322,7 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 	pairs := mask&^e.ix.pairFields == 0
 	for i := range len(ph.Words) - 1 {
 		a, b := ph.Words[i], ph.Words[i+1]
-		if !pairs || !e.ix.pairs.indexed(a, b) {
+		if !pairs || !e.ix.pairs.Indexed(a, b) {
 			continue
 		}
 		id := e.ix.lookup(PairTerm(a, b))

@@ -14,7 +14,12 @@ import (
 const File = "search/index.bin"
 
 // magic opens and closes the file; the digit is the format version.
-const magic = "osbsrch2"
+// Readers also read format 2 (formatV2).
+const magic = "osbsrch3"
+
+// formatV2 is the magic of format 2, which had no year column and no
+// frequent pair words.
+const formatV2 = "osbsrch2"
 
 // magicPrefix is the magic without its version digit.
 const magicPrefix = "osbsrch"
@@ -78,6 +83,7 @@ const (
 	secPostings           // per term: blocks, then its skip table
 	secTermTab            // nTerms+1 termRec (the last one a sentinel)
 	secTermStr            // the terms' bytes, concatenated in term order
+	secYears              // N uint16 (0: undated), or empty: format 3 only
 	numSections
 )
 

@@ -10,14 +10,16 @@ import (
 // Word pairs (biwords). A phrase whose words are frequent has many
 // candidate documents whose positions must be checked; the pair terms make
 // it intersect far shorter lists. The builder indexes, as extra terms of
-// the same dictionary and field, every adjacent pair of tokens of a value
-// in which one word is a pair word (the stop words of index/tokenize, see
-// [PairWords]), at the position of the first word, in the fields of
-// [PairFields]. The TOC records the pair words and fields the index was
-// built with, so that a query knows which pairs
-// the index must have: a missing pair that qualifies means no document has
-// it, any other pair is checked word by word. An index without the TOC
-// entry (written before pairs) answers every phrase word by word.
+// the same dictionary and field, the adjacent pairs of tokens of a value
+// that its [Pairs] rule names, at the position of the first word, in the
+// fields of [PairFields]: every pair with a stop word of index/tokenize
+// ([PairWords]) on either side, and every pair of two of the corpus's most
+// frequent words (chosen by the builder from a sample of its documents).
+// The TOC records both word lists and the fields, so that a query knows
+// which pairs the index must have: a missing pair that qualifies means no
+// document has it, any other pair is checked word by word. An index
+// without the TOC entry (written before pairs) answers every phrase word
+// by word.
 
 // pairMark starts a pair term and separates its words: no token contains
 // it (tokens are letters and digits), so pair terms sort before every word
@@ -42,29 +44,48 @@ func PairWords() []string {
 	return tokenize.StopWords()
 }
 
-// IndexedPair reports whether the builder indexes the pair a b.
-func IndexedPair(a, b string) bool { return tokenize.IsStopWord(a) || tokenize.IsStopWord(b) }
+// Pairs is the rule of an index's pairs: a pair is indexed when either
+// word is a stop pair word or both are frequent pair words. The nil
+// *Pairs indexes none.
+type Pairs struct {
+	stop, frequent map[string]struct{}
+	frequentWords  []string
+}
 
-// pairSet is the set of pair words an index was built with; nil when it
-// has no pairs.
-type pairSet map[string]struct{}
+// NewPairs returns the rule of the stop words and frequent words given.
+func NewPairs(stop, frequent []string) *Pairs {
+	return &Pairs{stop: wordSet(stop), frequent: wordSet(frequent), frequentWords: slices.Clone(frequent)}
+}
 
-func newPairSet(words []string) pairSet {
-	s := make(pairSet, len(words))
+// Frequent returns the frequent pair words, sorted.
+func (p *Pairs) Frequent() []string {
+	if p == nil {
+		return nil
+	}
+	return slices.Clone(p.frequentWords)
+}
+
+func wordSet(words []string) map[string]struct{} {
+	s := make(map[string]struct{}, len(words))
 	for _, w := range words {
 		s[w] = struct{}{}
 	}
 	return s
 }
 
-// indexed reports whether the index has every occurrence of the pair a b.
-func (s pairSet) indexed(a, b string) bool {
-	if s == nil {
+// Indexed reports whether the index has every occurrence of the pair a b.
+func (p *Pairs) Indexed(a, b string) bool {
+	if p == nil {
 		return false
 	}
-	_, x := s[a]
-	_, y := s[b]
-	return x || y
+	_, x := p.stop[a]
+	_, y := p.stop[b]
+	if x || y {
+		return true
+	}
+	_, x = p.frequent[a]
+	_, y = p.frequent[b]
+	return x && y
 }
 
 // validPairWords reports whether words can be a TOC's pair words: sorted,
@@ -75,5 +96,5 @@ func validPairWords(words []string) bool {
 	}) && len(slices.Compact(slices.Clone(words))) == len(words)
 }
 
-// maxPairWords bounds the pair words a TOC may list.
+// maxPairWords bounds each of the pair word lists a TOC may hold.
 const maxPairWords = 4096

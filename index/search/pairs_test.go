@@ -15,11 +15,18 @@ import (
 	"github.com/openshelf/openshelf/ingest"
 )
 
-// TestPhrasePairs builds one random corpus with and without the word
-// pairs and checks that random phrases (from the documents, across value
-// gaps and fields, made of the vocabulary with its stop words) give the
-// same totals and pages on both, and the brute-force oracle's totals.
+// TestPhrasePairs builds one random corpus without the word pairs, with
+// the pairs chosen from all its documents and from its first 37, and
+// checks that random phrases (from the documents, across value gaps and
+// fields, made of the vocabulary with its stop words) give the same
+// totals and pages on all three, and the brute-force oracle's totals.
 func TestPhrasePairs(t *testing.T) {
+	for _, sample := range []int{0, 37} {
+		t.Run(fmt.Sprintf("sample=%d", sample), func(t *testing.T) { testPhrasePairs(t, sample) })
+	}
+}
+
+func testPhrasePairs(t *testing.T, sample int) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	var docs []*ingest.Document
 	for i := range 300 {
@@ -32,10 +39,17 @@ func TestPhrasePairs(t *testing.T) {
 		}
 		docs = append(docs, d)
 	}
-	with := buildCorpusPairs(t, docs, true)
-	without := buildCorpusPairs(t, docs, false)
+	with := buildCorpusPairs(t, docs, sample)
+	without := buildCorpusPairs(t, docs, -1)
 	if with.ix.Terms() <= without.ix.Terms() {
 		t.Fatalf("%d terms with pairs, %d without: no pairs indexed", with.ix.Terms(), without.ix.Terms())
+	}
+	frequent := with.ix.Pairs().Frequent()
+	if len(frequent) < 10 {
+		t.Fatalf("frequent pair words %q: too few to test", frequent)
+	}
+	if without.ix.Pairs() != nil {
+		t.Fatal("an index built without pairs has a pair rule")
 	}
 	orc := &oracle{}
 	for _, d := range with.docs {
@@ -46,7 +60,7 @@ func TestPhrasePairs(t *testing.T) {
 	matched := 0
 	for i := range 600 {
 		var words []string
-		switch k := rng.IntN(4); k {
+		switch k := rng.IntN(5); k {
 		case 0, 1:
 			// From a document's field, so that it matches.
 			od := &orc.docs[rng.IntN(len(orc.docs))]
@@ -68,6 +82,11 @@ func TestPhrasePairs(t *testing.T) {
 			}
 			if rng.IntN(2) == 0 {
 				words[rng.IntN(len(words))] = vocab[rng.IntN(len(vocab))]
+			}
+		case 3:
+			// Frequent words, whose pairs the index has.
+			for range 2 + rng.IntN(3) {
+				words = append(words, frequent[rng.IntN(len(frequent))])
 			}
 		default:
 			for range 2 + rng.IntN(3) {
@@ -117,7 +136,7 @@ func TestPhrasePairsGaps(t *testing.T) {
 	d.Keywords = []string{"model of", "the mouse"}
 	d.Authors = []ingest.Author{{Name: "Ada of"}, {Name: "The Brain"}}
 	d.Topics = []string{"biology"}
-	c := buildCorpusPairs(t, []*ingest.Document{d, doc(30002, "heart the matter", "cells")}, true)
+	c := buildCorpusPairs(t, []*ingest.Document{d, doc(30002, "heart the matter", "cells")}, 0)
 	for _, tc := range []struct {
 		q    string
 		want int64
@@ -149,22 +168,49 @@ func TestPhrasePairsGaps(t *testing.T) {
 	if err != nil || res.Total != 1 {
 		t.Errorf("of*: %d matches, %v; want 1", res.Total, err)
 	}
-	if !tokenize.IsStopWord("of") || !search.IndexedPair("heart", "of") || search.IndexedPair("heart", "matter") {
-		t.Error("pair rule")
+}
+
+func TestPairsRule(t *testing.T) {
+	if !tokenize.IsStopWord("of") || tokenize.IsStopWord("heart") {
+		t.Fatal("stop words changed: fix this test's words")
+	}
+	p := search.NewPairs(search.PairWords(), []string{"heart", "matter"})
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"heart", "of", true}, {"of", "cell", true}, {"of", "the", true}, // a stop word either side
+		{"heart", "matter", true}, {"matter", "heart", true}, // both frequent
+		{"heart", "cell", false}, {"cell", "matter", false}, {"cell", "mouse", false},
+	} {
+		if got := p.Indexed(tc.a, tc.b); got != tc.want {
+			t.Errorf("Indexed(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	var none *search.Pairs
+	if none.Indexed("of", "the") || none.Frequent() != nil {
+		t.Error("the nil rule indexes pairs")
 	}
 }
 
 // TestPairsClaimed writes an index by hand whose TOC claims pairs it does
-// not hold: a phrase over fields with pairs then trusts the missing pair
-// (no match), one over full text checks the words, and without the claim
-// every phrase checks the words.
+// not hold (a stop word's, and two frequent words'): a phrase over fields
+// with pairs then trusts the missing pair (no match), one over full text
+// checks the words, and without the claim every phrase checks the words.
+// A pair the rule does not name is checked word by word either way.
 func TestPairsClaimed(t *testing.T) {
+	title := []string{"heart", "of", "cell", "matter", "heart"}
 	for _, tc := range []struct {
 		claim    bool
 		fulltext bool
+		phrase   []string
 		want     int64
 	}{
-		{false, false, 1}, {false, true, 1}, {true, false, 0}, {true, true, 1},
+		{false, false, []string{"heart", "of"}, 1}, {false, true, []string{"heart", "of"}, 1},
+		{true, false, []string{"heart", "of"}, 0}, {true, true, []string{"heart", "of"}, 1},
+		{false, false, []string{"matter", "heart"}, 1}, {true, false, []string{"matter", "heart"}, 0},
+		{true, true, []string{"matter", "heart"}, 1},
+		{true, false, []string{"cell", "matter"}, 1}, {true, false, []string{"cell", "matter", "heart"}, 0},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "index.bin")
@@ -173,7 +219,7 @@ func TestPairsClaimed(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tc.claim {
-			if err := w.SetPairs([]string{"of"}, search.PairFields); err != nil {
+			if err := w.SetPairs([]string{"of"}, []string{"heart", "matter"}, search.PairFields); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -184,8 +230,17 @@ func TestPairsClaimed(t *testing.T) {
 			}
 		}
 		must(w.AddDoc(search.DocValues{License: "CC0", Topics: []string{"x"}}))
-		must(w.AddPosting([]byte("heart"), 0, search.FieldTitle, []uint32{0}))
-		must(w.AddPosting([]byte("of"), 0, search.FieldTitle, []uint32{1}))
+		sorted := slices.Clone(title)
+		slices.Sort(sorted)
+		for _, word := range slices.Compact(sorted) {
+			var pos []uint32
+			for i, x := range title {
+				if x == word {
+					pos = append(pos, uint32(i))
+				}
+			}
+			must(w.AddPosting([]byte(word), 0, search.FieldTitle, pos))
+		}
 		if _, err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -193,11 +248,11 @@ func TestPairsClaimed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := ix.Search(context.Background(), search.Request{Query: &query.Phrase{Words: []string{"heart", "of"}},
+		res, err := ix.Search(context.Background(), search.Request{Query: &query.Phrase{Words: tc.phrase},
 			Fulltext: tc.fulltext, Limit: 10})
 		ix.Close()
 		if err != nil || res.Total != tc.want {
-			t.Errorf("claim %v, fulltext %v: %d matches, %v; want %d", tc.claim, tc.fulltext, res.Total, err, tc.want)
+			t.Errorf("claim %v, fulltext %v, %q: %d matches, %v; want %d", tc.claim, tc.fulltext, tc.phrase, res.Total, err, tc.want)
 		}
 	}
 	w, err := search.NewWriter(filepath.Join(t.TempDir(), "index.bin"), t.TempDir())
@@ -206,8 +261,14 @@ func TestPairsClaimed(t *testing.T) {
 	}
 	defer w.Abort()
 	for _, bad := range [][]string{nil, {"the", "of"}, {"of", "of"}, {""}, {"a\x01b"}} {
-		if err := w.SetPairs(bad, search.PairFields); !errors.Is(err, search.ErrWriteOrder) {
-			t.Errorf("SetPairs(%q): %v", bad, err)
+		if err := w.SetPairs(bad, nil, search.PairFields); !errors.Is(err, search.ErrWriteOrder) {
+			t.Errorf("SetPairs(%q, nil): %v", bad, err)
+		}
+		if bad == nil {
+			continue
+		}
+		if err := w.SetPairs([]string{"of"}, bad, search.PairFields); !errors.Is(err, search.ErrWriteOrder) {
+			t.Errorf("SetPairs(of, %q): %v", bad, err)
 		}
 	}
 }

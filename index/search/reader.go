@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -48,6 +49,7 @@ type Index struct {
 	// BM25F length normalisation: norm0[f] + normK[f]·len.
 	norm0, normK [NumFields]float64
 	docs         []docRec
+	years        []uint16 // the year column; nil: read docs (format 2)
 	tOff         []uint32
 	tCodes       []uint16
 	tdOff        []uint64
@@ -61,7 +63,7 @@ type Index struct {
 
 	licenses []string
 	topics   []string
-	pairs    pairSet // the pair words of its pair terms; nil: none
+	pairs    *Pairs // the rule of its pair terms; nil: none
 	// pairFields are the fields with pair terms.
 	pairFields uint8
 	topicCode  map[string]uint16
@@ -124,14 +126,20 @@ func (ix *Index) parse() error {
 	if !bigEnoughEndian() {
 		return fmt.Errorf("%w: this reader needs a little-endian machine", ErrMalformed)
 	}
-	if string(mm[:len(magic)]) != magic {
-		if string(mm[:len(magicPrefix)]) == magicPrefix {
-			return fmt.Errorf("%w: the file is format %q, this reader reads %q", ErrFormat, mm[:len(magic)], magic)
+	head := string(mm[:len(magic)])
+	if head != magic && head != formatV2 {
+		if strings.HasPrefix(head, magicPrefix) {
+			return fmt.Errorf("%w: the file is format %q, this reader reads %q and %q", ErrFormat, head, magic, formatV2)
 		}
 		return fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
+	v2 := head == formatV2
+	nsecWant := uint64(numSections)
+	if v2 {
+		nsecWant = secYears
+	}
 	foot := mm[len(mm)-footerSize:]
-	if string(foot[24:]) != magic {
+	if string(foot[24:]) != head {
 		return fmt.Errorf("%w: bad footer", ErrMalformed)
 	}
 	tocOff, tocLen := binary.LittleEndian.Uint64(foot), binary.LittleEndian.Uint64(foot[8:])
@@ -145,12 +153,12 @@ func (ix *Index) parse() error {
 	}
 	r := &tocReader{b: toc}
 	n, nTerms, nsec := r.uvarint(), r.uvarint(), r.uvarint()
-	if r.err != nil || n > math.MaxInt32 || nTerms > math.MaxInt32 || nsec != numSections {
+	if r.err != nil || n > math.MaxInt32 || nTerms > math.MaxInt32 || nsec != nsecWant {
 		return fmt.Errorf("%w: table of contents", ErrMalformed)
 	}
 	ix.n, ix.nTerms = int32(n), int(nTerms)
 	var sec [numSections][]byte
-	for s := range sec {
+	for s := range sec[:nsec] {
 		off, l := r.uvarint(), r.uvarint()
 		if r.err != nil || off < headerSize || off%8 != 0 || off > tocOff || l > tocOff-off {
 			return fmt.Errorf("%w: section %d out of the file", ErrMalformed, s)
@@ -175,26 +183,22 @@ func (ix *Index) parse() error {
 	ix.licenses, ix.topics = r.strings(256), r.strings(math.MaxUint16)
 	if r.err == nil && len(r.b) > 0 {
 		// Written since pair terms: the pair words (pairs.go).
-		words := r.strings(maxPairWords)
-		if r.err == nil && (len(words) == 0 || !validPairWords(words) || len(r.b) != 1 ||
-			r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
-			r.err = ErrMalformed
-		}
-		if r.err == nil {
-			ix.pairs, ix.pairFields = newPairSet(words), r.b[0]
-		}
+		ix.pairs, ix.pairFields = r.pairs(v2)
 	}
 	if r.err != nil {
 		return fmt.Errorf("%w: table of contents names", ErrMalformed)
 	}
 	nTopics := uint64(len(ix.topics))
+	if l := uint64(len(sec[secYears])); l != 0 && l != 2*n {
+		return fmt.Errorf("%w: year column has %d bytes", ErrMalformed, l)
+	}
 	want := [numSections]struct {
 		size uint64 // element size
 		n    uint64 // elements; 0: any multiple of size
 	}{
 		secDocs: {docRecSize, n}, secTopicOff: {4, n + 1}, secTopicCodes: {2, 0},
 		secTopicDocOff: {8, nTopics + 1}, secTopicDocs: {4, 0}, secCiteOff: {8, n + 1}, secCiting: {4, 0},
-		secPostings: {1, 0}, secTermTab: {termRecSize, nTerms + 1}, secTermStr: {1, 0},
+		secPostings: {1, 0}, secTermTab: {termRecSize, nTerms + 1}, secTermStr: {1, 0}, secYears: {2, 0},
 	}
 	for s, w := range want {
 		l := uint64(len(sec[s]))
@@ -203,6 +207,7 @@ func (ix *Index) parse() error {
 		}
 	}
 	ix.docs = castSlice[docRec](sec[secDocs])
+	ix.years = castSlice[uint16](sec[secYears])
 	ix.tOff = castSlice[uint32](sec[secTopicOff])
 	ix.tCodes = castSlice[uint16](sec[secTopicCodes])
 	ix.tdOff = castSlice[uint64](sec[secTopicDocOff])
@@ -237,6 +242,31 @@ func castSlice[T any](b []byte) []T {
 func bigEnoughEndian() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
+}
+
+// pairs reads the TOC's pair entry: the stop pair words, the fields
+// byte and, since format 3, the frequent pair words.
+func (r *tocReader) pairs(v2 bool) (*Pairs, uint8) {
+	stop := r.strings(maxPairWords)
+	if r.err == nil && (len(stop) == 0 || !validPairWords(stop) || len(r.b) < 1 || r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return nil, 0
+	}
+	fields := r.b[0]
+	r.b = r.b[1:]
+	var frequent []string
+	if !v2 {
+		frequent = r.strings(maxPairWords)
+	}
+	if r.err == nil && (len(r.b) != 0 || !validPairWords(frequent)) {
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return nil, 0
+	}
+	return NewPairs(stop, frequent), fields
 }
 
 type tocReader struct {
@@ -299,6 +329,10 @@ func (ix *Index) Len() int { return int(ix.n) }
 
 // Terms is the number of distinct terms, word pairs included.
 func (ix *Index) Terms() int { return ix.nTerms }
+
+// Pairs is the rule of the index's word pairs (pairs.go); nil when it has
+// none.
+func (ix *Index) Pairs() *Pairs { return ix.pairs }
 
 // Size is the index file's size in bytes.
 func (ix *Index) Size() int64 { return int64(len(ix.mm)) }

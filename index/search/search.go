@@ -190,7 +190,7 @@ func (ix *Index) countBatch(fc *facetCounter, docs []int32) {
 	}
 	if fc.years != nil {
 		for _, d := range docs {
-			switch y := ix.docs[d].Year; {
+			switch y := ix.year(d); {
 			case y > 0 && y < 4096:
 				fc.years[y]++
 			case y != 0:
@@ -512,15 +512,24 @@ func (s *scan) term(ctx context.Context, t *termIter) error {
 
 // prefetchYears reads the years of a block's documents in one tight
 // loop before they are ranked by year: the loads are independent, so
-// the CPU overlaps their cache misses (one per match: a year sits in a
-// 32-byte document record), where the ranking loop, one match at a time,
-// waits for each in turn.
+// the CPU overlaps their cache misses, where the ranking loop, one match
+// at a time, waits for each in turn.
 func (s *scan) prefetchYears(docs []int32) {
 	var sum int32
 	for _, d := range docs {
-		sum += s.ix.docs[d].Year
+		sum += s.ix.year(d)
 	}
 	s.yearSum += sum
+}
+
+// year is document d's year, 0 if undated: from the year column, whose
+// two bytes a document put the years of a block's matches on a few cache
+// lines, or from its record in an index without the column.
+func (ix *Index) year(d int32) int32 {
+	if ix.years != nil {
+		return int32(ix.years[d])
+	}
+	return ix.docs[d].Year
 }
 
 // driver returns the iterator of the request's candidates: the query's
@@ -551,7 +560,7 @@ func (ix *Index) key(s Sort, scoring bool, score float64, d int32) float64 {
 		}
 		return 0
 	case ByYear, ByYearDesc:
-		y := ix.docs[d].Year
+		y := ix.year(d)
 		if y == 0 {
 			return math.MaxFloat64 // undated last
 		}

@@ -61,7 +61,10 @@ type Writer struct {
 	termTab, termStr *spool
 	nTerms           int64
 	pairWords        []string // recorded in the TOC; nil: no pair terms
+	frequentWords    []string
 	pairFields       uint8
+	years            *spool // the year column (FORMAT.md)
+	yearsWide        bool   // a year does not fit the column: it is left empty
 	term             []byte
 	df               uint32
 	skips            []skipEntry
@@ -134,7 +137,7 @@ func NewWriter(path, workDir string) (*Writer, error) {
 	w := &Writer{path: path, work: workDir, f: f, bw: bufio.NewWriterSize(f, 1<<20),
 		licCode: map[string]uint8{}, topicCode: map[string]uint16{}, lastCited: -1, lastCiter: -1,
 		blk: blockBuf{doc: -1}}
-	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.termTab, &w.termStr} {
+	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.termTab, &w.termStr, &w.years} {
 		if *s, err = newSpool(workDir); err != nil {
 			w.Abort()
 			return nil, err
@@ -191,6 +194,14 @@ func (w *Writer) AddDoc(dv DocValues) error {
 	}
 	var rec [docRecSize]byte
 	binary.LittleEndian.PutUint32(rec[0:], uint32(dv.Year))
+	if dv.Year < 0 || dv.Year > math.MaxUint16 {
+		w.yearsWide = true
+	}
+	if !w.yearsWide {
+		if err := w.years.write(binary.LittleEndian.AppendUint16(rec[:0:0], uint16(dv.Year))); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+	}
 	for f, l := range dv.Len {
 		binary.LittleEndian.PutUint32(rec[4+4*f:], uint32(min(max(l, 0), math.MaxUint32)))
 		w.fieldLen[f] += int64(l)
@@ -630,6 +641,9 @@ func (w *Writer) Close() (int64, error) {
 	if err := w.copySpool(secTermStr, w.termStr); err != nil {
 		return 0, err
 	}
+	if err := w.endYears(); err != nil {
+		return 0, err
+	}
 	toc := w.toc()
 	if err := w.align(); err != nil {
 		return 0, err
@@ -661,16 +675,31 @@ func (w *Writer) Close() (int64, error) {
 	return w.off, nil
 }
 
-// SetPairs records that the postings include the pair terms (PairTerm)
-// of every adjacent pair of tokens in which one word is in words, sorted,
-// in the fields of the mask fields: PairWords() and PairFields for the
-// builder. Without it the index has no pairs and phrases are checked word
-// by word.
-func (w *Writer) SetPairs(words []string, fields uint8) error {
-	if !validPairWords(words) || len(words) == 0 || fields == 0 || fields >= 1<<NumFields {
-		return fmt.Errorf("%w: pair words must be sorted, distinct and non-empty, with fields", ErrWriteOrder)
+// endYears writes the year column, or leaves it empty when a year does
+// not fit in it (readers then read the document records' years).
+func (w *Writer) endYears() error {
+	if !w.yearsWide {
+		return w.copySpool(secYears, w.years)
 	}
-	w.pairWords, w.pairFields = slices.Clone(words), fields
+	w.years.discard()
+	if err := w.begin(secYears); err != nil {
+		return err
+	}
+	w.end(secYears)
+	return nil
+}
+
+// SetPairs records that the postings include the pair terms (PairTerm)
+// of every adjacent pair of tokens in the fields of the mask fields that
+// NewPairs(stop, frequent) indexes. stop (PairWords() for the builder)
+// and frequent are sorted; frequent may be empty. Without it the index has
+// no pairs and phrases are checked word by word.
+func (w *Writer) SetPairs(stop, frequent []string, fields uint8) error {
+	if len(stop) == 0 || len(stop) > maxPairWords || !validPairWords(stop) ||
+		len(frequent) > maxPairWords || !validPairWords(frequent) || fields == 0 || fields >= 1<<NumFields {
+		return fmt.Errorf("%w: pair words must be sorted and distinct, stop words non-empty, with fields", ErrWriteOrder)
+	}
+	w.pairWords, w.frequentWords, w.pairFields = slices.Clone(stop), slices.Clone(frequent), fields
 	return nil
 }
 
@@ -702,13 +731,18 @@ func (w *Writer) toc() []byte {
 	}
 	if w.pairWords != nil {
 		b = append(b, w.pairFields)
+		b = binary.AppendUvarint(b, uint64(len(w.frequentWords)))
+		for _, s := range w.frequentWords {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
 	}
 	return b
 }
 
 // Abort closes and removes the index file and the spools.
 func (w *Writer) Abort() {
-	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.termTab, w.termStr} {
+	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.termTab, w.termStr, w.years} {
 		s.discard()
 	}
 	w.unmapDocs()
