@@ -43,7 +43,14 @@
 // posting's impact byte, or the skip table's per-block maximum; FORMAT.md)
 // beats the worst score kept, so the page is the one an exhaustive
 // scoring would give. A lone term without filters or facets counts the
-// blocks whose bound cannot enter the page without unpacking them.
+// blocks whose bound cannot enter the page without unpacking them. A
+// conjunction of terms (with excluded terms) without filters, facets or
+// cursor, ranked by relevance, is counted without visiting its matches
+// one by one: a window of documents at a time, its lists' documents are
+// set in bitsets that are intersected and counted; its page is then
+// ranked from the blocks of the rarest list whose bound, with the other
+// lists' block bounds over the same documents, beats the worst score kept
+// (conj.go).
 // Phrases check the rarest list's positions first and stop at the first
 // list that leaves no candidate start; a phrase's score is its words'
 // (their lists advanced to its matches only), with or without pairs.

@@ -16,6 +16,7 @@ const noMore = math.MaxInt32
 // sets bad: the search then fails with ErrMalformed.
 type postings struct {
 	ix      *Index
+	term    int // its index in the term table
 	skips   []byte
 	skipOff uint64 // file offset of skips: the end of the last block
 	nblocks int
@@ -56,7 +57,7 @@ type freqs struct {
 
 // open makes an iterator over term t restricted to the fields in mask.
 func (ix *Index) open(t int, mask uint8) *postings {
-	p := &postings{ix: ix, mask: mask, blk: -1, cur: -1, freqBlk: -1}
+	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1}
 	rec := ix.terms[t]
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -69,6 +70,9 @@ type Index struct {
 	topicCode  map[string]uint16
 	licCode    map[string]uint8
 	checked    sync.Map // topic code -> whether its doc list is valid
+	noConj     bool     // tests: conjunctions take the generic path (conj.go)
+	conjWindow int32    // documents per count bitset (conj.go)
+	conjScans  atomic.Int64
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's
@@ -109,7 +113,7 @@ func OpenFile(path, snapID string, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: mmap %s: %w", path, err)
 	}
-	ix := &Index{snap: snapID, mm: mm}
+	ix := &Index{snap: snapID, mm: mm, conjWindow: countWindow}
 	if err := ix.parse(); err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -314,6 +314,8 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
 	if t, ok := it.(*termIter); ok && !f.none {
 		err = sc.term(ctx, t)
+	} else if c, ok := asConj(it); ok && !f.none && ev.scoring && !filtering && fc == nil && after == nil && !ix.noConj {
+		err = c.scan(ctx, ev, sc) // conj.go
 	} else if it != nil && !f.none {
 		err = sc.iter(ctx, it)
 	}

@@ -1,0 +1,268 @@
+package search
+
+import (
+	"context"
+	"math"
+	"math/bits"
+)
+
+// A conjunction of frequent terms has many matches, and visiting each to
+// count it (advancing every list to it, bounding it, offering it to the
+// page) costs far more than the matches' postings do to unpack. When
+// nothing but the total and a relevance-ordered page is asked (no filter,
+// facet or cursor), conj answers a conjunction of terms, with excluded
+// terms, in two passes instead:
+//
+//   - count: a window of documents at a time, each list sets the bits of
+//     its documents (with a wanted field) in a bitset, the bitsets are
+//     intersected (excluded lists cleared) and the bits counted;
+//   - rank: the rarest list is walked block by block, and a block is
+//     skipped unless the sum of its bound and the other lists' bounds over
+//     its documents beats the worst score kept (block-max): only the
+//     blocks that can enter the page are unpacked and their matches found.
+//
+// The total is as exact as a visit of every match, and the page the same.
+
+// countWindow is the documents a count bitset covers (Index.conjWindow,
+// smaller in tests).
+const countWindow = 1 << 16
+
+// conj is an eligible conjunction: its andIter (whose term iterators the
+// rank pass positions and scores with) and its lists.
+type conj struct {
+	and      *andIter
+	pos, neg []*termIter // pos by cost, the rarest first
+}
+
+// asConj returns it as a conj when it is a conjunction of terms, with
+// excluded terms, whose lists the bitset count unpacks at a lower cost
+// than a walk of the rarest list's documents would have: the other lists
+// together are at most conjSkew times as long.
+func asConj(it iterator) (*conj, bool) {
+	a, ok := it.(*andIter)
+	if !ok || a.terms == nil {
+		return nil, false
+	}
+	c := &conj{and: a, pos: a.terms}
+	for _, n := range a.neg {
+		t, ok := n.(*termIter)
+		if !ok {
+			return nil, false
+		}
+		c.neg = append(c.neg, t)
+	}
+	var others int64
+	for _, t := range c.pos[1:] {
+		others += t.cost()
+	}
+	for _, t := range c.neg {
+		others += t.cost()
+	}
+	return c, others <= conjSkew*c.pos[0].cost()
+}
+
+// conjSkew bounds how much longer the other lists may be than the rarest
+// for the bitset count to pay: unpacking a posting into a bitset costs a
+// few nanoseconds, visiting a match through the lists tens.
+const conjSkew = 32
+
+// count counts the conjunction's matches with fresh lists, which it
+// appends to ev.postings (so that damage is reported).
+func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
+	open := func(t *termIter) *postings {
+		p := ev.ix.open(t.p.term, t.p.mask)
+		ev.postings = append(ev.postings, p)
+		return p
+	}
+	pos := make([]*postings, len(c.pos))
+	for i, t := range c.pos {
+		pos[i] = open(t)
+	}
+	neg := make([]*postings, len(c.neg))
+	for i, t := range c.neg {
+		neg[i] = open(t)
+	}
+	win := ev.ix.conjWindow
+	acc := make([]uint64, win/64)
+	tmp := make([]uint64, win/64)
+	var total int64
+	lead, from := pos[0], int32(0)
+	for w := 0; ; w++ {
+		if w%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		// Windows without a document of the rarest list are skipped.
+		next := lead.firstFrom(from)
+		if next == noMore {
+			break
+		}
+		base := next - next%win
+		from = base + min(win, noMore-base) // the next window, or noMore past the last
+		clear(acc)
+		if lead.fill(acc, base, win) == 0 {
+			continue
+		}
+		for _, p := range pos[1:] {
+			clear(tmp)
+			p.fill(tmp, base, win)
+			for i := range acc {
+				acc[i] &= tmp[i]
+			}
+		}
+		for _, p := range neg {
+			clear(tmp)
+			p.fill(tmp, base, win)
+			for i := range acc {
+				acc[i] &^= tmp[i]
+			}
+		}
+		for _, x := range acc {
+			total += int64(bits.OnesCount64(x))
+		}
+	}
+	return total, nil
+}
+
+// firstFrom returns a lower bound of the list's first document at or
+// after from with a wanted field (the start of the first such block's
+// documents), noMore when there is none.
+func (p *postings) firstFrom(from int32) int32 {
+	for b := max(p.blk, 0); b < p.nblocks; b++ {
+		if p.lastDoc(b) >= from && p.maskOr(b)&p.mask != 0 {
+			if b > 0 {
+				return max(from, p.lastDoc(b-1)+1)
+			}
+			return from
+		}
+	}
+	return noMore
+}
+
+// fill sets in bits (a bitset of the win documents from base) the
+// documents of the window with a wanted field, and returns how many.
+// Blocks that end before the window are passed, the block that runs past
+// its end stays loaded for the next window.
+func (p *postings) fill(bits []uint64, base, win int32) int {
+	n := 0
+	for b := max(p.blk, 0); b < p.nblocks; b++ {
+		if p.lastDoc(b) < base || p.maskOr(b)&p.mask == 0 {
+			continue
+		}
+		if b > 0 && p.lastDoc(b-1)-base >= win-1 {
+			break // starts after the window
+		}
+		if p.blk != b && !p.load(b) {
+			return n
+		}
+		for i, d := range p.docs[:p.cnt] {
+			if d < base {
+				continue
+			}
+			x := d - base
+			if x >= win {
+				return n
+			}
+			if p.all || p.fm[i]&p.mask != 0 {
+				bits[x>>6] |= 1 << (x & 63)
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// scan counts the conjunction and ranks its matches into s.
+func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
+	ev.ix.conjScans.Add(1)
+	total, err := c.count(ctx, ev)
+	if err != nil {
+		return err
+	}
+	if s.top.k > 0 {
+		if err := c.rank(ctx, s); err != nil {
+			return err
+		}
+	}
+	// Every match not kept ranks after the page.
+	s.total, s.beyond = total, total-int64(len(s.top.heap))
+	return nil
+}
+
+// rank offers the conjunction's matches to the page, skipping the rarest
+// list's blocks whose bound cannot enter it.
+func (c *conj) rank(ctx context.Context, s *scan) error {
+	lead := c.pos[0]
+	p := lead.p
+	cur := make([]int, len(c.pos)) // each other list's first block that may overlap
+	for b := 0; b < p.nblocks && !p.bad; b++ {
+		if b%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if p.maskOr(b)&p.mask == 0 {
+			continue
+		}
+		if s.top.full() {
+			lo := int32(0)
+			if b > 0 {
+				lo = p.lastDoc(b-1) + 1
+			}
+			bound := lead.blockBound(b)
+			for i, t := range c.pos[1:] {
+				bound += t.rangeBound(&cur[i+1], lo, p.lastDoc(b))
+			}
+			if bound <= s.top.worstScore() {
+				continue
+			}
+		}
+		if !p.load(b) {
+			break
+		}
+	docs:
+		for i := range p.cnt {
+			if !p.all && p.fm[i]&p.mask == 0 {
+				continue
+			}
+			d := p.docs[i]
+			p.i, p.cur = i, d
+			for _, t := range c.pos[1:] {
+				if t.p.advance(d) != d {
+					continue docs
+				}
+			}
+			for _, t := range c.neg {
+				if t.p.advance(d) == d {
+					continue docs
+				}
+			}
+			c.and.cur = d
+			s.rank(d, c.and)
+		}
+	}
+	p.cur = noMore
+	return nil
+}
+
+// rangeBound bounds the term's score on the documents lo..hi: the largest
+// bound of its blocks that overlap them and have a wanted field, or -Inf
+// when none does (no document there can match). *from is the first block
+// that may overlap; calls come with increasing lo.
+func (t *termIter) rangeBound(from *int, lo, hi int32) float64 {
+	p := t.p
+	for *from < p.nblocks && p.lastDoc(*from) < lo {
+		*from++
+	}
+	best := math.Inf(-1)
+	for b := *from; b < p.nblocks; b++ {
+		if p.maskOr(b)&p.mask != 0 {
+			best = max(best, t.blockBound(b))
+		}
+		if p.lastDoc(b) >= hi {
+			break
+		}
+	}
+	return best
+}
