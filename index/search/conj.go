@@ -69,19 +69,7 @@ const conjSkew = 32
 // count counts the conjunction's matches with fresh lists, which it
 // appends to ev.postings (so that damage is reported).
 func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
-	open := func(t *termIter) *postings {
-		p := ev.ix.open(t.p.term, t.p.mask)
-		ev.postings = append(ev.postings, p)
-		return p
-	}
-	pos := make([]*postings, len(c.pos))
-	for i, t := range c.pos {
-		pos[i] = open(t)
-	}
-	neg := make([]*postings, len(c.neg))
-	for i, t := range c.neg {
-		neg[i] = open(t)
-	}
+	pos, neg := ev.windowLists(c.pos), ev.windowLists(c.neg)
 	win := ev.ix.conjWindow
 	acc := make([]uint64, win/64)
 	tmp := make([]uint64, win/64)
@@ -94,7 +82,7 @@ func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
 			}
 		}
 		// Windows without a document of the rarest list are skipped.
-		next := lead.firstFrom(from)
+		next := lead.first(from)
 		if next == noMore {
 			break
 		}
@@ -104,37 +92,62 @@ func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
 		if lead.fill(acc, base, win) == 0 {
 			continue
 		}
-		for _, p := range pos[1:] {
+		for _, l := range pos[1:] {
 			clear(tmp)
-			p.fill(tmp, base, win)
+			l.fill(tmp, base, win)
 			for i := range acc {
 				acc[i] &= tmp[i]
 			}
 		}
-		for _, p := range neg {
+		for _, l := range neg {
 			clear(tmp)
-			p.fill(tmp, base, win)
+			l.fill(tmp, base, win)
 			for i := range acc {
 				acc[i] &^= tmp[i]
 			}
 		}
-		for _, x := range acc {
-			total += int64(bits.OnesCount64(x))
-		}
+		total += popcount(acc)
 	}
 	return total, nil
 }
 
-// firstFrom returns a lower bound of the list's first document at or
-// after from with a wanted field (the start of the first such block's
-// documents), noMore when there is none.
-func (p *postings) firstFrom(from int32) int32 {
-	for b := max(p.blk, 0); b < p.nblocks; b++ {
-		if p.lastDoc(b) >= from && p.maskOr(b)&p.mask != 0 {
-			if b > 0 {
-				return max(from, p.lastDoc(b-1)+1)
+func popcount(b []uint64) int64 {
+	n := 0
+	for _, x := range b {
+		n += bits.OnesCount64(x)
+	}
+	return int64(n)
+}
+
+// windowLists opens fresh lists of the terms for a count, appended to
+// ev.postings (so that damage is reported).
+func (ev *evaluator) windowLists(ts []*termIter) []*winList {
+	ls := make([]*winList, len(ts))
+	for i, t := range ts {
+		p := ev.ix.open(t.p.term, t.p.mask)
+		ev.postings = append(ev.postings, p)
+		ls[i] = &winList{p: p}
+	}
+	return ls
+}
+
+// winList walks a list a window of documents at a time for a count.
+type winList struct {
+	p *postings
+	b int // no block before b has a wanted document in a window to come
+}
+
+// first returns a lower bound of the list's first document at or after
+// from with a wanted field (the start of the first such block's
+// documents), noMore when there is none. Calls come with increasing from.
+func (l *winList) first(from int32) int32 {
+	p := l.p
+	for ; l.b < p.nblocks; l.b++ {
+		if p.lastDoc(l.b) >= from && p.maskOr(l.b)&p.mask != 0 {
+			if l.b == 0 {
+				return from
 			}
-			return from
+			return max(from, p.lastDoc(l.b-1)+1)
 		}
 	}
 	return noMore
@@ -142,12 +155,15 @@ func (p *postings) firstFrom(from int32) int32 {
 
 // fill sets in bits (a bitset of the win documents from base) the
 // documents of the window with a wanted field, and returns how many.
-// Blocks that end before the window are passed, the block that runs past
-// its end stays loaded for the next window.
-func (p *postings) fill(bits []uint64, base, win int32) int {
+// The block that runs past the window stays loaded for the next one.
+func (l *winList) fill(bits []uint64, base, win int32) int {
+	p := l.p
+	if l.first(base) == noMore {
+		return 0
+	}
 	n := 0
-	for b := max(p.blk, 0); b < p.nblocks; b++ {
-		if p.lastDoc(b) < base || p.maskOr(b)&p.mask == 0 {
+	for b := l.b; b < p.nblocks; b++ {
+		if p.maskOr(b)&p.mask == 0 {
 			continue
 		}
 		if b > 0 && p.lastDoc(b-1)-base >= win-1 {

@@ -314,8 +314,10 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
 	if t, ok := it.(*termIter); ok && !f.none {
 		err = sc.term(ctx, t)
-	} else if c, ok := asConj(it); ok && !f.none && ev.scoring && !filtering && fc == nil && after == nil && !ix.noConj {
+	} else if c, ok := asConj(it); ok && sc.plain() {
 		err = c.scan(ctx, ev, sc) // conj.go
+	} else if d, ok := asDisj(it); ok && sc.plain() {
+		err = d.scan(ctx, ev, sc) // disj.go
 	} else if it != nil && !f.none {
 		err = sc.iter(ctx, it)
 	}
@@ -374,6 +376,13 @@ type scan struct {
 	batch  []int32
 	// yearSum keeps prefetchYears' loads from being optimised away.
 	yearSum int32
+}
+
+// plain reports whether the scan only counts and ranks by relevance
+// from the first match on (no filter, facet or cursor), so that a count
+// apart from the ranking may answer it (conj.go, disj.go).
+func (s *scan) plain() bool {
+	return s.scoring && !s.f.none && !s.filtering && s.fc == nil && s.after == nil && !s.ix.noConj
 }
 
 // prunable reports whether a match whose score is at most bound cannot
