@@ -8,7 +8,6 @@ import (
 
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
-	"github.com/openshelf/openshelf/ingest"
 )
 
 // TestConjunctions: conjunctions of terms, with excluded terms, counted
@@ -61,100 +60,5 @@ func TestConjunctions(t *testing.T) {
 	}
 	if n := search.ConjScans(c.ix) - before; n < 200 || nonEmpty < 150 {
 		t.Errorf("%d of 400 searches took the conjunction path, %d matched something", n, nonEmpty)
-	}
-}
-
-// TestUnions: unions of terms (ORs, prefixes, stemmed words) counted in
-// bitsets and ranked by MaxScore give the totals, pages and next cursors
-// of the generic path.
-func TestUnions(t *testing.T) {
-	c := randomCorpus(t, 1500, 25)
-	rng := rand.New(rand.NewPCG(27, 27))
-	ctx := context.Background()
-	fields := []query.Field{query.Any, query.Any, query.Any, query.Title, query.Abstract, query.Author, query.Fulltext}
-	term := func() *query.Term {
-		t := &query.Term{Field: fields[rng.IntN(len(fields))], Word: vocab[rng.IntN(len(vocab))]}
-		if rng.IntN(3) == 0 {
-			t.Word, t.Prefix = t.Word[:1+rng.IntN(2)], true
-		}
-		return t
-	}
-	before := search.DisjScans(c.ix)
-	nonEmpty := 0
-	for i := range 400 {
-		var q query.Node = term()
-		if rng.IntN(3) > 0 {
-			o := &query.Or{}
-			for range 2 + rng.IntN(5) {
-				o.Children = append(o.Children, term())
-			}
-			q = o
-		}
-		req := search.Request{Query: q, Fulltext: rng.IntN(3) == 0, Stem: rng.IntN(3) == 0}
-		page := []struct{ offset, limit int }{{0, 1}, {0, 10}, {7, 5}, {40, 10}, {0, 0}, {0, 1000}}[rng.IntN(6)]
-		req.Offset, req.Limit = page.offset, page.limit
-		window := []int32{64, 128, 1 << 16}[rng.IntN(3)]
-		search.SetConj(c.ix, false, 0)
-		want, err := c.ix.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		search.SetConj(c.ix, true, window)
-		got, err := c.ix.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
-			t.Fatalf("query #%d %s (fulltext %v, stem %v, offset %d, limit %d, window %d): total %d hits %v next %v, want %d %v %v",
-				i, show(q), req.Fulltext, req.Stem, req.Offset, req.Limit, window, got.Total, got.Hits, got.Next != "", want.Total, want.Hits, want.Next != "")
-		}
-		if want.Total > 0 {
-			nonEmpty++
-		}
-	}
-	if n := search.DisjScans(c.ix) - before; n < 80 || nonEmpty < 150 {
-		t.Errorf("%d of 400 searches took the union path, %d matched something", n, nonEmpty)
-	}
-}
-
-// TestUnionsSkewed: a union of a term in half the documents, whose scores
-// vary with the documents' lengths (the best ones late), and rarer terms:
-// once the page is full the frequent term soon becomes non-essential,
-// and the pages of every size must still be the generic path's.
-func TestUnionsSkewed(t *testing.T) {
-	rng := rand.New(rand.NewPCG(29, 29))
-	var docs []*ingest.Document
-	for i := range 800 {
-		title := randomText(rng, rng.IntN(1+(800-i)/20)) // shorter, so better, later
-		if i%2 == 0 {
-			title += " alpha"
-		}
-		switch {
-		case i%97 == 5:
-			title += " omega"
-		case i%31 == 7:
-			title += " beta beta"
-		}
-		docs = append(docs, doc(60000+i, title, randomText(rng, rng.IntN(30))))
-	}
-	c := buildCorpus(t, docs)
-	ctx := context.Background()
-	for _, q := range []string{"alpha OR omega", "alpha OR beta OR omega", "omega OR alpha OR heart", "alpha OR beta"} {
-		for limit := 1; limit <= 30; limit++ {
-			req := search.Request{Query: parse(t, q), Limit: limit, Offset: limit % 3}
-			search.SetConj(c.ix, false, 0)
-			want, err := c.ix.Search(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			search.SetConj(c.ix, true, 64)
-			got, err := c.ix.Search(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) {
-				t.Fatalf("%s limit %d: total %d hits %v, want %d %v", q, limit, got.Total, got.Hits, want.Total, want.Hits)
-			}
-		}
 	}
 }

@@ -50,10 +50,7 @@
 // set in bitsets that are intersected and counted; its page is then
 // ranked from the blocks of the rarest list whose bound, with the other
 // lists' block bounds over the same documents, beats the worst score kept
-// (conj.go). A union of terms (an OR, a prefix, a stemmed word) is
-// counted the same way, a bitset of all its lists, and ranked by MaxScore:
-// once the page is full, only the documents of the terms whose bounds can
-// still reach it are walked (disj.go).
+// (conj.go).
 // Phrases check the rarest list's positions first and stop at the first
 // list that leaves no candidate start; a phrase's score is its words'
 // (their lists advanced to its matches only), with or without pairs.

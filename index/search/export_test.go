@@ -1,10 +1,10 @@
 package search
 
-// Test hooks of the conjunction and union paths (conj.go, disj.go).
+// Test hooks of the conjunction path (conj.go).
 
-// SetConj turns the bitset counts of conjunctions and unions, and their
-// block-max and MaxScore rankings, on or off, and sets the documents of a
-// count window (a multiple of 64; 0 keeps it).
+// SetConj turns the bitset count and block-max ranking of conjunctions
+// on or off, and sets the documents of a count window (a multiple of 64;
+// 0 keeps it).
 func SetConj(ix *Index, on bool, window int32) {
 	ix.noConj = !on
 	if window > 0 {
@@ -14,6 +14,3 @@ func SetConj(ix *Index, on bool, window int32) {
 
 // ConjScans is how many searches took the conjunction path.
 func ConjScans(ix *Index) int64 { return ix.conjScans.Load() }
-
-// DisjScans is how many searches took the union path.
-func DisjScans(ix *Index) int64 { return ix.disjScans.Load() }

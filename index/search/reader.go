@@ -70,10 +70,9 @@ type Index struct {
 	topicCode  map[string]uint16
 	licCode    map[string]uint8
 	checked    sync.Map     // topic code -> whether its doc list is valid
-	noConj     bool         // tests: conjunctions and unions take the generic path (conj.go, disj.go)
+	noConj     bool         // tests: conjunctions take the generic path (conj.go)
 	conjWindow int32        // documents per count bitset (conj.go)
 	conjScans  atomic.Int64 // searches that took conj.go's path
-	disjScans  atomic.Int64 // disj.go's
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's

@@ -316,8 +316,6 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 		err = sc.term(ctx, t)
 	} else if c, ok := asConj(it); ok && sc.plain() {
 		err = c.scan(ctx, ev, sc) // conj.go
-	} else if d, ok := asDisj(it); ok && sc.plain() {
-		err = d.scan(ctx, ev, sc) // disj.go
 	} else if it != nil && !f.none {
 		err = sc.iter(ctx, it)
 	}
@@ -380,7 +378,7 @@ type scan struct {
 
 // plain reports whether the scan only counts and ranks by relevance
 // from the first match on (no filter, facet or cursor), so that a count
-// apart from the ranking may answer it (conj.go, disj.go).
+// apart from the ranking may answer it (conj.go).
 func (s *scan) plain() bool {
 	return s.scoring && !s.f.none && !s.filtering && s.fc == nil && s.after == nil && !s.ix.noConj
 }
