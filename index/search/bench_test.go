@@ -32,8 +32,9 @@ import (
 )
 
 var (
-	benchDir = flag.String("bench.dir", "", "data directory of the benchmark corpus (built there if empty); default a temporary one")
-	benchN   = flag.Int("bench.n", 20000, "documents in the benchmark corpus")
+	benchDir    = flag.String("bench.dir", "", "data directory of the benchmark corpus (built there if empty); default a temporary one")
+	benchN      = flag.Int("bench.n", 20000, "documents in the benchmark corpus")
+	benchNoConj = flag.Bool("bench.noconj", false, "conjunctions take the generic path, not the bitset count (conj.go)")
 )
 
 type benchCorpus struct {
@@ -104,6 +105,8 @@ func (bc *benchCorpus) queries(class string, k int) []search.Request {
 			q = words[i]
 		case "and":
 			q = words[i] + " " + words[i+2]
+		case "and3":
+			q = words[i] + " " + words[i+1] + " " + words[i+3]
 		case "phrase":
 			q = `"` + strings.Join(words[i:i+2], " ") + `"`
 		case "boolean":
@@ -137,7 +140,8 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, class := range []string{"word", "and", "phrase", "boolean", "prefix", "faceted", "year"} {
+	search.SetConj(bc.ix, !*benchNoConj, 0)
+	for _, class := range []string{"word", "and", "and3", "phrase", "boolean", "prefix", "faceted", "year"} {
 		qs := bc.queries(class, 200)
 		b.Run(class, func(b *testing.B) {
 			var total int64

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"math/bits"
 )
@@ -35,9 +36,8 @@ type conj struct {
 }
 
 // asConj returns it as a conj when it is a conjunction of terms, with
-// excluded terms, whose lists the bitset count unpacks at a lower cost
-// than a walk of the rarest list's documents would have: the other lists
-// together are at most conjSkew times as long.
+// excluded terms, whose other lists together are at most conjSkew times
+// as long as the rarest.
 func asConj(it iterator) (*conj, bool) {
 	a, ok := it.(*andIter)
 	if !ok || a.terms == nil {
@@ -61,10 +61,12 @@ func asConj(it iterator) (*conj, bool) {
 	return c, others <= conjSkew*c.pos[0].cost()
 }
 
-// conjSkew bounds how much longer the other lists may be than the rarest
-// for the bitset count to pay: unpacking a posting into a bitset costs a
-// few nanoseconds, visiting a match through the lists tens.
-const conjSkew = 32
+// conjSkew bounds how much longer the other lists together may be than
+// the rarest for the bitset count to pay: it unpacks every posting, a
+// walk advances the others to the rarest list's documents only. Measured
+// at 10M documents (BENCHMARKS.md): 4 beats 8 and 32 on three-word
+// conjunctions and ties on two-word ones.
+const conjSkew = 4
 
 // count counts the conjunction's matches with fresh lists, which it
 // appends to ev.postings (so that damage is reported).
@@ -153,10 +155,9 @@ func (l *winList) first(from int32) int32 {
 	return noMore
 }
 
-// fill sets in bits (a bitset of the win documents from base) the
+// fill sets in set (a bitset of the win documents from base) the
 // documents of the window with a wanted field, and returns how many.
-// The block that runs past the window stays loaded for the next one.
-func (l *winList) fill(bits []uint64, base, win int32) int {
+func (l *winList) fill(set []uint64, base, win int32) int {
 	p := l.p
 	if l.first(base) == noMore {
 		return 0
@@ -169,24 +170,59 @@ func (l *winList) fill(bits []uint64, base, win int32) int {
 		if b > 0 && p.lastDoc(b-1)-base >= win-1 {
 			break // starts after the window
 		}
-		if p.blk != b && !p.load(b) {
-			return n
+		k, ok := p.fillBlock(b, set, base, win)
+		if !ok {
+			break
 		}
-		for i, d := range p.docs[:p.cnt] {
-			if d < base {
-				continue
-			}
-			x := d - base
-			if x >= win {
-				return n
-			}
-			if p.all || p.fm[i]&p.mask != 0 {
-				bits[x>>6] |= 1 << (x & 63)
-				n++
-			}
-		}
+		n += k
 	}
 	return n
+}
+
+// fillBlock sets in set the documents of block b in the window of win
+// documents from base with a wanted field, and returns how many. It decodes the
+// block's doc part only, without the doc ids a walk keeps (load), and
+// checks it as load does: false if it is damaged.
+func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
+	e := getSkip(p.skips[b*skipEntrySize:])
+	cnt := blockDocs
+	if b == p.nblocks-1 {
+		cnt = p.df - b*blockDocs
+	}
+	prev := int64(-1)
+	if b > 0 {
+		prev = int64(p.lastDoc(b - 1))
+	}
+	next := p.skipOff
+	if b+1 < p.nblocks {
+		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+24:])
+	}
+	if e.Off < p.ix.postLo || next > p.ix.postHi || e.Off >= next || uint64(e.FreqOff) > next-e.Off {
+		return 0, p.fail()
+	}
+	blk := p.ix.mm[e.Off:next]
+	width := int(blk[0])
+	docEnd := 1 + packedLen(cnt, width) + 2*cnt
+	if width > 31 || uint64(docEnd) != uint64(e.FreqOff) {
+		return 0, p.fail()
+	}
+	deltas := p.delta[:cnt]
+	unpack(deltas, blk[1:], width)
+	fm := blk[docEnd-2*cnt : docEnd-cnt]
+	all := e.MaskOr&^p.mask == 0
+	n, acc := 0, prev
+	for i, d := range deltas {
+		acc += int64(d) + 1
+		x := uint64(acc - int64(base))
+		if x < uint64(win) && (all || fm[i]&p.mask != 0) {
+			set[x>>6] |= 1 << (x & 63)
+			n++
+		}
+	}
+	if acc != int64(e.LastDoc) || acc >= int64(p.ix.n) {
+		return n, p.fail()
+	}
+	return n, true
 }
 
 // scan counts the conjunction and ranks its matches into s.
