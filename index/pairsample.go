@@ -19,8 +19,8 @@ import (
 // it chose, and a query trusts a missing pair only for the words recorded.
 
 // Frequent pair words: a word is frequent when it is in at least one in
-// frequentShare documents of the sample (and in minFrequentDF), at most
-// maxFrequent of them, the most common first.
+// frequentShare documents of the sample, and in at least minFrequentDF;
+// at most maxFrequent words are chosen, the most common first.
 const (
 	defaultPairSample = 8192
 	frequentShare     = 100

@@ -180,9 +180,9 @@ func (l *winList) fill(set []uint64, base, win int32) int {
 }
 
 // fillBlock sets in set the documents of block b in the window of win
-// documents from base with a wanted field, and returns how many. It decodes the
-// block's doc part only, without the doc ids a walk keeps (load), and
-// checks it as load does: false if it is damaged.
+// documents from base with a wanted field, and returns how many. It
+// decodes the block's doc part only, without keeping the doc ids as a
+// walk does (load), and checks it as load does: false if it is damaged.
 func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 	e := getSkip(p.skips[b*skipEntrySize:])
 	cnt := blockDocs

@@ -198,7 +198,9 @@ func (w *Writer) AddDoc(dv DocValues) error {
 		w.yearsWide = true
 	}
 	if !w.yearsWide {
-		if err := w.years.write(binary.LittleEndian.AppendUint16(rec[:0:0], uint16(dv.Year))); err != nil {
+		var y [2]byte
+		binary.LittleEndian.PutUint16(y[:], uint16(dv.Year))
+		if err := w.years.write(y[:]); err != nil {
 			return fmt.Errorf("search: %w", err)
 		}
 	}
