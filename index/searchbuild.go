@@ -65,7 +65,7 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 	}
 	if !b.cfg.NoPhrasePairs && isearch.PairFields&(1<<field) != 0 {
 		if b.sample != nil {
-			b.sample.add(doc, field, tp) // pairs.go: its pairs come later
+			b.sample.add(doc, field, tp) // pairsample.go: its pairs come later
 		} else {
 			tp = b.appendPairs(tp)
 		}

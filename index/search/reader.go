@@ -50,7 +50,7 @@ type Index struct {
 	// BM25F length normalisation: norm0[f] + normK[f]·len.
 	norm0, normK [NumFields]float64
 	docs         []docRec
-	years        []uint16 // the year column; nil: read docs (format 2)
+	years        []uint16 // the year column; nil: read docs (format 2, or a year above 65535)
 	tOff         []uint32
 	tCodes       []uint16
 	tdOff        []uint64
