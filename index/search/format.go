@@ -17,8 +17,8 @@ const File = "search/index.bin"
 // Readers also read format 2 (formatV2).
 const magic = "osbsrch3"
 
-// formatV2 is the magic of format 2, which had no year column and no
-// frequent pair words.
+// formatV2 is the magic of format 2, which had no year, licence and
+// flags columns and no frequent pair words.
 const formatV2 = "osbsrch2"
 
 // magicPrefix is the magic without its version digit.
@@ -84,6 +84,7 @@ const (
 	secTermTab            // nTerms+1 termRec (the last one a sentinel)
 	secTermStr            // the terms' bytes, concatenated in term order
 	secYears              // N uint16 (0: undated), or empty: format 3 only
+	secLicFlags           // N × (licence code uint8, flags uint8): format 3 only
 	numSections
 )
 

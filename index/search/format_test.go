@@ -14,11 +14,12 @@ import (
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/licence"
 )
 
 // asFormat2 rewrites a format 3 index as format 2 wrote it: the same
-// sections without the year column, no frequent pair words in the TOC,
-// the version 2 magic.
+// sections without the year, licence and flags columns, no frequent pair
+// words in the TOC, the version 2 magic.
 func asFormat2(t *testing.T, b []byte) []byte {
 	t.Helper()
 	foot := b[len(b)-32:]
@@ -34,11 +35,11 @@ func asFormat2(t *testing.T, b []byte) []byte {
 	}
 	out := binary.AppendUvarint(nil, uv()) // documents
 	out = binary.AppendUvarint(out, uv())  // terms
-	if nsec := uv(); nsec != 11 {
-		t.Fatalf("%d sections, want 11", nsec)
+	if nsec := uv(); nsec != 12 {
+		t.Fatalf("%d sections, want 12", nsec)
 	}
 	out = binary.AppendUvarint(out, 10)
-	for s := range 11 {
+	for s := range 12 {
 		off, l := uv(), uv()
 		if s < 10 {
 			out = binary.AppendUvarint(binary.AppendUvarint(out, off), l)
@@ -69,9 +70,9 @@ func asFormat2(t *testing.T, b []byte) []byte {
 	return append(nb, f[:]...)
 }
 
-// TestFormat2 reads an index as format 2 wrote it (no year column, no
-// frequent pair words): every phrase, year sort and year facet answers as
-// from the format 3 file it was made from.
+// TestFormat2 reads an index as format 2 wrote it (no columns, no
+// frequent pair words): every phrase, year sort, filter and facet answers
+// as from the format 3 file it was made from.
 func TestFormat2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	var docs []*ingest.Document
@@ -82,6 +83,13 @@ func TestFormat2(t *testing.T) {
 			d.Year = 0
 		}
 		d.Topics = []string{"biology"}
+		d.Sources = [][]string{{"jats:pmc"}, {"pubmed"}, {"openalex", "crossref"}}[rng.IntN(3)]
+		if rng.IntN(3) == 0 {
+			d.Sections = []ingest.Section{{Title: "Intro", Paragraphs: []string{randomText(rng, 20)}}}
+		}
+		if rng.IntN(4) == 0 {
+			d.Licence.Evidence = []licence.Evidence{{Kind: licence.KindJATSHref, Value: "cc0"}}
+		}
 		docs = append(docs, d)
 	}
 	c := buildCorpus(t, docs)
@@ -103,9 +111,16 @@ func TestFormat2(t *testing.T) {
 		t.Fatalf("frequent pair words: format 3 %q, format 2 %v", frequent, old.Pairs())
 	}
 	ctx := context.Background()
+	facets := []string{search.FacetLicense, search.FacetTopic, search.FacetYear, search.FacetSource, search.FacetFulltext}
+	wheres := []map[string][]string{nil, {"license": {"CC0"}}, {"source": {"pubmed", "jats"}}, {"fulltext": {"true"}},
+		{"year": {"2000", "2010", "2020"}}}
 	for i := range 300 {
 		var n query.Node
-		r := search.Request{Limit: 1 + rng.IntN(15), Facets: []string{"year"}}
+		r := search.Request{Limit: 1 + rng.IntN(15), Facets: facets, Where: wheres[rng.IntN(len(wheres))]}
+		if rng.IntN(4) == 0 {
+			from := 2000 + rng.IntN(20)
+			r.YearFrom = &from
+		}
 		switch i % 3 {
 		case 0:
 			n = &query.Phrase{Words: []string{frequent[rng.IntN(len(frequent))], frequent[rng.IntN(len(frequent))]}}

@@ -51,6 +51,7 @@ type Index struct {
 	norm0, normK [NumFields]float64
 	docs         []docRec
 	years        []uint16 // the year column; nil: read docs (format 2, or a year above 65535)
+	licFlags     []byte   // the licence and flags column, two bytes a doc; nil: read docs (format 2)
 	tOff         []uint32
 	tCodes       []uint16
 	tdOff        []uint64
@@ -140,7 +141,7 @@ func (ix *Index) parse() error {
 	v2 := head == formatV2
 	nsecWant := uint64(numSections)
 	if v2 {
-		nsecWant = secYears
+		nsecWant = secYears // without the columns
 	}
 	foot := mm[len(mm)-footerSize:]
 	if string(foot[24:]) != head {
@@ -196,13 +197,16 @@ func (ix *Index) parse() error {
 	if l := uint64(len(sec[secYears])); l != 0 && l != 2*n {
 		return fmt.Errorf("%w: year column has %d bytes", ErrMalformed, l)
 	}
+	if l := uint64(len(sec[secLicFlags])); !v2 && l != 2*n {
+		return fmt.Errorf("%w: licence column has %d bytes", ErrMalformed, l)
+	}
 	want := [numSections]struct {
 		size uint64 // element size
 		n    uint64 // elements; 0: any multiple of size
 	}{
 		secDocs: {docRecSize, n}, secTopicOff: {4, n + 1}, secTopicCodes: {2, 0},
 		secTopicDocOff: {8, nTopics + 1}, secTopicDocs: {4, 0}, secCiteOff: {8, n + 1}, secCiting: {4, 0},
-		secPostings: {1, 0}, secTermTab: {termRecSize, nTerms + 1}, secTermStr: {1, 0}, secYears: {2, 0},
+		secPostings: {1, 0}, secTermTab: {termRecSize, nTerms + 1}, secTermStr: {1, 0}, secYears: {2, 0}, secLicFlags: {2, 0},
 	}
 	for s, w := range want {
 		l := uint64(len(sec[s]))
@@ -212,6 +216,9 @@ func (ix *Index) parse() error {
 	}
 	ix.docs = castSlice[docRec](sec[secDocs])
 	ix.years = castSlice[uint16](sec[secYears])
+	if !v2 {
+		ix.licFlags = sec[secLicFlags]
+	}
 	ix.tOff = castSlice[uint32](sec[secTopicOff])
 	ix.tCodes = castSlice[uint16](sec[secTopicCodes])
 	ix.tdOff = castSlice[uint64](sec[secTopicDocOff])

@@ -107,20 +107,23 @@ func (f *filter) active() bool {
 }
 
 func (ix *Index) pass(f *filter, d int32) bool {
-	r := &ix.docs[d]
-	if f.useYear && (r.Year == 0 || r.Year < f.yearFrom || r.Year > f.yearTo) {
+	if f.useYear || f.years != nil {
+		y := ix.year(d)
+		if f.useYear && (y == 0 || y < f.yearFrom || y > f.yearTo) {
+			return false
+		}
+		if f.years != nil && !f.years[y] {
+			return false
+		}
+	}
+	lic, flags := ix.licenceFlags(d)
+	if f.license != nil && !f.license[lic] {
 		return false
 	}
-	if f.years != nil && !f.years[r.Year] {
+	if f.sources != 0 && (flags>>1)&f.sources == 0 {
 		return false
 	}
-	if f.license != nil && !f.license[r.License] {
-		return false
-	}
-	if f.sources != 0 && (r.Flags>>1)&f.sources == 0 {
-		return false
-	}
-	if f.fulltext >= 0 && int(r.Flags&flagFulltext) != f.fulltext {
+	if f.fulltext >= 0 && int(flags&flagFulltext) != f.fulltext {
 		return false
 	}
 	if f.topic != nil {
@@ -176,7 +179,8 @@ func (ix *Index) newFacets(names []string) (*facetCounter, error) {
 func (ix *Index) countBatch(fc *facetCounter, docs []int32) {
 	if fc.license != nil {
 		for _, d := range docs {
-			fc.license[ix.docs[d].License]++
+			lic, _ := ix.licenceFlags(d)
+			fc.license[lic]++
 		}
 	}
 	if fc.topic != nil {
@@ -200,7 +204,7 @@ func (ix *Index) countBatch(fc *facetCounter, docs []int32) {
 	}
 	if fc.source != nil {
 		for _, d := range docs {
-			fl := ix.docs[d].Flags
+			_, fl := ix.licenceFlags(d)
 			for i := range Sources {
 				fc.source[i] += int64(fl >> (1 + i) & 1)
 			}
@@ -208,7 +212,8 @@ func (ix *Index) countBatch(fc *facetCounter, docs []int32) {
 	}
 	if fc.fulltext != nil {
 		for _, d := range docs {
-			fc.fulltext[ix.docs[d].Flags&flagFulltext]++
+			_, fl := ix.licenceFlags(d)
+			fc.fulltext[fl&flagFulltext]++
 		}
 	}
 }
@@ -539,6 +544,17 @@ func (ix *Index) year(d int32) int32 {
 		return int32(ix.years[d])
 	}
 	return ix.docs[d].Year
+}
+
+// licenceFlags are document d's licence code and flags: from the
+// column, or from its record in an index without it.
+func (ix *Index) licenceFlags(d int32) (uint8, uint8) {
+	if ix.licFlags != nil {
+		i := 2 * int(d)
+		return ix.licFlags[i], ix.licFlags[i+1]
+	}
+	r := &ix.docs[d]
+	return r.License, r.Flags
 }
 
 // driver returns the iterator of the request's candidates: the query's

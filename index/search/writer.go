@@ -64,6 +64,7 @@ type Writer struct {
 	frequentWords    []string
 	pairFields       uint8
 	years            *spool // the year column (FORMAT.md)
+	licFlags         *spool // the licence and flags column
 	yearsWide        bool   // a year does not fit the column: it is left empty
 	term             []byte
 	df               uint32
@@ -137,7 +138,7 @@ func NewWriter(path, workDir string) (*Writer, error) {
 	w := &Writer{path: path, work: workDir, f: f, bw: bufio.NewWriterSize(f, 1<<20),
 		licCode: map[string]uint8{}, topicCode: map[string]uint16{}, lastCited: -1, lastCiter: -1,
 		blk: blockBuf{doc: -1}}
-	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.termTab, &w.termStr, &w.years} {
+	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.termTab, &w.termStr, &w.years, &w.licFlags} {
 		if *s, err = newSpool(workDir); err != nil {
 			w.Abort()
 			return nil, err
@@ -224,6 +225,9 @@ func (w *Writer) AddDoc(dv DocValues) error {
 	}
 	if err := w.write(rec[:]); err != nil {
 		return err
+	}
+	if err := w.licFlags.write(rec[28:30]); err != nil {
+		return fmt.Errorf("search: %w", err)
 	}
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], w.nTopicRefs)
@@ -646,6 +650,9 @@ func (w *Writer) Close() (int64, error) {
 	if err := w.endYears(); err != nil {
 		return 0, err
 	}
+	if err := w.copySpool(secLicFlags, w.licFlags); err != nil {
+		return 0, err
+	}
 	toc := w.toc()
 	if err := w.align(); err != nil {
 		return 0, err
@@ -744,7 +751,7 @@ func (w *Writer) toc() []byte {
 
 // Abort closes and removes the index file and the spools.
 func (w *Writer) Abort() {
-	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.termTab, w.termStr, w.years} {
+	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.termTab, w.termStr, w.years, w.licFlags} {
 		s.discard()
 	}
 	w.unmapDocs()
