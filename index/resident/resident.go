@@ -4,10 +4,12 @@ package resident
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -27,6 +29,16 @@ import (
 // is a minor fault, not a disk read. The server's resident memory is then
 // its heap plus at most the budget (and what one check interval lets
 // queries touch), whatever the corpus size.
+//
+// Dropping every page costs the queries that follow: each refaults the
+// pages it uses, and a search that counts facets over millions of matches
+// uses tens of thousands of pages of columns (BENCHMARKS.md: at 10M
+// documents, dropping everything every second or so halved throughput
+// next to no bound). So a mapping may name ranges to spare (the small,
+// reused parts of an index: its dictionary and per-document columns): a
+// drop first takes out the rest (the postings, read once by the query
+// that walks them), and the spared ranges too only when what stays
+// resident is still over half the budget.
 
 // DefaultBudget is the default bound on the resident pages of the
 // mapped indexes (openshelf serve -search-cache).
@@ -39,21 +51,25 @@ const DefaultBudget = 512 << 20
 // (MADV_DONTNEED on memory that something else mapped since would zero it).
 var registry struct {
 	sync.Mutex
-	open map[*[]byte]struct{}
+	open map[*[]byte][]Range // the spared ranges of each mapping
 }
+
+// Range is the bytes Lo..Hi-1 of a mapping.
+type Range struct{ Lo, Hi int }
 
 // Track registers a read-only, shared file mapping whose pages
 // DropResident may take out of the process: *mm must stay the mapping
 // until Unmap(mm), which the owner calls instead of syscall.Munmap. The
 // search index registers itself; a package with another large mapped
-// file (the catalog) may do the same to have it bounded too.
-func Track(mm *[]byte) {
+// file (the catalog) may do the same to have it bounded too. spare are
+// ranges of the mapping a Residency drops last (see above).
+func Track(mm *[]byte, spare ...Range) {
 	registry.Lock()
 	defer registry.Unlock()
 	if registry.open == nil {
-		registry.open = map[*[]byte]struct{}{}
+		registry.open = map[*[]byte][]Range{}
 	}
-	registry.open[mm] = struct{}{}
+	registry.open[mm] = spare
 }
 
 // Unmap forgets a tracked mapping, unmaps it and sets *mm to nil.
@@ -73,20 +89,50 @@ func Unmap(mm *[]byte) error {
 // process (they stay in the page cache) and returns the bytes of mapping
 // advised. Searches running meanwhile are unaffected: a page they touch
 // again is mapped again.
-func DropResident() (int64, error) {
+func DropResident() (int64, error) { return drop(false) }
+
+// drop advises every tracked mapping, but for their spared ranges when
+// spare is set, and returns the bytes advised.
+func drop(spare bool) (int64, error) {
 	registry.Lock()
 	defer registry.Unlock()
 	var n int64
-	for mm := range registry.open {
+	for mm, keep := range registry.open {
 		if *mm == nil {
 			continue
 		}
-		if err := syscall.Madvise(*mm, syscall.MADV_DONTNEED); err != nil {
-			return n, fmt.Errorf("resident: madvise: %w", err)
+		if !spare {
+			keep = nil
 		}
-		n += int64(len(*mm))
+		for _, r := range complement(keep, len(*mm), os.Getpagesize()) {
+			if err := syscall.Madvise((*mm)[r.Lo:r.Hi], syscall.MADV_DONTNEED); err != nil {
+				return n, fmt.Errorf("resident: madvise: %w", err)
+			}
+			n += int64(r.Hi - r.Lo)
+		}
 	}
 	return n, nil
+}
+
+// complement returns the pages of 0..size-1 outside the ranges keep
+// (sorted or not, possibly overlapping), in order: whole pages, but for
+// the mapping's last one.
+func complement(keep []Range, size, page int) []Range {
+	keep = slices.Clone(keep)
+	slices.SortFunc(keep, func(a, b Range) int { return cmp.Compare(a.Lo, b.Lo) })
+	var out []Range
+	at := 0
+	for _, k := range append(keep, Range{size, size}) {
+		lo, hi := (at+page-1)/page*page, k.Lo/page*page
+		if k.Lo == size {
+			hi = size // the mapping's last page, whole or not
+		}
+		if hi > lo {
+			out = append(out, Range{lo, hi})
+		}
+		at = max(at, k.Hi)
+	}
+	return out
 }
 
 // Residency bounds the resident pages of the mapped indexes. Run it for
@@ -105,8 +151,9 @@ type Residency struct {
 	Interval time.Duration
 	Logger   *slog.Logger
 
-	base  int64 // resident file bytes right after the last drop
-	drops int64
+	base   int64 // resident file bytes right after the last full drop
+	drops  int64
+	spared int64 // drops that spared the spared ranges
 }
 
 // Run checks the resident set every Interval until ctx ends.
@@ -134,10 +181,11 @@ func (r *Residency) Run(ctx context.Context) {
 }
 
 // Check reads the process's resident file pages and drops the indexes'
-// when they exceed the baseline by more than Budget. It reports whether it
-// dropped them. The baseline is the resident file pages right after the
-// last drop (the executable, shared libraries, other mapped files), first
-// taken at the first check.
+// when they exceed the baseline by more than Budget: all but the spared
+// ranges, then the spared ranges too if what stays is over half the
+// budget. It reports whether it dropped pages. The baseline is the
+// resident file pages right after the last full drop (the executable,
+// shared libraries, other mapped files), first taken at the first check.
 func (r *Residency) Check() (bool, error) {
 	if r.Budget <= 0 {
 		return false, nil
@@ -152,7 +200,7 @@ func (r *Residency) Check() (bool, error) {
 	if cur-r.base <= r.Budget {
 		return false, nil
 	}
-	advised, err := DropResident()
+	advised, err := drop(true)
 	if err != nil {
 		return false, err
 	}
@@ -160,7 +208,20 @@ func (r *Residency) Check() (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	r.base, r.drops = after, r.drops+1
+	r.drops++
+	if after-r.base <= r.Budget/2 {
+		// The spared pages stay, within half the budget: the baseline is
+		// still the last full drop's.
+		r.spared++
+		return true, nil
+	}
+	if advised, err = drop(false); err != nil {
+		return true, err
+	}
+	if after, err = ResidentFileBytes(); err != nil {
+		return true, err
+	}
+	r.base = after
 	if r.Logger != nil {
 		r.Logger.Debug("resident: dropped resident index pages", "resident_before", cur, "resident_after", after,
 			"advised", advised, "drops", r.drops)
@@ -170,6 +231,9 @@ func (r *Residency) Check() (bool, error) {
 
 // Drops is the number of times Check dropped the indexes' pages.
 func (r *Residency) Drops() int64 { return r.drops }
+
+// Spared is the number of those drops that spared the spared ranges.
+func (r *Residency) Spared() int64 { return r.spared }
 
 // ResidentFileBytes returns the process's resident file-backed (and
 // shared) memory: the third field of /proc/self/statm, in bytes.
