@@ -209,22 +209,23 @@ func (r *Residency) Check() (bool, error) {
 		return true, err
 	}
 	r.drops++
-	if after-r.base <= r.Budget/2 {
+	spared := after-r.base <= r.Budget/2
+	if spared {
 		// The spared pages stay, within half the budget: the baseline is
 		// still the last full drop's.
 		r.spared++
-		return true, nil
+	} else {
+		if advised, err = drop(false); err != nil {
+			return true, err
+		}
+		if after, err = ResidentFileBytes(); err != nil {
+			return true, err
+		}
+		r.base = after
 	}
-	if advised, err = drop(false); err != nil {
-		return true, err
-	}
-	if after, err = ResidentFileBytes(); err != nil {
-		return true, err
-	}
-	r.base = after
 	if r.Logger != nil {
 		r.Logger.Debug("resident: dropped resident index pages", "resident_before", cur, "resident_after", after,
-			"advised", advised, "drops", r.drops)
+			"advised", advised, "spared", spared, "drops", r.drops)
 	}
 	return true, nil
 }
