@@ -100,12 +100,12 @@ func (b *Builder) postTokens(doc int32, field int, tp []tokPos) error {
 // (search.PairTerm) of the adjacent tokens the index keeps pairs of
 // (b.pairs), at the first word's position: adjacent means consecutive
 // positions, so a pair never spans the gap between values.
-func (bl *Builder) appendPairs(tp []tokPos) []tokPos {
+func (b *Builder) appendPairs(tp []tokPos) []tokPos {
 	n := len(tp)
 	for i := 0; i+1 < n; i++ {
-		a, b := tp[i], tp[i+1]
-		if b.pos == a.pos+1 && bl.pairs.Indexed(a.tok, b.tok) {
-			tp = append(tp, tokPos{isearch.PairTerm(a.tok, b.tok), a.pos})
+		x, y := tp[i], tp[i+1]
+		if y.pos == x.pos+1 && b.pairs.Indexed(x.tok, y.tok) {
+			tp = append(tp, tokPos{isearch.PairTerm(x.tok, y.tok), x.pos})
 		}
 	}
 	return tp

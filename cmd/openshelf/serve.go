@@ -278,8 +278,9 @@ func thresholdFlags(fs *flag.FlagSet, t *weather.Thresholds) {
 // serveGCPercent is the server's GOGC unless the environment sets one.
 // Its live heap is small (tens of MiB: the search index and catalog are
 // mapped files), so at the default of 100 it collects several times a
-// second under load, and a cheap search that meets a collection waits
-// for it: at 10M documents the p99 of rare-word searches was 10 ms at 100
-// and 5.6 at 400 (BENCHMARKS.md). 400 lets the heap grow to five times
-// what is live, still far below the server's memory budget.
+// second under load, and cheap searches that meet a collection wait for
+// it. At 10M documents the rare-word p99 was 5.3–10.4 ms at 100 and
+// 5.4–5.6 at 400 (BENCHMARKS.md; the residency bound's drops weigh more).
+// 400 lets the heap grow to five times what is live, far below the
+// server's memory budget.
 const serveGCPercent = 400
