@@ -14,20 +14,11 @@ import (
 // parquet-go may point strings into its page buffers (dictionary-encoded
 // columns), so a string kept beyond the call must be cloned.
 func ReadParquet[T any](path string, fn func([]T) error) error {
-	f, err := os.Open(path)
+	f, r, err := openParquet[T](path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	buf := make([]T, 4096)
 	for {
@@ -64,27 +55,38 @@ type Rows[T any] struct {
 
 // OpenRows opens the Parquet file at path.
 func OpenRows[T any](path string) (c *Rows[T], err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
 	defer func() {
 		if p := recover(); p != nil {
-			f.Close()
 			c, err = nil, fmt.Errorf("read %s: %v", path, p)
+		}
+	}()
+	f, r, err := openParquet[T](path)
+	if err != nil {
+		return nil, fmt.Errorf("read %w", err)
+	}
+	return &Rows[T]{f: f, r: r, buf: make([]T, rowsBatch), path: path}, nil
+}
+
+// openParquet opens the Parquet file at path for reading as T; the
+// caller closes both. An error names the path.
+func openParquet[T any](path string) (f *os.File, r *parquet.GenericReader[T], err error) {
+	if f, err = os.Open(path); err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if r == nil {
+			f.Close() // an error, or a panic passing through
 		}
 	}()
 	st, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Rows[T]{f: f, r: parquet.NewGenericReader[T](pf), buf: make([]T, rowsBatch), path: path}, nil
+	return f, parquet.NewGenericReader[T](pf), nil
 }
 
 // Peek returns the current row, or nil at the end. The row is valid until

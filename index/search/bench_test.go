@@ -83,7 +83,8 @@ var openBench = sync.OnceValues(func() (*benchCorpus, error) {
 		return nil, err
 	}
 	st, _ := os.Stat(filepath.Join(snap.Dir, filepath.FromSlash(search.File)))
-	fmt.Fprintf(os.Stderr, "index: %d documents, %d terms, %d MiB\n", ix.Len(), ix.Terms(), st.Size()>>20)
+	fmt.Fprintf(os.Stderr, "index: %d documents, %d terms, %d frequent pair words, %d MiB\n",
+		ix.Len(), ix.Terms(), len(ix.Pairs().Frequent()), st.Size()>>20)
 	return &benchCorpus{ix: ix, gen: gen, n: ix.Len()}, nil
 })
 

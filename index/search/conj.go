@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/binary"
 	"math"
 	"math/bits"
 )
@@ -184,34 +183,14 @@ func (l *winList) fill(set []uint64, base, win int32) int {
 // decodes the block's doc part only, without keeping the doc ids as a
 // walk does (load), and checks it as load does: false if it is damaged.
 func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
-	e := getSkip(p.skips[b*skipEntrySize:])
-	cnt := blockDocs
-	if b == p.nblocks-1 {
-		cnt = p.df - b*blockDocs
+	v, ok := p.unpackDocs(b)
+	if !ok {
+		return 0, false
 	}
-	prev := int64(-1)
-	if b > 0 {
-		prev = int64(p.lastDoc(b - 1))
-	}
-	next := p.skipOff
-	if b+1 < p.nblocks {
-		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+24:])
-	}
-	if e.Off < p.ix.postLo || next > p.ix.postHi || e.Off >= next || uint64(e.FreqOff) > next-e.Off {
-		return 0, p.fail()
-	}
-	blk := p.ix.mm[e.Off:next]
-	width := int(blk[0])
-	docEnd := 1 + packedLen(cnt, width) + 2*cnt
-	if width > 31 || uint64(docEnd) != uint64(e.FreqOff) {
-		return 0, p.fail()
-	}
-	deltas := p.delta[:cnt]
-	unpack(deltas, blk[1:], width)
-	fm := blk[docEnd-2*cnt : docEnd-cnt]
-	all := e.MaskOr&^p.mask == 0
-	n, acc := 0, prev
-	for i, d := range deltas {
+	fm := v.blk[v.docEnd-2*v.cnt : v.docEnd-v.cnt]
+	all := v.e.MaskOr&^p.mask == 0
+	n, acc := 0, v.prev
+	for i, d := range p.delta[:v.cnt] {
 		acc += int64(d) + 1
 		x := uint64(acc - int64(base))
 		if x < uint64(win) && (all || fm[i]&p.mask != 0) {
@@ -219,7 +198,7 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 			n++
 		}
 	}
-	if acc != int64(e.LastDoc) || acc >= int64(p.ix.n) {
+	if !p.lastDocOK(&v, acc) {
 		return n, p.fail()
 	}
 	return n, true

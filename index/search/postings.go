@@ -79,44 +79,70 @@ func (p *postings) lastDoc(b int) int32 {
 
 func (p *postings) maskOr(b int) uint8 { return p.skips[b*skipEntrySize+4] }
 
-// load unpacks block b's doc ids and views its masks.
-func (p *postings) load(b int) bool {
-	e := getSkip(p.skips[b*skipEntrySize:])
-	p.cnt = blockDocs
+// docPart is a checked block: its skip entry and bytes, its document
+// count, the document before its first (-1 for a list's first block) and
+// the end of its doc part in blk. unpackDocs leaves its gaps in p.delta.
+type docPart struct {
+	e      skipEntry
+	blk    []byte
+	cnt    int
+	prev   int64
+	docEnd int
+}
+
+// unpackDocs checks block b's offsets and doc part and unpacks its gaps
+// into p.delta; false (and p failed) if the block is damaged.
+func (p *postings) unpackDocs(b int) (docPart, bool) {
+	v := docPart{e: getSkip(p.skips[b*skipEntrySize:]), cnt: blockDocs, prev: -1}
 	if b == p.nblocks-1 {
-		p.cnt = p.df - b*blockDocs
+		v.cnt = p.df - b*blockDocs
 	}
-	prev := int32(-1)
 	if b > 0 {
-		prev = p.lastDoc(b - 1)
+		v.prev = int64(p.lastDoc(b - 1))
 	}
 	// The block ends where the next one starts, or at the skip table.
 	next := p.skipOff
 	if b+1 < p.nblocks {
 		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+24:])
 	}
-	off := e.Off
-	if off < p.ix.postLo || next > p.ix.postHi || off >= next || uint64(e.PosOff) > next-off || e.FreqOff > e.PosOff {
-		return p.fail()
+	e := v.e
+	if e.Off < p.ix.postLo || next > p.ix.postHi || e.Off >= next || uint64(e.PosOff) > next-e.Off || e.FreqOff > e.PosOff {
+		return v, p.fail()
 	}
-	blk := p.ix.mm[off:next]
-	width := int(blk[0])
-	docEnd := 1 + packedLen(p.cnt, width) + 2*p.cnt
-	if width > 31 || uint64(docEnd) != uint64(e.FreqOff) {
-		return p.fail()
+	v.blk = p.ix.mm[e.Off:next]
+	width := int(v.blk[0])
+	v.docEnd = 1 + packedLen(v.cnt, width) + 2*v.cnt
+	if width > 31 || uint64(v.docEnd) != uint64(e.FreqOff) {
+		return v, p.fail()
 	}
-	unpack(p.delta[:p.cnt], blk[1:], width)
-	// Increasing by construction; in range if the last one is (the sum
-	// cannot overflow an int64).
-	acc := int64(prev)
-	for i, d := range p.delta[:p.cnt] {
+	unpack(p.delta[:v.cnt], v.blk[1:], width)
+	return v, true
+}
+
+// lastDocOK reports whether the block's documents, increasing by
+// construction, end where its skip entry says and within the index (the
+// sum of the gaps, last, cannot overflow an int64).
+func (p *postings) lastDocOK(v *docPart, last int64) bool {
+	return last == int64(v.e.LastDoc) && last < int64(p.ix.n)
+}
+
+// load unpacks block b's doc ids and views its masks.
+func (p *postings) load(b int) bool {
+	v, ok := p.unpackDocs(b)
+	if !ok {
+		return false
+	}
+	acc := v.prev
+	for i, d := range p.delta[:v.cnt] {
 		acc += int64(d) + 1
 		p.docs[i] = int32(acc)
 	}
-	if acc != int64(e.LastDoc) || acc >= int64(p.ix.n) {
+	if !p.lastDocOK(&v, acc) {
 		return p.fail()
 	}
-	p.fm, p.imp = blk[docEnd-2*p.cnt:docEnd-p.cnt], blk[docEnd-p.cnt:docEnd]
+	e, blk, cnt := v.e, v.blk, v.cnt
+	p.cnt = cnt
+	p.fm, p.imp = blk[v.docEnd-2*cnt:v.docEnd-cnt], blk[v.docEnd-cnt:v.docEnd]
 	// Mask bytes are checked where frequencies are decoded; a block whose
 	// masks all lie within the wanted fields needs no per-doc test.
 	p.freq, p.pos = blk[e.FreqOff:e.PosOff], blk[e.PosOff:]
