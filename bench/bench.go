@@ -245,7 +245,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	searchTargets := func(s system) []target {
 		out := make([]target, len(queries))
 		for i, q := range queries {
-			out[i] = target{class: q.class, path: s.searchPath(q, 10, "")}
+			out[i] = target{class: q.class, path: s.searchPath(q, 10, ""), label: q.label()}
 		}
 		return out
 	}

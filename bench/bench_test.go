@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,6 +33,25 @@ func TestSummarise(t *testing.T) {
 	}
 }
 
+func TestSlowest(t *testing.T) {
+	targets := []target{{"a", "/1", "one"}, {"a", "/2", "two"}, {"b", "/3", "three"}, {"b", "/4", ""}}
+	ms := time.Millisecond
+	samples := [][2]int{{0, 1}, {0, 50}, {0, 2}, {1, 9}, {1, 8}, {2, 3}, {3, 100}}
+	got := slowest(targets, func(yield func(int, time.Duration) bool) {
+		for _, s := range samples {
+			if !yield(s[0], time.Duration(s[1])*ms) {
+				return
+			}
+		}
+	})
+	// "one" has the slowest request but "two" the higher median; the
+	// unlabelled target of b is not a candidate.
+	want := map[string]SlowQuery{"a": {"two", 8 * ms, 2}, "b": {"three", 3 * ms, 1}}
+	if !maps.Equal(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
 func TestDrive(t *testing.T) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +63,7 @@ func TestDrive(t *testing.T) {
 		w.Write([]byte(`{"total": 3}`))
 	}))
 	defer srv.Close()
-	targets := []target{{"a", "/a"}, {"b", "/b"}, {"a", "/bad"}}
+	targets := []target{{"a", "/a", "qa"}, {"b", "/b", ""}, {"a", "/bad", "bad"}}
 	res := drive(context.Background(), srv.URL, targets, 2, 20*time.Millisecond, 200*time.Millisecond)
 	if res.Requests == 0 || res.Errors == 0 || res.RPS <= 0 || res.FirstError == "" {
 		t.Fatalf("%+v", res)
@@ -57,6 +77,11 @@ func TestDrive(t *testing.T) {
 	}
 	if a, b := res.ByClass["a"], res.ByClass["b"]; a.N == 0 || b.N == 0 || a.N+b.N != res.Requests {
 		t.Errorf("classes %+v", res.ByClass)
+	}
+	// Only recorded, labelled targets are named: /bad always fails, b has
+	// no label.
+	if q, ok := res.Slowest["a"]; !ok || q.Label != "qa" || q.N != res.ByClass["a"].N || len(res.Slowest) != 1 {
+		t.Errorf("slowest %+v", res.Slowest)
 	}
 
 	// Totals agree with themselves; a failing system is counted as
@@ -104,7 +129,8 @@ func TestConfigErrors(t *testing.T) {
 func TestMarkdown(t *testing.T) {
 	r := &Report{N: 1000, Results: []Result{
 		{Scenario: "search", System: "openshelf", Requests: 10, RPS: 5, All: Latency{P50: time.Millisecond},
-			ByClass: map[string]Latency{classTwo: {N: 4, P50: 2 * time.Millisecond}}},
+			ByClass: map[string]Latency{classTwo: {N: 4, P50: 2 * time.Millisecond}},
+			Slowest: map[string]SlowQuery{classOr: {Label: "a OR b|c", Median: 3 * time.Millisecond, N: 5}}},
 		{Scenario: "search", System: "PostgreSQL", Requests: 8, RPS: 4, ByClass: map[string]Latency{classTwo: {N: 3}}},
 	}, ByClass: map[string][]ClassAgreement{"PostgreSQL": {{Class: classPhrase, Compared: 2, Equal: 1, Example: "a|b"}}},
 		Quality: []Quality{{System: "Lucene", Probes: 4, WordsAt1: 1, WordsAt10: 2, PhraseAt1: 3, PhraseAt10: 4}},
@@ -114,7 +140,7 @@ func TestMarkdown(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{"| search | openshelf | 0 | 10 | 5 | 1.0 |", "| 2 words (AND) | 2.0 / 0.0 (n=4) | 0.0 / 0.0 (n=3) |",
 		"| phrase, 2–4 words | 1 / 2 | 0 | a\\|b |", "| Lucene | 4 | 0.250 | 0.500 | 0.750 | 1.000 | 0 |",
-		"| PostgreSQL | 1 × 2 | 2 |"} {
+		"| PostgreSQL | 1 × 2 | 2 |", "| a OR b | `a OR b\\|c` 3.0 (5) | |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

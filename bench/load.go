@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,9 +13,10 @@ import (
 	"time"
 )
 
-// target is one request of a scenario, tagged with its class.
+// target is one request of a scenario, tagged with its class; label
+// names it in the report of slowest queries (empty: not reported).
 type target struct {
-	class, path string
+	class, path, label string
 }
 
 // Latency summarises a set of request durations.
@@ -33,7 +35,17 @@ type Result struct {
 	RPS              float64
 	All              Latency
 	ByClass          map[string]Latency
-	FirstError       string
+	// Slowest is, per class, the labelled target of highest median
+	// latency over its repeats: one slow query, not one unlucky request.
+	Slowest    map[string]SlowQuery
+	FirstError string
+}
+
+// SlowQuery is a target's median latency over its N recorded requests.
+type SlowQuery struct {
+	Label  string
+	Median time.Duration
+	N      int
 }
 
 func summarise(ds []time.Duration) Latency {
@@ -59,8 +71,8 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 	client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
 	var next atomic.Int64
 	type sample struct {
-		class int
-		d     time.Duration
+		class, target int
+		d             time.Duration
 	}
 	classes := map[string]int{}
 	var names []string
@@ -107,7 +119,8 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 				var mine []sample
 				nerr, ferr := 0, ""
 				for time.Now().Before(until) && ctx.Err() == nil {
-					t := targets[int(next.Add(1)-1)%len(targets)]
+					ti := int(next.Add(1)-1) % len(targets)
+					t := targets[ti]
 					el, err := one(t)
 					if !record {
 						continue
@@ -119,7 +132,7 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 						nerr++
 						continue
 					}
-					mine = append(mine, sample{classes[t.class], el})
+					mine = append(mine, sample{classes[t.class], ti, el})
 				}
 				mu.Lock()
 				samples = append(samples, mine...)
@@ -152,10 +165,39 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 			res.ByClass[n] = summarise(per[i])
 		}
 	}
+	res.Slowest = slowest(targets, func(yield func(int, time.Duration) bool) {
+		for _, s := range samples {
+			if !yield(s.target, s.d) {
+				return
+			}
+		}
+	})
 	if elapsed > 0 {
 		res.RPS = float64(len(samples)) / elapsed.Seconds()
 	}
 	return res
+}
+
+// slowest returns, per class, the labelled target whose recorded
+// durations have the highest median.
+func slowest(targets []target, samples iter.Seq2[int, time.Duration]) map[string]SlowQuery {
+	per := make([][]time.Duration, len(targets))
+	for t, d := range samples {
+		if targets[t].label != "" {
+			per[t] = append(per[t], d)
+		}
+	}
+	out := map[string]SlowQuery{}
+	for t, ds := range per {
+		if len(ds) == 0 {
+			continue
+		}
+		q := SlowQuery{Label: targets[t].label, Median: summarise(ds).P50, N: len(ds)}
+		if cur, ok := out[targets[t].class]; !ok || q.Median > cur.Median {
+			out[targets[t].class] = q
+		}
+	}
+	return out
 }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }

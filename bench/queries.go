@@ -50,6 +50,19 @@ type squery struct {
 // parser reads the same string (same operators, same field names).
 func (q squery) text() string { return render(q.node) }
 
+// label is the query as the report names it: its text and the
+// request's other parameters.
+func (q squery) label() string {
+	s := q.text()
+	if q.facets {
+		s += " facets=" + strings.Join(facetNames, ",")
+	}
+	if q.sort != "" {
+		s += " sort=" + q.sort
+	}
+	return s
+}
+
 // facetNames are the facets faceted queries ask for.
 var facetNames = []string{"license", "topic", "year"}
 

@@ -76,6 +76,7 @@ func (r *Report) Markdown(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 		}
+		slowestMarkdown(w, search)
 	}
 	fmt.Fprintf(w, "\nMemory and set-up:\n\n")
 	fmt.Fprintf(w, "- openshelf serve: RSS %s after loading (start-up %s), %s at the end (%s of it file pages, %s anonymous), peak (VmHWM) %s; search/index.bin %s.\n",
@@ -109,6 +110,31 @@ func (r *Report) Markdown(w io.Writer) {
 		if res.FirstError != "" {
 			fmt.Fprintf(w, "- %s/%s: first error: %s\n", res.Scenario, res.System, res.FirstError)
 		}
+	}
+}
+
+// slowestMarkdown writes each system's slowest query of each class: the
+// queries behind a class's p99.
+func slowestMarkdown(w io.Writer, search []Result) {
+	fmt.Fprintf(w, "\nSlowest query of each class (highest median over its repeats, ms; repeats):\n\n| query class |")
+	for _, s := range search {
+		fmt.Fprintf(w, " %s |", s.System)
+	}
+	fmt.Fprintf(w, "\n|---|")
+	for range search {
+		fmt.Fprintf(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for _, cl := range classOrder {
+		fmt.Fprintf(w, "| %s |", cl)
+		for _, s := range search {
+			if q, ok := s.Slowest[cl]; ok {
+				fmt.Fprintf(w, " `%s` %s (%d) |", strings.ReplaceAll(q.Label, "|", `\|`), ms(q.Median), q.N)
+			} else {
+				fmt.Fprintf(w, " |")
+			}
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -227,6 +227,7 @@ func (t *termIter) blockBound(b int) float64 {
 	return t.idf * w / (K1 + w) * (1 + 1e-9)
 }
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
+func (t *termIter) list() *postings                        { return t.p }
 
 // bm25f is the score of the current document of p over the fields of
 // mask: the field frequencies, each weighted and length-normalised, are
@@ -367,7 +368,10 @@ type phraseIter struct {
 	offs  []uint32
 	// words score the phrase when parts has pairs; nil when parts are
 	// the words (and scores them).
-	words  []*termIter
+	words []*termIter
+	// wblk is each word's first block that may hold the documents of the
+	// next block of a pair that covers the phrase (blockBound).
+	wblk   []int
 	mask   uint8
 	order  []int // part indexes, the rarest first
 	buf    []uint32
@@ -382,7 +386,7 @@ func (p *phraseIter) score() float64 {
 		return p.and.score()
 	}
 	s := 0.0
-	d := p.and.docID()
+	d := p.doc()
 	for _, w := range p.words {
 		// A word is on every match, but on a damaged index: skip it.
 		if w.p.advance(d) == d {
@@ -397,12 +401,37 @@ func (p *phraseIter) bound() float64 {
 		return p.and.bound()
 	}
 	s := 0.0
-	d := p.and.docID()
+	d := p.doc()
 	for _, w := range p.words {
 		// A word is on every match, but on a damaged index: skip it.
 		if w.p.advance(d) == d {
 			s += w.bound()
 		}
+	}
+	return s
+}
+
+// doc is the document scored: the conjunction's, where every part is;
+// scan.list moves the one part of a pair phrase without the conjunction.
+func (p *phraseIter) doc() int32 { return p.parts[0].p.cur }
+
+// list is the pair term that covers the phrase, when len(p.parts) is 1.
+func (p *phraseIter) list() *postings { return p.parts[0].p }
+
+// blockBound bounds the phrase's score on block b of its one pair term:
+// the sum of each word's largest block bound over the block's documents.
+func (p *phraseIter) blockBound(b int) float64 {
+	if p.wblk == nil {
+		p.wblk = make([]int, len(p.words))
+	}
+	l := p.list()
+	lo := int32(0)
+	if b > 0 {
+		lo = l.lastDoc(b-1) + 1
+	}
+	s := 0.0
+	for i, w := range p.words {
+		s += w.rangeBound(&p.wblk[i], lo, l.lastDoc(b))
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/openshelf/openshelf/index/search"
@@ -270,5 +271,67 @@ func TestPairsClaimed(t *testing.T) {
 		if err := w.SetPairs([]string{"of"}, bad, search.PairFields); !errors.Is(err, search.ErrWriteOrder) {
 			t.Errorf("SetPairs(of, %q): %v", bad, err)
 		}
+	}
+}
+
+// TestPairPhrasePages checks the pages of phrases that one pair term
+// covers, which a search ranks block by block with the words' block
+// bounds (scan.list), against an index without pairs: on a corpus of
+// few words, so that pair lists run over many blocks and later blocks
+// are skipped by their bound.
+func TestPairPhrasePages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	words := strings.Fields("heart failure the of cell model")
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[rng.IntN(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	var docs []*ingest.Document
+	for i := range 3000 {
+		docs = append(docs, doc(30000+i, text(2+rng.IntN(7)), text(rng.IntN(30))))
+	}
+	with := buildCorpusPairs(t, docs, 0)
+	without := buildCorpusPairs(t, docs, -1)
+	ctx := context.Background()
+	long := 0
+	for _, a := range words {
+		for _, b := range words {
+			for _, f := range []query.Field{query.Any, query.Title} {
+				q := &query.Phrase{Field: f, Words: []string{a, b}}
+				for _, limit := range []int{1, 3, 10} {
+					// Each index pages by its own cursors (a cursor names its
+					// snapshot).
+					rx := search.Request{Query: q, Limit: limit}
+					ry := rx
+					for page := range 2 {
+						label := fmt.Sprintf("%s limit %d page %d", show(q), limit, page+1)
+						x, err := with.ix.Search(ctx, rx)
+						if err != nil {
+							t.Fatalf("%s: %v", label, err)
+						}
+						y, err := without.ix.Search(ctx, ry)
+						if err != nil {
+							t.Fatalf("%s: %v", label, err)
+						}
+						if x.Total != y.Total || !slices.Equal(x.Hits, y.Hits) || (x.Next == "") != (y.Next == "") {
+							t.Fatalf("%s: with pairs %d %v, without %d %v", label, x.Total, x.Hits, y.Total, y.Hits)
+						}
+						if x.Total > 4*128 {
+							long++
+						}
+						if x.Next == "" {
+							break
+						}
+						rx.Cursor, ry.Cursor = x.Next, y.Next
+					}
+				}
+			}
+		}
+	}
+	if long < 20 {
+		t.Errorf("only %d searches of pairs over more than 4 blocks", long)
 	}
 }

@@ -317,8 +317,8 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
-	if t, ok := it.(*termIter); ok && !f.none {
-		err = sc.term(ctx, t)
+	if l, ok := asLister(it); ok && !f.none {
+		err = sc.list(ctx, l)
 	} else if c, ok := asConj(it); ok && sc.plain() {
 		err = c.scan(ctx, ev, sc) // conj.go
 	} else if it != nil && !f.none {
@@ -464,12 +464,36 @@ func (s *scan) iter(ctx context.Context, it iterator) error {
 	return nil
 }
 
-// term visits the matches of one term block by block, without an
+// A lister is a search whose matches are the documents of one posting
+// list with a wanted field: a term, or a phrase that one pair term covers
+// (pairs.go). scan.list visits them block by block.
+type lister interface {
+	list() *postings
+	// blockBound bounds the score of block b's documents of the list.
+	// Calls come with increasing b.
+	blockBound(b int) float64
+	// score and bound are those of the list's current document.
+	score() float64
+	bound() float64
+}
+
+// asLister returns it as a lister when it is one.
+func asLister(it iterator) (lister, bool) {
+	switch it := it.(type) {
+	case *termIter:
+		return it, true
+	case *phraseIter:
+		return it, len(it.parts) == 1 && it.words != nil
+	}
+	return nil, false
+}
+
+// list visits the matches of a lister block by block, without an
 // iterator call per document: a block whose bound cannot enter the page,
 // when nothing is filtered or counted by facet, is counted from its skip
 // entry or mask bytes and never unpacked.
-func (s *scan) term(ctx context.Context, t *termIter) error {
-	p := t.p
+func (s *scan) list(ctx context.Context, t lister) error {
+	p := t.list()
 	if s.fc != nil {
 		s.batch = make([]int32, 0, blockDocs)
 	}
