@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve/alarm"
 	"github.com/openshelf/openshelf/serve/archive"
 	"github.com/openshelf/openshelf/serve/fetch"
@@ -29,7 +30,11 @@ import (
 // Config configures `openshelf serve`.
 type Config struct {
 	DataDir string
-	Addr    string
+	// SearchSets is the budget in bytes of the search index's bitsets of
+	// frequent terms (package index/search, sets.go): 0 for the default,
+	// negative for none.
+	SearchSets int64
+	Addr       string
 	// BaseURL is the public URL; default http://<Addr>.
 	BaseURL string
 	// PayTo receives payments (a checksummed EVM address).
@@ -170,7 +175,8 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 			a.Close()
 		}
 	}()
-	store, err := archive.OpenStore(ctx, cfg.DataDir, cfg.Logger)
+	store, err := archive.OpenStore(ctx, archive.StoreConfig{DataDir: cfg.DataDir, Logger: cfg.Logger,
+		Search: search.Options{Sets: cfg.SearchSets}})
 	if err != nil {
 		return nil, err
 	}

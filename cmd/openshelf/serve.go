@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/index/resident"
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
@@ -118,6 +119,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	searchCache := byteSize(resident.DefaultBudget)
 	fs.Var(&searchCache, "search-cache", "bound on the pages of the mapped search index and catalog resident in this process, a `size` such as 512MiB or 2GiB (0 or off: none); dropped pages stay in the kernel's page cache")
+	searchSets := byteSize(search.DefaultSets)
+	fs.Var(&searchSets, "search-sets", "budget of the bitsets of frequent search terms kept to count conjunctions, a `size` such as 128MiB (0 or off: none); each takes documents/8 bytes")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
 	fs.StringVar(&cfg.Ledger, "ledger", "", "payment ledger: empty for SQLite at DATA/state/x402.db, or a postgres:// URL shared by several instances")
 	fs.StringVar(&cfg.Payments.Instance, "instance", "", "name of this instance among those sharing the ledger, stable across restarts (default HOSTNAME-ADDR)")
@@ -180,12 +183,19 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if e.getenv("GOGC") == "" {
 		debug.SetGCPercent(serveGCPercent)
 	}
+	if e.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serveMemoryLimit + max(int64(searchSets), 0))
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		fmt.Fprintf(e.stderr, "openshelf serve: -log-level: %v\n", err)
 		return exitUsage
 	}
 	cfg.RateLimit.TrustedProxies = trusted
+	cfg.SearchSets = int64(searchSets)
+	if searchSets == 0 {
+		cfg.SearchSets = -1 // off, not the default
+	}
 	log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Logger = log
 	if err := cfg.Validate(); err != nil {
@@ -284,3 +294,11 @@ func thresholdFlags(fs *flag.FlagSet, t *weather.Thresholds) {
 // 400 lets the heap grow to five times what is live, far below the
 // server's memory budget.
 const serveGCPercent = 400
+
+// serveMemoryLimit, plus the budget of the search sets, is the server's
+// soft memory limit (GOMEMLIMIT) unless the environment sets one. The
+// sets are live heap, and GOGC 400 alone would let the heap grow to five
+// times them: at 10M documents, 715 MiB anonymous with 128 MiB of sets
+// (BENCHMARKS.md). The limit collects sooner, and leaves about as much
+// room for garbage as GOGC 400 did without sets.
+const serveMemoryLimit = 256 << 20

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // A conjunction of frequent terms has many matches, and visiting each to
@@ -32,33 +33,45 @@ const countWindow = 1 << 16
 type conj struct {
 	and      *andIter
 	pos, neg []*termIter // pos by cost, the rarest first
+	// sets are the kept sets of the lists (sets.go), pos then neg, nil
+	// for a list without; build marks those the count builds and adds.
+	sets  [][]uint64
+	build []bool
 }
 
-// asConj returns it as a conj when it is a conjunction of terms, with
-// excluded terms, whose other lists together are at most conjSkew times
-// as long as the rarest.
-func asConj(it iterator) (*conj, bool) {
+// asConj returns it as a conj, or nil, when it is a conjunction of terms,
+// with excluded terms, whose other lists together are at most conjSkew
+// times as long as the rarest; a list whose set is kept or built counts
+// for nothing.
+func asConj(it iterator) *conj {
 	a, ok := it.(*andIter)
 	if !ok || a.terms == nil {
-		return nil, false
+		return nil
 	}
 	c := &conj{and: a, pos: a.terms}
 	for _, n := range a.neg {
 		t, ok := n.(*termIter)
 		if !ok {
-			return nil, false
+			return nil
 		}
 		c.neg = append(c.neg, t)
 	}
 	var others int64
-	for _, t := range c.pos[1:] {
-		others += t.cost()
+	for i, t := range c.lists() {
+		set, build := t.ix.sets.get(t.p)
+		c.sets, c.build = append(c.sets, set), append(c.build, build)
+		if i > 0 && set == nil && !build {
+			others += t.cost()
+		}
 	}
-	for _, t := range c.neg {
-		others += t.cost()
+	if others > conjSkew*c.pos[0].cost() {
+		return nil
 	}
-	return c, others <= conjSkew*c.pos[0].cost()
+	return c
 }
+
+// lists are the conjunction's term iterators, pos then neg.
+func (c *conj) lists() []*termIter { return append(slices.Clip(c.pos), c.neg...) }
 
 // conjSkew bounds how much longer the other lists together may be than
 // the rarest for the bitset count to pay: it unpacks every posting, a
@@ -70,7 +83,11 @@ const conjSkew = 4
 // count counts the conjunction's matches with fresh lists, which it
 // appends to ev.postings (so that damage is reported).
 func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
-	pos, neg := ev.windowLists(c.pos), ev.windowLists(c.neg)
+	ls, err := c.windowLists(ctx, ev)
+	if err != nil {
+		return 0, err
+	}
+	pos, neg := ls[:len(c.pos)], ls[len(c.pos):]
 	win := ev.ix.conjWindow
 	acc := make([]uint64, win/64)
 	tmp := make([]uint64, win/64)
@@ -89,22 +106,19 @@ func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
 		}
 		base := next - next%win
 		from = base + min(win, noMore-base) // the next window, or noMore past the last
-		clear(acc)
-		if lead.fill(acc, base, win) == 0 {
+		if lead.set != nil {
+			copy(acc, lead.window(tmp, base, win))
+		} else if clear(acc); lead.fill(acc, base, win) == 0 {
 			continue
 		}
 		for _, l := range pos[1:] {
-			clear(tmp)
-			l.fill(tmp, base, win)
-			for i := range acc {
-				acc[i] &= tmp[i]
+			for i, x := range l.window(tmp, base, win) {
+				acc[i] &= x
 			}
 		}
 		for _, l := range neg {
-			clear(tmp)
-			l.fill(tmp, base, win)
-			for i := range acc {
-				acc[i] &^= tmp[i]
+			for i, x := range l.window(tmp, base, win) {
+				acc[i] &^= x
 			}
 		}
 		total += popcount(acc)
@@ -120,22 +134,56 @@ func popcount(b []uint64) int64 {
 	return int64(n)
 }
 
-// windowLists opens fresh lists of the terms for a count, appended to
-// ev.postings (so that damage is reported).
-func (ev *evaluator) windowLists(ts []*termIter) []*winList {
+// windowLists opens fresh lists of the terms for a count, pos then neg,
+// appended to ev.postings (so that damage is reported), with their sets:
+// kept, or built now and added.
+func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, error) {
+	ts := c.lists()
 	ls := make([]*winList, len(ts))
 	for i, t := range ts {
 		p := ev.ix.open(t.p.term, t.p.mask)
 		ev.postings = append(ev.postings, p)
-		ls[i] = &winList{p: p}
+		ls[i] = &winList{p: p, set: c.sets[i]}
+		if !c.build[i] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// The whole list in one window, from a list of its own.
+		b := ev.ix.open(t.p.term, t.p.mask)
+		ev.postings = append(ev.postings, b)
+		set := make([]uint64, setBytes(ev.ix.n)/8)
+		if (&winList{p: b}).fill(set, 0, ev.ix.n); !b.bad {
+			ev.ix.sets.add(b, set)
+			ls[i].set, c.sets[i] = set, set
+		}
 	}
-	return ls
+	return ls, nil
 }
 
 // winList walks a list a window of documents at a time for a count.
 type winList struct {
 	p *postings
 	b int // no block before b has a wanted document in a window to come
+	// set is the list's set (sets.go), nil if none: window reads it.
+	set []uint64
+}
+
+// window returns the bitset of the list's documents (with a wanted
+// field) in the window of win documents from base, in tmp or the set.
+func (l *winList) window(tmp []uint64, base, win int32) []uint64 {
+	if l.set != nil {
+		lo := int(base / 64)
+		if hi := lo + int(win/64); hi <= len(l.set) {
+			return l.set[lo:hi]
+		}
+		clear(tmp[copy(tmp, l.set[lo:]):])
+		return tmp
+	}
+	clear(tmp)
+	l.fill(tmp, base, win)
+	return tmp
 }
 
 // first returns a lower bound of the list's first document at or after
@@ -222,11 +270,15 @@ func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 }
 
 // rank offers the conjunction's matches to the page, skipping the rarest
-// list's blocks whose bound cannot enter it.
+// list's blocks whose bound cannot enter it. Within a block, a document
+// is dropped without advancing the other lists when a set (sets.go) says
+// it does not match, or when its bound on the rarest list plus the other
+// lists' bounds over the block cannot enter the page.
 func (c *conj) rank(ctx context.Context, s *scan) error {
 	lead := c.pos[0]
 	p := lead.p
 	cur := make([]int, len(c.pos)) // each other list's first block that may overlap
+	in, out := c.sets[1:len(c.pos)], c.sets[len(c.pos):]
 	for b := 0; b < p.nblocks && !p.bad; b++ {
 		if b%1024 == 1023 {
 			if err := ctx.Err(); err != nil {
@@ -236,18 +288,16 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 		if p.maskOr(b)&p.mask == 0 {
 			continue
 		}
-		if s.top.full() {
-			lo := int32(0)
-			if b > 0 {
-				lo = p.lastDoc(b-1) + 1
-			}
-			bound := lead.blockBound(b)
-			for i, t := range c.pos[1:] {
-				bound += t.rangeBound(&cur[i+1], lo, p.lastDoc(b))
-			}
-			if bound <= s.top.worstScore() {
-				continue
-			}
+		lo := int32(0)
+		if b > 0 {
+			lo = p.lastDoc(b-1) + 1
+		}
+		others := 0.0
+		for i, t := range c.pos[1:] {
+			others += t.rangeBound(&cur[i+1], lo, p.lastDoc(b))
+		}
+		if s.top.full() && lead.blockBound(b)+others <= s.top.worstScore() {
+			continue
 		}
 		if !p.load(b) {
 			break
@@ -258,7 +308,20 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 				continue
 			}
 			d := p.docs[i]
+			for _, set := range in {
+				if set != nil && set[d>>6]&(1<<(d&63)) == 0 {
+					continue docs
+				}
+			}
+			for _, set := range out {
+				if set != nil && set[d>>6]&(1<<(d&63)) != 0 {
+					continue docs
+				}
+			}
 			p.i, p.cur = i, d
+			if s.top.full() && lead.bound()+others <= s.top.worstScore() {
+				continue
+			}
 			for _, t := range c.pos[1:] {
 				if t.p.advance(d) != d {
 					continue docs

@@ -14,9 +14,31 @@ import (
 // in bitsets and ranked block by block give the totals, pages and next
 // cursors of the generic path, over windows of 64 documents (so that
 // lists cross many windows) and of the default size, at any offset and
-// page size, and with a page of none.
+// page size, and with a page of none; without the sets of dense terms
+// (sets.go), with room for three (so that they come and go), and with
+// the default budget.
 func TestConjunctions(t *testing.T) {
 	c := randomCorpus(t, 1500, 21)
+	setSize := int64((1500 + 63) / 64 * 8)
+	for _, tc := range []struct {
+		name   string
+		budget int64
+	}{{"no sets", 0}, {"three sets", 3 * setSize}, {"default", search.DefaultSets}} {
+		t.Run(tc.name, func(t *testing.T) {
+			search.SetSets(c.ix, tc.budget)
+			testConjunctions(t, c)
+			n, bytes := search.SetsKept(c.ix)
+			if tc.budget == 0 && n != 0 || tc.budget > 0 && n == 0 || bytes > tc.budget {
+				t.Errorf("%d sets kept, %d bytes, in a budget of %d", n, bytes, tc.budget)
+			}
+			if tc.budget == 3*setSize && n != 3 {
+				t.Errorf("%d sets kept in a budget of 3", n)
+			}
+		})
+	}
+}
+
+func testConjunctions(t *testing.T, c *corpus) {
 	rng := rand.New(rand.NewPCG(23, 23))
 	ctx := context.Background()
 	fields := []query.Field{query.Any, query.Any, query.Any, query.Title, query.Abstract, query.Author, query.Fulltext}
@@ -60,5 +82,62 @@ func TestConjunctions(t *testing.T) {
 	}
 	if n := search.ConjScans(c.ix) - before; n < 200 || nonEmpty < 150 {
 		t.Errorf("%d of 400 searches took the conjunction path, %d matched something", n, nonEmpty)
+	}
+}
+
+// TestUnions: unions (ORs of terms and of groups, prefixes, stemmed
+// words) scanned a window at a time give the totals, pages and next
+// cursors of the generic path, at any offset and page size, and with a
+// page of none.
+func TestUnions(t *testing.T) {
+	c := randomCorpus(t, 4500, 29) // three union windows
+	rng := rand.New(rand.NewPCG(31, 31))
+	ctx := context.Background()
+	fields := []query.Field{query.Any, query.Any, query.Title, query.Abstract, query.Fulltext}
+	node := func() query.Node {
+		w := vocab[rng.IntN(len(vocab))]
+		f := fields[rng.IntN(len(fields))]
+		switch rng.IntN(4) {
+		case 0:
+			return &query.Term{Field: f, Word: w[:min(len(w), 1+rng.IntN(3))], Prefix: true}
+		case 1:
+			return &query.And{Children: []query.Node{&query.Term{Field: f, Word: w},
+				&query.Term{Word: vocab[rng.IntN(len(vocab))]}}}
+		}
+		return &query.Term{Field: f, Word: w}
+	}
+	nonEmpty := 0
+	for i := range 300 {
+		var q query.Node = node()
+		if _, prefix := q.(*query.Term); !prefix || rng.IntN(2) == 0 {
+			or := &query.Or{}
+			for range 2 + rng.IntN(3) {
+				or.Children = append(or.Children, node())
+			}
+			q = or
+		}
+		req := search.Request{Query: q, Stem: rng.IntN(3) == 0, Fulltext: rng.IntN(3) == 0}
+		page := []struct{ offset, limit int }{{0, 1}, {0, 10}, {7, 5}, {40, 10}, {0, 0}, {0, 1000}}[rng.IntN(6)]
+		req.Offset, req.Limit = page.offset, page.limit
+		search.SetConj(c.ix, false, 0)
+		want, err := c.ix.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		search.SetConj(c.ix, true, 0)
+		got, err := c.ix.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
+			t.Fatalf("query #%d %s (stem %v, fulltext %v, offset %d, limit %d): total %d hits %v next %v, want %d %v %v",
+				i, show(q), req.Stem, req.Fulltext, req.Offset, req.Limit, got.Total, got.Hits, got.Next != "", want.Total, want.Hits, want.Next != "")
+		}
+		if want.Total > 0 {
+			nonEmpty++
+		}
+	}
+	if nonEmpty < 200 {
+		t.Errorf("only %d of 300 unions matched something", nonEmpty)
 	}
 }

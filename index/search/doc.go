@@ -11,7 +11,8 @@
 // the Go heap, which holds only the table of contents and the names of
 // licences and topics. Resident memory is the kernel's page cache for the
 // pages queries touch: shared, evictable, bounded by the machine or a
-// cgroup rather than by the corpus. A snapshot switch opens the new file
+// cgroup rather than by the corpus; the heap adds the bitsets of frequent
+// terms (see Evaluation), within their budget. A snapshot switch opens the new file
 // beside the old one; the server closes (unmaps) the old one when its last
 // request ends.
 //
@@ -50,10 +51,17 @@
 // set in bitsets that are intersected and counted; its page is then
 // ranked from the blocks of the rarest list whose bound, with the other
 // lists' block bounds over the same documents, beats the worst score kept
-// (conj.go).
+// (conj.go). The lists of terms in at least 1/64 of the documents that
+// conjunctions ask for more than once are kept as bitsets of the corpus,
+// within a budget ([Options].Sets, least recently used first out;
+// sets.go): such a list then counts by word-wise AND, and rules out
+// documents of the rarest list without being advanced.
 // Phrases check the rarest list's positions first and stop at the first
 // list that leaves no candidate start; a phrase's score is its words'
-// (their lists advanced to its matches only), with or without pairs.
+// (their lists advanced to its matches only), with or without pairs. A
+// phrase that one pair term covers is walked like a lone term, block by
+// block, a block skipped when its words' block bounds over its documents
+// cannot enter the page.
 // With a cursor the heap keeps only matches ranking after the cursor's
 // (key, doc), so a page at any depth costs about what the first page
 // costs; when the worst match kept ties with the cursor (a run of equal

@@ -829,24 +829,42 @@ func (u *unionIter) fill(from int32, onward bool) bool {
 	return true
 }
 
-// fillTerm is fill's loop for a term, without an interface call per
-// document.
+// fillTerm is fill's loop for a term, a block at a time, without a call
+// per document.
 func (u *unionIter) fillTerm(t *termIter) int32 {
 	p := t.p
-	d := p.cur
-	for ; d < u.end; d = p.nextDoc() {
-		k := d - u.base
-		w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
-		if u.scoring {
-			if *w&bit == 0 {
-				u.bacc[k] = t.bound()
-			} else {
-				u.bacc[k] += t.bound()
-			}
-		}
-		*w |= bit
+	if p.cur == noMore || p.cur >= u.end {
+		return p.cur
 	}
-	return d
+	for i := p.i; ; i = 0 {
+		for ; i < p.cnt; i++ {
+			if !p.all && p.fm[i]&p.mask == 0 {
+				continue
+			}
+			d := p.docs[i]
+			if d >= u.end {
+				p.i, p.cur = i, d
+				return d
+			}
+			k := d - u.base
+			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
+			if u.scoring {
+				b := t.impScale * float64(p.imp[i])
+				if t.useAll {
+					b = t.bound() // the block's: the same for every i
+				}
+				if *w&bit == 0 {
+					u.bacc[k] = b
+				} else {
+					u.bacc[k] += b
+				}
+			}
+			*w |= bit
+		}
+		if !p.nextBlock(p.blk + 1) {
+			return noMore
+		}
+	}
 }
 
 func (u *unionIter) bound() float64 { return u.bacc[u.cur-u.base] }

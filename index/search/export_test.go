@@ -2,9 +2,10 @@ package search
 
 // Test hooks of the conjunction path (conj.go).
 
-// SetConj turns the bitset count and block-max ranking of conjunctions
-// on or off, and sets the documents of a count window (a multiple of 64;
-// 0 keeps it).
+// SetConj turns the paths of plain scans (the bitset count and block-max
+// ranking of conjunctions, the window scan of unions) on or off, and sets
+// the documents of a conjunction's count window (a multiple of 64; 0
+// keeps it).
 func SetConj(ix *Index, on bool, window int32) {
 	ix.noConj = !on
 	if window > 0 {
@@ -14,3 +15,18 @@ func SetConj(ix *Index, on bool, window int32) {
 
 // ConjScans is how many searches took the conjunction path.
 func ConjScans(ix *Index) int64 { return ix.conjScans.Load() }
+
+// SetSets empties the index's dense term sets (sets.go) and sets their
+// budget in bytes (0 keeps none).
+func SetSets(ix *Index, budget int64) {
+	ix.sets.mu.Lock()
+	defer ix.sets.mu.Unlock()
+	ix.sets.budget, ix.sets.bytes, ix.sets.m, ix.sets.asked = budget, 0, nil, nil
+}
+
+// SetsKept is the number of dense term sets kept and their bytes.
+func SetsKept(ix *Index) (int, int64) {
+	ix.sets.mu.Lock()
+	defer ix.sets.mu.Unlock()
+	return len(ix.sets.m), ix.sets.bytes
+}

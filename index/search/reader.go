@@ -23,6 +23,9 @@ type Options struct {
 	// Populate reads the whole file into the page cache at Open
 	// (MAP_POPULATE): faster first queries, more resident memory.
 	Populate bool
+	// Sets is the budget in bytes of the bitsets of frequent terms that
+	// count conjunctions (sets.go): 0 for DefaultSets, negative for none.
+	Sets int64
 }
 
 // Catalog is the document list an index must agree with: the index numbers
@@ -74,6 +77,7 @@ type Index struct {
 	noConj     bool         // tests: conjunctions take the generic path (conj.go)
 	conjWindow int32        // documents per count bitset (conj.go)
 	conjScans  atomic.Int64 // searches that took conj.go's path
+	sets       sets         // the dense term sets (sets.go)
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's
@@ -115,6 +119,12 @@ func OpenFile(path, snapID string, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("search: mmap %s: %w", path, err)
 	}
 	ix := &Index{snap: snapID, mm: mm, conjWindow: countWindow}
+	switch {
+	case opts.Sets == 0:
+		ix.sets.budget = DefaultSets
+	case opts.Sets > 0:
+		ix.sets.budget = opts.Sets
+	}
 	if err := ix.parse(); err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

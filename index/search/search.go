@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 )
@@ -317,10 +318,16 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
+	var c *conj
+	if sc.plain() {
+		c = asConj(it)
+	}
 	if l, ok := asLister(it); ok && !f.none {
 		err = sc.list(ctx, l)
-	} else if c, ok := asConj(it); ok && sc.plain() {
+	} else if c != nil {
 		err = c.scan(ctx, ev, sc) // conj.go
+	} else if u, ok := it.(*unionIter); ok && sc.plain() {
+		err = sc.union(ctx, u)
 	} else if it != nil && !f.none {
 		err = sc.iter(ctx, it)
 	}
@@ -545,6 +552,38 @@ func (s *scan) list(ctx context.Context, t lister) error {
 		}
 	}
 	p.cur = noMore
+	return nil
+}
+
+// union visits a union a window at a time (plain scans only): it counts
+// the window's bitset, and offers to the page only the documents whose
+// bound, summed by the window's fill, can enter it, without an iterator
+// call for the others.
+func (s *scan) union(ctx context.Context, u *unionIter) error {
+	for w, from := 0, int32(0); u.fill(from, true); w, from = w+1, u.end {
+		if w%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s.total += popcount(u.bits[:])
+		if s.top.k == 0 {
+			continue
+		}
+		for i, word := range u.bits {
+			for ; word != 0; word &= word - 1 {
+				k := i<<6 + bits.TrailingZeros64(word)
+				if s.top.full() && u.bacc[k] <= s.top.worstScore() {
+					continue
+				}
+				u.cur = u.base + int32(k)
+				s.rank(u.cur, u)
+			}
+		}
+	}
+	u.cur = noMore
+	// Every match not kept ranks after the page.
+	s.beyond = s.total - int64(len(s.top.heap))
 	return nil
 }
 

@@ -52,7 +52,7 @@ func TestQueries(t *testing.T) {
 	dir := t.TempDir()
 	buildSynthetic(t, dir, 30, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir, nil)
+	st, err := OpenStore(ctx, StoreConfig{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestGenerationClosedWhenIdle(t *testing.T) {
 	dir := t.TempDir()
 	buildSynthetic(t, dir, 4, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir, nil)
+	st, err := OpenStore(ctx, StoreConfig{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func contentCorpus(b *testing.B) string {
 // benchStore opens the store over the cached benchmark corpus and holds
 // its generation until the benchmark ends.
 func benchStore(b *testing.B) (*Store, *generation) {
-	st, err := OpenStore(context.Background(), contentCorpus(b), nil)
+	st, err := OpenStore(context.Background(), StoreConfig{DataDir: contentCorpus(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestContentStoreMatchesParquet(t *testing.T) {
 	for name, dir := range map[string]string{"fixtures": testsnap.Fixtures(t), "synthetic": synth} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := OpenStore(ctx, dir, nil)
+			st, err := OpenStore(ctx, StoreConfig{DataDir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func TestContentStoreOptional(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir, nil)
+	st, err := OpenStore(ctx, StoreConfig{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestContentStoreOptional(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if st, err := OpenStore(ctx, dir, nil); err == nil {
+		if st, err := OpenStore(ctx, StoreConfig{DataDir: dir}); err == nil {
 			st.Close()
 			t.Errorf("%s: OpenStore accepted the content store", name)
 		}
@@ -162,7 +162,7 @@ func TestContentStoreOptional(t *testing.T) {
 	if err := os.WriteFile(path, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err = OpenStore(ctx, dir, nil)
+	st, err = OpenStore(ctx, StoreConfig{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

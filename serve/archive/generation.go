@@ -71,7 +71,7 @@ func (g *generation) release() {
 // quote makes a SQL string literal of a path.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-func openGeneration(ctx context.Context, snap *snapshot.Snapshot) (*generation, error) {
+func openGeneration(ctx context.Context, snap *snapshot.Snapshot, opts search.Options) (*generation, error) {
 	c, err := duckdb.NewConnector("", func(execer driver.ExecerContext) error {
 		// Per connection; ctx is the opener's, so use a fresh one.
 		ctx := context.Background()
@@ -100,7 +100,7 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot) (*generation, 
 	}
 	db := sql.OpenDB(c)
 	g := &generation{snap: snap, db: db, connector: c}
-	if err := g.load(ctx); err != nil {
+	if err := g.load(ctx, opts); err != nil {
 		if g.index != nil {
 			g.index.Close()
 		}
@@ -116,7 +116,7 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot) (*generation, 
 
 // load creates the views over the snapshot's files and the small in-memory
 // tables that make pagination and search fast.
-func (g *generation) load(ctx context.Context) error {
+func (g *generation) load(ctx context.Context, opts search.Options) error {
 	p := func(name string) string { return quote(g.snap.Path(name)) }
 	stmts := []string{
 		// Views read the immutable Parquet files on demand.
@@ -147,7 +147,7 @@ func (g *generation) load(ctx context.Context) error {
 		return fmt.Errorf("catalog: %w", err)
 	}
 	g.catalog = cs
-	ix, err := search.Open(g.snap, cs, search.Options{})
+	ix, err := search.Open(g.snap, cs, opts)
 	if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}

@@ -208,7 +208,7 @@ func generatedStore(t *testing.T, n int) (*Store, *corpus.Generator) {
 		Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := OpenStore(context.Background(), dir, nil)
+	st, err := OpenStore(context.Background(), StoreConfig{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestSearchMatchesSQLOracle(t *testing.T) {
 
 // TestSearchMatchesSQLOracleFixtures compares on the real fixture corpus.
 func TestSearchMatchesSQLOracleFixtures(t *testing.T) {
-	st, err := OpenStore(context.Background(), testsnap.Fixtures(t), nil)
+	st, err := OpenStore(context.Background(), StoreConfig{DataDir: testsnap.Fixtures(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestSearchLargeTermFrequencies(t *testing.T) {
 		Topics: []index.Topic{{Slug: "physics", Name: "Physics"}}}, feed); err != nil {
 		t.Fatal(err)
 	}
-	st, err := OpenStore(context.Background(), dir, nil)
+	st, err := OpenStore(context.Background(), StoreConfig{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestCatalogStoreMatchesDocuments(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := OpenStore(ctx, dir(t), nil)
+			st, err := OpenStore(ctx, StoreConfig{DataDir: dir(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,7 +443,7 @@ func TestCatalogStoreMatchesDocuments(t *testing.T) {
 // generation, give the bytes encoding the values gives, for each base URL.
 func TestPreEncodedBodies(t *testing.T) {
 	ctx := context.Background()
-	st, err := OpenStore(ctx, testsnap.Fixtures(t), nil)
+	st, err := OpenStore(ctx, StoreConfig{DataDir: testsnap.Fixtures(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -17,16 +18,26 @@ import (
 type Store struct {
 	dataDir string
 	log     *slog.Logger
+	search  search.Options
 	cur     atomic.Pointer[generation]
 	mu      sync.Mutex // serialises reloads
 }
 
+// StoreConfig configures a Store.
+type StoreConfig struct {
+	DataDir string
+	Logger  *slog.Logger // nil: discard
+	// Search are the options each snapshot's search index opens with.
+	Search search.Options
+}
+
 // OpenStore opens DATA/current. It fails when there is no snapshot yet.
-func OpenStore(ctx context.Context, dataDir string, log *slog.Logger) (*Store, error) {
+func OpenStore(ctx context.Context, cfg StoreConfig) (*Store, error) {
+	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Store{dataDir: dataDir, log: log}
+	s := &Store{dataDir: cfg.DataDir, log: log, search: cfg.Search}
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
 	}
@@ -50,7 +61,7 @@ func (s *Store) Reload(ctx context.Context) error {
 		return fmt.Errorf("archive: open snapshot: %w", err)
 	}
 	start := time.Now()
-	g, err := openGeneration(ctx, snap)
+	g, err := openGeneration(ctx, snap, s.search)
 	if err != nil {
 		return fmt.Errorf("archive: load snapshot %s: %w", snap.ID, err)
 	}
