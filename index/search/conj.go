@@ -340,6 +340,20 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 	return nil
 }
 
+// boundAt bounds the term's score on document d by the bound of the
+// block that would hold it: *from, moved on to it; calls come with
+// increasing d. Past the last block (d is not in the list) it is 0.
+func (t *termIter) boundAt(from *int, d int32) float64 {
+	p := t.p
+	for *from < p.nblocks && p.lastDoc(*from) < d {
+		*from++
+	}
+	if *from == p.nblocks {
+		return 0
+	}
+	return t.blockBound(*from)
+}
+
 // rangeBound bounds the term's score on the documents lo..hi: the largest
 // bound of its blocks that overlap them and have a wanted field, or -Inf
 // when none does (no document there can match). *from is the first block

@@ -51,7 +51,10 @@
 // set in bitsets that are intersected and counted; its page is then
 // ranked from the blocks of the rarest list whose bound, with the other
 // lists' block bounds over the same documents, beats the worst score kept
-// (conj.go). The lists of terms in at least 1/64 of the documents that
+// (conj.go). A union (an OR, a prefix, a stemmed word) in such a scan is
+// counted a window of documents at a time from the window's bitset, and
+// only the documents whose summed bounds beat the worst score kept are
+// offered to the page. The lists of terms in at least 1/64 of the documents that
 // conjunctions ask for more than once are kept as bitsets of the corpus,
 // within a budget ([Options].Sets, least recently used first out;
 // sets.go): such a list then counts by word-wise AND, and rules out

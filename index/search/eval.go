@@ -371,7 +371,9 @@ type phraseIter struct {
 	words []*termIter
 	// wblk is each word's first block that may hold the documents of the
 	// next block of a pair that covers the phrase (blockBound).
-	wblk   []int
+	wblk []int
+	// wdoc is each word's block that holds the last document bounded.
+	wdoc   []int
 	mask   uint8
 	order  []int // part indexes, the rarest first
 	buf    []uint32
@@ -399,6 +401,26 @@ func (p *phraseIter) score() float64 {
 func (p *phraseIter) bound() float64 {
 	if p.words == nil {
 		return p.and.bound()
+	}
+	// The bound of each word's block that holds the match, read in its
+	// skip table: the words' lists are unpacked only for the matches
+	// scored.
+	if p.wdoc == nil {
+		p.wdoc = make([]int, len(p.words))
+	}
+	s := 0.0
+	d := p.doc()
+	for i, w := range p.words {
+		s += w.boundAt(&p.wdoc[i], d)
+	}
+	return s
+}
+
+// tightBound is the sum of the words' bounds on the match itself (their
+// impact bytes), their lists advanced to it.
+func (p *phraseIter) tightBound() float64 {
+	if p.words == nil {
+		return math.Inf(1) // bound was the words' own
 	}
 	s := 0.0
 	d := p.doc()

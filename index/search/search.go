@@ -430,6 +430,10 @@ func (s *scan) rank(d int32, it interface {
 			s.beyond++
 			return
 		}
+		if t, ok := it.(tightener); ok && s.prunable(t.tightBound()) {
+			s.beyond++
+			return
+		}
 		h.score = it.score()
 	}
 	h.key = s.ix.key(s.sort, s.scoring, h.score, d)
@@ -441,6 +445,10 @@ func (s *scan) rank(d int32, it interface {
 	}
 	s.top.push(h)
 }
+
+// A tightener's bound reads only skip tables; its tightBound, checked
+// when the bound does not prune, is tighter and costs more.
+type tightener interface{ tightBound() float64 }
 
 // iter visits the matches of any iterator.
 func (s *scan) iter(ctx context.Context, it iterator) error {
