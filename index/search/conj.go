@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"iter"
 	"math"
 	"math/bits"
 	"slices"
@@ -37,6 +38,9 @@ type conj struct {
 	// for a list without; build marks those the count builds and adds.
 	sets  [][]uint64
 	build []bool
+	// match, when the page is ranked, is the bitset of the matches over
+	// the corpus, which the count sets window by window for the rank.
+	match []uint64
 }
 
 // asConj returns it as a conj, or nil, when it is a conjunction of terms,
@@ -122,6 +126,9 @@ func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
 			}
 		}
 		total += popcount(acc)
+		if c.match != nil {
+			copy(c.match[base/64:], acc)
+		}
 	}
 	return total, nil
 }
@@ -255,6 +262,9 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 // scan counts the conjunction and ranks its matches into s.
 func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 	ev.ix.conjScans.Add(1)
+	if s.top.k > 0 {
+		c.match = make([]uint64, setBytes(ev.ix.n)/8)
+	}
 	total, err := c.count(ctx, ev)
 	if err != nil {
 		return err
@@ -270,15 +280,14 @@ func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 }
 
 // rank offers the conjunction's matches to the page, skipping the rarest
-// list's blocks whose bound cannot enter it. Within a block, a document
-// is dropped without advancing the other lists when a set (sets.go) says
-// it does not match, or when its bound on the rarest list plus the other
-// lists' bounds over the block cannot enter the page.
+// list's blocks whose bound cannot enter it. Within a block it visits the
+// matches the count found, and drops without advancing the other lists
+// those whose bound on the rarest list plus the other lists' bounds over
+// the block cannot enter the page.
 func (c *conj) rank(ctx context.Context, s *scan) error {
 	lead := c.pos[0]
 	p := lead.p
 	cur := make([]int, len(c.pos)) // each other list's first block that may overlap
-	in, out := c.sets[1:len(c.pos)], c.sets[len(c.pos):]
 	for b := 0; b < p.nblocks && !p.bad; b++ {
 		if b%1024 == 1023 {
 			if err := ctx.Err(); err != nil {
@@ -288,13 +297,13 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 		if p.maskOr(b)&p.mask == 0 {
 			continue
 		}
-		lo := int32(0)
+		lo, hi := int32(0), p.lastDoc(b)
 		if b > 0 {
 			lo = p.lastDoc(b-1) + 1
 		}
 		others := 0.0
 		for i, t := range c.pos[1:] {
-			others += t.rangeBound(&cur[i+1], lo, p.lastDoc(b))
+			others += t.rangeBound(&cur[i+1], lo, hi)
 		}
 		if s.top.full() && lead.blockBound(b)+others <= s.top.worstScore() {
 			continue
@@ -302,35 +311,22 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 		if !p.load(b) {
 			break
 		}
-	docs:
-		for i := range p.cnt {
-			if !p.all && p.fm[i]&p.mask == 0 {
-				continue
+		i := 0
+		for d := range setBits(c.match, lo, hi) {
+			// The lead has every match: find it in the block.
+			for i < p.cnt && p.docs[i] < d {
+				i++
 			}
-			d := p.docs[i]
-			for _, set := range in {
-				if set != nil && set[d>>6]&(1<<(d&63)) == 0 {
-					continue docs
-				}
-			}
-			for _, set := range out {
-				if set != nil && set[d>>6]&(1<<(d&63)) != 0 {
-					continue docs
-				}
+			if i == p.cnt || p.docs[i] != d {
+				p.fail() // damaged: the block does not hold its match
+				return nil
 			}
 			p.i, p.cur = i, d
 			if s.top.full() && lead.bound()+others <= s.top.worstScore() {
 				continue
 			}
 			for _, t := range c.pos[1:] {
-				if t.p.advance(d) != d {
-					continue docs
-				}
-			}
-			for _, t := range c.neg {
-				if t.p.advance(d) == d {
-					continue docs
-				}
+				t.p.advance(d)
 			}
 			c.and.cur = d
 			s.rank(d, c.and)
@@ -338,6 +334,26 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 	}
 	p.cur = noMore
 	return nil
+}
+
+// setBits yields the documents lo..hi whose bits are set in set.
+func setBits(set []uint64, lo, hi int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for w := lo >> 6; w <= hi>>6 && int(w) < len(set); w++ {
+			word := set[w]
+			if w == lo>>6 {
+				word &^= 1<<(lo&63) - 1
+			}
+			if w == hi>>6 && hi&63 != 63 {
+				word &= 1<<(hi&63+1) - 1
+			}
+			for ; word != 0; word &= word - 1 {
+				if !yield(w<<6 + int32(bits.TrailingZeros64(word))) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // boundAt bounds the term's score on document d by the bound of the

@@ -821,6 +821,9 @@ func (u *unionIter) fill(from int32, onward bool) bool {
 	if !onward {
 		size = unionJump
 	}
+	if u.scoring {
+		clear(u.bacc[:size]) // children add their bounds
+	}
 	u.end = int32(min(int64(first)+size, noMore))
 	u.active = u.active[:0]
 	for i, d := range u.next {
@@ -837,12 +840,7 @@ func (u *unionIter) fill(from int32, onward bool) bool {
 			k := d - u.base
 			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
 			if u.scoring {
-				// The first child on a doc sets its bound, the next add.
-				if *w&bit == 0 {
-					u.bacc[k] = c.bound()
-				} else {
-					u.bacc[k] += c.bound()
-				}
+				u.bacc[k] += c.bound()
 			}
 			*w |= bit
 		}
@@ -875,11 +873,7 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 				if t.useAll {
 					b = t.bound() // the block's: the same for every i
 				}
-				if *w&bit == 0 {
-					u.bacc[k] = b
-				} else {
-					u.bacc[k] += b
-				}
+				u.bacc[k] += b
 			}
 			*w |= bit
 		}
