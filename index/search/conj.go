@@ -16,12 +16,15 @@ import (
 // terms, in two passes instead:
 //
 //   - count: a window of documents at a time, each list sets the bits of
-//     its documents (with a wanted field) in a bitset, the bitsets are
-//     intersected (excluded lists cleared) and the bits counted;
+//     its documents (with a wanted field) in a bitset, or reads its kept
+//     set (sets.go), the bitsets are intersected (excluded lists cleared),
+//     the bits counted and kept in a bitset of the matches;
 //   - rank: the rarest list is walked block by block, and a block is
 //     skipped unless the sum of its bound and the other lists' bounds over
 //     its documents beats the worst score kept (block-max): only the
-//     blocks that can enter the page are unpacked and their matches found.
+//     blocks that can enter the page are unpacked, and only their matches
+//     (read in the bitset of matches) bounded, and scored if they can
+//     enter it.
 //
 // The total is as exact as a visit of every match, and the page the same.
 
