@@ -266,7 +266,16 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 	ev.ix.conjScans.Add(1)
 	if s.top.k > 0 {
-		c.match = make([]uint64, setBytes(ev.ix.n)/8)
+		// A bitset of the corpus a search: reused, so that conjunctions
+		// do not make the collector run for them.
+		m, _ := ev.ix.matches.Get().(*[]uint64)
+		if m == nil {
+			m = new([]uint64)
+			*m = make([]uint64, setBytes(ev.ix.n)/8)
+		}
+		defer ev.ix.matches.Put(m)
+		c.match = *m
+		clear(c.match)
 	}
 	total, err := c.count(ctx, ev)
 	if err != nil {

@@ -78,6 +78,7 @@ type Index struct {
 	conjWindow int32        // documents per count bitset (conj.go)
 	conjScans  atomic.Int64 // searches that took conj.go's path
 	sets       sets         // the dense term sets (sets.go)
+	matches    sync.Pool    // *[]uint64: bitsets of the corpus for conj.go's matches
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's
