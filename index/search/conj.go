@@ -37,10 +37,6 @@ const countWindow = 1 << 16
 type conj struct {
 	and      *andIter
 	pos, neg []*termIter // pos by cost, the rarest first
-	// sets are the kept sets of the lists (sets.go), pos then neg, nil
-	// for a list without; build marks those the count builds and adds.
-	sets  [][]uint64
-	build []bool
 	// match, when the page is ranked, is the bitset of the matches over
 	// the corpus, which the count sets window by window for the rank.
 	match []uint64
@@ -65,9 +61,7 @@ func asConj(it iterator) *conj {
 	}
 	var others int64
 	for i, t := range c.lists() {
-		set, build := t.ix.sets.get(t.p)
-		c.sets, c.build = append(c.sets, set), append(c.build, build)
-		if i > 0 && set == nil && !build {
+		if i > 0 && t.set == nil {
 			others += t.cost()
 		}
 	}
@@ -90,10 +84,7 @@ const conjSkew = 4
 // count counts the conjunction's matches with fresh lists, which it
 // appends to ev.postings (so that damage is reported).
 func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
-	ls, err := c.windowLists(ctx, ev)
-	if err != nil {
-		return 0, err
-	}
+	ls := c.windowLists(ev)
 	pos, neg := ls[:len(c.pos)], ls[len(c.pos):]
 	win := ev.ix.conjWindow
 	acc := make([]uint64, win/64)
@@ -145,31 +136,16 @@ func popcount(b []uint64) int64 {
 }
 
 // windowLists opens fresh lists of the terms for a count, pos then neg,
-// appended to ev.postings (so that damage is reported), with their sets:
-// kept, or built now and added.
-func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, error) {
+// appended to ev.postings (so that damage is reported), with their sets.
+func (c *conj) windowLists(ev *evaluator) []*winList {
 	ts := c.lists()
 	ls := make([]*winList, len(ts))
 	for i, t := range ts {
 		p := ev.ix.open(t.p.term, t.p.mask)
 		ev.postings = append(ev.postings, p)
-		ls[i] = &winList{p: p, set: c.sets[i]}
-		if !c.build[i] {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		// The whole list in one window, from a list of its own.
-		b := ev.ix.open(t.p.term, t.p.mask)
-		ev.postings = append(ev.postings, b)
-		set := make([]uint64, setBytes(ev.ix.n)/8)
-		if (&winList{p: b}).fill(set, 0, ev.ix.n); !b.bad {
-			ev.ix.sets.add(b, set)
-			ls[i].set, c.sets[i] = set, set
-		}
+		ls[i] = &winList{p: p, set: t.set}
 	}
-	return ls, nil
+	return ls
 }
 
 // winList walks a list a window of documents at a time for a count.

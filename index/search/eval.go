@@ -103,6 +103,9 @@ func (e *evaluator) compile(n query.Node) (iterator, error) {
 		if len(pos) == 1 && len(neg) == 0 {
 			return pos[0], nil
 		}
+		for _, it := range append(slices.Clip(pos), neg...) {
+			e.setOf(it)
+		}
 		return newAnd(pos, neg), nil
 	case *query.Not:
 		return nil, fmt.Errorf("%w: a query needs a positive part", ErrQuery)
@@ -185,6 +188,27 @@ func (e *evaluator) termIter(id int, mask uint8) *termIter {
 	return &termIter{p: p, ix: e.ix, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0, impScale: idf / 255 * (1 + 1e-9)}
 }
 
+// setOf gives a term of a conjunction its list's kept set (sets.go), built
+// now when asked for the second time.
+func (e *evaluator) setOf(it iterator) {
+	t, ok := it.(*termIter)
+	if !ok {
+		return
+	}
+	set, build := e.ix.sets.get(t.p)
+	if build {
+		// The whole list in one window, from a list of its own.
+		b := e.ix.open(t.p.term, t.p.mask)
+		e.postings = append(e.postings, b)
+		set = make([]uint64, setBytes(e.ix.n)/8)
+		if (&winList{p: b}).fill(set, 0, e.ix.n); b.bad {
+			return
+		}
+		e.ix.sets.add(b, set)
+	}
+	t.set = set
+}
+
 // termIter scores one posting list by BM25F over its fields.
 type termIter struct {
 	p      *postings
@@ -196,6 +220,15 @@ type termIter struct {
 	// impScale turns an impact byte into a score bound: idf/255 with a
 	// margin for rounding.
 	impScale float64
+	// set is the list's kept set (sets.go), nil if none: a conjunction
+	// reads in it whether the list has a document without advancing it.
+	set []uint64
+}
+
+// lacks reports whether the term's kept set says it does not match d;
+// false without a set.
+func (t *termIter) lacks(d int32) bool {
+	return t.set != nil && t.set[d>>6]&(1<<(d&63)) == 0
 }
 
 func (t *termIter) docID() int32          { return t.p.cur }
@@ -594,12 +627,23 @@ func (a *andIter) align(d int32) int32 {
 outer:
 	for d != noMore {
 		for _, c := range a.its[1:] {
+			if t, ok := c.(*termIter); ok && t.lacks(d) {
+				d = lead.nextDoc()
+				continue outer
+			}
 			if x := c.advance(d); x > d {
 				d = lead.advance(x)
 				continue outer
 			}
 		}
 		for _, c := range a.neg {
+			if t, ok := c.(*termIter); ok && t.set != nil {
+				if !t.lacks(d) {
+					d = lead.nextDoc()
+					continue outer
+				}
+				continue
+			}
 			if c.advance(d) == d {
 				d = lead.nextDoc()
 				continue outer
@@ -617,6 +661,10 @@ func (a *andIter) alignTerms(d int32) int32 {
 outer:
 	for d != noMore {
 		for _, c := range a.terms[1:] {
+			if c.lacks(d) {
+				d = lead.nextDoc()
+				continue outer
+			}
 			if x := c.p.advance(d); x > d {
 				d = lead.advance(x)
 				continue outer

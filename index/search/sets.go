@@ -8,9 +8,11 @@ import (
 // and a frequent term's list is long: at 10M documents a word in a third
 // of them costs tens of milliseconds to unpack, on every search that
 // names it. The documents of such a list, as a bitset of the corpus
-// (N/8 bytes), count in a conjunction by word-wise AND and popcount.
-// sets keeps the bitsets of dense lists that searches asked for more than
-// once, within a byte budget, least recently used first out. The sets are
+// (N/8 bytes), count in a conjunction by word-wise AND and popcount, and
+// tell a conjunction whether a document has the term without unpacking
+// the list (termIter.lacks). sets keeps the bitsets of dense lists that
+// conjunctions named more than once (evaluator.setOf), within a byte
+// budget, least recently used first out. The sets are
 // built from the index, so that a restart only costs the first searches
 // their building, and read-only once built, so that searches share them.
 
@@ -79,20 +81,6 @@ func (c *sets) get(p *postings) (bits []uint64, build bool) {
 	}
 	c.asked[k] = struct{}{}
 	return nil, false
-}
-
-// has reports whether the set of p's list is kept, or would be built by
-// the next get.
-func (c *sets) has(p *postings) bool {
-	if !c.dense(p) {
-		return false
-	}
-	k := setKey{p.term, p.mask}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, kept := c.m[k]
-	_, asked := c.asked[k]
-	return kept || asked
 }
 
 // add keeps bits as the set of p's list, dropping the least recently
