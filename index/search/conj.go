@@ -300,6 +300,7 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 			break
 		}
 		i := 0
+	matches:
 		for d := range setBits(c.match, lo, hi) {
 			// The lead has every match: find it in the block.
 			for i < p.cnt && p.docs[i] < d {
@@ -314,7 +315,9 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 				continue
 			}
 			for _, t := range c.pos[1:] {
-				t.p.advance(d)
+				if t.p.advance(d) != d {
+					continue matches // damaged, and reported
+				}
 			}
 			c.and.cur = d
 			s.rank(d, c.and)

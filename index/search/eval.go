@@ -436,8 +436,8 @@ func (p *phraseIter) bound() float64 {
 		return p.and.bound()
 	}
 	// The bound of each word's block that holds the match, read in its
-	// skip table: the words' lists are unpacked only for the matches
-	// scored.
+	// skip table: the words' lists are unpacked (tightBound) only for
+	// the matches it does not prune.
 	if p.wdoc == nil {
 		p.wdoc = make([]int, len(p.words))
 	}
