@@ -37,6 +37,9 @@ const countWindow = 1 << 16
 type conj struct {
 	and      *andIter
 	pos, neg []*termIter // pos by cost, the rarest first
+	// build marks the lists, pos then neg, whose sets the count builds
+	// and adds (sets.go).
+	build []bool
 	// match, when the page is ranked, is the bitset of the matches over
 	// the corpus, which the count sets window by window for the rank.
 	match []uint64
@@ -61,7 +64,12 @@ func asConj(it iterator) *conj {
 	}
 	var others int64
 	for i, t := range c.lists() {
-		if i > 0 && t.set == nil {
+		build := false
+		if t.set == nil {
+			t.set, build = t.ix.sets.get(t.p)
+		}
+		c.build = append(c.build, build)
+		if i > 0 && t.set == nil && !build {
 			others += t.cost()
 		}
 	}
@@ -84,7 +92,10 @@ const conjSkew = 4
 // count counts the conjunction's matches with fresh lists, which it
 // appends to ev.postings (so that damage is reported).
 func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
-	ls := c.windowLists(ev)
+	ls, err := c.windowLists(ctx, ev)
+	if err != nil {
+		return 0, err
+	}
 	pos, neg := ls[:len(c.pos)], ls[len(c.pos):]
 	win := ev.ix.conjWindow
 	acc := make([]uint64, win/64)
@@ -136,16 +147,31 @@ func popcount(b []uint64) int64 {
 }
 
 // windowLists opens fresh lists of the terms for a count, pos then neg,
-// appended to ev.postings (so that damage is reported), with their sets.
-func (c *conj) windowLists(ev *evaluator) []*winList {
+// appended to ev.postings (so that damage is reported), with their sets:
+// kept, or built now and added.
+func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, error) {
 	ts := c.lists()
 	ls := make([]*winList, len(ts))
 	for i, t := range ts {
 		p := ev.ix.open(t.p.term, t.p.mask)
 		ev.postings = append(ev.postings, p)
 		ls[i] = &winList{p: p, set: t.set}
+		if !c.build[i] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// The whole list in one window, from a list of its own.
+		b := ev.ix.open(t.p.term, t.p.mask)
+		ev.postings = append(ev.postings, b)
+		set := make([]uint64, setBytes(ev.ix.n)/8)
+		if (&winList{p: b}).fill(set, 0, ev.ix.n); !b.bad {
+			ev.ix.sets.add(b, set)
+			ls[i].set, t.set = set, set
+		}
 	}
-	return ls
+	return ls, nil
 }
 
 // winList walks a list a window of documents at a time for a count.

@@ -188,25 +188,11 @@ func (e *evaluator) termIter(id int, mask uint8) *termIter {
 	return &termIter{p: p, ix: e.ix, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0, impScale: idf / 255 * (1 + 1e-9)}
 }
 
-// setOf gives a term of a conjunction its list's kept set (sets.go), built
-// now when asked for the second time.
+// setOf gives a term of a conjunction its list's kept set (sets.go).
 func (e *evaluator) setOf(it iterator) {
-	t, ok := it.(*termIter)
-	if !ok {
-		return
+	if t, ok := it.(*termIter); ok {
+		t.set = e.ix.sets.kept(t.p)
 	}
-	set, build := e.ix.sets.get(t.p)
-	if build {
-		// The whole list in one window, from a list of its own.
-		b := e.ix.open(t.p.term, t.p.mask)
-		e.postings = append(e.postings, b)
-		set = make([]uint64, setBytes(e.ix.n)/8)
-		if (&winList{p: b}).fill(set, 0, e.ix.n); b.bad {
-			return
-		}
-		e.ix.sets.add(b, set)
-	}
-	t.set = set
 }
 
 // termIter scores one posting list by BM25F over its fields.

@@ -11,8 +11,11 @@ import (
 // (N/8 bytes), count in a conjunction by word-wise AND and popcount, and
 // tell a conjunction whether a document has the term without unpacking
 // the list (termIter.lacks). sets keeps the bitsets of dense lists that
-// conjunctions named more than once (evaluator.setOf), within a byte
-// budget, least recently used first out. The sets are
+// the counted conjunctions (conj.go) asked for more than once, within a
+// byte budget, least recently used first out; every conjunction reads
+// those kept. Only those conjunctions ask: at 10M documents, letting
+// every conjunction ask made the sets of a benchmark's terms push each
+// other out, rebuilt on every search (BENCHMARKS.md). The sets are
 // built from the index, so that a restart only costs the first searches
 // their building, and read-only once built, so that searches share them.
 
@@ -81,6 +84,22 @@ func (c *sets) get(p *postings) (bits []uint64, build bool) {
 	}
 	c.asked[k] = struct{}{}
 	return nil, false
+}
+
+// kept returns the set of p's list if kept, without asking for it.
+func (c *sets) kept(p *postings) []uint64 {
+	if !c.dense(p) {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[setKey{p.term, p.mask}]
+	if !ok {
+		return nil
+	}
+	c.clock++
+	e.used = c.clock
+	return e.bits
 }
 
 // add keeps bits as the set of p's list, dropping the least recently
