@@ -4,6 +4,7 @@ package search_test
 //
 //	go test ./index/search -run XXX -bench . -benchtime 200x                  # 20 000 documents, built in the test
 //	go test ./index/search -run XXX -bench . -bench.dir /tmp/se1m -bench.n 1000000 -timeout 2h
+//	go test ./index/search -run XXX -bench Queries -bench.q 'cons*;"natural resource"' -bench.dir ...
 //
 // With -bench.dir the corpus is built there once (internal/corpus, the
 // generator of openshelf bench, same seed and vocabulary) and reused.
@@ -35,6 +36,8 @@ var (
 	benchDir    = flag.String("bench.dir", "", "data directory of the benchmark corpus (built there if empty); default a temporary one")
 	benchN      = flag.Int("bench.n", 20000, "documents in the benchmark corpus")
 	benchNoConj = flag.Bool("bench.noconj", false, "conjunctions take the generic path, not the bitset count (conj.go)")
+	benchQ      = flag.String("bench.q", `science;geography business;"natural resource";cons*`,
+		"queries of BenchmarkQueries, in the query language, separated by ';'")
 )
 
 type benchCorpus struct {
@@ -229,6 +232,48 @@ func BenchmarkSearch(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Fprintf(os.Stderr, "Go heap in use: %d MiB\n", ms.HeapInuse>>20)
+}
+
+// BenchmarkQueries times the queries of -bench.q one by one (CPU time
+// on this thread): the slowest queries that openshelf bench names, for
+// instance. Each is asked twice first, so that the sets of its terms are
+// built as a server's are after its first searches (sets.go).
+func BenchmarkQueries(b *testing.B) {
+	bc, err := openBench()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	search.SetConj(bc.ix, !*benchNoConj, 0)
+	for _, q := range strings.Split(*benchQ, ";") {
+		n, err := query.Parse(q)
+		if err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+		req := search.Request{Query: n, Limit: 10}
+		b.Run(q, func(b *testing.B) {
+			var total int64
+			for range 2 {
+				res, err := bc.ix.Search(ctx, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = res.Total
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var cpu time.Duration
+			for b.Loop() {
+				start := threadCPU()
+				if _, err := bc.ix.Search(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+				cpu += threadCPU() - start
+			}
+			b.ReportMetric(float64(total), "hits")
+			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
 }
 
 // cpuTime is the process's user and system time in nanoseconds.

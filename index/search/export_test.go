@@ -21,7 +21,7 @@ func ConjScans(ix *Index) int64 { return ix.conjScans.Load() }
 func SetSets(ix *Index, budget int64) {
 	ix.sets.mu.Lock()
 	defer ix.sets.mu.Unlock()
-	ix.sets.budget, ix.sets.bytes, ix.sets.m, ix.sets.asked = budget, 0, nil, nil
+	ix.sets.budget, ix.sets.bytes, ix.sets.m, ix.sets.asks = budget, 0, nil, nil
 }
 
 // SetsKept is the number of dense term sets kept and their bytes.

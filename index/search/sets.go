@@ -46,14 +46,20 @@ type sets struct {
 	bytes  int64
 	clock  uint64
 	m      map[setKey]*setEntry
-	// asked are the keys asked for once and not kept: the second ask
-	// builds the set, so that a term searched once does not push out
-	// the sets of terms searched often.
-	asked map[setKey]struct{}
+	// asks counts the asks for each key, kept or not, halved now and
+	// then so that it follows the recent searches. A set is built on its
+	// second ask, and only if it fits in the budget or is asked for more
+	// often than the least recently used set it would push out: a term
+	// searched once does not push out the set of a term searched often,
+	// and more frequent terms than the budget holds do not push each
+	// other out on every search.
+	asks map[setKey]uint32
+	// nasks counts the asks since asks was last halved.
+	nasks int
 }
 
-// maxAsked bounds asked: past it, the record starts over.
-const maxAsked = 1 << 14
+// halveEvery is how many asks pass between two halvings of the counts.
+const halveEvery = 1 << 14
 
 // dense reports whether p's list qualifies for a set.
 func (c *sets) dense(p *postings) bool {
@@ -63,7 +69,7 @@ func (c *sets) dense(p *postings) bool {
 func setBytes(n int32) int64 { return (int64(n) + 63) / 64 * 8 }
 
 // get returns the set of p's list if kept; build is whether the caller
-// should build it (it is dense and asked for before) and then add it.
+// should build it (see sets.asks) and then add it.
 func (c *sets) get(p *postings) (bits []uint64, build bool) {
 	if !c.dense(p) {
 		return nil, false
@@ -72,18 +78,48 @@ func (c *sets) get(p *postings) (bits []uint64, build bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
+	c.ask(k)
 	if e, ok := c.m[k]; ok {
 		e.used = c.clock
 		return e.bits, false
 	}
-	if _, ok := c.asked[k]; ok {
+	if c.asks[k] < 2 {
+		return nil, false
+	}
+	if c.bytes+setBytes(p.ix.n) <= c.budget {
 		return nil, true
 	}
-	if c.asked == nil || len(c.asked) >= maxAsked {
-		c.asked = map[setKey]struct{}{}
+	victim, _ := c.oldest()
+	return nil, c.asks[k] > c.asks[victim]
+}
+
+// ask counts an ask for k, halving the counts every halveEvery asks.
+func (c *sets) ask(k setKey) {
+	if c.asks == nil {
+		c.asks = map[setKey]uint32{}
 	}
-	c.asked[k] = struct{}{}
-	return nil, false
+	if c.nasks++; c.nasks >= halveEvery {
+		c.nasks = 0
+		for k, n := range c.asks {
+			if n /= 2; n == 0 {
+				delete(c.asks, k)
+			} else {
+				c.asks[k] = n
+			}
+		}
+	}
+	c.asks[k]++
+}
+
+// oldest returns the least recently used set's key; ok is false if none.
+func (c *sets) oldest() (k setKey, ok bool) {
+	var at uint64 = 1<<64 - 1
+	for key, e := range c.m {
+		if e.used < at {
+			k, at, ok = key, e.used, true
+		}
+	}
+	return k, ok
 }
 
 // kept returns the set of p's list if kept, without asking for it.
@@ -93,11 +129,13 @@ func (c *sets) kept(p *postings) []uint64 {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[setKey{p.term, p.mask}]
+	k := setKey{p.term, p.mask}
+	e, ok := c.m[k]
 	if !ok {
 		return nil
 	}
 	c.clock++
+	c.ask(k) // a use, which keeps it against the sets that would push it out
 	e.used = c.clock
 	return e.bits
 }
@@ -113,13 +151,7 @@ func (c *sets) add(p *postings, bits []uint64) {
 		return // built by another search meanwhile
 	}
 	for c.bytes+size > c.budget {
-		var oldest setKey
-		var at uint64 = 1<<64 - 1
-		for k, e := range c.m {
-			if e.used < at {
-				oldest, at = k, e.used
-			}
-		}
+		oldest, _ := c.oldest()
 		c.bytes -= int64(len(c.m[oldest].bits)) * 8
 		delete(c.m, oldest)
 	}
@@ -129,5 +161,4 @@ func (c *sets) add(p *postings, bits []uint64) {
 	c.clock++
 	c.m[k] = &setEntry{bits: bits, used: c.clock}
 	c.bytes += size
-	delete(c.asked, k)
 }
