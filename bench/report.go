@@ -59,15 +59,7 @@ func (r *Report) Markdown(w io.Writer) {
 		}
 	}
 	if len(search) > 0 {
-		fmt.Fprintf(w, "\nSearch latency by query class (ms, p50 / p99):\n\n| query class |")
-		for _, s := range search {
-			fmt.Fprintf(w, " %s |", s.System)
-		}
-		fmt.Fprintf(w, "\n|---|")
-		for range search {
-			fmt.Fprintf(w, "---:|")
-		}
-		fmt.Fprintln(w)
+		classHeader(w, "Search latency by query class (ms, p50 / p99)", search, "---:|")
 		for _, cl := range classOrder {
 			fmt.Fprintf(w, "| %s |", cl)
 			for _, s := range search {
@@ -113,18 +105,20 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 }
 
-// slowestMarkdown writes each system's slowest query of each class: the
-// queries behind a class's p99.
-func slowestMarkdown(w io.Writer, search []Result) {
-	fmt.Fprintf(w, "\nSlowest query of each class (highest median over its repeats, ms; repeats):\n\n| query class |")
+// classHeader writes the title and header of a table with a row per
+// query class and a column per system, whose cells are aligned by align.
+func classHeader(w io.Writer, title string, search []Result, align string) {
+	fmt.Fprintf(w, "\n%s:\n\n| query class |", title)
 	for _, s := range search {
 		fmt.Fprintf(w, " %s |", s.System)
 	}
-	fmt.Fprintf(w, "\n|---|")
-	for range search {
-		fmt.Fprintf(w, "---|")
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat(align, len(search)))
+}
+
+// slowestMarkdown writes each system's slowest query of each class: the
+// queries behind a class's p99.
+func slowestMarkdown(w io.Writer, search []Result) {
+	classHeader(w, "Slowest query of each class (highest median over its repeats, ms; repeats)", search, "---|")
 	for _, cl := range classOrder {
 		fmt.Fprintf(w, "| %s |", cl)
 		for _, s := range search {
