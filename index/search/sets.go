@@ -23,8 +23,8 @@ import (
 const DefaultSets = 128 << 20
 
 // denseRatio makes a list dense when it has at least N/denseRatio
-// documents: at 64 its bitset is smaller than about ten bits a posting,
-// which a frequent list's doc part takes too.
+// documents: at 64, a count ANDs the set's N/64 words where it would
+// unpack at least N/64 postings, each costing more than a word.
 const denseRatio = 64
 
 // setKey names a set: a term's documents with a field of mask.
@@ -89,8 +89,7 @@ func (c *sets) get(p *postings) (bits []uint64, build bool) {
 	if c.bytes+setBytes(p.ix.n) <= c.budget {
 		return nil, true
 	}
-	victim, _ := c.oldest()
-	return nil, c.asks[k] > c.asks[victim]
+	return nil, c.asks[k] > c.asks[c.oldest()]
 }
 
 // ask counts an ask for k, halving the counts every halveEvery asks.
@@ -111,18 +110,20 @@ func (c *sets) ask(k setKey) {
 	c.asks[k]++
 }
 
-// oldest returns the least recently used set's key; ok is false if none.
-func (c *sets) oldest() (k setKey, ok bool) {
+// oldest returns the least recently used set's key (the zero key if
+// none is kept).
+func (c *sets) oldest() (k setKey) {
 	var at uint64 = 1<<64 - 1
 	for key, e := range c.m {
 		if e.used < at {
-			k, at, ok = key, e.used, true
+			k, at = key, e.used
 		}
 	}
-	return k, ok
+	return k
 }
 
-// kept returns the set of p's list if kept, without asking for it.
+// kept returns the set of p's list if kept, counting the use as an ask;
+// it never asks for a set to be built.
 func (c *sets) kept(p *postings) []uint64 {
 	if !c.dense(p) {
 		return nil
@@ -135,7 +136,7 @@ func (c *sets) kept(p *postings) []uint64 {
 		return nil
 	}
 	c.clock++
-	c.ask(k) // a use, which keeps it against the sets that would push it out
+	c.ask(k) // keeps it against the sets that would push it out
 	e.used = c.clock
 	return e.bits
 }
@@ -148,10 +149,10 @@ func (c *sets) add(p *postings, bits []uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.m[k]; ok || size > c.budget {
-		return // built by another search meanwhile
+		return // built by another search meanwhile, or too large
 	}
 	for c.bytes+size > c.budget {
-		oldest, _ := c.oldest()
+		oldest := c.oldest()
 		c.bytes -= int64(len(c.m[oldest].bits)) * 8
 		delete(c.m, oldest)
 	}
