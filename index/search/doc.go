@@ -55,10 +55,12 @@
 // counted a window of documents at a time from the window's bitset, and
 // only the documents whose summed bounds beat the worst score kept are
 // offered to the page. The lists of terms in at least 1/64 of the
-// documents that conjunctions name more than once are kept as bitsets of
-// the corpus, within a budget ([Options].Sets, least recently used first
-// out; sets.go): such a list then counts by word-wise AND, and a
-// conjunction tests a document in it without advancing the list.
+// documents that such counted conjunctions ask for more than once are
+// kept as bitsets of the corpus, within a budget ([Options].Sets, least
+// recently used first out, and past the budget only for a term asked for
+// more often than the set it would push out; sets.go): such a list then
+// counts by word-wise AND, and any conjunction tests a document in it
+// without advancing the list.
 // Phrases check the rarest list's positions first and stop at the first
 // list that leaves no candidate start; a phrase's score is its words'
 // (their lists advanced to its matches only), with or without pairs. A
