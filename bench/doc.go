@@ -59,8 +59,10 @@
 //     timing each page, and measures catalog pages and statistics as the
 //     first version of the benchmark did;
 //  7. prints Markdown tables: p50/p95/p99 latency and throughput per
-//     scenario and system, per query class side by side, deep pages,
-//     recall, totals agreement, resident memory and index sizes.
+//     scenario and system, per query class side by side, each system's
+//     slowest query of each class (highest median over its repeats: the
+//     query behind the class's p99), deep pages, recall, totals
+//     agreement, resident memory and index sizes.
 //
 // The numbers come from a shared 2-core machine: the load generator, the
 // server and the peers compete for the same cores, which is the point
