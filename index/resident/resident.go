@@ -89,22 +89,38 @@ func Unmap(mm *[]byte) error {
 // process (they stay in the page cache) and returns the bytes of mapping
 // advised. Searches running meanwhile are unaffected: a page they touch
 // again is mapped again.
-func DropResident() (int64, error) { return drop(false) }
+func DropResident() (int64, error) { return drop(allPages) }
 
-// drop advises every tracked mapping, but for their spared ranges when
-// spare is set, and returns the bytes advised.
-func drop(spare bool) (int64, error) {
+// A part is what drop advises of each tracked mapping.
+type part int
+
+const (
+	allPages    part = iota
+	restPages        // all but the spared ranges
+	sparedPages      // the spared ranges
+)
+
+// drop advises a part of every tracked mapping and returns the bytes
+// advised.
+func drop(which part) (int64, error) {
 	registry.Lock()
 	defer registry.Unlock()
 	var n int64
+	page := os.Getpagesize()
 	for mm, keep := range registry.open {
 		if *mm == nil {
 			continue
 		}
-		if !spare {
-			keep = nil
+		var rs []Range
+		switch which {
+		case allPages:
+			rs = []Range{{0, len(*mm)}}
+		case restPages:
+			rs = complement(keep, len(*mm), page)
+		case sparedPages:
+			rs = pages(keep, len(*mm), page)
 		}
-		for _, r := range complement(keep, len(*mm), os.Getpagesize()) {
+		for _, r := range rs {
 			if err := syscall.Madvise((*mm)[r.Lo:r.Hi], syscall.MADV_DONTNEED); err != nil {
 				return n, fmt.Errorf("resident: madvise: %w", err)
 			}
@@ -131,6 +147,17 @@ func complement(keep []Range, size, page int) []Range {
 			out = append(out, Range{lo, hi})
 		}
 		at = max(at, k.Hi)
+	}
+	return out
+}
+
+// pages returns the whole pages that hold the ranges rs of 0..size-1.
+func pages(rs []Range, size, page int) []Range {
+	out := make([]Range, 0, len(rs))
+	for _, r := range rs {
+		if lo, hi := r.Lo/page*page, min((r.Hi+page-1)/page*page, size); hi > lo {
+			out = append(out, Range{lo, hi})
+		}
 	}
 	return out
 }
@@ -200,7 +227,7 @@ func (r *Residency) Check() (bool, error) {
 	if cur-r.base <= r.Budget {
 		return false, nil
 	}
-	advised, err := drop(true)
+	advised, err := drop(restPages)
 	if err != nil {
 		return false, err
 	}
@@ -215,9 +242,11 @@ func (r *Residency) Check() (bool, error) {
 		// still the last full drop's.
 		r.spared++
 	} else {
-		if advised, err = drop(false); err != nil {
+		more, err := drop(sparedPages)
+		if err != nil {
 			return true, err
 		}
+		advised += more
 		if after, err = ResidentFileBytes(); err != nil {
 			return true, err
 		}

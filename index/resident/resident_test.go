@@ -28,8 +28,26 @@ func TestComplement(t *testing.T) {
 
 var sink int
 
+// TestPages: the spared ranges, widened to whole pages within the
+// mapping, are what the second step of a drop advises.
+func TestPages(t *testing.T) {
+	for _, tc := range []struct {
+		keep []Range
+		size int
+		want []Range
+	}{
+		{nil, 10 << 10, []Range{}},
+		{[]Range{{100, 200}}, 10 << 10, []Range{{0, 4096}}},
+		{[]Range{{4000, 4200}, {9000, 10 << 10}}, 10 << 10, []Range{{0, 8192}, {8192, 10 << 10}}}, // the last page is short
+	} {
+		if got := pages(tc.keep, tc.size, 4096); !slices.Equal(got, tc.want) {
+			t.Errorf("pages(%v, %d) = %v, want %v", tc.keep, tc.size, got, tc.want)
+		}
+	}
+}
+
 // TestSpare: a drop that spares a range leaves its pages resident and
-// takes out the rest; a full drop takes out all.
+// takes out the rest; dropping the spared range then takes out all.
 func TestSpare(t *testing.T) {
 	const size, spared = 16 << 20, 4 << 20
 	path := filepath.Join(t.TempDir(), "m")
@@ -54,7 +72,7 @@ func TestSpare(t *testing.T) {
 		}
 		sink += int(s) // so that the loads stay
 	}
-	if _, err := drop(false); err != nil {
+	if _, err := drop(allPages); err != nil {
 		t.Fatal(err)
 	}
 	base, err := ResidentFileBytes()
@@ -62,14 +80,14 @@ func TestSpare(t *testing.T) {
 		t.Fatal(err)
 	}
 	touch()
-	if _, err := drop(true); err != nil {
+	if _, err := drop(restPages); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := ResidentFileBytes()
 	if kept := after - base; kept < spared*9/10 || kept > spared+1<<20 {
 		t.Errorf("after a sparing drop %d bytes stay resident, want about %d", kept, spared)
 	}
-	if _, err := drop(false); err != nil {
+	if _, err := drop(sparedPages); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := ResidentFileBytes(); left-base > 1<<20 {

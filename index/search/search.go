@@ -507,8 +507,8 @@ func asLister(it iterator) (lister, bool) {
 // iterator call per document: a block whose bound cannot enter the page,
 // when nothing is filtered or counted by facet, is counted from its skip
 // entry or mask bytes and never unpacked.
-func (s *scan) list(ctx context.Context, t lister) error {
-	p := t.list()
+func (s *scan) list(ctx context.Context, l lister) error {
+	p := l.list()
 	if s.fc != nil {
 		s.batch = make([]int32, 0, blockDocs)
 	}
@@ -519,7 +519,7 @@ func (s *scan) list(ctx context.Context, t lister) error {
 				return err
 			}
 		}
-		if bare && s.prunable(t.blockBound(b)) {
+		if bare && s.prunable(l.blockBound(b)) {
 			n, _ := p.countBlock(b)
 			s.total += int64(n)
 			s.beyond += int64(n)
@@ -553,7 +553,7 @@ func (s *scan) list(ctx context.Context, t lister) error {
 				s.batch = append(s.batch, d)
 			}
 			p.i, p.cur = i, d
-			s.rank(d, t)
+			s.rank(d, l)
 		}
 		if s.fc != nil {
 			s.ix.countBatch(s.fc, s.batch)
