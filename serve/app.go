@@ -31,7 +31,7 @@ import (
 type Config struct {
 	DataDir string
 	// SearchSets is the budget in bytes of the search index's bitsets of
-	// frequent terms (package index/search, sets.go): 0 for the default,
+	// frequent terms and prefixes (package index/search, sets.go): 0 for the default,
 	// negative for none.
 	SearchSets int64
 	Addr       string

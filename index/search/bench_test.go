@@ -36,6 +36,7 @@ var (
 	benchDir    = flag.String("bench.dir", "", "data directory of the benchmark corpus (built there if empty); default a temporary one")
 	benchN      = flag.Int("bench.n", 20000, "documents in the benchmark corpus")
 	benchNoConj = flag.Bool("bench.noconj", false, "conjunctions take the generic path, not the bitset count (conj.go)")
+	benchSets   = flag.Bool("bench.sets", true, "keep the sets of frequent terms and expansions (sets.go) within their default budget")
 	benchQ      = flag.String("bench.q", `science;geography business;"natural resource";cons*`,
 		"queries of BenchmarkQueries, in the query language, separated by ';'")
 )
@@ -81,7 +82,11 @@ var openBench = sync.OnceValues(func() (*benchCorpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := search.Open(snap, nil, search.Options{})
+	opts := search.Options{}
+	if !*benchSets {
+		opts.Sets = -1
+	}
+	ix, err := search.Open(snap, nil, opts)
 	if err != nil {
 		return nil, err
 	}

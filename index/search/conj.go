@@ -167,7 +167,7 @@ func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, erro
 		ev.postings = append(ev.postings, b)
 		set := make([]uint64, setBytes(ev.ix.n)/8)
 		if (&winList{p: b}).fill(set, 0, ev.ix.n); !b.bad {
-			ev.ix.sets.add(b, set)
+			ev.ix.sets.add(listKey(b), set)
 			ls[i].set, t.set = set, set
 		}
 	}
@@ -268,16 +268,9 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 	ev.ix.conjScans.Add(1)
 	if s.top.k > 0 {
-		// A bitset of the corpus a search: reused, so that conjunctions
-		// do not make the collector run for them.
-		m, _ := ev.ix.matches.Get().(*[]uint64)
-		if m == nil {
-			m = new([]uint64)
-			*m = make([]uint64, setBytes(ev.ix.n)/8)
-		}
+		m := ev.ix.scratchSet()
 		defer ev.ix.matches.Put(m)
 		c.match = *m
-		clear(c.match)
 	}
 	total, err := c.count(ctx, ev)
 	if err != nil {

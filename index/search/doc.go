@@ -51,16 +51,20 @@
 // set in bitsets that are intersected and counted; its page is then
 // ranked from the blocks of the rarest list whose bound, with the other
 // lists' block bounds over the same documents, beats the worst score kept
-// (conj.go). A union (an OR, a prefix, a stemmed word) in such a scan is
-// counted a window of documents at a time from the window's bitset, and
-// only the documents whose summed bounds beat the worst score kept are
-// offered to the page. The lists of terms in at least 1/64 of the
-// documents that such counted conjunctions ask for more than once are
-// kept as bitsets of the corpus, within a budget ([Options].Sets, least
-// recently used first out, and past the budget only for a term asked for
-// more often than the set it would push out; sets.go): such a list then
-// counts by word-wise AND, and any conjunction tests a document in it
-// without advancing the list.
+// (conj.go). An OR in such a scan is counted a window of documents at a
+// time from the window's bitset, and only the documents whose summed
+// bounds beat the worst score kept are offered to the page. A prefix or
+// a stemmed word alone in it (expand.go) is counted by ORing its lists
+// into a bitset of the corpus, and ranked list by list from the highest
+// bound, unpacking only the blocks whose bound can enter the page. The
+// lists of terms in at least 1/64 of the documents that such counted
+// conjunctions ask for more than once, and the bitsets of such
+// expansions searched more than once, are kept within a budget
+// ([Options].Sets, least recently used first out, and past the budget
+// only for a set asked for more often than the one it would push out;
+// sets.go): a kept list counts by word-wise AND, and any conjunction
+// tests a document in it without advancing the list; a kept expansion
+// counts by popcount.
 // Phrases check the rarest list's positions first and stop at the first
 // list that leaves no candidate start; a phrase's score is its words'
 // (their lists advanced to its matches only), with or without pairs. A
@@ -100,7 +104,9 @@
 // BM25F (K1 = 1.2): per term, each matched field's frequency is weighted
 // and length-normalised (FieldParams) and the fields summed before the
 // saturation; the term scores, weighted by IDF over all fields, add up
-// (an OR adds its matching children). Ties go to the lower doc.
+// (an OR adds its matching children). A prefix or a stemmed word is one
+// word: a document scores by its best-scoring word of the expansion.
+// Ties go to the lower doc.
 //
 // Query words must be folded with package
 // [github.com/openshelf/openshelf/index/tokenize], as the index was;

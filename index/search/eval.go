@@ -158,7 +158,23 @@ func (e *evaluator) term(t *query.Term) iterator {
 			}
 		}
 	}
-	return e.union(its, scorers)
+	u := e.union(its, scorers)
+	if u, ok := u.(*unionIter); ok {
+		// One word of the query: a document scores by its best word.
+		u.best = true
+		u.key = expansionKey(t, word, mask)
+	}
+	return u
+}
+
+// expansionKey names the expansion of a prefix or a stemmed word in a
+// field mask, as sets.go keeps its documents.
+func expansionKey(t *query.Term, word string, mask uint8) setKey {
+	kind := "s"
+	if t.Prefix {
+		kind = "p"
+	}
+	return setKey{term: -1, mask: mask, words: kind + ":" + word}
 }
 
 // union returns the union of its, nil when there is none: a window union
@@ -763,12 +779,16 @@ const (
 // addition per child matching it instead of a heap operation. Scores come
 // from scorers, a second copy of the children advanced only to the
 // documents scored, summed in child order so that a document's score does
-// not depend on which others were scored.
+// not depend on which others were scored. The expansion of a prefix or a
+// stemmed word (best) is one word of the query: a document scores by its
+// best-scoring child, and bounds by the highest of their bounds.
 type unionIter struct {
 	its     []iterator
 	scorers []iterator
 	scoring bool
-	base    int32 // the window is base .. end-1
+	best    bool
+	key     setKey // an expansion's, for its set (expand.go)
+	base    int32  // the window is base .. end-1
 	end     int32
 	cur     int32
 	cst     int64
@@ -874,7 +894,7 @@ func (u *unionIter) fill(from int32, onward bool) bool {
 			k := d - u.base
 			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
 			if u.scoring {
-				u.bacc[k] += c.bound()
+				u.add(k, c.bound())
 			}
 			*w |= bit
 		}
@@ -907,13 +927,22 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 				if t.useAll {
 					b = t.bound() // the block's: the same for every i
 				}
-				u.bacc[k] += b
+				u.add(k, b)
 			}
 			*w |= bit
 		}
 		if !p.nextBlock(p.blk + 1) {
 			return noMore
 		}
+	}
+}
+
+// add adds bound b of a child to window document k's.
+func (u *unionIter) add(k int32, b float64) {
+	if u.best {
+		u.bacc[k] = max(u.bacc[k], b)
+	} else {
+		u.bacc[k] += b
 	}
 }
 
@@ -926,7 +955,12 @@ func (u *unionIter) score() float64 {
 		if c.docID() < u.cur {
 			c.advance(u.cur)
 		}
-		if c.docID() == u.cur {
+		if c.docID() != u.cur {
+			continue
+		}
+		if u.best {
+			s = max(s, c.score())
+		} else {
 			s += c.score()
 		}
 	}

@@ -24,7 +24,8 @@ type Options struct {
 	// (MAP_POPULATE): faster first queries, more resident memory.
 	Populate bool
 	// Sets is the budget in bytes of the bitsets of frequent terms that
-	// count conjunctions (sets.go): 0 for DefaultSets, negative for none.
+	// count conjunctions and of frequent prefixes and stemmed words
+	// (sets.go): 0 for DefaultSets, negative for none.
 	Sets int64
 }
 
@@ -78,7 +79,7 @@ type Index struct {
 	conjWindow int32        // documents per count bitset (conj.go)
 	conjScans  atomic.Int64 // searches that took conj.go's path
 	sets       sets         // the dense term sets (sets.go)
-	matches    sync.Pool    // *[]uint64: bitsets of the corpus for conj.go's matches
+	matches    sync.Pool    // *[]uint64: bitsets of the corpus (scratchSet)
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's

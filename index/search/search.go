@@ -326,6 +326,8 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 		err = sc.list(ctx, l)
 	} else if c != nil {
 		err = c.scan(ctx, ev, sc) // conj.go
+	} else if u, ok := it.(*unionIter); ok && sc.plain() && u.expansion() {
+		err = sc.expansion(ctx, ev, u) // expand.go
 	} else if u, ok := it.(*unionIter); ok && sc.plain() {
 		err = sc.union(ctx, u)
 	} else if it != nil && !f.none {
@@ -708,7 +710,13 @@ func (t *topK) push(h ranked) {
 		return
 	}
 	t.heap[0] = h
-	for i := 0; ; {
+	t.down(0)
+}
+
+// down moves heap entry i towards the leaves while it is better than one
+// of its children.
+func (t *topK) down(i int) {
+	for {
 		l, r, m := 2*i+1, 2*i+2, i
 		if l < len(t.heap) && worse(t.heap[l], t.heap[m]) {
 			m = l
@@ -722,6 +730,21 @@ func (t *topK) push(h ranked) {
 		t.heap[i], t.heap[m] = t.heap[m], t.heap[i]
 		i = m
 	}
+}
+
+// raise gives doc d, if kept, score h.score when that ranks it better
+// (h is d's, with that score); it reports whether d was kept.
+func (t *topK) raise(h ranked) bool {
+	for i := range t.heap {
+		if t.heap[i].doc == h.doc {
+			if worse(t.heap[i], h) {
+				t.heap[i] = h
+				t.down(i)
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // full reports whether k matches are kept: a new one must beat the worst.

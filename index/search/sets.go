@@ -15,11 +15,15 @@ import (
 // byte budget, least recently used first out; every conjunction reads
 // those kept. Only those conjunctions ask: at 10M documents, letting
 // every conjunction ask made the sets of a benchmark's terms push each
-// other out, rebuilt on every search (BENCHMARKS.md). The sets are
+// other out, rebuilt on every search (BENCHMARKS.md). The same cache
+// keeps the documents of a prefix or a stemmed word (expand.go) dense
+// enough, counted by their postings' sum, and searched alone more than
+// once: it then counts by popcount instead of unpacking hundreds of
+// lists. The sets are
 // built from the index, so that a restart only costs the first searches
 // their building, and read-only once built, so that searches share them.
 
-// DefaultSets is the default budget of the dense term sets.
+// DefaultSets is the default budget of the sets.
 const DefaultSets = 128 << 20
 
 // denseRatio makes a list dense when it has at least N/denseRatio
@@ -27,11 +31,17 @@ const DefaultSets = 128 << 20
 // unpack at least N/64 postings, each costing more than a word.
 const denseRatio = 64
 
-// setKey names a set: a term's documents with a field of mask.
+// setKey names a set: a term's documents with a field of mask, or (term
+// -1) those of the expansion of a prefix or a stemmed word (expand.go),
+// named by words.
 type setKey struct {
-	term int
-	mask uint8
+	term  int
+	mask  uint8
+	words string
 }
+
+// listKey names the set of p's list.
+func listKey(p *postings) setKey { return setKey{term: p.term, mask: p.mask} }
 
 type setEntry struct {
 	bits []uint64
@@ -61,9 +71,10 @@ type sets struct {
 // halveEvery is how many asks pass between two halvings of the counts.
 const halveEvery = 1 << 14
 
-// dense reports whether p's list qualifies for a set.
-func (c *sets) dense(p *postings) bool {
-	return c.budget >= setBytes(p.ix.n) && int64(p.df)*denseRatio >= int64(p.ix.n)
+// dense reports whether a list (or an expansion) of df documents of n
+// qualifies for a set.
+func (c *sets) dense(df int64, n int32) bool {
+	return c.budget >= setBytes(n) && df*denseRatio >= int64(n)
 }
 
 func setBytes(n int32) int64 { return (int64(n) + 63) / 64 * 8 }
@@ -71,10 +82,14 @@ func setBytes(n int32) int64 { return (int64(n) + 63) / 64 * 8 }
 // get returns the set of p's list if kept; build is whether the caller
 // should build it (see sets.asks) and then add it.
 func (c *sets) get(p *postings) (bits []uint64, build bool) {
-	if !c.dense(p) {
+	return c.getKey(listKey(p), int64(p.df), p.ix.n)
+}
+
+// getKey is get for the set named k, of df documents (at most) of n.
+func (c *sets) getKey(k setKey, df int64, n int32) (bits []uint64, build bool) {
+	if !c.dense(df, n) {
 		return nil, false
 	}
-	k := setKey{p.term, p.mask}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
@@ -86,7 +101,7 @@ func (c *sets) get(p *postings) (bits []uint64, build bool) {
 	if c.asks[k] < 2 {
 		return nil, false
 	}
-	if c.bytes+setBytes(p.ix.n) <= c.budget {
+	if c.bytes+setBytes(n) <= c.budget {
 		return nil, true
 	}
 	return nil, c.asks[k] > c.asks[c.oldest()]
@@ -125,12 +140,12 @@ func (c *sets) oldest() (k setKey) {
 // kept returns the set of p's list if kept, counting the use as an ask;
 // it never asks for a set to be built.
 func (c *sets) kept(p *postings) []uint64 {
-	if !c.dense(p) {
+	if !c.dense(int64(p.df), p.ix.n) {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := setKey{p.term, p.mask}
+	k := listKey(p)
 	e, ok := c.m[k]
 	if !ok {
 		return nil
@@ -141,10 +156,9 @@ func (c *sets) kept(p *postings) []uint64 {
 	return e.bits
 }
 
-// add keeps bits as the set of p's list, dropping the least recently
-// used sets to stay within the budget.
-func (c *sets) add(p *postings, bits []uint64) {
-	k := setKey{p.term, p.mask}
+// add keeps bits as the set named k, dropping the least recently used
+// sets to stay within the budget.
+func (c *sets) add(k setKey, bits []uint64) {
 	size := int64(len(bits)) * 8
 	c.mu.Lock()
 	defer c.mu.Unlock()

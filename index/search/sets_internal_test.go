@@ -12,7 +12,7 @@ func TestSetsAdmission(t *testing.T) {
 	ask := func(term int) bool {
 		set, build := c.get(list(term))
 		if build {
-			c.add(list(term), make([]uint64, 10))
+			c.add(listKey(list(term)), make([]uint64, 10))
 		}
 		return set != nil || build
 	}

@@ -1,0 +1,174 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// A prefix expands to up to query.MaxExpansions words, a stemmed word to
+// its variants, and both are one word of the query: a document scores by
+// its best-scoring word of the expansion (unionIter.best), not by their
+// sum, which would rank a document above another for holding several
+// words of one prefix. That also makes a plain scan of an expansion
+// cheap. Summed, every posting of every list adds to its document's
+// bound, and a prefix of a few million matches at 10M documents cost
+// 85 ms in that walk alone (BENCHMARKS.md). By the best word, a document
+// can enter the page only through a list whose own bound can, so:
+//
+//   - the count ORs the lists into a bitset of the corpus, doc ids only,
+//     list after list; the bitset is the expansion's set (sets.go), kept
+//     within the sets' budget, so that a prefix searched again counts
+//     by popcount alone;
+//   - the page is ranked list after list, the list of the highest bound
+//     first, unpacking only the blocks whose bound can enter the page: a
+//     few blocks of the rare words, whose scores are high, and seldom any
+//     of the frequent ones.
+
+// expansion reports whether u is the expansion of a prefix or a stemmed
+// word into terms, which scan.expansion walks.
+func (u *unionIter) expansion() bool {
+	if !u.best {
+		return false
+	}
+	for _, c := range u.its {
+		if _, ok := c.(*termIter); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// expansion counts the expansion u in a plain scan and ranks its page.
+func (s *scan) expansion(ctx context.Context, ev *evaluator, u *unionIter) error {
+	ts := make([]*termIter, len(u.its))
+	var df int64
+	for i, c := range u.its {
+		ts[i] = c.(*termIter)
+		df += int64(ts[i].p.df)
+	}
+	total, err := s.ix.expansionCount(ctx, ev, u.key, ts, df)
+	if err != nil {
+		return err
+	}
+	s.total = total
+	if s.top.k > 0 {
+		if err := s.best(ctx, ts); err != nil {
+			return err
+		}
+	}
+	u.cur = noMore
+	// Every match not kept ranks after the page.
+	s.beyond = s.total - int64(len(s.top.heap))
+	return nil
+}
+
+// expansionCount counts the documents of the expansion's lists (df
+// postings in all): by its kept set, or by ORing fresh lists into a
+// bitset of the corpus, kept as its set when sets.go asks for it.
+func (ix *Index) expansionCount(ctx context.Context, ev *evaluator, key setKey, ts []*termIter, df int64) (int64, error) {
+	set, build := ix.sets.getKey(key, df, ix.n)
+	if set != nil {
+		return popcount(set), nil
+	}
+	if build {
+		set = make([]uint64, setBytes(ix.n)/8)
+	} else {
+		m := ix.scratchSet()
+		defer ix.matches.Put(m)
+		set = *m
+	}
+	for _, t := range ts {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		p := ix.open(t.p.term, t.p.mask)
+		ev.postings = append(ev.postings, p)
+		if (&winList{p: p}).fill(set, 0, ix.n); p.bad {
+			return 0, nil // Search reports the damage
+		}
+	}
+	if build {
+		ix.sets.add(key, set)
+	}
+	return popcount(set), nil
+}
+
+// scratchSet returns a cleared bitset of the corpus from the index's
+// pool, to be put back: searches reuse them, so that counting does not
+// make the collector run.
+func (ix *Index) scratchSet() *[]uint64 {
+	m, _ := ix.matches.Get().(*[]uint64)
+	if m == nil {
+		m = new([]uint64)
+		*m = make([]uint64, setBytes(ix.n)/8)
+	}
+	clear(*m)
+	return m
+}
+
+// best offers to the page the documents of the expansion's lists whose
+// bound can enter it, list after list from the highest bound. A document
+// in several lists is offered once per list, keeping its best score.
+func (s *scan) best(ctx context.Context, ts []*termIter) error {
+	tops := make([]float64, len(ts))
+	order := make([]int, len(ts))
+	for i, t := range ts {
+		tops[i], order[i] = t.topBound(), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tops[b], tops[a]) })
+	offered := map[int32]bool{}
+	for _, i := range order {
+		if s.prunable(tops[i]) {
+			break // and so are the lists after it
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.bestOf(ts[i], offered)
+	}
+	return nil
+}
+
+// bestOf offers the documents of t's list whose bound can enter the page,
+// unpacking only the blocks whose bound can.
+func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
+	p := t.p
+	for b := 0; b < p.nblocks; b++ {
+		if p.maskOr(b)&p.mask == 0 || s.prunable(t.blockBound(b)) {
+			continue
+		}
+		if !p.load(b) {
+			return // Search reports the damage
+		}
+		for i := range p.cnt {
+			if !p.all && p.fm[i]&p.mask == 0 {
+				continue
+			}
+			p.i, p.cur = i, p.docs[i]
+			if s.prunable(t.bound()) {
+				continue
+			}
+			score := t.score()
+			h := ranked{key: -score, doc: p.cur, score: score}
+			if offered[h.doc] && s.top.raise(h) {
+				continue
+			}
+			offered[h.doc] = true
+			s.top.push(h)
+		}
+	}
+	p.cur = noMore
+}
+
+// topBound bounds the score of every document of t's list: the highest
+// of its blocks' bounds.
+func (t *termIter) topBound() float64 {
+	top := 0.0
+	for b := range t.p.nblocks {
+		if t.p.maskOr(b)&t.p.mask != 0 {
+			top = max(top, t.blockBound(b))
+		}
+	}
+	return top
+}

@@ -1,0 +1,115 @@
+package search_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/search/query"
+)
+
+// TestExpansionScore: a prefix is one word of the query, so a document
+// holding several of its words scores by the best of them, on the plain
+// path (expand.go) and on the generic one alike.
+func TestExpansionScore(t *testing.T) {
+	c := fixedCorpus(t)
+	ctx := context.Background()
+	scoreOf := func(q query.Node, doc int32) float64 {
+		t.Helper()
+		res, err := c.ix.Search(ctx, search.Request{Query: q, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if h.Doc == doc {
+				return h.Score
+			}
+		}
+		t.Fatalf("%s does not find doc %d", show(q), doc)
+		return 0
+	}
+	const doc = 4 // doc(5, "Cardiology and cardiomyopathy", "Cardiovascular risk.")
+	best, sum := 0.0, 0.0
+	for _, w := range []string{"cardiology", "cardiomyopathy", "cardiovascular"} {
+		s := scoreOf(&query.Term{Word: w}, doc)
+		best, sum = max(best, s), sum+s
+	}
+	for _, plain := range []bool{true, false} {
+		search.SetConj(c.ix, plain, 0)
+		if got := scoreOf(&query.Term{Word: "cardi", Prefix: true}, doc); got != best {
+			t.Errorf("plain path %v: cardi* scores doc %d %v, want its best word's %v (the sum is %v)", plain, doc, got, best, sum)
+		}
+	}
+	search.SetConj(c.ix, true, 0)
+}
+
+// TestExpansionSets: a prefix or a stemmed word searched twice keeps the
+// set of its expansion (expand.go, sets.go), and with those sets kept
+// prefixes and stemmed words, alone or inside other queries, give the
+// answers of an index without sets.
+func TestExpansionSets(t *testing.T) {
+	c := randomCorpus(t, 1500, 47)
+	ctx := context.Background()
+	with, err := search.Open(c.snap, nil, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer with.Close()
+	without, err := search.Open(c.snap, nil, search.Options{Sets: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer without.Close()
+	var reqs []search.Request
+	seen := map[query.Term]bool{}
+	add := func(t query.Term, stem bool) {
+		if !seen[t] {
+			seen[t] = true
+			reqs = append(reqs, search.Request{Query: &t, Stem: stem})
+		}
+	}
+	for _, w := range vocab {
+		for _, f := range []query.Field{query.Any, query.Title} {
+			add(query.Term{Field: f, Word: w[:1], Prefix: true}, false)
+			add(query.Term{Field: f, Word: w[:2], Prefix: true}, false)
+			add(query.Term{Field: f, Word: w}, true)
+		}
+	}
+	for ask := range 2 {
+		for _, req := range reqs {
+			req.Limit = 1
+			if _, err := with.Search(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, _ := search.SetsKept(with); ask == 0 && n != 0 || ask == 1 && n < 20 {
+			t.Fatalf("after %d asks: %d sets kept", ask+1, n)
+		}
+	}
+	rng := rand.New(rand.NewPCG(49, 49))
+	for i := range 400 {
+		req := reqs[rng.IntN(len(reqs))]
+		switch rng.IntN(3) {
+		case 1:
+			req.Query = &query.And{Children: []query.Node{req.Query, &query.Term{Word: vocab[rng.IntN(len(vocab))]}}}
+		case 2:
+			req.Query = &query.Or{Children: []query.Node{req.Query, &query.Term{Word: vocab[rng.IntN(len(vocab))]}}}
+		}
+		page := []struct{ offset, limit int }{{0, 1}, {0, 10}, {7, 5}, {40, 10}, {0, 0}, {0, 1000}}[rng.IntN(6)]
+		req.Offset, req.Limit = page.offset, page.limit
+		got, err := with.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := without.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
+			t.Fatalf("query #%d %s (stem %v, offset %d, limit %d): total %d hits %v, want %d %v",
+				i, show(req.Query), req.Stem, req.Offset, req.Limit, got.Total, got.Hits, want.Total, want.Hits)
+		}
+	}
+}
