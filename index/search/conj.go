@@ -103,8 +103,8 @@ func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
 	var total int64
 	lead, from := pos[0], int32(0)
 	for w := 0; ; w++ {
-		if w%64 == 63 {
-			if err := ctx.Err(); err != nil {
+		if w%16 == 15 {
+			if err := yield(ctx); err != nil {
 				return 0, err
 			}
 		}
@@ -159,7 +159,7 @@ func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, erro
 		if !c.build[i] {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
+		if err := yield(ctx); err != nil {
 			return nil, err
 		}
 		// The whole list in one window, from a list of its own.
@@ -167,7 +167,7 @@ func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, erro
 		ev.postings = append(ev.postings, b)
 		set := make([]uint64, setBytes(ev.ix.n)/8)
 		if (&winList{p: b}).fill(set, 0, ev.ix.n); !b.bad {
-			ev.ix.sets.add(listKey(b), set)
+			ev.ix.sets.add(listKey(b), set, int64(b.df))
 			ls[i].set, t.set = set, set
 		}
 	}
@@ -297,7 +297,7 @@ func (c *conj) rank(ctx context.Context, s *scan) error {
 	cur := make([]int, len(c.pos)) // each other list's first block that may overlap
 	for b := 0; b < p.nblocks && !p.bad; b++ {
 		if b%1024 == 1023 {
-			if err := ctx.Err(); err != nil {
+			if err := yield(ctx); err != nil {
 				return err
 			}
 		}

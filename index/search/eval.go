@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 
 	"github.com/openshelf/openshelf/index/tokenize"
@@ -334,6 +335,10 @@ func (ix *Index) expandStem(w string, limit int) []int {
 	return ids
 }
 
+// yieldChecks is how many phrase candidates find checks between two
+// yields: about a millisecond of position checks.
+const yieldChecks = 2048
+
 // phrase compiles adjacent words: a conjunction of posting lists checked
 // position by position within each field. The lists are the index's pair
 // terms for the pairs it has (pairs.go), the words' for the words no pair
@@ -413,6 +418,10 @@ type phraseIter struct {
 	order  []int // part indexes, the rarest first
 	buf    []uint32
 	starts []uint32 // candidate positions of the phrase's first word
+	// checked counts the candidates whose positions were checked: a
+	// phrase of frequent words may check hundreds of thousands for a few
+	// matches, so find yields the processor now and then (see yield).
+	checked int
 }
 
 func (p *phraseIter) docID() int32 { return p.and.docID() }
@@ -508,6 +517,9 @@ func (p *phraseIter) find(d int32) int32 {
 		return d
 	}
 	for d != noMore && !p.matches() {
+		if p.checked++; p.checked%yieldChecks == 0 {
+			runtime.Gosched()
+		}
 		d = p.and.nextDoc()
 	}
 	return d

@@ -78,9 +78,13 @@ func (ix *Index) expansionCount(ctx context.Context, ev *evaluator, key setKey, 
 		defer ix.matches.Put(m)
 		set = *m
 	}
+	var since int
 	for _, t := range ts {
-		if err := ctx.Err(); err != nil {
-			return 0, err
+		if since += t.p.df; since >= yieldPostings {
+			if err := yield(ctx); err != nil {
+				return 0, err
+			}
+			since = 0
 		}
 		p := ix.open(t.p.term, t.p.mask)
 		ev.postings = append(ev.postings, p)
@@ -89,10 +93,14 @@ func (ix *Index) expansionCount(ctx context.Context, ev *evaluator, key setKey, 
 		}
 	}
 	if build {
-		ix.sets.add(key, set)
+		ix.sets.add(key, set, df)
 	}
 	return popcount(set), nil
 }
+
+// yieldPostings is about how many postings the count of an expansion
+// unpacks between two yields.
+const yieldPostings = 1 << 17
 
 // scratchSet returns a cleared bitset of the corpus from the index's
 // pool, to be put back: searches reuse them, so that counting does not
@@ -118,12 +126,14 @@ func (s *scan) best(ctx context.Context, ts []*termIter) error {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tops[b], tops[a]) })
 	offered := map[int32]bool{}
-	for _, i := range order {
+	for j, i := range order {
 		if s.prunable(tops[i]) {
 			break // and so are the lists after it
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if j%64 == 63 {
+			if err := yield(ctx); err != nil {
+				return err
+			}
 		}
 		s.bestOf(ts[i], offered)
 	}

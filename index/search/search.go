@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strconv"
 )
@@ -24,6 +25,18 @@ var ErrUnknownFacet = errors.New("search: unknown facet")
 
 // checkEvery is how many matches pass between two looks at the context.
 const checkEvery = 1 << 16
+
+// yield is a long search's look at its context, made every so often (a
+// few hundred thousand postings or documents) in its loops: it reports
+// whether ctx is done, and first lets the searches waiting for a
+// processor run. Go preempts a running goroutine only after 10 ms, so on
+// a server with as many searches in flight as processors, a short search
+// arriving behind long ones would otherwise wait up to that long for one
+// (BENCHMARKS.md, runs r and s at 10M documents).
+func yield(ctx context.Context) error {
+	runtime.Gosched()
+	return ctx.Err()
+}
 
 // filter is a request's compiled facet filters.
 type filter struct {
@@ -459,7 +472,7 @@ func (s *scan) iter(ctx context.Context, it iterator) error {
 	}
 	for d, i := it.nextDoc(), 0; d != noMore; d, i = it.nextDoc(), i+1 {
 		if i%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
+			if err := yield(ctx); err != nil {
 				return err
 			}
 		}
@@ -517,7 +530,7 @@ func (s *scan) list(ctx context.Context, l lister) error {
 	bare := s.scoring && !s.filtering && s.fc == nil
 	for b := 0; b < p.nblocks && !p.bad; b++ {
 		if b%1024 == 1023 {
-			if err := ctx.Err(); err != nil {
+			if err := yield(ctx); err != nil {
 				return err
 			}
 		}
@@ -572,7 +585,7 @@ func (s *scan) list(ctx context.Context, l lister) error {
 func (s *scan) union(ctx context.Context, u *unionIter) error {
 	for w, from := 0, int32(0); u.fill(from, true); w, from = w+1, u.end {
 		if w%64 == 63 {
-			if err := ctx.Err(); err != nil {
+			if err := yield(ctx); err != nil {
 				return err
 			}
 		}

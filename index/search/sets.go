@@ -46,6 +46,7 @@ func listKey(p *postings) setKey { return setKey{term: p.term, mask: p.mask} }
 type setEntry struct {
 	bits []uint64
 	used uint64 // the clock at its last use
+	df   int64  // the postings a use saves unpacking
 }
 
 // sets is an Index's cache of dense term sets; the zero value (budget 0)
@@ -58,11 +59,14 @@ type sets struct {
 	m      map[setKey]*setEntry
 	// asks counts the asks for each key, kept or not, halved now and
 	// then so that it follows the recent searches. A set is built on its
-	// second ask, and only if it fits in the budget or is asked for more
-	// often than the least recently used set it would push out: a term
-	// searched once does not push out the set of a term searched often,
-	// and more frequent terms than the budget holds do not push each
-	// other out on every search.
+	// second ask, and only if it fits in the budget or saves more than
+	// the least recently used set it would push out: its asks times the
+	// postings it saves unpacking (a list's documents, the sum of an
+	// expansion's) are more than the other's. So a term searched once
+	// does not push out the set of a term searched often, more frequent
+	// terms than the budget holds do not push each other out on every
+	// search, and a prefix of millions of postings is kept rather than a
+	// word of a few hundred thousand asked as often.
 	asks map[setKey]uint32
 	// nasks counts the asks since asks was last halved.
 	nasks int
@@ -104,7 +108,8 @@ func (c *sets) getKey(k setKey, df int64, n int32) (bits []uint64, build bool) {
 	if c.bytes+setBytes(n) <= c.budget {
 		return nil, true
 	}
-	return nil, c.asks[k] > c.asks[c.oldest()]
+	v := c.oldest()
+	return nil, c.m[v] == nil || uint64(c.asks[k])*uint64(df) > uint64(c.asks[v])*uint64(c.m[v].df)
 }
 
 // ask counts an ask for k, halving the counts every halveEvery asks.
@@ -156,9 +161,10 @@ func (c *sets) kept(p *postings) []uint64 {
 	return e.bits
 }
 
-// add keeps bits as the set named k, dropping the least recently used
-// sets to stay within the budget.
-func (c *sets) add(k setKey, bits []uint64) {
+// add keeps bits as the set named k, which saves unpacking df postings
+// a use, dropping the least recently used sets to stay within the
+// budget.
+func (c *sets) add(k setKey, bits []uint64, df int64) {
 	size := int64(len(bits)) * 8
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -174,6 +180,6 @@ func (c *sets) add(k setKey, bits []uint64) {
 		c.m = map[setKey]*setEntry{}
 	}
 	c.clock++
-	c.m[k] = &setEntry{bits: bits, used: c.clock}
+	c.m[k] = &setEntry{bits: bits, used: c.clock, df: df}
 	c.bytes += size
 }
