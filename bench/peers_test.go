@@ -86,6 +86,7 @@ func TestPeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pg.stop()
+	pgCancels(ctx, t, pg)
 	lc, err := startLucene(ctx, cfg, c)
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +176,53 @@ func TestPeers(t *testing.T) {
 			t.Errorf("%s known items: %+v", s.name, q)
 		}
 	}
+}
+
+// pgCancels: a query whose request is given up stops in the server too
+// (pgx sends a cancel request when a query's context ends), instead of
+// running on and taking the CPU from the system measured next: the
+// comparisons and known-item probes give up PostgreSQL's queries at
+// their time budgets.
+func pgCancels(ctx context.Context, t *testing.T, pg *pgSide) {
+	t.Helper()
+	conn, err := pg.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	watch, err := pg.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(context.Background())
+	// running waits until n sleeps run (within 10 s).
+	running := func(n int) {
+		t.Helper()
+		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+			var got int
+			if err := watch.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND state = 'active'").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got == n {
+				return
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Fatalf("%d sleeps run after %s, want %d", got, time.Since(start).Round(time.Second), n)
+			}
+		}
+	}
+	qctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Exec(qctx, "SELECT pg_sleep(60)")
+		done <- err
+	}()
+	running(1)
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a given-up query of 60 s succeeded")
+	}
+	running(0)
 }
 
 // TestCorpusCacheAndReindex: -reindex rebuilds the index of the cached
