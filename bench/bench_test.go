@@ -146,3 +146,17 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestFacetChecks: 0 recounts the default 10 faceted queries, a negative
+// count none (openshelf bench -facet-checks 0 passes -1).
+func TestFacetChecks(t *testing.T) {
+	for in, want := range map[int]int{0: 10, -1: -1, 3: 3} {
+		c := Config{Dir: t.TempDir(), N: 1000, Server: []string{"openshelf"}, FacetChecks: in}
+		if err := c.defaults(); err != nil {
+			t.Fatal(err)
+		}
+		if c.FacetChecks != want {
+			t.Errorf("FacetChecks %d: %d after defaults, want %d", in, c.FacetChecks, want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.DeepBudget, "deep-budget", 90*time.Second, "time limit of the deep-page scenario per system")
 	fs.DurationVar(&cfg.CompareBudget, "compare-budget", 5*time.Minute, "time limit of the comparison of totals with each peer (20 queries a class)")
 	fs.IntVar(&cfg.KnownItems, "known-items", 200, "known-item probes for recall@1 and recall@10")
-	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet")
+	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet (0: none)")
 	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
 	fs.BoolVar(&cfg.Reindex, "reindex", false, "rebuild only the cached snapshot's search index (search/index.bin) with this binary's format, from the snapshot's Parquet tables, keeping the rest and the peers' loads")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the measured server, space-separated (e.g. \"-search-cache 512MiB\")")
@@ -72,6 +72,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "openshelf bench: unexpected arguments %q\n", fs.Args())
 		return exitUsage
+	}
+	if cfg.FacetChecks <= 0 {
+		cfg.FacetChecks = -1 // none; bench.Config reads 0 as its default
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {

@@ -3,7 +3,6 @@ package search_test
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/openshelf/openshelf/index/search"
@@ -99,17 +98,6 @@ func TestExpansionSets(t *testing.T) {
 		}
 		page := []struct{ offset, limit int }{{0, 1}, {0, 10}, {7, 5}, {40, 10}, {0, 0}, {0, 1000}}[rng.IntN(6)]
 		req.Offset, req.Limit = page.offset, page.limit
-		got, err := with.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := without.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
-			t.Fatalf("query #%d %s (stem %v, offset %d, limit %d): total %d hits %v, want %d %v",
-				i, show(req.Query), req.Stem, req.Offset, req.Limit, got.Total, got.Hits, want.Total, want.Hits)
-		}
+		sameAnswer(t, i, with, without, req)
 	}
 }

@@ -80,16 +80,25 @@ func TestSetsAgree(t *testing.T) {
 		case 1:
 			req.Where = map[string][]string{search.FacetLicense: {"CC-BY"}}
 		}
-		got, err := with.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := without.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
-			t.Fatalf("query #%d %s: total %d hits %v, want %d %v", i, show(req.Query), got.Total, got.Hits, want.Total, want.Hits)
-		}
+		sameAnswer(t, i, with, without, req)
+	}
+}
+
+// sameAnswer fails t unless the index with sets kept answers request #i
+// as the one without: the total, the page and whether a next one exists.
+func sameAnswer(t *testing.T, i int, with, without *search.Index, req search.Request) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := with.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := without.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
+		t.Fatalf("query #%d %s (stem %v, offset %d, limit %d): total %d hits %v, want %d %v",
+			i, show(req.Query), req.Stem, req.Offset, req.Limit, got.Total, got.Hits, want.Total, want.Hits)
 	}
 }
