@@ -203,6 +203,9 @@ func (l *winList) window(tmp []uint64, base, win int32) []uint64 {
 // documents), noMore when there is none. Calls come with increasing from.
 func (l *winList) first(from int32) int32 {
 	p := l.p
+	if p.bad {
+		return noMore // Search reports the damage
+	}
 	for ; l.b < p.nblocks; l.b++ {
 		if p.lastDoc(l.b) >= from && p.maskOr(l.b)&p.mask != 0 {
 			if l.b == 0 {
@@ -371,6 +374,9 @@ func setBits(set []uint64, lo, hi int32) iter.Seq[int32] {
 // increasing d. Past the last block (d is not in the list) it is 0.
 func (t *termIter) boundAt(from *int, d int32) float64 {
 	p := t.p
+	if p.bad {
+		return math.Inf(1) // no skip table: Search reports the damage
+	}
 	for *from < p.nblocks && p.lastDoc(*from) < d {
 		*from++
 	}
@@ -386,6 +392,9 @@ func (t *termIter) boundAt(from *int, d int32) float64 {
 // that may overlap; calls come with increasing lo.
 func (t *termIter) rangeBound(from *int, lo, hi int32) float64 {
 	p := t.p
+	if p.bad {
+		return math.Inf(1) // no skip table: Search reports the damage
+	}
 	for *from < p.nblocks && p.lastDoc(*from) < lo {
 		*from++
 	}

@@ -24,15 +24,23 @@ func exercise(t testing.TB, path string) {
 	}
 	defer ix.Close()
 	ctx := context.Background()
-	for _, q := range []string{"heart", `"heart failure"`, "cardi*", "heart OR mice -arrest", "fulltext:zebrafish", "study", ""} {
+	for _, q := range []string{"heart", `"heart failure"`, "cardi*", "heart OR mice -arrest", "fulltext:zebrafish", "study",
+		"heart failure", "heart -mice", "", "ca*"} {
 		n, err := query.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ix.Search(ctx, search.Request{Query: n, Stem: true, Fulltext: true, Limit: 5, Sort: search.ByCitedBy,
-			Facets: []string{"license", "topic", "year", "source", "fulltext"}, Where: map[string][]string{"topic": {"biology"}}})
-		if err != nil && !errors.Is(err, search.ErrMalformed) {
-			t.Fatalf("%q: %v", q, err)
+		// Filtered, faceted and sorted (the generic paths), then plain:
+		// ranked by relevance alone, twice so that the sets of dense
+		// terms and expansions are built and read (conj.go, expand.go).
+		for _, req := range []search.Request{
+			{Query: n, Stem: true, Fulltext: true, Limit: 5, Sort: search.ByCitedBy,
+				Facets: []string{"license", "topic", "year", "source", "fulltext"}, Where: map[string][]string{"topic": {"biology"}}},
+			{Query: n, Limit: 5}, {Query: n, Limit: 5}, {Query: n, Stem: true, Limit: 5}, {Query: n, Stem: true, Limit: 5},
+		} {
+			if _, err := ix.Search(ctx, req); err != nil && !errors.Is(err, search.ErrMalformed) {
+				t.Fatalf("%q: %v", q, err)
+			}
 		}
 	}
 	for d := range ix.Len() {

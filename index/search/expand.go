@@ -45,6 +45,9 @@ func (s *scan) expansion(ctx context.Context, ev *evaluator, u *unionIter) error
 	var df int64
 	for i, c := range u.its {
 		ts[i] = c.(*termIter)
+		if ts[i].p.bad {
+			return nil // a damaged term record: Search reports it
+		}
 		df += int64(ts[i].p.df)
 	}
 	total, err := s.ix.expansionCount(ctx, ev, u.key, ts, df)
