@@ -241,8 +241,9 @@ func BenchmarkSearch(b *testing.B) {
 
 // BenchmarkQueries times the queries of -bench.q one by one (CPU time
 // on this thread): the slowest queries that openshelf bench names, for
-// instance. Each is asked twice first, so that the sets of its terms are
-// built as a server's are after its first searches (sets.go).
+// instance. Each is asked twice first, so that the sets of its terms or
+// its expansion are built as a server's are after its first searches
+// (sets.go).
 func BenchmarkQueries(b *testing.B) {
 	bc, err := openBench()
 	if err != nil {

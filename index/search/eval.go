@@ -146,7 +146,6 @@ func (e *evaluator) term(t *query.Term) iterator {
 	if !t.Prefix {
 		exact = e.ix.lookup(word)
 	}
-	var scorers []iterator
 	for _, id := range ids {
 		m := mask
 		if id != exact && !t.Prefix {
@@ -154,16 +153,26 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 		if m != 0 {
 			its = append(its, e.termIter(id, m))
-			if len(ids) > 1 && e.scoring {
-				scorers = append(scorers, e.termIter(id, m))
-			}
 		}
 	}
-	u := e.union(its, scorers)
+	u := e.union(its, nil)
 	if u, ok := u.(*unionIter); ok {
 		// One word of the query: a document scores by its best word.
 		u.best = true
 		u.key = expansionKey(t, word, mask)
+		if e.scoring {
+			// Its scorers are made on the first score: a plain scan
+			// (expand.go) scores the lists themselves, and a prefix has
+			// hundreds of them.
+			u.copies = func() []iterator {
+				cs := make([]iterator, len(its))
+				for i, it := range its {
+					t := it.(*termIter)
+					cs[i] = e.termIter(t.p.term, t.p.mask)
+				}
+				return cs
+			}
+		}
 	}
 	return u
 }
@@ -800,14 +809,16 @@ type unionIter struct {
 	scoring bool
 	best    bool
 	key     setKey // an expansion's, for its set (expand.go)
-	base    int32  // the window is base .. end-1
-	end     int32
-	cur     int32
-	cst     int64
-	active  []int32 // the children with documents in the window
-	next    []int32 // each child's current doc
-	bits    [unionWindow / 64]uint64
-	bacc    [unionWindow]float64
+	// copies makes the scorers of an expansion on its first score.
+	copies func() []iterator
+	base   int32 // the window is base .. end-1
+	end    int32
+	cur    int32
+	cst    int64
+	active []int32 // the children with documents in the window
+	next   []int32 // each child's current doc
+	bits   [unionWindow / 64]uint64
+	bacc   [unionWindow]float64
 }
 
 func (u *unionIter) docID() int32 { return u.cur }
@@ -961,6 +972,9 @@ func (u *unionIter) add(k int32, b float64) {
 func (u *unionIter) bound() float64 { return u.bacc[u.cur-u.base] }
 
 func (u *unionIter) score() float64 {
+	if u.scorers == nil && u.copies != nil {
+		u.scorers = u.copies()
+	}
 	s := 0.0
 	for _, i := range u.active {
 		c := u.scorers[i]

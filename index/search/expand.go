@@ -40,7 +40,7 @@ func (u *unionIter) expansion() bool {
 }
 
 // expansion counts the expansion u in a plain scan and ranks its page.
-func (s *scan) expansion(ctx context.Context, ev *evaluator, u *unionIter) error {
+func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	ts := make([]*termIter, len(u.its))
 	var df int64
 	for i, c := range u.its {
@@ -50,7 +50,7 @@ func (s *scan) expansion(ctx context.Context, ev *evaluator, u *unionIter) error
 		}
 		df += int64(ts[i].p.df)
 	}
-	total, err := s.ix.expansionCount(ctx, ev, u.key, ts, df)
+	total, err := s.ix.expansionCount(ctx, u.key, ts, df)
 	if err != nil {
 		return err
 	}
@@ -60,16 +60,16 @@ func (s *scan) expansion(ctx context.Context, ev *evaluator, u *unionIter) error
 			return err
 		}
 	}
-	u.cur = noMore
 	// Every match not kept ranks after the page.
 	s.beyond = s.total - int64(len(s.top.heap))
 	return nil
 }
 
 // expansionCount counts the documents of the expansion's lists (df
-// postings in all): by its kept set, or by ORing fresh lists into a
-// bitset of the corpus, kept as its set when sets.go asks for it.
-func (ix *Index) expansionCount(ctx context.Context, ev *evaluator, key setKey, ts []*termIter, df int64) (int64, error) {
+// postings in all): by its kept set, or by ORing the lists into a bitset
+// of the corpus, kept as its set when sets.go asks for it. The fill
+// leaves the lists where they were, for the rank.
+func (ix *Index) expansionCount(ctx context.Context, key setKey, ts []*termIter, df int64) (int64, error) {
 	set, build := ix.sets.getKey(key, df, ix.n)
 	if set != nil {
 		return popcount(set), nil
@@ -89,9 +89,7 @@ func (ix *Index) expansionCount(ctx context.Context, ev *evaluator, key setKey, 
 			}
 			since = 0
 		}
-		p := ix.open(t.p.term, t.p.mask)
-		ev.postings = append(ev.postings, p)
-		if (&winList{p: p}).fill(set, 0, ix.n); p.bad {
+		if (&winList{p: t.p}).fill(set, 0, ix.n); t.p.bad {
 			return 0, nil // Search reports the damage
 		}
 	}
@@ -171,7 +169,6 @@ func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 			s.top.push(h)
 		}
 	}
-	p.cur = noMore
 }
 
 // topBound bounds the score of every document of t's list: the highest

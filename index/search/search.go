@@ -340,7 +340,7 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 	} else if c != nil {
 		err = c.scan(ctx, ev, sc) // conj.go
 	} else if u, ok := it.(*unionIter); ok && sc.plain() && u.expansion() {
-		err = sc.expansion(ctx, ev, u) // expand.go
+		err = sc.expansion(ctx, u) // expand.go
 	} else if u, ok := it.(*unionIter); ok && sc.plain() {
 		err = sc.union(ctx, u)
 	} else if it != nil && !f.none {
