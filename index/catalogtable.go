@@ -23,6 +23,7 @@ func newCatalogTable(dir, work string) (*catalogTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", catalog.File, err)
 	}
+	out.mapped()
 	w, err := catalog.NewWriter(out, work)
 	if err != nil {
 		out.abort()

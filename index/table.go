@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -13,15 +14,19 @@ import (
 	"github.com/parquet-go/parquet-go"
 	pqzstd "github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/openshelf/openshelf/index/resident"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
 // hashFile is an output file that counts and hashes what is written, so the
 // manifest needs no second pass over the data.
 type hashFile struct {
-	name  string // slash-separated, relative to the snapshot directory
-	f     *os.File
-	bw    *bufio.Writer
+	name string // slash-separated, relative to the snapshot directory
+	f    *os.File
+	bw   interface {
+		io.Writer
+		Flush() error
+	}
 	h     hash.Hash
 	bytes int64
 }
@@ -37,6 +42,10 @@ func createHashFile(dir, name string) (*hashFile, error) {
 	}
 	return &hashFile{name: name, f: f, bw: bufio.NewWriterSize(f, 256<<10), h: sha256.New()}, nil
 }
+
+// mapped makes h write in aligned 2 MiB chunks (resident.Writer), for a
+// file the read server maps. Call it before the first Write.
+func (h *hashFile) mapped() { h.bw = resident.NewWriter(h.f) }
 
 func (h *hashFile) Write(p []byte) (int, error) {
 	n, err := h.bw.Write(p)

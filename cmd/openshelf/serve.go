@@ -118,7 +118,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.Var(&trusted, "trusted-proxy", "proxy address or CIDR whose X-Forwarded-For is believed (repeatable, comma-separated)")
 	fs.DurationVar(&cfg.WatchInterval, "watch", 2*time.Second, "how often to check DATA/current for a new snapshot (0: only on SIGHUP)")
 	searchCache := byteSize(resident.DefaultBudget)
-	fs.Var(&searchCache, "search-cache", "bound on the pages of the mapped search index and catalog resident in this process, a `size` such as 512MiB or 2GiB (0 or off: none); dropped pages stay in the kernel's page cache")
+	fs.Var(&searchCache, "search-cache", "bound on the pages of the mapped search index and catalog resident in this process, a `size` such as 512MiB or 2GiB (0 or off: none); the least recently used are dropped first, and stay in the kernel's page cache")
 	searchSets := byteSize(search.DefaultSets)
 	fs.Var(&searchSets, "search-sets", "budget of the bitsets of frequent search terms and prefixes kept to count conjunctions and prefixes, a `size` such as 128MiB (0 or off: none); each takes documents/8 bytes")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"sort"
-	"syscall"
 
 	"github.com/openshelf/openshelf/index/resident"
 )
@@ -20,11 +19,14 @@ var ErrCorrupt = errors.New("catalog: corrupt file")
 // pages package resident bounds. Safe for concurrent use; Close unmaps
 // it, after which nothing may be read.
 type Reader struct {
-	mm       []byte
-	n, na    int
-	recOff   []byte // (n+1) offsets
-	aliasOff []byte // (na+1) offsets
-	dict     []string
+	mm         []byte
+	res        *resident.Mapping // records the parts read
+	n, na      int
+	recOff     []byte // (n+1) offsets
+	aliasOff   []byte // (na+1) offsets
+	recOffAt   int    // recOff's offset in mm
+	aliasOffAt int    // aliasOff's offset in mm
+	dict       []string
 }
 
 // Open maps the catalog file at path.
@@ -41,12 +43,12 @@ func Open(path string) (*Reader, error) {
 	if st.Size() < footerSize || st.Size() > math.MaxInt {
 		return nil, fmt.Errorf("%w: %s: %d bytes", ErrCorrupt, path, st.Size())
 	}
-	mm, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	mm, err := resident.Map(f, int(st.Size()), false)
 	if err != nil {
-		return nil, fmt.Errorf("catalog: mmap %s: %w", path, err)
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	r := &Reader{mm: mm}
-	resident.Track(&r.mm)
+	r.res = resident.Track(&r.mm)
 	if err := r.parse(); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -74,8 +76,8 @@ func (r *Reader) parse() error {
 		return fmt.Errorf("%w: sections out of the file", ErrCorrupt)
 	}
 	r.n, r.na = int(n), int(na)
-	r.recOff = mm[recOff : recOff+8*(n+1)]
-	r.aliasOff = mm[aliasOff:end]
+	r.recOff, r.recOffAt = mm[recOff:recOff+8*(n+1)], int(recOff)
+	r.aliasOff, r.aliasOffAt = mm[aliasOff:end], int(aliasOff)
 	d := &decoder{b: mm[dictAt:aliasAt]}
 	r.dict = make([]string, 0, min(nd, aliasAt-dictAt))
 	for range nd {
@@ -93,26 +95,29 @@ func (r *Reader) Close() error { return resident.Unmap(&r.mm) }
 // Len is the number of documents.
 func (r *Reader) Len() int { return r.n }
 
-// span returns bytes [off[i], off[i+1]) of the file; nil if the offsets
-// are out of order or out of the file.
-func (r *Reader) span(off []byte, i int) []byte {
+// span returns bytes [off[i], off[i+1]) of the file, off being the
+// table at offset at; nil if the offsets are out of order or out of the
+// file. It records both parts as used (package resident).
+func (r *Reader) span(off []byte, at, i int) []byte {
 	a, b := binary.LittleEndian.Uint64(off[8*i:]), binary.LittleEndian.Uint64(off[8*i+8:])
+	r.res.Touch(at+8*i, at+8*i+16)
 	if a > b || b > uint64(len(r.mm)) {
 		return nil
 	}
+	r.res.Touch(int(a), int(b))
 	return r.mm[a:b]
 }
 
 // ID returns the id of doc without decoding the rest (nil if the record
 // is damaged). doc must be in [0, Len()).
 func (r *Reader) ID(doc int32) []byte {
-	d := &decoder{b: r.span(r.recOff, int(doc))}
+	d := &decoder{b: r.span(r.recOff, r.recOffAt, int(doc))}
 	return d.bytes()
 }
 
 // Record decodes the record of doc, which must be in [0, Len()).
 func (r *Reader) Record(doc int32) (Record, error) {
-	d := &decoder{b: r.span(r.recOff, int(doc))}
+	d := &decoder{b: r.span(r.recOff, r.recOffAt, int(doc))}
 	rec := Record{ID: string(d.bytes()), Title: string(d.bytes())}
 	n := d.uvarint()
 	rec.Authors = make([]string, 0, min(n, 1024))
@@ -166,7 +171,7 @@ func (r *Reader) After(id string) int32 {
 
 // alias returns alias i and its canonical id.
 func (r *Reader) alias(i int) (alias, id []byte) {
-	d := &decoder{b: r.span(r.aliasOff, i)}
+	d := &decoder{b: r.span(r.aliasOff, r.aliasOffAt, i)}
 	return d.bytes(), d.bytes()
 }
 

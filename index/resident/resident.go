@@ -12,8 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Resident memory of the mapped indexes (and other tracked mappings).
@@ -27,18 +31,24 @@ import (
 // mappings are not needed (madvise MADV_DONTNEED). That only unmaps the
 // pages from this process: they stay in the page cache, so the next touch
 // is a minor fault, not a disk read. The server's resident memory is then
-// its heap plus at most the budget (and what one check interval lets
-// queries touch), whatever the corpus size.
+// its heap plus at most the budget (and what queries touch before the
+// next check), whatever the corpus size.
 //
-// Dropping every page costs the queries that follow: each refaults the
-// pages it uses, and a search that counts facets over millions of matches
-// uses tens of thousands of pages of columns (BENCHMARKS.md: at 10M
-// documents, dropping everything every second or so halved throughput
-// next to no bound). So a mapping may name ranges to spare (the small,
-// reused parts of an index: its dictionary and per-document columns): a
-// drop first takes out the rest (the postings, read once by the query
-// that walks them), and the spared ranges too only when what stays
-// resident is still over half the budget.
+// Two things keep that cheap. First, a drop takes out the least recently
+// used parts first: a mapping's owner records which parts a query uses
+// (Mapping.Touch, per 2 MiB chunk: a posting list opened, a catalog record
+// read), and a drop advises the chunks used longest ago until the
+// resident pages are back to three quarters of the budget, so the posting
+// lists of frequent words, which query after query reads, stay. The
+// small, reused parts of a mapping (an index's dictionary and
+// per-document columns, read by every query and not recorded) are ranges
+// to spare: only when the chunks are not enough (pages were read without
+// a Touch) does a drop take out all the rest, and the spared ranges last.
+// Second, Map maps a file with huge pages, so that faulting pages in and
+// dropping them costs one page table entry per 2 MiB instead of 512.
+// Before both, a drop at 10M documents took 24 ms of a core, several times
+// a second, and the faults after it a quarter of the server's CPU
+// (BENCHMARKS.md).
 
 // DefaultBudget is the default bound on the resident pages of the
 // mapped indexes (openshelf serve -search-cache).
@@ -51,28 +61,143 @@ const DefaultBudget = 512 << 20
 // (MADV_DONTNEED on memory that something else mapped since would zero it).
 var registry struct {
 	sync.Mutex
-	open map[*[]byte][]Range // the spared ranges of each mapping
+	open map[*[]byte]*Mapping
 }
+
+// clock counts the checks of every Residency: Touch stamps a chunk with
+// clock+1, so that a chunk used at all has a stamp of at least 1.
+var clock atomic.Uint64
+
+// Touch counts the bytes of chunks used again since their last drop in
+// fresh, and wakes a running Residency when they reach wakeAt (0: none
+// runs): with huge pages, a query can map a gigabyte of postings in the
+// 20 ms between two checks.
+var (
+	fresh  atomic.Int64
+	wakeAt atomic.Int64
+	wake   = make(chan struct{}, 1)
+)
+
+// chunkShift sets the unit of Touch and of a drop of the least recently
+// used pages: 2 MiB, so that an 11 GiB index needs 5 632 stamps. A chunk
+// is the span of a huge page: the kernel may map a file's large folios
+// whole (ext4 does since Linux 6.16), and advising part of one unmaps all
+// of it.
+const chunkShift = 21
 
 // Range is the bytes Lo..Hi-1 of a mapping.
 type Range struct{ Lo, Hi int }
 
-// Track registers a read-only, shared file mapping whose pages
-// DropResident may take out of the process: *mm must stay the mapping
-// until Unmap(mm), which the owner calls instead of syscall.Munmap. The
-// search index registers itself; a package with another large mapped
-// file (the catalog) may do the same to have it bounded too. spare are
-// ranges of the mapping a Residency drops last (see above).
-func Track(mm *[]byte, spare ...Range) {
+// A Mapping is a tracked mapping: its spared ranges, and when each of its
+// chunks was last used (Touch) and last dropped.
+type Mapping struct {
+	mm    *[]byte
+	spare []Range
+	rest  []Range         // the whole pages outside spare
+	used  []atomic.Uint64 // clock+1 at the chunk's last Touch; 0: never
+	// dropped is clock+1 at the chunk's last drop: a chunk whose used is
+	// below it has no resident pages a Touch knows of. Written under the
+	// registry's lock.
+	dropped []atomic.Uint64
+}
+
+// Track registers a read-only, shared file mapping made by Map, whose
+// pages DropResident may take out of the process: *mm must stay the
+// mapping until Unmap(mm). The search index registers itself, and so does
+// the catalog. spare are ranges of the mapping a Residency drops last
+// (see above). The owner calls Touch on the returned Mapping for the
+// parts it reads.
+func Track(mm *[]byte, spare ...Range) *Mapping {
 	registry.Lock()
 	defer registry.Unlock()
 	if registry.open == nil {
-		registry.open = map[*[]byte][]Range{}
+		registry.open = map[*[]byte]*Mapping{}
 	}
-	registry.open[mm] = spare
+	chunks := (len(*mm) + 1<<chunkShift - 1) >> chunkShift
+	m := &Mapping{mm: mm, spare: spare, rest: complement(spare, len(*mm), os.Getpagesize()),
+		used: make([]atomic.Uint64, chunks), dropped: make([]atomic.Uint64, chunks)}
+	registry.open[mm] = m
+	return m
 }
 
-// Unmap forgets a tracked mapping, unmaps it and sets *mm to nil.
+// Touch records that bytes lo..hi-1 of the mapping are in use (they are
+// not read). It is cheap (a load per chunk, a store when the stamp
+// changes) and safe for concurrent use; a nil Mapping ignores it.
+func (m *Mapping) Touch(lo, hi int) {
+	if m == nil || lo < 0 || hi <= lo {
+		return
+	}
+	now := clock.Load() + 1
+	var mapped int64
+	for c := lo >> chunkShift; c <= (hi-1)>>chunkShift && c < len(m.used); c++ {
+		if u := m.used[c].Load(); u != now {
+			m.used[c].Store(now)
+			if u < m.dropped[c].Load() || u == 0 {
+				mapped += 1 << chunkShift // not resident since its last drop
+			}
+		}
+	}
+	if at := wakeAt.Load(); mapped > 0 && at > 0 && fresh.Add(mapped) >= at {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// hugePage is the span of memory one page table entry maps a large
+// folio with (x86-64 and arm64, with 4 KiB pages).
+const hugePage = 1 << chunkShift
+
+// Map maps the first size bytes of f, read-only and shared, at an
+// address aligned to 2 MiB, and advises the kernel to use huge pages for
+// it (MADV_HUGEPAGE); populate reads it all in first (MAP_POPULATE).
+// Unmap it with Unmap.
+//
+// Where the page cache holds the file in 2 MiB folios (what an aligned
+// 2 MiB write leaves on ext4 since Linux 6.16, and what a fault reads
+// ahead under this advice), the kernel then maps each with one page table
+// entry instead of 512: a fault maps 2 MiB, and a drop unmaps it as
+// cheaply. At 1M documents, touching the whole index took 1 079 faults
+// and 6 ms this way, against 21 395 and 70 ms (BENCHMARKS.md). A kernel
+// without huge pages for files maps it as before.
+func Map(f *os.File, size int, populate bool) ([]byte, error) {
+	if size <= 0 {
+		return nil, fmt.Errorf("resident: map %s: %d bytes", f.Name(), size)
+	}
+	// Reserve size+hugePage bytes of address space, map the file over
+	// the aligned part, and give back the rest.
+	span := uintptr(size) + hugePage
+	res, err := unix.MmapPtr(-1, 0, nil, span, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("resident: reserve %d bytes: %w", span, err)
+	}
+	head := -uintptr(res) & (hugePage - 1)
+	flags := unix.MAP_SHARED | unix.MAP_FIXED
+	if populate {
+		flags |= unix.MAP_POPULATE
+	}
+	at, err := unix.MmapPtr(int(f.Fd()), 0, unsafe.Add(res, head), uintptr(size), unix.PROT_READ, flags)
+	if err != nil {
+		unix.MunmapPtr(res, span)
+		return nil, fmt.Errorf("resident: map %s: %w", f.Name(), err)
+	}
+	page := uintptr(os.Getpagesize())
+	tail := head + (uintptr(size)+page-1)&^(page-1)
+	if head > 0 {
+		unix.MunmapPtr(res, head)
+	}
+	if tail < span {
+		unix.MunmapPtr(unsafe.Add(res, tail), span-tail)
+	}
+	mm := unsafe.Slice((*byte)(at), size)
+	// Only a hint: a kernel without transparent huge pages refuses it.
+	unix.Madvise(mm, unix.MADV_HUGEPAGE)
+	return mm, nil
+}
+
+// Unmap forgets a tracked mapping, unmaps it and sets *mm to nil. *mm is
+// a mapping made by Map.
 func Unmap(mm *[]byte) error {
 	registry.Lock()
 	defer registry.Unlock()
@@ -80,9 +205,12 @@ func Unmap(mm *[]byte) error {
 	if *mm == nil {
 		return nil
 	}
-	err := syscall.Munmap(*mm)
+	err := unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(*mm)), uintptr(len(*mm)))
 	*mm = nil
-	return err
+	if err != nil {
+		return fmt.Errorf("resident: munmap: %w", err)
+	}
+	return nil
 }
 
 // DropResident unmaps the resident pages of every tracked mapping from the
@@ -107,7 +235,7 @@ func drop(which part) (int64, error) {
 	defer registry.Unlock()
 	var n int64
 	page := os.Getpagesize()
-	for mm, keep := range registry.open {
+	for mm, m := range registry.open {
 		if *mm == nil {
 			continue
 		}
@@ -116,18 +244,84 @@ func drop(which part) (int64, error) {
 		case allPages:
 			rs = []Range{{0, len(*mm)}}
 		case restPages:
-			rs = complement(keep, len(*mm), page)
+			rs = m.rest
 		case sparedPages:
-			rs = pages(keep, len(*mm), page)
+			rs = pages(m.spare, len(*mm), page)
 		}
 		for _, r := range rs {
-			if err := syscall.Madvise((*mm)[r.Lo:r.Hi], syscall.MADV_DONTNEED); err != nil {
-				return n, fmt.Errorf("resident: madvise: %w", err)
+			if err := advise(*mm, r); err != nil {
+				return n, err
 			}
 			n += int64(r.Hi - r.Lo)
 		}
+		if which != sparedPages {
+			now := clock.Load() + 1
+			for c := range m.dropped {
+				m.dropped[c].Store(now)
+			}
+		}
 	}
 	return n, nil
+}
+
+func advise(mm []byte, r Range) error {
+	if err := syscall.Madvise(mm[r.Lo:r.Hi], syscall.MADV_DONTNEED); err != nil {
+		return fmt.Errorf("resident: madvise: %w", err)
+	}
+	return nil
+}
+
+// A chunk is 2 MiB of a mapping, with the stamp of its last use.
+type chunk struct {
+	m    *Mapping
+	c    int
+	used uint64
+}
+
+// dropOldest advises the chunks used since their last drop, those used
+// longest ago first, one stamp at a time, until the resident file pages
+// are at most target; the spared ranges stay. It returns the resident
+// file pages after it and the bytes advised.
+func dropOldest(cur, target int64) (int64, int64, error) {
+	registry.Lock()
+	defer registry.Unlock()
+	var old []chunk
+	for mm, m := range registry.open {
+		if *mm == nil {
+			continue
+		}
+		for c := range m.used {
+			if u := m.used[c].Load(); u != 0 && u >= m.dropped[c].Load() {
+				old = append(old, chunk{m, c, u})
+			}
+		}
+	}
+	slices.SortFunc(old, func(a, b chunk) int { return cmp.Compare(a.used, b.used) })
+	now := clock.Load() + 1
+	var advised int64
+	for i := 0; i < len(old) && cur > target; {
+		j := i
+		for ; j < len(old) && old[j].used == old[i].used; j++ {
+			m := old[j].m
+			lo := old[j].c << chunkShift
+			hi := min(lo+1<<chunkShift, len(*m.mm))
+			for _, r := range m.rest {
+				if r := (Range{max(r.Lo, lo), min(r.Hi, hi)}); r.Hi > r.Lo {
+					if err := advise(*m.mm, r); err != nil {
+						return cur, advised, err
+					}
+					advised += int64(r.Hi - r.Lo)
+				}
+			}
+			m.dropped[old[j].c].Store(now)
+		}
+		i = j
+		var err error
+		if cur, err = ResidentFileBytes(); err != nil {
+			return cur, advised, err
+		}
+	}
+	return cur, advised, nil
 }
 
 // complement returns the pages of 0..size-1 outside the ranges keep
@@ -169,18 +363,19 @@ type Residency struct {
 	// the process's baseline before they are dropped; <= 0 disables the
 	// bound (Run returns at once).
 	Budget int64
-	// Interval is how often the resident set is read (0: 20ms). The
-	// check reads /proc/self/statm, a few microseconds. The bound is
-	// overshot by what queries map between two checks: one query walking
-	// the postings of a very frequent term maps them all at once (a
-	// 1M-document server with a 128 MiB budget peaked at 420-450 MiB,
-	// checked every 20 or 100 ms).
+	// Interval is how often the resident set is read (0: 20ms); Run
+	// also reads it as soon as Touch reports a quarter of the budget
+	// mapped again. The check reads /proc/self/statm, a few
+	// microseconds. The bound is overshot by what queries map before the
+	// next check: one query walking the postings of a very frequent term
+	// maps them all at once.
 	Interval time.Duration
 	Logger   *slog.Logger
 
-	base   int64 // resident file bytes right after the last full drop
+	base   int64 // the least resident file bytes after a full drop, or at the first check
 	drops  int64
-	spared int64 // drops that spared the spared ranges
+	oldest int64 // drops of the least recently used chunks only
+	spared int64 // drops of all but the spared ranges
 }
 
 // Run checks the resident set every Interval until ctx ends.
@@ -194,29 +389,35 @@ func (r *Residency) Run(ctx context.Context) {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	wakeAt.Store(max(r.Budget/4, 1))
+	defer wakeAt.Store(0)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := r.Check(); err != nil && r.Logger != nil {
-				r.Logger.Warn("resident: resident memory check failed", "err", err)
-				return
-			}
+		case <-wake:
+		}
+		if _, err := r.Check(); err != nil && r.Logger != nil {
+			r.Logger.Warn("resident: resident memory check failed", "err", err)
+			return
 		}
 	}
 }
 
-// Check reads the process's resident file pages and drops the indexes'
-// when they exceed the baseline by more than Budget: all but the spared
-// ranges, then the spared ranges too if what stays is over half the
-// budget. It reports whether it dropped pages. The baseline is the
-// resident file pages right after the last full drop (the executable,
-// shared libraries, other mapped files), first taken at the first check.
+// Check reads the process's resident file pages and, when they exceed
+// the baseline by more than Budget, drops pages of the tracked mappings
+// until they are within three quarters of it: the chunks used longest ago
+// first; then, if that is not enough, all but the spared ranges; then the
+// spared ranges too. It reports whether it dropped pages. The baseline is
+// the resident file pages of the executable, shared libraries and other
+// mapped files: those at the first check, or fewer after a full drop.
 func (r *Residency) Check() (bool, error) {
 	if r.Budget <= 0 {
 		return false, nil
 	}
+	clock.Add(1)
+	fresh.Store(0)
 	cur, err := ResidentFileBytes()
 	if err != nil {
 		return false, err
@@ -227,42 +428,59 @@ func (r *Residency) Check() (bool, error) {
 	if cur-r.base <= r.Budget {
 		return false, nil
 	}
-	advised, err := drop(restPages)
-	if err != nil {
-		return false, err
-	}
-	after, err := ResidentFileBytes()
+	start := time.Now()
+	target := r.base + r.Budget*3/4
+	after, advised, err := dropOldest(cur, target)
 	if err != nil {
 		return true, err
 	}
 	r.drops++
-	spared := after-r.base <= r.Budget/2
-	if spared {
-		// The spared pages stay, within half the budget: the baseline is
-		// still the last full drop's.
-		r.spared++
+	how := "oldest"
+	if after <= target {
+		r.oldest++
 	} else {
-		more, err := drop(sparedPages)
-		if err != nil {
+		how = "rest"
+		if after, err = dropThen(restPages, &advised); err != nil {
 			return true, err
 		}
-		advised += more
-		if after, err = ResidentFileBytes(); err != nil {
-			return true, err
+		if after <= target {
+			r.spared++
+		} else {
+			how = "all"
+			if after, err = dropThen(sparedPages, &advised); err != nil {
+				return true, err
+			}
+			// Never up: searches running meanwhile map pages again.
+			r.base = min(r.base, after)
 		}
-		r.base = after
 	}
 	if r.Logger != nil {
 		r.Logger.Debug("resident: dropped resident index pages", "resident_before", cur, "resident_after", after,
-			"advised", advised, "spared", spared, "drops", r.drops)
+			"advised", advised, "how", how, "drops", r.drops, "took", time.Since(start))
 	}
 	return true, nil
+}
+
+// dropThen drops a part of every mapping, adds the bytes advised to
+// *advised and returns the resident file pages after it.
+func dropThen(which part, advised *int64) (int64, error) {
+	n, err := drop(which)
+	*advised += n
+	if err != nil {
+		return 0, err
+	}
+	return ResidentFileBytes()
 }
 
 // Drops is the number of times Check dropped the indexes' pages.
 func (r *Residency) Drops() int64 { return r.drops }
 
-// Spared is the number of those drops that spared the spared ranges.
+// Oldest is the number of those drops that took out only chunks used
+// longest ago.
+func (r *Residency) Oldest() int64 { return r.oldest }
+
+// Spared is the number of those drops that took out all but the spared
+// ranges.
 func (r *Residency) Spared() int64 { return r.spared }
 
 // ResidentFileBytes returns the process's resident file-backed (and

@@ -67,6 +67,12 @@ func (ix *Index) open(t int, mask uint8) *postings {
 		return p
 	}
 	p.skips, p.skipOff = ix.mm[rec.SkipOff:end], rec.SkipOff
+	if p.nblocks > 0 {
+		// The list's blocks lie before its skip table, from its first
+		// block's offset (checked when a block is read).
+		first := min(max(binary.LittleEndian.Uint64(p.skips[24:]), ix.postLo), rec.SkipOff)
+		ix.res.Touch(int(first), int(end))
+	}
 	// Sized by df: a prefix opens hundreds of lists, most of them short.
 	n := min(p.df, blockDocs)
 	p.docs, p.delta = make([]int32, n), make([]uint32, n)

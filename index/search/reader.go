@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
 
+	"github.com/openshelf/openshelf/index/resident"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -46,6 +46,7 @@ type Catalog interface {
 type Index struct {
 	snap   string // snapshot id, for cursors
 	mm     []byte
+	res    *resident.Mapping // records the posting lists read (residency.go)
 	closer sync.Once
 
 	n      int32
@@ -112,13 +113,9 @@ func OpenFile(path, snapID string, opts Options) (*Index, error) {
 	if size < headerSize+footerSize || size > math.MaxInt {
 		return nil, fmt.Errorf("%w: %s: %d bytes", ErrMalformed, path, size)
 	}
-	flags := syscall.MAP_SHARED
-	if opts.Populate {
-		flags |= syscall.MAP_POPULATE
-	}
-	mm, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, flags)
+	mm, err := resident.Map(f, int(size), opts.Populate)
 	if err != nil {
-		return nil, fmt.Errorf("search: mmap %s: %w", path, err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	ix := &Index{snap: snapID, mm: mm, conjWindow: countWindow}
 	switch {

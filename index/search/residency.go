@@ -6,10 +6,12 @@ import "github.com/openshelf/openshelf/index/resident"
 // the pages of it resident in the process (openshelf serve -search-cache).
 // Its sections other than the postings (the dictionary, the per-document
 // values and columns, topic and citation lists) are spared: queries reuse
-// them, where a query's postings are mostly read by that query alone.
+// them and are not recorded. A posting list records its bytes as used
+// when it is opened (postings.open), so that a bound keeps the lists used
+// most recently: those of frequent words, which query after query reads.
 
 func track(ix *Index) {
-	resident.Track(&ix.mm, resident.Range{Lo: 0, Hi: int(ix.postLo)}, resident.Range{Lo: int(ix.postHi), Hi: len(ix.mm)})
+	ix.res = resident.Track(&ix.mm, resident.Range{Lo: 0, Hi: int(ix.postLo)}, resident.Range{Lo: int(ix.postHi), Hi: len(ix.mm)})
 }
 
 func untrackAndUnmap(ix *Index) error { return resident.Unmap(&ix.mm) }

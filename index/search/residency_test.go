@@ -103,7 +103,9 @@ func TestResidencyBoundsResidentPages(t *testing.T) {
 			}
 		}
 	}
-	if limit := r.Budget + chunk + 1<<20; peak > limit {
+	// A touch maps a whole huge page where the page cache holds 2 MiB
+	// folios, which the index writer's aligned writes leave.
+	if limit := r.Budget + chunk + 2<<20 + 1<<20; peak > limit {
 		t.Errorf("resident file pages grew by %d with a budget of %d (limit %d)", peak, r.Budget, limit)
 	}
 	if r.Drops() < 2*(size/r.Budget)-4 {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"syscall"
+
+	"github.com/openshelf/openshelf/index/resident"
 )
 
 // DocValues are one document's columns in the index.
@@ -35,8 +37,8 @@ var ErrWriteOrder = errors.New("search: index written out of order")
 type Writer struct {
 	path, work string
 	f          *os.File
-	bw         *bufio.Writer
-	off        int64 // bytes written to f
+	bw         *resident.Writer // aligned, so the server can map the file with huge pages
+	off        int64            // bytes written to f
 	sec        [numSections][2]int64
 	phase      int // 0 docs, 1 citations, 2 postings, 3 closed
 
@@ -135,7 +137,7 @@ func NewWriter(path, workDir string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	w := &Writer{path: path, work: workDir, f: f, bw: bufio.NewWriterSize(f, 1<<20),
+	w := &Writer{path: path, work: workDir, f: f, bw: resident.NewWriter(f),
 		licCode: map[string]uint8{}, topicCode: map[string]uint16{}, lastCited: -1, lastCiter: -1,
 		blk: blockBuf{doc: -1}}
 	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.termTab, &w.termStr, &w.years, &w.licFlags} {
