@@ -279,9 +279,9 @@ type chunk struct {
 }
 
 // dropOldest advises the chunks used since their last drop, those used
-// longest ago first, one stamp at a time, until the resident file pages
-// are at most target; the spared ranges stay. It returns the resident
-// file pages after it and the bytes advised.
+// longest ago first, until the resident file pages are at most target;
+// the spared ranges stay. It returns the resident file pages after it and
+// the bytes advised.
 func dropOldest(cur, target int64) (int64, int64, error) {
 	registry.Lock()
 	defer registry.Unlock()
@@ -299,23 +299,23 @@ func dropOldest(cur, target int64) (int64, int64, error) {
 	slices.SortFunc(old, func(a, b chunk) int { return cmp.Compare(a.used, b.used) })
 	now := clock.Load() + 1
 	var advised int64
-	for i := 0; i < len(old) && cur > target; {
-		j := i
-		for ; j < len(old) && old[j].used == old[i].used; j++ {
-			m := old[j].m
-			lo := old[j].c << chunkShift
-			hi := min(lo+1<<chunkShift, len(*m.mm))
-			for _, r := range m.rest {
+	for len(old) > 0 && cur > target {
+		// A chunk holds at most 2 MiB: at least this many must go.
+		n := min(int((cur-target+hugePage-1)/hugePage), len(old))
+		for _, o := range old[:n] {
+			lo := o.c << chunkShift
+			hi := min(lo+hugePage, len(*o.m.mm))
+			for _, r := range o.m.rest {
 				if r := (Range{max(r.Lo, lo), min(r.Hi, hi)}); r.Hi > r.Lo {
-					if err := advise(*m.mm, r); err != nil {
+					if err := advise(*o.m.mm, r); err != nil {
 						return cur, advised, err
 					}
 					advised += int64(r.Hi - r.Lo)
 				}
 			}
-			m.dropped[old[j].c].Store(now)
+			o.m.dropped[o.c].Store(now)
 		}
-		i = j
+		old = old[n:]
 		var err error
 		if cur, err = ResidentFileBytes(); err != nil {
 			return cur, advised, err
