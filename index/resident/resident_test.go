@@ -53,21 +53,7 @@ func TestPages(t *testing.T) {
 // takes out the rest; dropping the spared range then takes out all.
 func TestSpare(t *testing.T) {
 	const size, spared = 16 << 20, 4 << 20
-	path := filepath.Join(t.TempDir(), "m")
-	if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	mm, err := Map(f, size, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	Track(&mm, Range{Lo: 0, Hi: spared})
-	defer Unmap(&mm)
+	mm, _ := mapFile(t, size, Range{Lo: 0, Hi: spared})
 	touch := func() {
 		var s byte
 		for i := 0; i < size; i += 4096 {
