@@ -64,8 +64,10 @@
 // only for a set whose asks times postings saved beat those of the one
 // it would push out; sets.go): a kept list counts by word-wise AND, and
 // any conjunction tests a document in it without advancing the list; a
-// kept expansion counts by popcount. Long loops yield the processor now
-// and then, so that a short search does not wait behind long ones.
+// kept expansion counts by popcount (its second search keeps the bitset
+// that its first built and left on probation). Long loops yield the
+// processor now and then, so that a short search does not wait behind
+// long ones.
 // Phrases check the rarest list's positions first and stop at the first
 // list that leaves no candidate start; a phrase's score is its words'
 // (their lists advanced to its matches only), with or without pairs. A

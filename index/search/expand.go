@@ -67,20 +67,52 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 
 // expansionCount counts the documents of the expansion's lists (df
 // postings in all): by its kept set, or by ORing the lists into a bitset
-// of the corpus, kept as its set when sets.go asks for it. The fill
-// leaves the lists where they were, for the rank.
+// of the corpus, kept as its set when sets.go asks for it, and else on
+// probation (sets.probation), so that the ask that builds its set need
+// not count it again. The fill leaves the lists where they were, for the
+// rank.
 func (ix *Index) expansionCount(ctx context.Context, key setKey, ts []*termIter, df int64) (int64, error) {
 	set, build := ix.sets.getKey(key, df, ix.n)
 	if set != nil {
 		return popcount(set), nil
 	}
+	if m := ix.sets.takeProbation(key); m != nil {
+		n := popcount(*m)
+		if build {
+			ix.sets.add(key, *m, df)
+		} else {
+			ix.matches.Put(ix.sets.probate(key, m))
+		}
+		return n, nil
+	}
+	var m *[]uint64
 	if build {
 		set = make([]uint64, setBytes(ix.n)/8)
 	} else {
-		m := ix.scratchSet()
-		defer ix.matches.Put(m)
+		m = ix.scratchSet()
 		set = *m
 	}
+	ix.expansionFills.Add(1)
+	n, err := fillExpansion(ctx, set, ts, ix.n)
+	switch {
+	case err != nil || n < 0:
+		if m != nil {
+			ix.matches.Put(m)
+		}
+		return 0, err // n < 0: a damaged list, which Search reports
+	case build:
+		ix.sets.add(key, set, df)
+	case ix.sets.dense(df, ix.n):
+		ix.matches.Put(ix.sets.probate(key, m))
+	default:
+		ix.matches.Put(m)
+	}
+	return n, nil
+}
+
+// fillExpansion ORs the documents of the lists into set, a bitset of
+// the n documents, and counts them; -1 if a list is damaged.
+func fillExpansion(ctx context.Context, set []uint64, ts []*termIter, n int32) (int64, error) {
 	var since int
 	for _, t := range ts {
 		if since += t.p.df; since >= yieldPostings {
@@ -89,12 +121,9 @@ func (ix *Index) expansionCount(ctx context.Context, key setKey, ts []*termIter,
 			}
 			since = 0
 		}
-		if (&winList{p: t.p}).fill(set, 0, ix.n); t.p.bad {
-			return 0, nil // Search reports the damage
+		if (&winList{p: t.p}).fill(set, 0, n); t.p.bad {
+			return -1, nil
 		}
-	}
-	if build {
-		ix.sets.add(key, set, df)
 	}
 	return popcount(set), nil
 }

@@ -101,3 +101,39 @@ func TestExpansionSets(t *testing.T) {
 		sameAnswer(t, i, with, without, req)
 	}
 }
+
+// TestExpansionProbation: the second ask of a prefix keeps its set from
+// the first ask's count, without unpacking its lists again; a prefix
+// counted in between takes the probation over, so the next one counts
+// again. Every answer equals an index's without sets.
+func TestExpansionProbation(t *testing.T) {
+	c := randomCorpus(t, 1500, 47)
+	with, err := search.Open(c.snap, nil, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer with.Close()
+	without, err := search.Open(c.snap, nil, search.Options{Sets: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer without.Close()
+	for i, step := range []struct {
+		prefix      string
+		fills, sets int64 // after the step
+	}{
+		{"c", 1, 0}, // counted, on probation
+		{"c", 1, 1}, // its set, from the probation
+		{"c", 1, 1}, // its set
+		{"m", 2, 1}, // counted, on probation
+		{"g", 3, 1}, // counted, on probation instead of m*
+		{"m", 4, 2}, // counted again for its set
+		{"g", 4, 3}, // its set, from the probation
+	} {
+		sameAnswer(t, i, with, without, search.Request{Query: &query.Term{Word: step.prefix, Prefix: true}, Limit: 10})
+		kept, _ := search.SetsKept(with)
+		if fills := search.ExpansionFills(with); fills != step.fills || int64(kept) != step.sets {
+			t.Fatalf("step %d (%s*): %d counts by the lists and %d sets, want %d and %d", i, step.prefix, fills, kept, step.fills, step.sets)
+		}
+	}
+}

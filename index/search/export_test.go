@@ -16,12 +16,17 @@ func SetConj(ix *Index, on bool, window int32) {
 // ConjScans is how many searches took the conjunction path.
 func ConjScans(ix *Index) int64 { return ix.conjScans.Load() }
 
+// ExpansionFills is how many expansions were counted by unpacking their
+// lists.
+func ExpansionFills(ix *Index) int64 { return ix.expansionFills.Load() }
+
 // SetSets empties the index's dense term sets (sets.go) and sets their
 // budget in bytes (0 keeps none).
 func SetSets(ix *Index, budget int64) {
 	ix.sets.mu.Lock()
 	defer ix.sets.mu.Unlock()
 	ix.sets.budget, ix.sets.bytes, ix.sets.m, ix.sets.asks = budget, 0, nil, nil
+	ix.sets.probation.bits = nil
 }
 
 // SetsKept is the number of dense term sets kept and their bytes.

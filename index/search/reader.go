@@ -79,8 +79,11 @@ type Index struct {
 	noConj     bool         // tests: conjunctions take the generic path (conj.go)
 	conjWindow int32        // documents per count bitset (conj.go)
 	conjScans  atomic.Int64 // searches that took conj.go's path
-	sets       sets         // the dense term sets (sets.go)
-	matches    sync.Pool    // *[]uint64: bitsets of the corpus (scratchSet)
+	// expansionFills counts the expansions counted by unpacking their
+	// lists (expand.go), for TestExpansionProbation.
+	expansionFills atomic.Int64
+	sets           sets      // the dense term sets (sets.go)
+	matches        sync.Pool // *[]uint64: bitsets of the corpus (scratchSet)
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's

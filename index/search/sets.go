@@ -19,7 +19,8 @@ import (
 // keeps the documents of a prefix or a stemmed word (expand.go) dense
 // enough, counted by their postings' sum, and searched alone more than
 // once: it then counts by popcount instead of unpacking hundreds of
-// lists. The sets are
+// lists, and the second search keeps the bitset the first one counted
+// (sets.probation). The sets are
 // built from the index, so that a restart only costs the first searches
 // their building, and read-only once built, so that searches share them.
 
@@ -70,6 +71,37 @@ type sets struct {
 	asks map[setKey]uint32
 	// nasks counts the asks since asks was last halved.
 	nasks int
+	// probation holds the bitset (from Index.matches) of the last
+	// expansion counted without a set being kept: one bitset beyond the
+	// budget, so that the second ask of a prefix, which builds its set,
+	// takes it instead of unpacking its lists again.
+	probation struct {
+		key  setKey
+		bits *[]uint64 // nil: none
+	}
+}
+
+// takeProbation returns the bitset on probation if it is k's, which the
+// caller then owns; nil if not.
+func (c *sets) takeProbation(k setKey) *[]uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.probation.bits == nil || c.probation.key != k {
+		return nil
+	}
+	b := c.probation.bits
+	c.probation.bits = nil
+	return b
+}
+
+// probate puts bits, the documents of k, on probation and returns the
+// bitset it replaces (nil if none), for the caller to pool.
+func (c *sets) probate(k setKey, bits *[]uint64) *[]uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.probation.bits
+	c.probation.key, c.probation.bits = k, bits
+	return old
 }
 
 // halveEvery is how many asks pass between two halvings of the counts.
