@@ -81,7 +81,7 @@ func (ix *Index) expansionCount(ctx context.Context, key setKey, ts []*termIter,
 		if build {
 			ix.sets.add(key, *m, df)
 		} else {
-			ix.matches.Put(ix.sets.probate(key, m))
+			ix.putSet(ix.sets.probate(key, m))
 		}
 		return n, nil
 	}
@@ -96,16 +96,14 @@ func (ix *Index) expansionCount(ctx context.Context, key setKey, ts []*termIter,
 	n, err := fillExpansion(ctx, set, ts, ix.n)
 	switch {
 	case err != nil || n < 0:
-		if m != nil {
-			ix.matches.Put(m)
-		}
+		ix.putSet(m)
 		return 0, err // n < 0: a damaged list, which Search reports
 	case build:
 		ix.sets.add(key, set, df)
 	case ix.sets.dense(df, ix.n):
-		ix.matches.Put(ix.sets.probate(key, m))
+		ix.putSet(ix.sets.probate(key, m))
 	default:
-		ix.matches.Put(m)
+		ix.putSet(m)
 	}
 	return n, nil
 }
@@ -131,6 +129,13 @@ func fillExpansion(ctx context.Context, set []uint64, ts []*termIter, n int32) (
 // yieldPostings is about how many postings the count of an expansion
 // unpacks between two yields.
 const yieldPostings = 1 << 17
+
+// putSet puts a bitset of scratchSet back (nil: none).
+func (ix *Index) putSet(m *[]uint64) {
+	if m != nil {
+		ix.matches.Put(m)
+	}
+}
 
 // scratchSet returns a cleared bitset of the corpus from the index's
 // pool, to be put back: searches reuse them, so that counting does not
