@@ -49,18 +49,8 @@ func TestExpansionScore(t *testing.T) {
 // prefixes and stemmed words, alone or inside other queries, give the
 // answers of an index without sets.
 func TestExpansionSets(t *testing.T) {
-	c := randomCorpus(t, 1500, 47)
 	ctx := context.Background()
-	with, err := search.Open(c.snap, nil, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer with.Close()
-	without, err := search.Open(c.snap, nil, search.Options{Sets: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer without.Close()
+	with, without := withAndWithoutSets(t, randomCorpus(t, 1500, 47))
 	var reqs []search.Request
 	seen := map[query.Term]bool{}
 	add := func(t query.Term, stem bool) {
@@ -107,17 +97,7 @@ func TestExpansionSets(t *testing.T) {
 // counted in between takes the probation over, so the next one counts
 // again. Every answer equals an index's without sets.
 func TestExpansionProbation(t *testing.T) {
-	c := randomCorpus(t, 1500, 47)
-	with, err := search.Open(c.snap, nil, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer with.Close()
-	without, err := search.Open(c.snap, nil, search.Options{Sets: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer without.Close()
+	with, without := withAndWithoutSets(t, randomCorpus(t, 1500, 47))
 	for i, step := range []struct {
 		prefix      string
 		fills, sets int64 // after the step
@@ -136,4 +116,21 @@ func TestExpansionProbation(t *testing.T) {
 			t.Fatalf("step %d (%s*): %d counts by the lists and %d sets, want %d and %d", i, step.prefix, fills, kept, step.fills, step.sets)
 		}
 	}
+}
+
+// withAndWithoutSets opens c's index twice: with the default sets, and
+// without any.
+func withAndWithoutSets(t *testing.T, c *corpus) (with, without *search.Index) {
+	t.Helper()
+	with, err := search.Open(c.snap, nil, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { with.Close() })
+	without, err = search.Open(c.snap, nil, search.Options{Sets: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { without.Close() })
+	return with, without
 }
