@@ -154,13 +154,13 @@ const hugePage = 1 << chunkShift
 // it (MADV_HUGEPAGE); populate reads it all in first (MAP_POPULATE).
 // Unmap it with Unmap.
 //
-// Where the page cache holds the file in 2 MiB folios (what an aligned
-// 2 MiB write leaves on ext4 since Linux 6.16, and what a fault reads
-// ahead under this advice), the kernel then maps each with one page table
-// entry instead of 512: a fault maps 2 MiB, and a drop unmaps it as
-// cheaply. At 1M documents, touching the whole index took 1 079 faults
-// and 6 ms this way, against 21 395 and 70 ms (BENCHMARKS.md). A kernel
-// without huge pages for files maps it as before.
+// Where the page cache holds the file in 2 MiB folios (what Writer
+// leaves on ext4 since Linux 6.16, and what a fault reads ahead under
+// this advice), the kernel then maps each with one page table entry
+// instead of 512: a fault maps 2 MiB, and a drop unmaps it as cheaply
+// (BenchmarkMapTouch). Recent kernels align a large file mapping
+// themselves; Map does not depend on it. A kernel without huge pages for
+// files maps it as before.
 func Map(f *os.File, size int, populate bool) ([]byte, error) {
 	if size <= 0 {
 		return nil, fmt.Errorf("resident: map %s: %d bytes", f.Name(), size)
