@@ -27,6 +27,7 @@ import (
 //     enter it.
 //
 // The total is as exact as a visit of every match, and the page the same.
+// A conjunction may also hold one prefix or stemmed word (conjexp.go).
 
 // countWindow is the documents a count bitset covers (Index.conjWindow,
 // smaller in tests).
@@ -37,6 +38,13 @@ const countWindow = 1 << 16
 type conj struct {
 	and      *andIter
 	pos, neg []*termIter // pos by cost, the rarest first
+	// exp is the conjunction's expansion of a prefix or a stemmed word
+	// (conjexp.go), nil if none.
+	exp *expMember
+	// spans are the terms' bounds over spans of span documents, for a
+	// rank with an expansion (conjexp.go).
+	spans [][]float64
+	span  int32
 	// build marks the lists, pos then neg, whose sets the count builds
 	// and adds (sets.go).
 	build []bool
@@ -45,16 +53,22 @@ type conj struct {
 	match []uint64
 }
 
-// asConj returns it as a conj, or nil, when it is a conjunction of terms,
-// with excluded terms, whose other lists together are at most conjSkew
-// times as long as the rarest; a list whose set is kept or built counts
-// for nothing.
+// asConj returns it as a conj, or nil, when it is a conjunction of terms
+// and at most one expansion, with excluded terms, whose other lists
+// together are at most conjSkew times as long as the rarest term's; a
+// list whose set is kept or built counts for nothing, and an expansion
+// as expMember.cost says.
 func asConj(it iterator) *conj {
 	a, ok := it.(*andIter)
-	if !ok || a.terms == nil {
+	if !ok {
 		return nil
 	}
 	c := &conj{and: a, pos: a.terms}
+	if a.terms == nil {
+		if c.pos, c.exp = splitExpansion(a); c.exp == nil {
+			return nil
+		}
+	}
 	for _, n := range a.neg {
 		t, ok := n.(*termIter)
 		if !ok {
@@ -73,6 +87,9 @@ func asConj(it iterator) *conj {
 			others += t.cost()
 		}
 	}
+	if c.exp != nil {
+		others += c.exp.cost(c.pos[0].ix)
+	}
 	if others > conjSkew*c.pos[0].cost() {
 		return nil
 	}
@@ -90,13 +107,17 @@ func (c *conj) lists() []*termIter { return append(slices.Clip(c.pos), c.neg...)
 const conjSkew = 4
 
 // count counts the conjunction's matches with fresh lists, which it
-// appends to ev.postings (so that damage is reported).
-func (c *conj) count(ctx context.Context, ev *evaluator) (int64, error) {
+// appends to ev.postings (so that damage is reported), and the documents
+// of its expansion in exp (nil if none), a bitset of the corpus.
+func (c *conj) count(ctx context.Context, ev *evaluator, exp []uint64) (int64, error) {
 	ls, err := c.windowLists(ctx, ev)
 	if err != nil {
 		return 0, err
 	}
 	pos, neg := ls[:len(c.pos)], ls[len(c.pos):]
+	if exp != nil {
+		pos = append(slices.Clip(pos), &winList{set: exp})
+	}
 	win := ev.ix.conjWindow
 	acc := make([]uint64, win/64)
 	tmp := make([]uint64, win/64)
@@ -275,14 +296,31 @@ func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 		defer ev.ix.matches.Put(m)
 		c.match = *m
 	}
-	total, err := c.count(ctx, ev)
+	var exp []uint64
+	if c.exp != nil {
+		exp = c.exp.set
+		if exp == nil {
+			set, done, err := ev.ix.expansionBits(ctx, c.exp.u.key, c.exp.ts, c.exp.df, c.exp.build)
+			if err != nil || set == nil {
+				return err // nil set: a damaged list, which Search reports
+			}
+			defer done()
+			exp = set
+		}
+	}
+	total, err := c.count(ctx, ev, exp)
 	if err != nil {
 		return err
 	}
-	if s.top.k > 0 {
-		if err := c.rank(ctx, s); err != nil {
-			return err
-		}
+	switch {
+	case s.top.k == 0:
+	case c.exp != nil:
+		err = c.rankBest(ctx, ev, s) // conjexp.go
+	default:
+		err = c.rank(ctx, s)
+	}
+	if err != nil {
+		return err
 	}
 	// Every match not kept ranks after the page.
 	s.total, s.beyond = total, total-int64(len(s.top.heap))

@@ -10,9 +10,10 @@ import (
 	"github.com/openshelf/openshelf/index/search/query"
 )
 
-// TestConjunctions: conjunctions of terms, with excluded terms, counted
-// in bitsets and ranked block by block give the totals, pages and next
-// cursors of the generic path, over windows of 64 documents (so that
+// TestConjunctions: conjunctions of terms and of a prefix or a stemmed
+// word, with excluded terms, counted in bitsets and ranked block by block
+// (or word by word of the expansion) give the totals, pages (scores to
+// the bit) and next cursors of the generic path, over windows of 64 documents (so that
 // lists cross many windows) and of the default size, at any offset and
 // page size, and with a page of none; without the sets of dense terms
 // (sets.go), with room for three (so that they come and go), and with
@@ -46,11 +47,17 @@ func testConjunctions(t *testing.T, c *corpus) {
 		return &query.Term{Field: fields[rng.IntN(len(fields))], Word: vocab[rng.IntN(len(vocab))]}
 	}
 	before := search.ConjScans(c.ix)
-	nonEmpty := 0
+	nonEmpty, expanded := 0, 0
 	for i := range 400 {
 		q := &query.And{}
 		for range 1 + rng.IntN(3) {
 			q.Children = append(q.Children, term())
+		}
+		prefix := rng.IntN(3) == 0
+		if prefix {
+			t := term()
+			t.Word, t.Prefix = t.Word[:min(len(t.Word), 1+rng.IntN(3))], true
+			q.Children = append(q.Children, t)
 		}
 		for range rng.IntN(3) {
 			q.Children = append(q.Children, &query.Not{Child: term()})
@@ -58,7 +65,7 @@ func testConjunctions(t *testing.T, c *corpus) {
 		if len(q.Children) == 1 {
 			q.Children = append(q.Children, term())
 		}
-		req := search.Request{Query: q, Fulltext: rng.IntN(3) == 0}
+		req := search.Request{Query: q, Fulltext: rng.IntN(3) == 0, Stem: rng.IntN(4) == 0}
 		page := []struct{ offset, limit int }{{0, 1}, {0, 10}, {7, 5}, {40, 10}, {0, 0}, {0, 1000}}[rng.IntN(6)]
 		req.Offset, req.Limit = page.offset, page.limit
 		window := []int32{64, 128, 1 << 16}[rng.IntN(3)]
@@ -68,20 +75,24 @@ func testConjunctions(t *testing.T, c *corpus) {
 			t.Fatal(err)
 		}
 		search.SetConj(c.ix, true, window)
+		scans := search.ConjScans(c.ix)
 		got, err := c.ix.Search(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
-			t.Fatalf("query #%d %s (fulltext %v, offset %d, limit %d, window %d): total %d hits %v next %v, want %d %v %v",
-				i, show(q), req.Fulltext, req.Offset, req.Limit, window, got.Total, got.Hits, got.Next != "", want.Total, want.Hits, want.Next != "")
+			t.Fatalf("query #%d %s (stem %v, fulltext %v, offset %d, limit %d, window %d): total %d hits %v next %v, want %d %v %v",
+				i, show(q), req.Stem, req.Fulltext, req.Offset, req.Limit, window, got.Total, got.Hits, got.Next != "", want.Total, want.Hits, want.Next != "")
 		}
 		if want.Total > 0 {
 			nonEmpty++
+			if prefix && search.ConjScans(c.ix) > scans {
+				expanded++
+			}
 		}
 	}
-	if n := search.ConjScans(c.ix) - before; n < 200 || nonEmpty < 150 {
-		t.Errorf("%d of 400 searches took the conjunction path, %d matched something", n, nonEmpty)
+	if n := search.ConjScans(c.ix) - before; n < 200 || nonEmpty < 150 || expanded < 40 {
+		t.Errorf("%d of 400 searches took the conjunction path, %d matched something, %d with a prefix in the path", n, nonEmpty, expanded)
 	}
 }
 

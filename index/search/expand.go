@@ -41,20 +41,16 @@ func (u *unionIter) expansion() bool {
 
 // expansion counts the expansion u in a plain scan and ranks its page.
 func (s *scan) expansion(ctx context.Context, u *unionIter) error {
-	ts := make([]*termIter, len(u.its))
-	var df int64
-	for i, c := range u.its {
-		ts[i] = c.(*termIter)
-		if ts[i].p.bad {
-			return nil // a damaged term record: Search reports it
-		}
-		df += int64(ts[i].p.df)
+	ts, df, ok := u.words()
+	if !ok {
+		return nil // a damaged term record: Search reports it
 	}
-	total, err := s.ix.expansionCount(ctx, u.key, ts, df)
-	if err != nil {
-		return err
+	set, done, err := s.ix.expansionSet(ctx, u.key, ts, df)
+	if err != nil || set == nil {
+		return err // nil set: a damaged list, which Search reports
 	}
-	s.total = total
+	s.total = popcount(set)
+	done()
 	if s.top.k > 0 {
 		if err := s.best(ctx, ts); err != nil {
 			return err
@@ -65,65 +61,80 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	return nil
 }
 
-// expansionCount counts the documents of the expansion's lists (df
-// postings in all): by its kept set, or by ORing the lists into a bitset
-// of the corpus, kept as its set when sets.go asks for it, and else on
-// probation (sets.probation), so that the ask that builds its set need
-// not count it again. The fill leaves the lists where they were, for the
-// rank.
-func (ix *Index) expansionCount(ctx context.Context, key setKey, ts []*termIter, df int64) (int64, error) {
+// words returns the expansion's term iterators and the sum of their
+// documents; false if a term record is damaged.
+func (u *unionIter) words() ([]*termIter, int64, bool) {
+	ts := make([]*termIter, len(u.its))
+	var df int64
+	for i, c := range u.its {
+		ts[i] = c.(*termIter)
+		if ts[i].p.bad {
+			return nil, 0, false
+		}
+		df += int64(ts[i].p.df)
+	}
+	return ts, df, true
+}
+
+// expansionSet returns the documents of the expansion named key (its
+// lists ts, df postings in all) as a bitset of the corpus, its kept set
+// or expansionBits'; done is to be called once the bitset is no longer
+// read.
+func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, df int64) (set []uint64, done func(), err error) {
 	set, build := ix.sets.getKey(key, df, ix.n)
 	if set != nil {
-		return popcount(set), nil
+		return set, func() {}, nil
 	}
-	if m := ix.sets.takeProbation(key); m != nil {
-		n := popcount(*m)
-		if build {
-			ix.sets.add(key, *m, df)
-		} else {
-			ix.putSet(ix.sets.probate(key, m))
-		}
-		return n, nil
-	}
-	var m *[]uint64
-	if build {
-		set = make([]uint64, setBytes(ix.n)/8)
-	} else {
+	return ix.expansionBits(ctx, key, ts, df, build)
+}
+
+// expansionBits returns the documents of an expansion without a kept set
+// as a bitset of the corpus: the bitset on probation (sets.probation), so
+// that the ask that builds its set need not fill it again, or one filled
+// now by ORing the lists. done, to be called once the bitset is no
+// longer read, keeps it as the expansion's set if build (sets.getKey),
+// else puts it on probation. The set is nil (and done too) if a list is
+// damaged, which Search reports. The fill leaves the lists where they
+// were, for the rank.
+func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, df int64, build bool) (set []uint64, done func(), err error) {
+	m := ix.sets.takeProbation(key)
+	if m == nil {
 		m = ix.scratchSet()
-		set = *m
+		ix.expansionFills.Add(1)
+		if ok, err := fillExpansion(ctx, *m, ts, ix.n); err != nil || !ok {
+			ix.putSet(m)
+			return nil, nil, err
+		}
 	}
-	ix.expansionFills.Add(1)
-	n, err := fillExpansion(ctx, set, ts, ix.n)
-	switch {
-	case err != nil || n < 0:
-		ix.putSet(m)
-		return 0, err // n < 0: a damaged list, which Search reports
-	case build:
-		ix.sets.add(key, set, df)
-	case ix.sets.dense(df, ix.n):
-		ix.putSet(ix.sets.probate(key, m))
-	default:
-		ix.putSet(m)
+	done = func() {
+		switch {
+		case build:
+			ix.sets.add(key, *m, df) // the sets own it now
+		case ix.sets.dense(df, ix.n):
+			ix.putSet(ix.sets.probate(key, m))
+		default:
+			ix.putSet(m)
+		}
 	}
-	return n, nil
+	return *m, done, nil
 }
 
 // fillExpansion ORs the documents of the lists into set, a bitset of
-// the n documents, and counts them; -1 if a list is damaged.
-func fillExpansion(ctx context.Context, set []uint64, ts []*termIter, n int32) (int64, error) {
+// the n documents; false if a list is damaged.
+func fillExpansion(ctx context.Context, set []uint64, ts []*termIter, n int32) (bool, error) {
 	var since int
 	for _, t := range ts {
 		if since += t.p.df; since >= yieldPostings {
 			if err := yield(ctx); err != nil {
-				return 0, err
+				return false, err
 			}
 			since = 0
 		}
 		if (&winList{p: t.p}).fill(set, 0, n); t.p.bad {
-			return -1, nil
+			return false, nil
 		}
 	}
-	return popcount(set), nil
+	return true, nil
 }
 
 // yieldPostings is about how many postings the count of an expansion

@@ -94,6 +94,13 @@ func (c *sets) takeProbation(k setKey) *[]uint64 {
 	return b
 }
 
+// onProbation reports whether the bitset on probation is k's.
+func (c *sets) onProbation(k setKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.probation.bits != nil && c.probation.key == k
+}
+
 // probate puts bits, the documents of k, on probation and returns the
 // bitset it replaces (nil if none), for the caller to pool.
 func (c *sets) probate(k setKey, bits *[]uint64) *[]uint64 {

@@ -1,0 +1,257 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+)
+
+// A prefix or a stemmed word next to other words ("cons* science") is a
+// conjunction whose one part is an expansion, hundreds of lists scored by
+// their best (expand.go). Walked as any conjunction, the rarest part
+// leading, each of the leader's documents advances the expansion's
+// lists, a window union over them, and at 10M documents such a search
+// took 100 to 175 ms of CPU with a frequent word (BENCHMARKS.md). conj
+// takes it instead when the lists are not too long (asConj):
+//
+//   - count: the expansion's documents are a bitset of the corpus, its
+//     kept set or filled by ORing its lists (expansionSet), which the
+//     count windows read as they read a term's kept set;
+//   - rank: as scan.best ranks an expansion alone, its lists one after
+//     another from the highest bound, unpacking only the blocks whose
+//     bound, plus the terms' bounds over the block's documents, can enter
+//     the page; each of their documents among the matches is scored with
+//     the terms, and one offered by several words keeps its best score.
+//
+// The sum of a document's scores is taken in the order andIter.score
+// takes it, and a sum is monotone in each of its parts, so the best of
+// the sums is the sum with the best word: the scores are those of the
+// generic walk, to the bit.
+
+// expMember is a conjunction's expansion.
+type expMember struct {
+	u  *unionIter
+	ts []*termIter // its lists
+	df int64       // their documents' sum
+	// set is its kept set (sets.go), nil if none; build is whether the
+	// count builds it.
+	set   []uint64
+	build bool
+}
+
+// splitExpansion returns a's terms, by cost, and its one expansion; a
+// nil expansion if a has no term, more than one expansion, or another
+// kind of part, or an expansion's term record is damaged.
+func splitExpansion(a *andIter) ([]*termIter, *expMember) {
+	var pos []*termIter
+	var exp *expMember
+	for _, it := range a.its {
+		switch it := it.(type) {
+		case *termIter:
+			pos = append(pos, it)
+		case *unionIter:
+			if exp != nil || !it.expansion() {
+				return nil, nil
+			}
+			ts, df, ok := it.words()
+			if !ok {
+				return nil, nil // Search reports the damage
+			}
+			exp = &expMember{u: it, ts: ts, df: df}
+		default:
+			return nil, nil
+		}
+	}
+	if len(pos) == 0 {
+		return nil, nil
+	}
+	return pos, exp
+}
+
+// cost asks for the expansion's set and returns what the count pays to
+// read the expansion, in postings of a term's list: nothing when its set
+// is kept, built or on probation, else a share of its lists' postings.
+// A walk of the conjunction advances the expansion's lists to each of
+// the rarest term's documents (a window union over them): at 10M
+// documents that cost 46 ns to 2.7 µs a document of the term (BENCHMARKS.md),
+// where filling the expansion's bitset costs about 8 ns a posting. With
+// conjSkew, an expansion up to 16 times as long as the term is filled.
+func (e *expMember) cost(ix *Index) int64 {
+	if e.set, e.build = ix.sets.getKey(e.u.key, e.df, ix.n); e.set != nil || e.build || ix.sets.onProbation(e.u.key) {
+		return 0
+	}
+	return e.df / expansionWalk
+}
+
+// expansionWalk is how many of an expansion's postings the count fills
+// for the cost of advancing a term's list to one document in a walk.
+const expansionWalk = 4
+
+// rankBest offers the conjunction's matches (c.match) to the page word
+// after word of its expansion, from the highest bound, while the word's
+// bound plus the terms' can enter it.
+func (c *conj) rankBest(ctx context.Context, ev *evaluator, s *scan) error {
+	ts := c.exp.ts
+	terms := 0.0
+	c.span, c.spans = ev.ix.conjWindow/4, make([][]float64, len(c.pos))
+	for k, t := range c.pos {
+		terms += t.topBound()
+		c.spans[k] = t.spans(ev.ix.n, c.span)
+	}
+	tops := make([]float64, len(ts))
+	order := make([]int, len(ts))
+	for i, t := range ts {
+		tops[i], order[i] = t.topBound(), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tops[b], tops[a]) })
+	offered := map[int32]bool{}
+	for j, i := range order {
+		if s.prunable(tops[i] + terms) {
+			break // and so are the words after it
+		}
+		if j%64 == 63 {
+			if err := yield(ctx); err != nil {
+				return err
+			}
+		}
+		if !c.rankWord(ev, s, ts[i], offered) {
+			return nil // damaged: Search reports it
+		}
+	}
+	return nil
+}
+
+// rankWord offers the matches among word w's documents whose bound can
+// enter the page; false if a list is damaged. The terms are advanced by
+// lists of their own, opened at the first match scored.
+func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, offered map[int32]bool) bool {
+	p := w.p
+	from := make([]int, len(c.pos)) // each term's first block that may overlap
+	var terms []*termIter
+	for b := 0; b < p.nblocks; b++ {
+		if p.maskOr(b)&p.mask == 0 {
+			continue
+		}
+		lo, hi := int32(0), p.lastDoc(b)
+		if b > 0 {
+			lo = p.lastDoc(b-1) + 1
+		}
+		others := c.termsBound(from, lo, hi)
+		if math.IsInf(others, -1) || s.prunable(w.blockBound(b)+others) {
+			continue // no match here, or none that can enter the page
+		}
+		if hi-lo < 4*c.span && !anySet(c.match, lo, hi) {
+			continue // a frequent word's block among few matches
+		}
+		if !p.load(b) {
+			return false
+		}
+		for i := range p.cnt {
+			d := p.docs[i]
+			if !p.all && p.fm[i]&p.mask == 0 || c.match[d>>6]&(1<<(d&63)) == 0 {
+				continue
+			}
+			p.i, p.cur = i, d
+			if s.prunable(w.bound() + others) {
+				continue
+			}
+			if terms == nil {
+				terms = make([]*termIter, len(c.pos))
+				for k, t := range c.pos {
+					terms[k] = ev.termIter(t.p.term, t.p.mask)
+				}
+			}
+			score, ok := c.sum(terms, w.score(), d)
+			if !ok {
+				return false
+			}
+			h := ranked{key: -score, doc: d, score: score}
+			if offered[d] && s.top.raise(h) {
+				continue
+			}
+			offered[d] = true
+			s.top.push(h)
+		}
+	}
+	return true
+}
+
+// termsBound bounds the sum of the terms' scores on documents lo..hi,
+// -Inf if a term has none of them: by the terms' blocks over a narrow
+// span, as conj.rank does, by their spans over a wide one. A rare word's
+// block may span the corpus, and a frequent term's blocks over it are
+// tens of thousands: read one by one for each word of a prefix, they
+// cost more than the rest of its search (BENCHMARKS.md).
+func (c *conj) termsBound(from []int, lo, hi int32) float64 {
+	s := 0.0
+	for k, t := range c.pos {
+		if hi-lo < 4*c.span {
+			s += t.rangeBound(&from[k], lo, hi)
+			continue
+		}
+		b := math.Inf(-1)
+		sp := c.spans[k]
+		for i := max(lo, 0) / c.span; i <= hi/c.span && int(i) < len(sp); i++ {
+			b = max(b, sp[i])
+		}
+		s += b
+	}
+	return s
+}
+
+// spans returns the term's bound over each span of size documents of
+// the n: the largest bound of its blocks with a wanted field that
+// overlap it, -Inf if none does (+Inf everywhere if the list is damaged).
+func (t *termIter) spans(n, size int32) []float64 {
+	s := make([]float64, n/size+1)
+	p := t.p
+	if p.bad {
+		for i := range s {
+			s[i] = math.Inf(1)
+		}
+		return s
+	}
+	for i := range s {
+		s[i] = math.Inf(-1)
+	}
+	lo := int32(0)
+	for b := range p.nblocks {
+		hi := p.lastDoc(b)
+		if p.maskOr(b)&p.mask != 0 {
+			x := t.blockBound(b)
+			for i := max(lo, 0) / size; i <= hi/size && int(i) < len(s); i++ {
+				s[i] = max(s[i], x)
+			}
+		}
+		lo = hi + 1
+	}
+	return s
+}
+
+// anySet reports whether a bit of lo..hi is set in set.
+func anySet(set []uint64, lo, hi int32) bool {
+	for range setBits(set, lo, hi) {
+		return true
+	}
+	return false
+}
+
+// sum is match d's score with exp for the expansion's: the terms' scores
+// and exp summed in andIter.score's order; false if a term's list does
+// not hold d (damaged).
+func (c *conj) sum(terms []*termIter, exp float64, d int32) (float64, bool) {
+	s, k := 0.0, 0
+	for _, it := range c.and.its {
+		if it == iterator(c.exp.u) {
+			s += exp
+			continue
+		}
+		t := terms[k]
+		if k++; t.p.advance(d) != d {
+			return 0, false
+		}
+		s += t.score()
+	}
+	return s, true
+}
