@@ -25,7 +25,7 @@ func exercise(t testing.TB, path string) {
 	defer ix.Close()
 	ctx := context.Background()
 	for _, q := range []string{"heart", `"heart failure"`, "cardi*", "heart OR mice -arrest", "fulltext:zebrafish", "study",
-		"heart failure", "heart -mice", "heart OR mice", "", "ca*"} {
+		"heart failure", "heart -mice", "heart OR mice", "", "ca*", "ca* heart", "heart ca* -mice"} {
 		n, err := query.Parse(q)
 		if err != nil {
 			t.Fatal(err)

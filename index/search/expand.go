@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 )
 
@@ -219,6 +220,9 @@ func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 // topBound bounds the score of every document of t's list: the highest
 // of its blocks' bounds.
 func (t *termIter) topBound() float64 {
+	if t.p.bad {
+		return math.Inf(1) // no skip table: Search reports the damage
+	}
 	top := 0.0
 	for b := range t.p.nblocks {
 		if t.p.maskOr(b)&t.p.mask != 0 {
