@@ -46,9 +46,10 @@
 //     classes: single words in three document-frequency bands, two- and
 //     three-word AND, phrases of 2 to 4 words cut from real titles and
 //     abstracts, a OR b, a -b, (a OR b) c, title:word, author:name,
-//     prefix*, a word with facets=license,topic,year, a word with
-//     sort=-year; compares the totals of every system per class (up to
-//     20 queries a class, within -compare-budget per peer); lets
+//     prefix*, prefix* AND a frequent word, a word with
+//     facets=license,topic,year, a word with sort=-year; compares the
+//     totals of every system per class (up to 20 queries a class, within
+//     -compare-budget per peer); lets
 //     DuckDB recount the facets of faceted queries by scanning the
 //     Parquet (a timing column and a correctness check); measures recall
 //     at 1 and 10 of known-item probes (title fragments, as words and as

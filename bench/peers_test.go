@@ -33,6 +33,7 @@ func TestRender(t *testing.T) {
 		{scoped(query.Title, "heart"), "title:heart", "heart:A"},
 		{scoped(query.Author, "smith"), "author:smith", "smith:C"},
 		{&query.Term{Word: "cardi", Prefix: true}, "cardi*", "cardi:*"},
+		{and(&query.Term{Word: "cardi", Prefix: true}, word("cell")), "cardi* cell", "(cardi:* & cell)"},
 		{&query.Phrase{Field: query.Abstract, Words: []string{"a", "b"}}, `abstract:"a b"`, "(a:D <-> b:D)"},
 	} {
 		if got := render(tt.node); got != tt.ours {

@@ -26,6 +26,7 @@ const (
 	classTitle   = "title:word"
 	classAuthor  = "author:name"
 	classPrefix  = "prefix word*"
+	classPrefix2 = "word* word (AND)"
 	classFaceted = "word + facets license,topic,year"
 	classSorted  = "word, sort=-year"
 )
@@ -34,7 +35,7 @@ const (
 const classDeep = "cursor page 1–100+"
 
 var classOrder = []string{classCommon, classMedium, classRare, classTwo, classThree, classPhrase, classOr,
-	classAndNot, classGroup, classTitle, classAuthor, classPrefix, classFaceted, classSorted}
+	classAndNot, classGroup, classTitle, classAuthor, classPrefix, classPrefix2, classFaceted, classSorted}
 
 // squery is one search of the list: a syntax tree of the query language
 // (package index/search/query), rendered for each system, and the
@@ -358,12 +359,19 @@ func makeQueryList(st termStats, n int, rng *rand.Rand, doc func() *ingest.Docum
 		}
 		return scoped(query.Author, f)
 	})
-	add(classPrefix, func() query.Node {
+	prefix := func() query.Node {
 		w := pick(classMedium)
 		if len(w) < 6 || !plainTerm.MatchString(w[:4]) {
 			return nil
 		}
 		return &query.Term{Word: w[:4+rng.IntN(2)], Prefix: true}
+	}
+	add(classPrefix, prefix)
+	add(classPrefix2, func() query.Node {
+		if p := prefix(); p != nil {
+			return and(p, word(pick(classCommon)))
+		}
+		return nil
 	})
 	for _, cl := range []string{classFaceted, classSorted} {
 		for k := 0; k < per; k++ {

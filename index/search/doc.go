@@ -51,7 +51,10 @@
 // set in bitsets that are intersected and counted; its page is then
 // ranked from the blocks of the rarest list whose bound, with the other
 // lists' block bounds over the same documents, beats the worst score kept
-// (conj.go). An OR in such a scan is counted a window of documents at a
+// (conj.go). A conjunction may hold one prefix or stemmed word: it counts
+// by the expansion's bitset, and ranks the expansion's lists one after
+// another from the highest bound, as a prefix alone does (conjexp.go).
+// An OR in such a scan is counted a window of documents at a
 // time from the window's bitset, and only the documents whose summed
 // bounds beat the worst score kept are offered to the page. A prefix or
 // a stemmed word alone in it (expand.go) is counted by ORing its lists
@@ -64,7 +67,8 @@
 // only for a set whose asks times postings saved beat those of the one
 // it would push out; sets.go): a kept list counts by word-wise AND, and
 // any conjunction tests a document in it without advancing the list; a
-// kept expansion counts by popcount (its second search keeps the bitset
+// kept expansion counts by popcount, or by word-wise AND inside a
+// conjunction (its second search keeps the bitset
 // that its first built and left on probation). Long loops yield the
 // processor now and then, so that a short search does not wait behind
 // long ones.
