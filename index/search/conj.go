@@ -407,6 +407,14 @@ func setBits(set []uint64, lo, hi int32) iter.Seq[int32] {
 	}
 }
 
+// anySet reports whether a bit of lo..hi is set in set.
+func anySet(set []uint64, lo, hi int32) bool {
+	for range setBits(set, lo, hi) {
+		return true
+	}
+	return false
+}
+
 // boundAt bounds the term's score on document d by the bound of the
 // block that would hold it: *from, moved on to it; calls come with
 // increasing d. Past the last block (d is not in the list) it is 0.

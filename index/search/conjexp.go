@@ -229,14 +229,6 @@ func (t *termIter) spans(n, size int32) []float64 {
 	return s
 }
 
-// anySet reports whether a bit of lo..hi is set in set.
-func anySet(set []uint64, lo, hi int32) bool {
-	for range setBits(set, lo, hi) {
-		return true
-	}
-	return false
-}
-
 // sum is match d's score with exp for the expansion's: the terms' scores
 // and exp summed in andIter.score's order; false if a term's list does
 // not hold d (damaged).

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/openshelf/openshelf/index/tokenize"
 
@@ -366,7 +367,7 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 			return nil
 		}
 	}
-	p := &phraseIter{mask: mask}
+	p := &phraseIter{mask: mask, key: setKey{term: -1, mask: mask, words: "q:" + strings.Join(ph.Words, " ")}}
 	covered := make([]bool, len(ph.Words))
 	// Pairs only where every field searched has them.
 	pairs := mask&^e.ix.pairFields == 0
@@ -410,6 +411,7 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 // the next, so a phrase cannot span a title and an abstract.
 type phraseIter struct {
 	and *andIter
+	key setKey // names its matches' set (phraseset.go)
 	// parts are the lists the conjunction walks, words or pairs, offs
 	// their offsets in the phrase: a part at position x means a phrase
 	// starting at x-off.

@@ -16,6 +16,9 @@ func SetConj(ix *Index, on bool, window int32) {
 // ConjScans is how many searches took the conjunction path.
 func ConjScans(ix *Index) int64 { return ix.conjScans.Load() }
 
+// PhraseSetScans is how many searches of a phrase read its kept set.
+func PhraseSetScans(ix *Index) int64 { return ix.phraseSetScans.Load() }
+
 // ExpansionFills is how many expansions were counted by unpacking their
 // lists.
 func ExpansionFills(ix *Index) int64 { return ix.expansionFills.Load() }

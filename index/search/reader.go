@@ -79,6 +79,9 @@ type Index struct {
 	noConj     bool         // tests: conjunctions take the generic path (conj.go)
 	conjWindow int32        // documents per count bitset (conj.go)
 	conjScans  atomic.Int64 // searches that took conj.go's path
+	// phraseSetScans counts the searches of a phrase by its kept set
+	// (phraseset.go).
+	phraseSetScans atomic.Int64
 	// expansionFills counts the expansions counted by unpacking their
 	// lists (expand.go), for TestExpansionProbation.
 	expansionFills atomic.Int64

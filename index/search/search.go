@@ -343,6 +343,8 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 		err = sc.expansion(ctx, u) // expand.go
 	} else if u, ok := it.(*unionIter); ok && sc.plain() {
 		err = sc.union(ctx, u)
+	} else if p, ok := it.(*phraseIter); ok && sc.plain() {
+		err = sc.phrase(ctx, p) // phraseset.go
 	} else if it != nil && !f.none {
 		err = sc.iter(ctx, it)
 	}
@@ -399,6 +401,9 @@ type scan struct {
 	// time, and the page's last hit is at least as good as those.
 	beyond int64
 	batch  []int32
+	// record, when not nil, is a bitset of the corpus in which iter sets
+	// the matches it counts (phraseset.go).
+	record []uint64
 	// yearSum keeps prefetchYears' loads from being optimised away.
 	yearSum int32
 }
@@ -480,6 +485,9 @@ func (s *scan) iter(ctx context.Context, it iterator) error {
 			continue
 		}
 		s.total++
+		if s.record != nil {
+			s.record[d>>6] |= 1 << (d & 63)
+		}
 		if s.fc != nil {
 			if s.batch = append(s.batch, d); len(s.batch) == cap(s.batch) {
 				s.ix.countBatch(s.fc, s.batch)

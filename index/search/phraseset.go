@@ -1,0 +1,102 @@
+package search
+
+import "context"
+
+// A phrase of frequent words may have millions of candidate documents,
+// each checked position by position: at 10M documents "natural resource
+// economics" has 1.5M matches and took 155 ms of CPU, every time it was
+// searched (BENCHMARKS.md). Its matches, as a bitset of the corpus, are
+// kept among the sets (sets.go) as a frequent term's are, when a plain
+// scan searches it more than once and it matches at least 1/64 of the
+// documents: the search that builds the set records the matches of its
+// walk; later ones count by popcount and rank a window of documents at a
+// time, skipping a window without a match or whose words' block bounds
+// cannot enter the page, and scoring the others' matches as the walk
+// does, the phrase's lists advanced to each.
+
+// phrase counts and ranks a phrase of several lists (a lone pair term is
+// a lister) in a plain scan.
+func (s *scan) phrase(ctx context.Context, p *phraseIter) error {
+	n, df := s.ix.n, p.cost() // the rarest list's documents
+	set, build := s.ix.sets.getKey(p.key, df, n)
+	switch {
+	case set != nil:
+		s.ix.phraseSetScans.Add(1)
+		return s.phraseSet(ctx, p, set)
+	case !build:
+		return s.iter(ctx, p)
+	}
+	s.record = make([]uint64, setBytes(n)/8)
+	defer func() { s.record = nil }()
+	if err := s.iter(ctx, p); err != nil {
+		return err
+	}
+	if !p.damaged() && s.total*denseRatio >= int64(n) {
+		s.ix.sets.add(p.key, s.record, df)
+	}
+	return nil
+}
+
+// damaged reports whether one of the phrase's lists is damaged.
+func (p *phraseIter) damaged() bool {
+	for _, ts := range [][]*termIter{p.parts, p.words} {
+		for _, t := range ts {
+			if t.p.bad {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// phraseSet counts the phrase's matches in its kept set and ranks them a
+// window of documents at a time.
+func (s *scan) phraseSet(ctx context.Context, p *phraseIter, set []uint64) error {
+	s.total = popcount(set)
+	scorers := p.words
+	if scorers == nil {
+		scorers = p.parts
+	}
+	from := make([]int, len(scorers)) // each scorer's first block that may overlap
+	win, n := max(s.ix.conjWindow/64, 1), s.ix.n // 1024 documents by default
+	for lo, w := int32(0), 0; lo < n && s.top.k > 0; lo, w = lo+win, w+1 {
+		if w%256 == 255 {
+			if err := yield(ctx); err != nil {
+				return err
+			}
+		}
+		hi := min(lo+win, n) - 1
+		if !anySet(set, lo, hi) {
+			continue
+		}
+		bound := 0.0
+		for i, t := range scorers {
+			bound += t.rangeBound(&from[i], lo, hi)
+		}
+		if s.prunable(bound) {
+			continue
+		}
+		for d := range setBits(set, lo, hi) {
+			if !p.at(d) {
+				return nil // damaged: Search reports it
+			}
+			s.rank(d, p)
+		}
+	}
+	// Every match not kept ranks after the page.
+	s.beyond = s.total - int64(len(s.top.heap))
+	return nil
+}
+
+// at puts the phrase on its match d, every list advanced to it; false
+// if a list does not hold it (damaged).
+func (p *phraseIter) at(d int32) bool {
+	for _, t := range p.parts {
+		if t.p.advance(d) != d {
+			t.p.fail()
+			return false
+		}
+	}
+	p.and.cur = d
+	return true
+}
