@@ -120,7 +120,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	searchCache := byteSize(resident.DefaultBudget)
 	fs.Var(&searchCache, "search-cache", "bound on the pages of the mapped search index and catalog resident in this process, a `size` such as 512MiB or 2GiB (0 or off: none); the least recently used are dropped first, and stay in the kernel's page cache")
 	searchSets := byteSize(search.DefaultSets)
-	fs.Var(&searchSets, "search-sets", "budget of the bitsets of frequent search terms and prefixes kept to count conjunctions and prefixes, a `size` such as 128MiB (0 or off: none); each takes documents/8 bytes")
+	fs.Var(&searchSets, "search-sets", "budget of the bitsets of frequent search terms, prefixes and phrases kept to count conjunctions, prefixes and phrases, a `size` such as 128MiB (0 or off: none); each takes documents/8 bytes")
 	fs.BoolVar(&cfg.AccessLog, "access-log", false, "log every request")
 	fs.StringVar(&cfg.Ledger, "ledger", "", "payment ledger: empty for SQLite at DATA/state/x402.db, or a postgres:// URL shared by several instances")
 	fs.StringVar(&cfg.Payments.Instance, "instance", "", "name of this instance among those sharing the ledger, stable across restarts (default HOSTNAME-ADDR)")

@@ -24,8 +24,8 @@ type Options struct {
 	// (MAP_POPULATE): faster first queries, more resident memory.
 	Populate bool
 	// Sets is the budget in bytes of the bitsets of frequent terms that
-	// count conjunctions and of frequent prefixes and stemmed words
-	// (sets.go): 0 for DefaultSets, negative for none.
+	// count conjunctions and of frequent prefixes, stemmed words and
+	// phrases (sets.go): 0 for DefaultSets, negative for none.
 	Sets int64
 }
 

@@ -20,7 +20,9 @@ import (
 // enough, counted by their postings' sum, and searched alone more than
 // once: it then counts by popcount instead of unpacking hundreds of
 // lists, and the second search keeps the bitset the first one counted
-// (sets.probation). The sets are
+// (sets.probation). It keeps the matches of a phrase (phraseset.go) in
+// at least 1/64 of the documents and searched more than once, which
+// then counts by popcount instead of checking positions. The sets are
 // built from the index, so that a restart only costs the first searches
 // their building, and read-only once built, so that searches share them.
 
