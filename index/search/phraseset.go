@@ -7,8 +7,9 @@ import "context"
 // economics" has 1.5M matches and took 155 ms of CPU, every time it was
 // searched (BENCHMARKS.md). Its matches, as a bitset of the corpus, are
 // kept among the sets (sets.go) as a frequent term's are, when a plain
-// scan searches it more than once and it matches at least 1/64 of the
-// documents: the search that builds the set records the matches of its
+// scan searches it more than once and its rarest list has at least 1/64
+// of the documents (the walk visits about as many candidates, however
+// few match): the search that builds the set records the matches of its
 // walk; later ones count by popcount and rank a window of documents at a
 // time, skipping a window without a match or whose words' block bounds
 // cannot enter the page, and scoring the others' matches as the walk
@@ -31,7 +32,7 @@ func (s *scan) phrase(ctx context.Context, p *phraseIter) error {
 	if err := s.iter(ctx, p); err != nil {
 		return err
 	}
-	if !p.damaged() && s.total*denseRatio >= int64(n) {
+	if !p.damaged() {
 		s.ix.sets.add(p.key, s.record, df)
 	}
 	return nil

@@ -17,12 +17,13 @@ import (
 // every conjunction ask made the sets of a benchmark's terms push each
 // other out, rebuilt on every search (BENCHMARKS.md). The same cache
 // keeps the documents of a prefix or a stemmed word (expand.go) dense
-// enough, counted by their postings' sum, and searched alone more than
-// once: it then counts by popcount instead of unpacking hundreds of
-// lists, and the second search keeps the bitset the first one counted
-// (sets.probation). It keeps the matches of a phrase (phraseset.go) in
-// at least 1/64 of the documents and searched more than once, which
-// then counts by popcount instead of checking positions. The sets are
+// enough, counted by their postings' sum, and searched more than once,
+// alone or in a conjunction (conjexp.go): it then counts by popcount or
+// word-wise AND instead of unpacking hundreds of lists, and the second
+// search keeps the bitset the first one counted (sets.probation). It
+// keeps the matches of a phrase (phraseset.go) whose rarest list is
+// dense and that is searched more than once, which then counts by
+// popcount instead of checking positions. The sets are
 // built from the index, so that a restart only costs the first searches
 // their building, and read-only once built, so that searches share them.
 
