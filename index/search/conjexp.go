@@ -1,10 +1,8 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"math"
-	"slices"
 )
 
 // A prefix or a stemmed word next to other words ("cons* science") is a
@@ -99,12 +97,7 @@ func (c *conj) rankBest(ctx context.Context, ev *evaluator, s *scan) error {
 		terms += t.topBound()
 		c.spans[k] = t.spans(ev.ix.n, c.span)
 	}
-	tops := make([]float64, len(ts))
-	order := make([]int, len(ts))
-	for i, t := range ts {
-		tops[i], order[i] = t.topBound(), i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tops[b], tops[a]) })
+	tops, order := byTopBound(ts)
 	offered := map[int32]bool{}
 	for j, i := range order {
 		if s.prunable(tops[i] + terms) {
@@ -166,12 +159,7 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, offered map[int32]b
 			if !ok {
 				return false
 			}
-			h := ranked{key: -score, doc: d, score: score}
-			if offered[d] && s.top.raise(h) {
-				continue
-			}
-			offered[d] = true
-			s.top.push(h)
+			s.offer(d, score, offered)
 		}
 	}
 	return true

@@ -166,12 +166,7 @@ func (ix *Index) scratchSet() *[]uint64 {
 // bound can enter it, list after list from the highest bound. A document
 // in several lists is offered once per list, keeping its best score.
 func (s *scan) best(ctx context.Context, ts []*termIter) error {
-	tops := make([]float64, len(ts))
-	order := make([]int, len(ts))
-	for i, t := range ts {
-		tops[i], order[i] = t.topBound(), i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tops[b], tops[a]) })
+	tops, order := byTopBound(ts)
 	offered := map[int32]bool{}
 	for j, i := range order {
 		if s.prunable(tops[i]) {
@@ -206,15 +201,31 @@ func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 			if s.prunable(t.bound()) {
 				continue
 			}
-			score := t.score()
-			h := ranked{key: -score, doc: p.cur, score: score}
-			if offered[h.doc] && s.top.raise(h) {
-				continue
-			}
-			offered[h.doc] = true
-			s.top.push(h)
+			s.offer(p.cur, t.score(), offered)
 		}
 	}
+}
+
+// byTopBound returns the lists' topBounds and their order from the
+// highest.
+func byTopBound(ts []*termIter) (tops []float64, order []int) {
+	tops, order = make([]float64, len(ts)), make([]int, len(ts))
+	for i, t := range ts {
+		tops[i], order[i] = t.topBound(), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tops[b], tops[a]) })
+	return tops, order
+}
+
+// offer offers document d with score to the page, which keeps its best
+// score if offered before (by another word of an expansion).
+func (s *scan) offer(d int32, score float64, offered map[int32]bool) {
+	h := ranked{key: -score, doc: d, score: score}
+	if offered[d] && s.top.raise(h) {
+		return
+	}
+	offered[d] = true
+	s.top.push(h)
 }
 
 // topBound bounds the score of every document of t's list: the highest

@@ -3,7 +3,6 @@ package search_test
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/openshelf/openshelf/index/search"
@@ -45,7 +44,7 @@ func TestPhraseSets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Total != want.Total || !slices.Equal(got.Hits, want.Hits) || (got.Next == "") != (want.Next == "") {
+			if !sameResult(got, want) {
 				t.Fatalf("phrase #%d %s (fulltext %v, offset %d, limit %d, window %d): total %d hits %v next %v, want %d %v %v",
 					i, show(q), req.Fulltext, req.Offset, req.Limit, window, got.Total, got.Hits, got.Next != "", want.Total, want.Hits, want.Next != "")
 			}
