@@ -69,10 +69,10 @@
 // any conjunction tests a document in it without advancing the list; a
 // kept expansion counts by popcount, or by word-wise AND inside a
 // conjunction (its second search keeps the bitset that its first built
-// and left on probation). A phrase whose rarest list is that frequent,
-// searched more than once, keeps the bitset of its matches the same way,
-// and is then counted by popcount and ranked from it a window of
-// documents at a time (phraseset.go). Long loops yield the
+// and left on probation). A phrase whose rarest list is that frequent
+// keeps the bitset of its matches the same way (its first search leaves
+// it on probation), and is then counted by popcount and ranked from it a
+// window of documents at a time (phraseset.go). Long loops yield the
 // processor now and then, so that a short search does not wait behind
 // long ones.
 // Phrases check the rarest list's positions first and stop at the first

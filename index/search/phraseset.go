@@ -9,33 +9,48 @@ import "context"
 // kept among the sets (sets.go) as a frequent term's are, when a plain
 // scan searches it more than once and its rarest list has at least 1/64
 // of the documents (the walk visits about as many candidates, however
-// few match): the search that builds the set records the matches of its
-// walk; later ones count by popcount and rank a window of documents at a
-// time, skipping a window without a match or whose words' block bounds
-// cannot enter the page, and scoring the others' matches as the walk
-// does, the phrase's lists advanced to each.
+// few match): its first search records the matches of its walk and
+// leaves them on probation (sets.probation), the second keeps them as its
+// set; both, and later ones, count by popcount and rank a window of
+// documents at a time, skipping a window without a match or whose words'
+// block bounds cannot enter the page, and scoring the others' matches as
+// the walk does, the phrase's lists advanced to each.
 
 // phrase counts and ranks a phrase of several lists (a lone pair term is
 // a lister) in a plain scan.
 func (s *scan) phrase(ctx context.Context, p *phraseIter) error {
 	n, df := s.ix.n, p.cost() // the rarest list's documents
 	set, build := s.ix.sets.getKey(p.key, df, n)
-	switch {
-	case set != nil:
-		s.ix.phraseSetScans.Add(1)
+	if set != nil {
 		return s.phraseSet(ctx, p, set)
-	case !build:
+	}
+	if m := s.ix.sets.takeProbation(p.key); m != nil {
+		defer s.keepMatches(p.key, m, df, build)
+		return s.phraseSet(ctx, p, *m)
+	}
+	if !s.ix.sets.dense(df, n) {
 		return s.iter(ctx, p)
 	}
-	s.record = make([]uint64, setBytes(n)/8)
-	defer func() { s.record = nil }()
-	if err := s.iter(ctx, p); err != nil {
+	m := s.ix.scratchSet()
+	s.record = *m
+	err := s.iter(ctx, p)
+	s.record = nil
+	if err != nil || p.damaged() {
+		s.ix.putSet(m)
 		return err
 	}
-	if !p.damaged() {
-		s.ix.sets.add(p.key, s.record, df)
-	}
+	s.keepMatches(p.key, m, df, build)
 	return nil
+}
+
+// keepMatches keeps m, the matches of the phrase named key, as its set if
+// build (sets.getKey), else on probation.
+func (s *scan) keepMatches(key setKey, m *[]uint64, df int64, build bool) {
+	if build {
+		s.ix.sets.add(key, *m, df) // the sets own it now
+		return
+	}
+	s.ix.putSet(s.ix.sets.probate(key, m))
 }
 
 // damaged reports whether one of the phrase's lists is damaged.
@@ -53,6 +68,7 @@ func (p *phraseIter) damaged() bool {
 // phraseSet counts the phrase's matches in its kept set and ranks them a
 // window of documents at a time.
 func (s *scan) phraseSet(ctx context.Context, p *phraseIter, set []uint64) error {
+	s.ix.phraseSetScans.Add(1)
 	s.total = popcount(set)
 	scorers := p.words
 	if scorers == nil {

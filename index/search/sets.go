@@ -22,8 +22,8 @@ import (
 // word-wise AND instead of unpacking hundreds of lists, and the second
 // search keeps the bitset the first one counted (sets.probation). It
 // keeps the matches of a phrase (phraseset.go) whose rarest list is
-// dense and that is searched more than once, which then counts by
-// popcount instead of checking positions. The sets are
+// dense and that is searched more than once (from its probation too),
+// which then counts by popcount instead of checking positions. The sets are
 // built from the index, so that a restart only costs the first searches
 // their building, and read-only once built, so that searches share them.
 
@@ -75,9 +75,10 @@ type sets struct {
 	// nasks counts the asks since asks was last halved.
 	nasks int
 	// probation holds the bitset (from Index.matches) of the last
-	// expansion counted without a set being kept: one bitset beyond the
-	// budget, so that the second ask of a prefix, which builds its set,
-	// takes it instead of unpacking its lists again.
+	// expansion or phrase counted without a set being kept: one bitset
+	// beyond the budget, so that the second ask of a prefix or a phrase,
+	// which builds its set, takes it instead of unpacking its lists or
+	// checking its positions again.
 	probation struct {
 		key  setKey
 		bits *[]uint64 // nil: none
