@@ -113,7 +113,7 @@ func Track(mm *[]byte, spare ...Range) *Mapping {
 	if registry.open == nil {
 		registry.open = map[*[]byte]*Mapping{}
 	}
-	chunks := (len(*mm) + 1<<chunkShift - 1) >> chunkShift
+	chunks := (len(*mm) + hugePage - 1) >> chunkShift
 	m := &Mapping{mm: mm, spare: spare, rest: complement(spare, len(*mm), os.Getpagesize()),
 		used: make([]atomic.Uint64, chunks), dropped: make([]atomic.Uint64, chunks)}
 	registry.open[mm] = m
@@ -133,7 +133,7 @@ func (m *Mapping) Touch(lo, hi int) {
 		if u := m.used[c].Load(); u != now {
 			m.used[c].Store(now)
 			if u < m.dropped[c].Load() || u == 0 {
-				mapped += 1 << chunkShift // not resident since its last drop
+				mapped += hugePage // not resident since its last drop
 			}
 		}
 	}

@@ -107,17 +107,21 @@ func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, 
 			return nil, nil, err
 		}
 	}
-	done = func() {
-		switch {
-		case build:
-			ix.sets.add(key, *m, df) // the sets own it now
-		case ix.sets.dense(df, ix.n):
-			ix.putSet(ix.sets.probate(key, m))
-		default:
-			ix.putSet(m)
-		}
+	return *m, func() { ix.keepBits(key, m, df, build) }, nil
+}
+
+// keepBits disposes of m, a bitset of scratchSet holding the documents
+// named key (df postings): kept as their set if build (sets.getKey), else
+// on probation if dense, else back in the pool.
+func (ix *Index) keepBits(key setKey, m *[]uint64, df int64, build bool) {
+	switch {
+	case build:
+		ix.sets.add(key, *m, df) // the sets own it now
+	case ix.sets.dense(df, ix.n):
+		ix.putSet(ix.sets.probate(key, m))
+	default:
+		ix.putSet(m)
 	}
-	return *m, done, nil
 }
 
 // fillExpansion ORs the documents of the lists into set, a bitset of

@@ -25,7 +25,7 @@ func (s *scan) phrase(ctx context.Context, p *phraseIter) error {
 		return s.phraseSet(ctx, p, set)
 	}
 	if m := s.ix.sets.takeProbation(p.key); m != nil {
-		defer s.keepMatches(p.key, m, df, build)
+		defer s.ix.keepBits(p.key, m, df, build)
 		return s.phraseSet(ctx, p, *m)
 	}
 	if !s.ix.sets.dense(df, n) {
@@ -39,18 +39,8 @@ func (s *scan) phrase(ctx context.Context, p *phraseIter) error {
 		s.ix.putSet(m)
 		return err
 	}
-	s.keepMatches(p.key, m, df, build)
+	s.ix.keepBits(p.key, m, df, build)
 	return nil
-}
-
-// keepMatches keeps m, the matches of the phrase named key, as its set if
-// build (sets.getKey), else on probation.
-func (s *scan) keepMatches(key setKey, m *[]uint64, df int64, build bool) {
-	if build {
-		s.ix.sets.add(key, *m, df) // the sets own it now
-		return
-	}
-	s.ix.putSet(s.ix.sets.probate(key, m))
 }
 
 // damaged reports whether one of the phrase's lists is damaged.
