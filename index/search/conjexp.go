@@ -70,11 +70,12 @@ func splitExpansion(a *andIter) ([]*termIter, *expMember) {
 // cost asks for the expansion's set and returns what the count pays to
 // read the expansion, in postings of a term's list: nothing when its set
 // is kept, built or on probation, else a share of its lists' postings.
-// A walk of the conjunction advances the expansion's lists to each of
-// the rarest term's documents (a window union over them): at 10M
-// documents that cost 46 ns to 2.7 µs a document of the term (BENCHMARKS.md),
-// where filling the expansion's bitset costs about 8 ns a posting. With
-// conjSkew, an expansion up to 16 times as long as the term is filled.
+// A walk of the conjunction advances the expansion's lists, up to 256, to
+// each of the rarest term's documents (a window union over them), where
+// filling the expansion's bitset unpacks each posting once. With
+// conjSkew, an expansion up to 16 times as long as the term is filled: at
+// 10M documents, the first search of such a conjunction, which fills,
+// beat the walk for the large prefixes measured (BENCHMARKS.md).
 func (e *expMember) cost(ix *Index) int64 {
 	if e.set, e.build = ix.sets.getKey(e.u.key, e.df, ix.n); e.set != nil || e.build || ix.sets.onProbation(e.u.key) {
 		return 0
