@@ -9,8 +9,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/openshelf/openshelf/index/catalog"
+	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/corpus"
 )
@@ -77,6 +80,10 @@ type Config struct {
 	Reindex bool
 	// ServerArgs are extra flags for the server (e.g. -search-cache).
 	ServerArgs []string
+	// Turns gives each system the page cache for its measurements
+	// (giveTurn): the others' files are dropped from it and its own read
+	// in, as if it ran alone on the machine.
+	Turns bool
 	// PrepareOnly builds (or reuses) the corpus and the peers' loads, then
 	// returns without measuring: the long part of a 10M run, started early.
 	PrepareOnly bool
@@ -157,6 +164,10 @@ func (c *Config) defaults() error {
 	return nil
 }
 
+// scenarioOrder is the order of the report's rows, whatever the order of
+// the measurements.
+var scenarioOrder = []string{"search", "catalog", "catalog by topic", "stats"}
+
 // Run performs the whole benchmark and writes the report to cfg.Out.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.defaults(); err != nil {
@@ -223,14 +234,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	log.Info("bench: server ready", "startup", srv.startup, "rss", rep.RSSAfterLoad.RSS)
 
 	ours := oursSystem(srv.base)
+	ours.files = []string{filepath.Join(c.snap.Dir, filepath.FromSlash(isearch.File)),
+		filepath.Join(c.snap.Dir, filepath.FromSlash(catalog.File))}
 	systems := []system{ours}
 	var peer system
 	if pg != nil {
 		peer = pgSystem(pg.base)
+		peer.files = []string{filepath.Join(pg.data, "base")}
 		systems = append(systems, peer)
 	}
 	if lc != nil {
-		systems = append(systems, luceneSystem(lc.base))
+		l := luceneSystem(lc.base)
+		l.files = []string{lc.index}
+		systems = append(systems, l)
 	}
 	if len(systems) > 1 {
 		rep.ByClass = compareByClass(ctx, systems, queries, 20, cfg.CompareBudget)
@@ -281,25 +297,34 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		log.Info("bench: done", "scenario", scenario, "system", s.name, "requests", res.Requests,
 			"p50", res.All.P50, "p99", res.All.P99, "rps", res.RPS, "errors", res.Errors)
 	}
+	// Each system is measured in one go (searches, deep pages, catalog,
+	// statistics), so that its turn of the page cache covers all of it.
 	for _, s := range systems {
+		if cfg.Turns {
+			t := giveTurn(s, systems)
+			log.Info("bench: page cache turn", "system", s.name, "read", t.Read, "took", t.Took, "skipped", t.Skipped)
+			rep.Turns = append(rep.Turns, t)
+		}
 		run("search", s, searchTargets(s), cfg.Concurrency, cfg.Duration)
-	}
-	for _, s := range systems {
 		log.Info("bench: deep pages", "system", s.name)
 		rep.Deep = append(rep.Deep, deepPages(ctx, s, deepQs, cfg.DeepPages, 10, cfg.DeepBudget))
-	}
-	run("catalog", ours, catalogTargets(ours), cfg.Concurrency, cfg.Duration/2)
-	run("catalog by topic", ours, topicTargets, cfg.Concurrency, cfg.Duration/2)
-	if pg != nil {
-		run("catalog", peer, catalogTargets(peer), cfg.Concurrency, cfg.Duration/2)
-	}
-	run("stats", ours, []target{{class: "stats", path: ours.stats}}, cfg.StatsConcurrency, cfg.StatsDuration)
-	if pg != nil {
-		run("stats", peer, []target{{class: "stats", path: peer.stats}}, cfg.StatsConcurrency, cfg.StatsDuration)
+		switch s.name {
+		case ours.name:
+			run("catalog", s, catalogTargets(s), cfg.Concurrency, cfg.Duration/2)
+			run("catalog by topic", s, topicTargets, cfg.Concurrency, cfg.Duration/2)
+		case peer.name:
+			run("catalog", s, catalogTargets(s), cfg.Concurrency, cfg.Duration/2)
+		}
+		if s.stats != "" {
+			run("stats", s, []target{{class: "stats", path: s.stats}}, cfg.StatsConcurrency, cfg.StatsDuration)
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	slices.SortStableFunc(rep.Results, func(a, b Result) int {
+		return slices.Index(scenarioOrder, a.Scenario) - slices.Index(scenarioOrder, b.Scenario)
+	})
 	rep.RSSEnd = srv.memory()
 	if pg != nil {
 		rep.PGRSS = pg.memory()

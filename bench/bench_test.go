@@ -34,21 +34,25 @@ func TestSummarise(t *testing.T) {
 }
 
 func TestSlowest(t *testing.T) {
-	targets := []target{{"a", "/1", "one"}, {"a", "/2", "two"}, {"b", "/3", "three"}, {"b", "/4", ""}}
+	targets := []target{{"a", "/1", "one"}, {"a", "/2", "two"}, {"b", "/3", "three"}, {"b", "/4", ""}, {"a", "/1", "one"}}
 	ms := time.Millisecond
-	samples := [][2]int{{0, 1}, {0, 50}, {0, 2}, {1, 9}, {1, 8}, {2, 3}, {3, 100}}
-	got := slowest(targets, func(yield func(int, time.Duration) bool) {
+	samples := [][2]int{{0, 1}, {0, 50}, {0, 2}, {1, 9}, {1, 8}, {2, 3}, {3, 100}, {4, 1}}
+	queries := medians(targets, func(yield func(int, time.Duration) bool) {
 		for _, s := range samples {
 			if !yield(s[0], time.Duration(s[1])*ms) {
 				return
 			}
 		}
 	})
-	// "one" has the slowest request but "two" the higher median; the
-	// unlabelled target of b is not a candidate.
-	want := map[string]SlowQuery{"a": {"two", 8 * ms, 2}, "b": {"three", 3 * ms, 1}}
-	if !maps.Equal(got, want) {
-		t.Errorf("got %+v, want %+v", got, want)
+	// Targets 0 and 4 are one query; the unlabelled one is none.
+	wantQ := map[string]SlowQuery{"one": {"one", "a", 1 * ms, 4}, "two": {"two", "a", 8 * ms, 2}, "three": {"three", "b", 3 * ms, 1}}
+	if !maps.Equal(queries, wantQ) {
+		t.Errorf("medians %+v, want %+v", queries, wantQ)
+	}
+	// "one" has the slowest request but "two" the higher median.
+	want := map[string]SlowQuery{"a": wantQ["two"], "b": wantQ["three"]}
+	if got := slowest(queries); !maps.Equal(got, want) {
+		t.Errorf("slowest %+v, want %+v", got, want)
 	}
 }
 
@@ -130,17 +134,25 @@ func TestMarkdown(t *testing.T) {
 	r := &Report{N: 1000, Results: []Result{
 		{Scenario: "search", System: "openshelf", Requests: 10, RPS: 5, All: Latency{P50: time.Millisecond},
 			ByClass: map[string]Latency{classTwo: {N: 4, P50: 2 * time.Millisecond}},
-			Slowest: map[string]SlowQuery{classOr: {Label: "a OR b|c", Median: 3 * time.Millisecond, N: 5}}},
-		{Scenario: "search", System: "PostgreSQL", Requests: 8, RPS: 4, ByClass: map[string]Latency{classTwo: {N: 3}}},
+			Slowest: map[string]SlowQuery{classOr: {Label: "a OR b|c", Median: 3 * time.Millisecond, N: 5}},
+			Queries: map[string]SlowQuery{"x y": {Label: "x y", Class: classTwo, Median: 2 * time.Millisecond},
+				"x z": {Label: "x z", Class: classTwo, Median: 5 * time.Millisecond}}},
+		{Scenario: "search", System: "PostgreSQL", Requests: 8, RPS: 4, ByClass: map[string]Latency{classTwo: {N: 3}},
+			Queries: map[string]SlowQuery{"x y": {Label: "x y", Class: classTwo, Median: 7 * time.Millisecond},
+				"x z": {Label: "x z", Class: classTwo, Median: 4 * time.Millisecond},
+				"x w": {Label: "x w", Class: classTwo, Median: 9 * time.Millisecond}}},
 	}, ByClass: map[string][]ClassAgreement{"PostgreSQL": {{Class: classPhrase, Compared: 2, Equal: 1, Example: "a|b"}}},
 		Quality: []Quality{{System: "Lucene", Probes: 4, WordsAt1: 1, WordsAt10: 2, PhraseAt1: 3, PhraseAt10: 4}},
-		Deep:    []Deep{{System: "PostgreSQL", Queries: 1, Depth: 2, Pages: 2}}}
+		Deep:    []Deep{{System: "PostgreSQL", Queries: 1, Depth: 2, Pages: 2}},
+		Turns:   []Turn{{System: "openshelf", Read: 3 << 20, Took: 1500 * time.Millisecond}, {System: "PostgreSQL", Read: 1 << 20, Skipped: 2}}}
 	var b strings.Builder
 	r.Markdown(&b)
 	out := b.String()
 	for _, want := range []string{"| search | openshelf | 0 | 10 | 5 | 1.0 |", "| 2 words (AND) | 2.0 / 0.0 (n=4) | 0.0 / 0.0 (n=3) |",
 		"| phrase, 2–4 words | 1 / 2 | 0 | a\\|b |", "| Lucene | 4 | 0.250 | 0.500 | 0.750 | 1.000 | 0 |",
-		"| PostgreSQL | 1 × 2 | 2 |", "| a OR b | `a OR b\\|c` 3.0 (5) | |"} {
+		"| PostgreSQL | 1 × 2 | 2 |", "| a OR b | `a OR b\\|c` 3.0 (5) | |",
+		"| 2 words (AND) | 1 of 2, 2.0 / 4.0 |",
+		"others' dropped from the cache (-turns): openshelf 3 MiB in 1.5s; PostgreSQL 1 MiB in 0s (2 files unreadable);"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

@@ -76,6 +76,9 @@ type system struct {
 	// searchPath is the path and query string of a search, limit hits
 	// from cursor ("" for the first page).
 	searchPath func(q squery, limit int, cursor string) string
+	// files are what the system reads to answer: its share of the page
+	// cache during its turn (turns.go).
+	files []string
 }
 
 func oursSystem(base string) system {

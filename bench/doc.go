@@ -54,16 +54,24 @@
 //     Parquet (a timing column and a correctness check); measures recall
 //     at 1 and 10 of known-item probes (title fragments, as words and as
 //     phrases);
-//  6. drives every system over loopback HTTP with one load generator
-//     (bounded concurrency, fixed duration, keep-alive connections), then
-//     follows the next cursor of a few frequent words 120 pages deep,
-//     timing each page, and measures catalog pages and statistics as the
-//     first version of the benchmark did;
+//  6. measures one system after the other, each in its turn of the page
+//     cache (-turns, on by default): the other systems' files are dropped
+//     from the cache (POSIX_FADV_DONTNEED) and its own read in once, as if
+//     it ran alone on the machine; at 10M the three systems' files do not
+//     fit in memory together, and without turns the order of the phases
+//     decides what each finds cached. In its turn a system is driven over
+//     loopback HTTP by one load generator (bounded concurrency, fixed
+//     duration after an unrecorded warm-up, keep-alive connections), then
+//     the next cursor of a few frequent words is followed 120 pages deep,
+//     timing each page, and catalog pages and statistics are measured as
+//     the first version of the benchmark did;
 //  7. prints Markdown tables: p50/p95/p99 latency and throughput per
 //     scenario and system, per query class side by side, each system's
 //     slowest query of each class (highest median over its repeats: the
-//     query behind the class's p99), deep pages, recall, totals
-//     agreement, resident memory and index sizes.
+//     query behind the class's p99), each peer against ours on the very
+//     queries the peer answered (PostgreSQL answers a few dozen in 30 s
+//     at 10M, too few for a p99), deep pages, recall, totals agreement,
+//     resident memory and index sizes.
 //
 // The numbers come from a shared 2-core machine: the load generator, the
 // server and the peers compete for the same cores, which is the point

@@ -37,15 +37,19 @@ type Result struct {
 	ByClass          map[string]Latency
 	// Slowest is, per class, the labelled target of highest median
 	// latency over its repeats: one slow query, not one unlucky request.
-	Slowest    map[string]SlowQuery
+	Slowest map[string]SlowQuery
+	// Queries holds every labelled target's median, by label: the same
+	// query across systems, for a peer that answers only a few.
+	Queries    map[string]SlowQuery
 	FirstError string
 }
 
-// SlowQuery is a target's median latency over its N recorded requests.
+// SlowQuery is a labelled target's median latency over its N recorded
+// requests.
 type SlowQuery struct {
-	Label  string
-	Median time.Duration
-	N      int
+	Label, Class string
+	Median       time.Duration
+	N            int
 }
 
 func summarise(ds []time.Duration) Latency {
@@ -165,36 +169,44 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 			res.ByClass[n] = summarise(per[i])
 		}
 	}
-	res.Slowest = slowest(targets, func(yield func(int, time.Duration) bool) {
+	res.Queries = medians(targets, func(yield func(int, time.Duration) bool) {
 		for _, s := range samples {
 			if !yield(s.target, s.d) {
 				return
 			}
 		}
 	})
+	res.Slowest = slowest(res.Queries)
 	if elapsed > 0 {
 		res.RPS = float64(len(samples)) / elapsed.Seconds()
 	}
 	return res
 }
 
-// slowest returns, per class, the labelled target whose recorded
-// durations have the highest median.
-func slowest(targets []target, samples iter.Seq2[int, time.Duration]) map[string]SlowQuery {
-	per := make([][]time.Duration, len(targets))
+// medians returns, by label, the median of each labelled target's
+// recorded durations (targets with the same label are one query).
+func medians(targets []target, samples iter.Seq2[int, time.Duration]) map[string]SlowQuery {
+	per := map[string][]time.Duration{}
 	for t, d := range samples {
-		if targets[t].label != "" {
-			per[t] = append(per[t], d)
+		if l := targets[t].label; l != "" {
+			per[l] = append(per[l], d)
 		}
 	}
-	out := map[string]SlowQuery{}
-	for t, ds := range per {
-		if len(ds) == 0 {
-			continue
+	out := make(map[string]SlowQuery, len(per))
+	for _, t := range targets {
+		if ds, ok := per[t.label]; ok {
+			out[t.label] = SlowQuery{Label: t.label, Class: t.class, Median: summarise(ds).P50, N: len(ds)}
 		}
-		q := SlowQuery{Label: targets[t].label, Median: summarise(ds).P50, N: len(ds)}
-		if cur, ok := out[targets[t].class]; !ok || q.Median > cur.Median {
-			out[targets[t].class] = q
+	}
+	return out
+}
+
+// slowest returns, per class, the query of highest median.
+func slowest(queries map[string]SlowQuery) map[string]SlowQuery {
+	out := map[string]SlowQuery{}
+	for _, q := range queries {
+		if cur, ok := out[q.Class]; !ok || q.Median > cur.Median || q.Median == cur.Median && q.Label < cur.Label {
+			out[q.Class] = q
 		}
 	}
 	return out

@@ -33,6 +33,7 @@ type luceneSide struct {
 	cmd       *exec.Cmd
 	done      chan error
 	base      string
+	index     string // the index directory
 	indexTime time.Duration
 	reused    bool
 	bytes     int64
@@ -75,7 +76,7 @@ func startLucene(ctx context.Context, cfg *Config, c *corpusInfo) (*luceneSide, 
 		return nil, fmt.Errorf("%w: javac: %v: %s", ErrLucene, err, out)
 	}
 	cp += ":" + classes
-	l := &luceneSide{done: make(chan error, 1)}
+	l := &luceneSide{done: make(chan error, 1), index: idx}
 	stampPath := filepath.Join(dir, "corpus")
 	if b, err := os.ReadFile(stampPath); err == nil && string(b) == c.key && !cfg.Rebuild {
 		l.reused = true

@@ -27,6 +27,7 @@ type Report struct {
 	Facets                        FacetCheck
 	Quality                       []Quality
 	Deep                          []Deep
+	Turns                         []Turn // page-cache turns, when Config.Turns
 	LuceneIndexTime               time.Duration
 	LuceneReused                  bool
 	LuceneBytes                   int64
@@ -69,6 +70,7 @@ func (r *Report) Markdown(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 		slowestMarkdown(w, search)
+		sameQueriesMarkdown(w, search)
 	}
 	fmt.Fprintf(w, "\nMemory and set-up:\n\n")
 	fmt.Fprintf(w, "- openshelf serve: RSS %s after loading (start-up %s), %s at the end (%s of it file pages, %s anonymous), peak (VmHWM) %s; search/index.bin %s.\n",
@@ -97,6 +99,7 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "- Search index rebuilt by this run (index.Reindex from the snapshot's Parquet): %s.\n",
 			r.ReindexTime.Round(time.Second))
 	}
+	turnsMarkdown(w, r.Turns)
 	r.searchMarkdown(w)
 	for _, res := range r.Results {
 		if res.FirstError != "" {
@@ -113,6 +116,42 @@ func classHeader(w io.Writer, title string, search []Result, align string) {
 		fmt.Fprintf(w, " %s |", s.System)
 	}
 	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat(align, len(search)))
+}
+
+// sameQueriesMarkdown compares, class by class, each peer with the first
+// system (ours) on the queries the peer answered in its timed run, by
+// each query's median: a peer that answers a few queries in 30 s has no
+// p99 to set beside ours, but each of its answers has a counterpart.
+func sameQueriesMarkdown(w io.Writer, search []Result) {
+	if len(search) < 2 {
+		return
+	}
+	ours, peers := search[0], search[1:]
+	classHeader(w, fmt.Sprintf("The same queries: %s faster on k of n, and the median of the queries' medians (ms, %s / peer)",
+		ours.System, ours.System), peers, "---:|")
+	for _, cl := range classOrder {
+		fmt.Fprintf(w, "| %s |", cl)
+		for _, p := range peers {
+			var a, b []time.Duration
+			faster := 0
+			for l, q := range p.Queries {
+				o, ok := ours.Queries[l]
+				if q.Class != cl || !ok {
+					continue
+				}
+				a, b = append(a, o.Median), append(b, q.Median)
+				if o.Median < q.Median {
+					faster++
+				}
+			}
+			if len(a) == 0 {
+				fmt.Fprintf(w, " |")
+				continue
+			}
+			fmt.Fprintf(w, " %d of %d, %s / %s |", faster, len(a), ms(summarise(a).P50), ms(summarise(b).P50))
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // slowestMarkdown writes each system's slowest query of each class: the

@@ -54,6 +54,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
 	fs.BoolVar(&cfg.Reindex, "reindex", false, "rebuild only the cached snapshot's search index (search/index.bin) with this binary's format, from the snapshot's Parquet tables, keeping the rest and the peers' loads")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the measured server, space-separated (e.g. \"-search-cache 512MiB\")")
+	fs.BoolVar(&cfg.Turns, "turns", true, "before each system's measurements, drop the other systems' files from the page cache and read its own (as if it ran alone)")
 	fs.BoolVar(&cfg.PrepareOnly, "prepare", false, "only build (or reuse) the corpus and the peers' loads, then exit")
 	fs.StringVar(&serverBin, "server-bin", "", "openshelf binary to measure (default: this one), e.g. a build of another branch")
 	fs.StringVar(&out, "out", "", "also write the Markdown report to this file")
