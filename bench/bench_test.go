@@ -152,7 +152,7 @@ func TestMarkdown(t *testing.T) {
 		"| phrase, 2–4 words | 1 / 2 | 0 | a\\|b |", "| Lucene | 4 | 0.250 | 0.500 | 0.750 | 1.000 | 0 |",
 		"| PostgreSQL | 1 × 2 | 2 |", "| a OR b | `a OR b\\|c` 3.0 (5) | |",
 		"| 2 words (AND) | 1 of 2, 2.0 / 4.0 |",
-		"others' dropped from the cache (-turns): openshelf 3 MiB in 1.5s; PostgreSQL 1 MiB in 0s (2 files unreadable);"} {
+		"others' dropped from the cache (-turns): openshelf 3 MiB in 1.5s; PostgreSQL 1 MiB in 0s (2 files could not be read or dropped)."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

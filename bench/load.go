@@ -196,6 +196,7 @@ func medians(targets []target, samples iter.Seq2[int, time.Duration]) map[string
 	for _, t := range targets {
 		if ds, ok := per[t.label]; ok {
 			out[t.label] = SlowQuery{Label: t.label, Class: t.class, Median: summarise(ds).P50, N: len(ds)}
+			delete(per, t.label)
 		}
 	}
 	return out

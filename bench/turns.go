@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -47,9 +48,15 @@ func giveTurn(s system, all []system) Turn {
 	}
 	buf := make([]byte, 1<<20)
 	walkFiles(s.files, func(f *os.File) error {
-		n, err := io.CopyBuffer(io.Discard, f, buf)
-		t.Read += n
-		return err
+		for {
+			n, err := f.Read(buf)
+			t.Read += int64(n)
+			if err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
 	}, &t.Skipped)
 	t.Took = time.Since(start)
 	return t
@@ -93,13 +100,14 @@ func turnsMarkdown(w io.Writer, turns []Turn) {
 	if len(turns) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "- Page cache: before its measurements each system's files were read once and the others' dropped from the cache (-turns):")
-	for _, t := range turns {
-		fmt.Fprintf(w, " %s %s in %s", t.System, mib(t.Read), t.Took.Round(100*time.Millisecond))
+	parts := make([]string, len(turns))
+	for i, t := range turns {
+		parts[i] = fmt.Sprintf("%s %s in %s", t.System, mib(t.Read), t.Took.Round(100*time.Millisecond))
 		if t.Skipped > 0 {
-			fmt.Fprintf(w, " (%d files unreadable)", t.Skipped)
+			parts[i] += fmt.Sprintf(" (%d files could not be read or dropped)", t.Skipped)
 		}
-		fmt.Fprint(w, ";")
 	}
+	fmt.Fprintf(w, "- Page cache: before its measurements each system's files were read once and the others' dropped from the cache (-turns): %s.",
+		strings.Join(parts, "; "))
 	fmt.Fprintln(w)
 }

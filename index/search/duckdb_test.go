@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -147,4 +148,61 @@ func idsByDoc(t *testing.T, db *sql.DB, docs string) []string {
 		t.Fatal("documents.parquet is not in id order")
 	}
 	return ids
+}
+
+// TestTermsParquetDF: the analysts' search/terms.parquet counts a term's
+// documents over titles, keywords and authors only (stop words over
+// authors only), and every count equals the server's for those fields.
+func TestTermsParquetDF(t *testing.T) {
+	snap, err := snapshot.Open(testsnap.Fixtures(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := search.Open(snap, nil, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT term, df FROM read_parquet('" + snap.Dir + "/search/terms.parquet') ORDER BY term")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	checked, fewer := 0, 0
+	for rows.Next() {
+		var term string
+		var df int64
+		if err := rows.Scan(&term, &df); err != nil {
+			t.Fatal(err)
+		}
+		three := search.Request{Query: &query.Or{Children: []query.Node{&query.Term{Field: query.Title, Word: term},
+			&query.Term{Field: query.Keyword, Word: term}, &query.Term{Field: query.Author, Word: term}}}}
+		if tokenize.IsStopWord(term) {
+			// The table drops stop words from titles and keywords.
+			three.Query = &query.Term{Field: query.Author, Word: term}
+		}
+		res, err := ix.Search(context.Background(), three)
+		if err != nil {
+			t.Fatalf("%s: %v", term, err)
+		}
+		if res.Total != df {
+			t.Errorf("%q: terms.parquet df %d, the index %d in titles, keywords and authors", term, df, res.Total)
+		}
+		all, err := ix.Search(context.Background(), search.Request{Query: &query.Term{Word: term}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all.Total > df {
+			fewer++
+		}
+		checked++
+	}
+	if checked < 1000 || fewer == 0 {
+		t.Errorf("%d terms checked, %d with more documents once abstracts count", checked, fewer)
+	}
 }
