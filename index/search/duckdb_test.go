@@ -29,20 +29,7 @@ func TestMain(m *testing.M) {
 // over the snapshot's Parquet, and cited_by_count equals citations.parquet
 // grouped by cited document.
 func TestFacetsMatchDuckDB(t *testing.T) {
-	snap, err := snapshot.Open(testsnap.Fixtures(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := search.Open(snap, nil, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	snap, ix, db := fixtureDuckDB(t)
 	docs := "read_parquet('" + snap.Path(snapshot.Documents) + "')"
 	groupBy := map[string]string{
 		search.FacetLicense:  "SELECT license AS v, count(*) FROM %s GROUP BY 1",
@@ -130,6 +117,27 @@ func TestFacetsMatchDuckDB(t *testing.T) {
 	t.Logf("%d documents, %d cited inside the archive", len(ids0), cited)
 }
 
+// fixtureDuckDB opens the fixture snapshot, its search index and a DuckDB
+// database to query its Parquet, all closed when the test ends.
+func fixtureDuckDB(t *testing.T) (*snapshot.Snapshot, *search.Index, *sql.DB) {
+	t.Helper()
+	snap, err := snapshot.Open(testsnap.Fixtures(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := search.Open(snap, nil, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return snap, ix, db
+}
+
 func idsByDoc(t *testing.T, db *sql.DB, docs string) []string {
 	rows, err := db.Query("SELECT id FROM " + docs)
 	if err != nil {
@@ -154,20 +162,7 @@ func idsByDoc(t *testing.T, db *sql.DB, docs string) []string {
 // documents over titles, keywords and authors only (stop words over
 // authors only), and every count equals the server's for those fields.
 func TestTermsParquetDF(t *testing.T) {
-	snap, err := snapshot.Open(testsnap.Fixtures(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := search.Open(snap, nil, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	snap, ix, db := fixtureDuckDB(t)
 	rows, err := db.Query("SELECT term, df FROM read_parquet('" + snap.Dir + "/search/terms.parquet') ORDER BY term")
 	if err != nil {
 		t.Fatal(err)
