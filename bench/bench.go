@@ -301,7 +301,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// statistics), so that its turn of the page cache covers all of it.
 	for _, s := range systems {
 		if cfg.Turns {
-			t := giveTurn(s, systems)
+			t := giveTurn(ctx, s, systems)
 			log.Info("bench: page cache turn", "system", s.name, "read", t.Read, "took", t.Took, "skipped", t.Skipped)
 			rep.Turns = append(rep.Turns, t)
 		}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -27,7 +28,7 @@ type Turn struct {
 // giveTurn prepares the page cache for s's measurements as if s ran alone
 // on the machine: the clean cached pages of every other system's files
 // are dropped (POSIX_FADV_DONTNEED; pages a process still maps stay), and
-// s's own files are read once from start to end.
+// s's own files are read once from start to end (until ctx is done).
 //
 // At 10M documents the three systems' files (PostgreSQL's cluster, our
 // index and catalog, Lucene's index) are larger than the memory of the
@@ -35,7 +36,7 @@ type Turn struct {
 // last (or PostgreSQL's long comparison queries) decides what the next
 // one finds cached, and the numbers measure eviction order rather than
 // the engines.
-func giveTurn(s system, all []system) Turn {
+func giveTurn(ctx context.Context, s system, all []system) Turn {
 	t := Turn{System: s.name}
 	start := time.Now()
 	for _, o := range all {
@@ -48,7 +49,7 @@ func giveTurn(s system, all []system) Turn {
 	}
 	buf := make([]byte, 1<<20)
 	walkFiles(s.files, func(f *os.File) error {
-		for {
+		for ctx.Err() == nil {
 			n, err := f.Read(buf)
 			t.Read += int64(n)
 			if err == io.EOF {
@@ -57,6 +58,7 @@ func giveTurn(s system, all []system) Turn {
 				return err
 			}
 		}
+		return ctx.Err()
 	}, &t.Skipped)
 	t.Took = time.Since(start)
 	return t

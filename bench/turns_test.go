@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,13 +36,13 @@ func TestGiveTurn(t *testing.T) {
 	sa := system{name: "a", files: []string{filepath.Dir(a1), filepath.Join(dir, "missing")}}
 	sb := system{name: "b", files: []string{b}}
 
-	if got := giveTurn(sb, []system{sa, sb}); got.Read != 2<<20 || got.Skipped != 1 {
+	if got := giveTurn(context.Background(), sb, []system{sa, sb}); got.Read != 2<<20 || got.Skipped != 1 {
 		t.Fatalf("turn of b: %+v, want 2 MiB read and the missing path of a skipped", got)
 	}
 	if n := resident(t, b); n != 2<<20 {
 		t.Fatalf("b: %d bytes cached after its turn, want all", n)
 	}
-	got := giveTurn(sa, []system{sa, sb})
+	got := giveTurn(context.Background(), sa, []system{sa, sb})
 	if got.Read != 3<<20+5000 || got.Skipped != 1 {
 		t.Errorf("turn of a: %+v, want %d bytes read, 1 skipped", got, 3<<20+5000)
 	}
