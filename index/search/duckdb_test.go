@@ -121,15 +121,7 @@ func TestFacetsMatchDuckDB(t *testing.T) {
 // database to query its Parquet, all closed when the test ends.
 func fixtureDuckDB(t *testing.T) (*snapshot.Snapshot, *search.Index, *sql.DB) {
 	t.Helper()
-	snap, err := snapshot.Open(testsnap.Fixtures(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := search.Open(snap, nil, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
+	snap, ix := openIndex(t, testsnap.Fixtures(t))
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)

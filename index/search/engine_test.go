@@ -82,15 +82,7 @@ func buildCorpusPairs(t testing.TB, docs []*ingest.Document, sample int) *corpus
 		NoPhrasePairs: sample < 0, PairSample: sample}, feed); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := snapshot.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := search.Open(snap, nil, search.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
+	snap, ix := openIndex(t, dir)
 	sorted := slices.Clone(docs)
 	slices.SortFunc(sorted, func(a, b *ingest.Document) int { return strings.Compare(a.ID, b.ID) })
 	if ix.Len() != len(sorted) {
@@ -756,4 +748,20 @@ func show(n query.Node) string {
 		return "(" + strings.Join(parts, op) + ")"
 	}
 	return "?"
+}
+
+// openIndex opens the snapshot of the data directory dir and its search
+// index, closed when the test ends.
+func openIndex(t testing.TB, dir string) (*snapshot.Snapshot, *search.Index) {
+	t.Helper()
+	snap, err := snapshot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := search.Open(snap, nil, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return snap, ix
 }
