@@ -19,9 +19,8 @@ type Turn struct {
 	System string
 	Read   int64
 	Took   time.Duration
-	// Skipped counts files that could not be read or dropped (a
-	// PostgreSQL cluster owned by another user when the bench is not
-	// root); the turn is then only partly the system's.
+	// Skipped counts files (or directories) that could not be opened,
+	// read or dropped; the turn is then only partly the system's.
 	Skipped int
 }
 
