@@ -17,6 +17,7 @@ import (
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/internal/needs"
 )
 
 func TestRender(t *testing.T) {
@@ -76,6 +77,7 @@ func smallCorpus(t *testing.T, n int) (*Config, *corpusInfo) {
 // totals per query class, the same facet counts as DuckDB's GROUP BY over
 // the Parquet, deep pages that continue each other, and known items found.
 func TestPeers(t *testing.T) {
+	needs.Heavy(t, "PostgreSQL and Lucene")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	t0 := time.Now()

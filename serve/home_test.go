@@ -13,12 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/internal/needs"
 	"github.com/openshelf/openshelf/internal/testsnap"
 )
 
 // findChromium returns Debian's Chromium (scripts/setup.sh installs it).
 func findChromium(t *testing.T) string {
 	t.Helper()
+	needs.Heavy(t, "Chromium")
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless_shell"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/internal/needs"
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/serve/x402"
 	"github.com/openshelf/openshelf/serve/x402/facilitatortest"
@@ -24,6 +25,7 @@ import (
 // installs them.
 func x402Interop(t *testing.T) (node, dir string) {
 	t.Helper()
+	needs.Heavy(t, "Node and the npm clients")
 	dir, err := filepath.Abs(filepath.Join("..", "interop"))
 	if err != nil {
 		t.Fatal(err)

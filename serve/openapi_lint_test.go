@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/openshelf/openshelf/internal/needs"
 	"github.com/openshelf/openshelf/internal/testsnap"
 )
 
@@ -16,6 +17,7 @@ import (
 // by scripts/setup.sh; without it the test fails (setup installs it).
 func interopBin(t *testing.T, name string) string {
 	t.Helper()
+	needs.Heavy(t, "Node and the npm clients")
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatalf("node is not installed; run scripts/setup.sh")
 	}

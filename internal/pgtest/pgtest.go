@@ -22,6 +22,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+
+	"github.com/openshelf/openshelf/internal/needs"
 )
 
 var cluster struct {
@@ -112,6 +114,7 @@ func Stop() {
 // cluster, starting the cluster on first use.
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
+	needs.Heavy(tb, "PostgreSQL")
 	cluster.once.Do(start)
 	if cluster.err != nil {
 		tb.Fatalf("starting PostgreSQL: %v", cluster.err)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/openshelf/openshelf/internal/needs"
 )
 
 // TestStandardWebhooksInterop verifies the Standard Webhooks headers with
@@ -22,6 +24,7 @@ import (
 // installed by scripts/setup.sh): a fresh secret and one issued before
 // standard base64 verify; a changed body, id or timestamp does not.
 func TestStandardWebhooksInterop(t *testing.T) {
+	needs.Heavy(t, "Node and the npm clients")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed; run scripts/setup.sh")

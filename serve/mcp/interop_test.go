@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/internal/needs"
 	"github.com/openshelf/openshelf/serve/x402"
 )
 
@@ -20,6 +21,7 @@ import (
 // installed (scripts/setup.sh). Without them the test fails.
 func interop(t *testing.T, pkgs ...string) (node, dir string) {
 	t.Helper()
+	needs.Heavy(t, "Node and the npm clients")
 	dir, err := filepath.Abs(filepath.Join("..", "..", "interop"))
 	if err != nil {
 		t.Fatal(err)
