@@ -51,7 +51,7 @@ func TestGoldenDocuments(t *testing.T) {
 
 	// The 402 challenge of each paid archive route, decoded from its
 	// PAYMENT-REQUIRED header (the live tools' challenges are tested with
-	// their inputs in tools_http_test.go; their requirements are in
+	// their inputs in serve/tools/web/e2e_test.go; their requirements are in
 	// x402.golden.json).
 	id := firstDocumentID(t, a.HTTP)
 	challenges := map[string]any{}

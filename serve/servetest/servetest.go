@@ -64,8 +64,9 @@ func New(t testing.TB, mod func(*serve.Config)) *Env {
 // when it is JSON.
 func (e *Env) Call(t testing.TB, method, path string, in map[string]any, payment string) (*http.Response, map[string]any) {
 	t.Helper()
-	var body io.Reader
+	var body string
 	target := path
+	hdr := map[string]string{}
 	if method == http.MethodGet || method == http.MethodHead {
 		q := url.Values{}
 		for k, v := range in {
@@ -79,18 +80,30 @@ func (e *Env) Call(t testing.TB, method, path string, in map[string]any, payment
 		if err != nil {
 			t.Fatal(err)
 		}
-		body = strings.NewReader(string(b))
-	}
-	req := httptest.NewRequest(method, target, body)
-	req.RemoteAddr = "192.0.2.1:1234"
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		body = string(b)
+		hdr["Content-Type"] = "application/json"
 	}
 	if payment != "" {
-		req.Header.Set(x402.HeaderPaymentSignature, payment)
+		hdr[x402.HeaderPaymentSignature] = payment
+	}
+	return Do(t, e.App.HTTP, method, target, body, hdr)
+}
+
+// Do sends one request to h from a public client address, with the given
+// body and headers, and decodes the answer when it is JSON.
+func Do(t testing.TB, h http.Handler, method, target, body string, hdr map[string]string) (*http.Response, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	req.RemoteAddr = "192.0.2.1:1234"
+	for k, v := range hdr {
+		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	e.App.HTTP.ServeHTTP(rec, req)
+	h.ServeHTTP(rec, req)
 	res := rec.Result()
 	var m map[string]any
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {

@@ -1,4 +1,4 @@
-package serve
+package web_test
 
 // End-to-end tests of the six live tools (extract_webpage, site_metadata,
 // read_feed, extract_tables, ping_status, domain_intel) through the real
@@ -28,17 +28,18 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/openshelf/openshelf/internal/testsnap"
+	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/fetch"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/servetest"
 	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/tools/web/webtest"
 	"github.com/openshelf/openshelf/serve/x402"
 )
 
-// ltTestdataDir is the tool package's test data: the pages, feeds and RDAP
-// answer its unit tests use, read here in place rather than copied.
-var ltTestdataDir = filepath.Join("tools", "web", "testdata")
+// ltTestdataDir holds the pages, feeds and RDAP answer the family's unit
+// tests use too.
+const ltTestdataDir = "testdata"
 
 // liveTool is a tool's route and price; amount is the price in atomic
 // USDC units, as PAYMENT-REQUIRED states it.
@@ -226,7 +227,7 @@ func ltHomepages(t *testing.T) *httptest.Server {
 
 // ltEnv is an app whose live tools reach the local stand-ins.
 type ltEnv struct {
-	app     *App
+	app     *serve.App
 	web     *ltSite
 	dns     *webtest.DNS
 	tlsURL  string // https://secure.example.com:PORT/, certificate from a test CA
@@ -254,7 +255,7 @@ func newLiveToolsApp(t *testing.T) *ltEnv {
 	rdap := ltRDAP(t)
 	home := ltHomepages(t)
 
-	e.app = newTestApp(t, testsnap.Copy(t), func(c *Config) {
+	e.app = servetest.New(t, func(c *serve.Config) {
 		c.Fetch = fetch.Config{AllowLoopback: true, Resolver: e.dns.Resolver(), Timeout: 2 * time.Second, RootCAs: ca.Pool}
 		c.Probe = web.ProbeConfig{
 			PingTimeout:      5 * time.Second,
@@ -264,7 +265,7 @@ func newLiveToolsApp(t *testing.T) *ltEnv {
 			HomepageURL:      func(d string) string { return home.URL + "/" + d },
 		}
 		c.Tools = web.ToolsConfig{ExtractMaxBytes: 256 << 10}
-	})
+	}).App
 	var err error
 	if e.key, err = crypto.GenerateKey(); err != nil {
 		t.Fatal(err)
@@ -298,14 +299,14 @@ func ltCall(t *testing.T, h http.Handler, name string, in map[string]any, paymen
 		for k, v := range in {
 			q.Set(k, fmt.Sprint(v))
 		}
-		return do(t, h, tool.method, tool.path+"?"+q.Encode(), "", hdr)
+		return servetest.Do(t, h, tool.method, tool.path+"?"+q.Encode(), "", hdr)
 	}
 	body, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hdr["Content-Type"] = "application/json"
-	return do(t, h, tool.method, tool.path, string(body), hdr)
+	return servetest.Do(t, h, tool.method, tool.path, string(body), hdr)
 }
 
 func ltTool(t *testing.T, name string) liveTool {
@@ -336,8 +337,8 @@ func ltPay(t *testing.T, h http.Handler, key *ecdsa.PrivateKey, name string, in 
 	// One payment buys one call with one input: the resource is the
 	// route plus a digest of the input.
 	if len(req.Accepts) == 0 || req.Accepts[0].Amount != tool.amount ||
-		!strings.HasPrefix(req.Resource.URL, testBase+tool.path+"?input=") {
-		t.Fatalf("%s: requirements %+v, want amount %s for %s?input=...", name, req, tool.amount, testBase+tool.path)
+		!strings.HasPrefix(req.Resource.URL, servetest.Base+tool.path+"?input=") {
+		t.Fatalf("%s: requirements %+v, want amount %s for %s?input=...", name, req, tool.amount, servetest.Base+tool.path)
 	}
 	return ltSign(t, key, *req)
 }
@@ -358,7 +359,7 @@ func ltSign(t *testing.T, key *ecdsa.PrivateKey, req x402.PaymentRequired) strin
 }
 
 // ltSettlements is how many payments the ledger has settled.
-func ltSettlements(t *testing.T, a *App) int {
+func ltSettlements(t *testing.T, a *serve.App) int {
 	t.Helper()
 	n, unknown, err := a.Payments.Core.Config().Ledger.CountSettlements(context.Background())
 	if err != nil {
@@ -848,9 +849,9 @@ func TestLiveToolsSSRF(t *testing.T) {
 		n, _ := strconv.Atoi(p)
 		ports = append(ports, n)
 	}
-	a := newTestApp(t, testsnap.Copy(t), func(c *Config) {
+	a := servetest.New(t, func(c *serve.Config) {
 		c.Fetch = fetch.Config{Resolver: ns.Resolver(), AllowedPorts: ports, Timeout: 5 * time.Second}
-	})
+	}).App
 	key, err := crypto.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -1050,10 +1051,10 @@ func TestLiveToolsSSRFRedirects(t *testing.T) {
 // in /.well-known/ai-data.json with price and MCP name, and in the MCP
 // tool list.
 func TestLiveToolsDiscovery(t *testing.T) {
-	a := newTestApp(t, testsnap.Fixtures(t), nil)
+	a := servetest.New(t, nil).App
 	h := a.HTTP
 
-	_, doc := getJSON(t, h, "/openapi.json")
+	_, doc := servetest.Do(t, h, http.MethodGet, "/openapi.json", "", nil)
 	paths := ltObj(doc["paths"])
 	for _, tl := range liveTools {
 		op := ltObj(ltObj(paths[tl.path])[strings.ToLower(tl.method)])
@@ -1063,7 +1064,7 @@ func TestLiveToolsDiscovery(t *testing.T) {
 		}
 	}
 
-	_, ai := getJSON(t, h, "/.well-known/ai-data.json")
+	_, ai := servetest.Do(t, h, http.MethodGet, "/.well-known/ai-data.json", "", nil)
 	entries := map[string]map[string]any{}
 	for _, x := range ltList(ai["endpoints"]) {
 		entries[ltStr(ltObj(x)["name"])] = ltObj(x)
@@ -1080,7 +1081,7 @@ func TestLiveToolsDiscovery(t *testing.T) {
 		}
 	}
 
-	res, m := do(t, h, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{
+	res, m := servetest.Do(t, h, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, map[string]string{
 		"Content-Type":         "application/json",
 		"Accept":               "application/json, text/event-stream",
 		"MCP-Protocol-Version": "2025-06-18",
