@@ -27,7 +27,7 @@ type Input struct {
 // Output is a feed read into one shape whatever its format.
 type Output struct {
 	Feed  FeedInfo   `json:"feed"`
-	Items []FeedItem `json:"items"`
+	Items []Item `json:"items"`
 	// TotalItems is how many items the feed holds (Items may be fewer).
 	TotalItems int `json:"total_items"`
 }
@@ -51,9 +51,9 @@ type FeedInfo struct {
 	DiscoveredFrom string `json:"discovered_from,omitempty"`
 }
 
-// FeedItem is one entry. Summary and Content are plain text (HTML
+// Item is one entry. Summary and Content are plain text (HTML
 // stripped); Content is cut at 20000 characters (ContentTruncated).
-type FeedItem struct {
+type Item struct {
 	Title            string      `json:"title,omitempty"`
 	Link             string      `json:"link,omitempty"`
 	ID               string      `json:"id,omitempty"`
@@ -172,7 +172,7 @@ func convertFeed(f *gofeed.Feed, feedURL *url.URL, limit int) *Output {
 			// JSON Feed's version is a URL; the number is what matters.
 			Version: strings.TrimPrefix(f.FeedVersion, "https://jsonfeed.org/version/"),
 		},
-		Items:      []FeedItem{},
+		Items:      []Item{},
 		TotalItems: len(f.Items),
 	}
 	if out.Feed.Language == "" && f.DublinCoreExt != nil && len(f.DublinCoreExt.Language) > 0 {
@@ -185,7 +185,7 @@ func convertFeed(f *gofeed.Feed, feedURL *url.URL, limit int) *Output {
 		if it == nil {
 			continue
 		}
-		item := FeedItem{
+		item := Item{
 			Title:      page.CollapseText(page.ToText(it.Title)),
 			Link:       page.AbsURL(feedURL, it.Link),
 			ID:         strings.TrimSpace(it.GUID),

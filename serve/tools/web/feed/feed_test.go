@@ -48,7 +48,7 @@ func TestReadFeedRSS2(t *testing.T) {
 		t.Fatalf("%d of %d items", len(out.Items), out.TotalItems)
 	}
 	first := out.Items[0]
-	want := feed.FeedItem{
+	want := feed.Item{
 		Title: "Episode 42: Cover crops, cautiously", Link: "https://podcast.example.com/episodes/42-cover-crops",
 		ID: "podcast.example.com/?p=4242", Published: "2026-03-10T06:00:00Z", Authors: []string{"Marta Okafor"},
 		Summary:    "We visit a Nebraska farm that has planted rye between cash crops for ten years.\nShow notes inside.",
@@ -93,7 +93,7 @@ func TestReadFeedFormats(t *testing.T) {
 	if len(rdf.Items) != 2 {
 		t.Fatalf("RSS 1.0: %d items", len(rdf.Items))
 	}
-	wantRDF := feed.FeedItem{
+	wantRDF := feed.Item{
 		Title: "Ny utställning: Gamla kartor över Skåne", Link: "https://bibliotek.example.se/nyheter/2026/utstallning-kartor",
 		ID: "https://bibliotek.example.se/nyheter/2026/utstallning-kartor", Published: "2026-02-28T15:00:00Z",
 		Updated: "2026-02-28T15:00:00Z", // gofeed reads dc:date as both
@@ -115,7 +115,7 @@ func TestReadFeedFormats(t *testing.T) {
 	if d := cmp.Diff(wantAtomFeed, atom.Feed); d != "" {
 		t.Errorf("Atom feed (-want +got):\n%s", d)
 	}
-	wantAtom := feed.FeedItem{
+	wantAtom := feed.Item{
 		Title: "Cutting dovetails & other joints by hand", Link: "https://workshop.example.net/2026/02/dovetails",
 		ID: "tag:workshop.example.net,2026-02-15:/2026/02/dovetails", Published: "2026-02-15T16:00:00Z",
 		Updated: "2026-02-15T17:20:00Z", Authors: []string{"Jonas Berg", "Guest: Ana Ruiz"},
@@ -142,7 +142,7 @@ func TestReadFeedFormats(t *testing.T) {
 		js.Feed.Language != "en-AU" || js.Feed.Link != "https://micro.example.org/" {
 		t.Errorf("JSON feed: %+v", js.Feed)
 	}
-	wantJSON := feed.FeedItem{
+	wantJSON := feed.Item{
 		Title: "Why magpies swoop", Link: "https://micro.example.org/2026/03/magpies", ID: "https://micro.example.org/2026/03/magpies",
 		Published: "2026-03-01T20:30:00Z", Updated: "2026-03-02T22:00:00Z", Authors: []string{"Kiri Walker"},
 		Summary: "Nest defence, explained.", Content: "Every spring, Australian magpies defend their nests.\nWear a hat & keep walking.",

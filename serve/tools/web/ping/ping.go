@@ -48,7 +48,7 @@ type Output struct {
 	ResponseTimeMS int64  `json:"response_time_ms"`
 	FinalURL       string `json:"final_url,omitempty"`
 	// Redirects are the hops before the final answer.
-	Redirects []PingHop `json:"redirects"`
+	Redirects []Hop `json:"redirects"`
 	// Headers of the final answer: lower-case names, values joined with
 	// ", ", at most maxPingHeaders names and maxHeaderValue characters each.
 	Headers          map[string]string `json:"headers,omitempty"`
@@ -58,8 +58,8 @@ type Output struct {
 	CheckedAt        time.Time         `json:"checked_at"`
 }
 
-// PingHop is one redirect.
-type PingHop struct {
+// Hop is one redirect.
+type Hop struct {
 	URL            string `json:"url"`
 	Status         int    `json:"status"`
 	Location       string `json:"location"`
@@ -127,7 +127,7 @@ func (p *Tool) ping(ctx context.Context, in *Input) (*Output, error) {
 	if method == "" {
 		method = http.MethodHead
 	}
-	out := &Output{URL: in.URL, Method: method, Redirects: []PingHop{}, CheckedAt: p.now().UTC()}
+	out := &Output{URL: in.URL, Method: method, Redirects: []Hop{}, CheckedAt: p.now().UTC()}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 
@@ -162,7 +162,7 @@ func (p *Tool) ping(ctx context.Context, in *Input) (*Output, error) {
 		}
 		loc := resp.Header.Get("Location")
 		if in.FollowRedirects && isRedirectStatus(resp.Status) && loc != "" {
-			out.Redirects = append(out.Redirects, PingHop{URL: cur, Status: resp.Status, Location: loc, ResponseTimeMS: elapsed.Milliseconds()})
+			out.Redirects = append(out.Redirects, Hop{URL: cur, Status: resp.Status, Location: loc, ResponseTimeMS: elapsed.Milliseconds()})
 			next, err := resp.FinalURL.Parse(loc)
 			if err != nil || (next.Scheme != "http" && next.Scheme != "https") {
 				p.finish(out, resp, in.CheckSSL)
