@@ -1,13 +1,28 @@
-// Package testsnap builds, once per test process, a snapshot of the shared
-// fixture corpus through the real pipeline, for server tests.
+// Package testsnap builds a snapshot of the shared fixture corpus through
+// the real pipeline, for server tests: once per `go test` invocation.
+//
+// The test binaries that one `go test` command runs are its children, and
+// they were all built from the same code, so the first of them to need the
+// snapshot builds it in a directory named after that go command (its pid
+// and start time) and the others, waiting on a lock, reuse it. Each process
+// then works on a copy of its own, since servers opened on it write their
+// ledgers and keys beside the snapshot. A binary run by anything else (a
+// shell, a debugger) builds its own, since the code may have changed since
+// a directory was left. A directory whose go command has exited is removed
+// by the next invocation.
 package testsnap
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,10 +34,13 @@ import (
 // decisions do not change with the calendar.
 var Now = time.Date(2026, 11, 22, 3, 15, 0, 0, time.UTC)
 
+// prefix names the shared directories under the temporary directory.
+const prefix = "openshelf-testsnap-"
+
 var (
 	once    sync.Once
 	dataDir string
-	root    string
+	private string // this process's directory, removed by Cleanup
 	err     error
 )
 
@@ -31,21 +49,7 @@ var (
 // to it; use Copy for a private one.
 func Fixtures(tb testing.TB) string {
 	tb.Helper()
-	once.Do(func() {
-		var corpus []string
-		if corpus, err = fixtures.FindCorpus(); err != nil {
-			return
-		}
-		var inputs []run.Input
-		for _, p := range corpus {
-			inputs = append(inputs, run.Input{Path: p})
-		}
-		if root, err = os.MkdirTemp("", "openshelf-testsnap-"); err != nil {
-			return
-		}
-		dataDir = filepath.Join(root, "data")
-		_, err = run.Run(context.Background(), run.Config{DataDir: dataDir, Inputs: inputs, Now: Now, Workers: 2})
-	})
+	once.Do(func() { dataDir, err = ownCopy() })
 	if err != nil {
 		tb.Fatalf("testsnap: building the fixture snapshot: %v", err)
 	}
@@ -63,9 +67,129 @@ func Copy(tb testing.TB) string {
 	return dst
 }
 
-// Cleanup removes the shared snapshot; call it from TestMain after m.Run.
+// Cleanup removes this process's data directory; call it from TestMain
+// after m.Run. The invocation's shared snapshot outlives the process.
 func Cleanup() {
-	if root != "" {
-		os.RemoveAll(root)
+	if private != "" {
+		os.RemoveAll(private)
+	}
+}
+
+// ownCopy returns this process's data directory: a copy of the
+// invocation's shared snapshot, or one built here outside `go test`.
+func ownCopy() (string, error) {
+	dir, err := os.MkdirTemp("", "openshelf-testsnap-own-")
+	if err != nil {
+		return "", err
+	}
+	private = dir
+	data := filepath.Join(dir, "data")
+	key, ok := invocation()
+	if !ok {
+		return data, build(data)
+	}
+	shared, err := locate(key)
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.Command("cp", "-a", shared, data).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("copy: %v: %s", err, out)
+	}
+	return data, nil
+}
+
+// locate returns the shared snapshot of invocation key, building it if
+// this process is the first to ask.
+func locate(key string) (string, error) {
+	dir := filepath.Join(os.TempDir(), prefix+key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	data := filepath.Join(dir, "data")
+	if _, err := os.Stat(filepath.Join(dir, "built")); err == nil {
+		return data, nil
+	}
+	sweep(key)
+	os.RemoveAll(data) // a build killed half-way
+	if err := build(data); err != nil {
+		return "", err
+	}
+	return data, os.WriteFile(filepath.Join(dir, "built"), nil, 0o644)
+}
+
+// build ingests the fixture corpus into dataDir.
+func build(dataDir string) error {
+	corpus, err := fixtures.FindCorpus()
+	if err != nil {
+		return err
+	}
+	var inputs []run.Input
+	for _, p := range corpus {
+		inputs = append(inputs, run.Input{Path: p})
+	}
+	_, err = run.Run(context.Background(), run.Config{DataDir: dataDir, Inputs: inputs, Now: Now, Workers: 2})
+	return err
+}
+
+// invocation names the `go test` command running this binary, "pid-start",
+// or reports that the parent is not the go command.
+func invocation() (string, bool) {
+	ppid := os.Getppid()
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", ppid))
+	if err != nil || strings.TrimSpace(string(comm)) != "go" {
+		return "", false
+	}
+	start, err := startTime(ppid)
+	if err != nil {
+		return "", false
+	}
+	return strconv.Itoa(ppid) + "-" + start, true
+}
+
+// startTime is a process's start time in clock ticks since boot (field 22
+// of /proc/PID/stat), which tells a process from a later one given the
+// same pid.
+func startTime(pid int) (string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return "", errors.New("testsnap: unreadable /proc stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return "", errors.New("testsnap: short /proc stat")
+	}
+	return f[19], nil // field 22 overall; f[0] is field 3
+}
+
+// sweep removes the shared directories of go commands that have exited.
+func sweep(keep string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
+	for _, d := range dirs {
+		key := strings.TrimPrefix(filepath.Base(d), prefix)
+		pid, start, ok := strings.Cut(key, "-")
+		if !ok || key == keep {
+			continue
+		}
+		n, err := strconv.Atoi(pid)
+		if err != nil {
+			continue
+		}
+		if s, err := startTime(n); err != nil || s != start {
+			os.RemoveAll(d)
+		}
 	}
 }
