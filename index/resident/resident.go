@@ -317,7 +317,7 @@ func dropOldest(cur, target int64) (int64, int64, error) {
 		}
 		old = old[n:]
 		var err error
-		if cur, err = ResidentFileBytes(); err != nil {
+		if cur, err = FileBytes(); err != nil {
 			return cur, advised, err
 		}
 	}
@@ -418,7 +418,7 @@ func (r *Residency) Check() (bool, error) {
 	}
 	clock.Add(1)
 	fresh.Store(0)
-	cur, err := ResidentFileBytes()
+	cur, err := FileBytes()
 	if err != nil {
 		return false, err
 	}
@@ -469,7 +469,7 @@ func dropThen(which part, advised *int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return ResidentFileBytes()
+	return FileBytes()
 }
 
 // Drops is the number of times Check dropped the indexes' pages.
@@ -483,9 +483,9 @@ func (r *Residency) Oldest() int64 { return r.oldest }
 // ranges.
 func (r *Residency) Spared() int64 { return r.spared }
 
-// ResidentFileBytes returns the process's resident file-backed (and
+// FileBytes returns the process's resident file-backed (and
 // shared) memory: the third field of /proc/self/statm, in bytes.
-func ResidentFileBytes() (int64, error) {
+func FileBytes() (int64, error) {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0, fmt.Errorf("resident: %w", err)

@@ -64,7 +64,7 @@ func TestSpare(t *testing.T) {
 	if _, err := drop(allPages); err != nil {
 		t.Fatal(err)
 	}
-	base, err := ResidentFileBytes()
+	base, err := FileBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +72,14 @@ func TestSpare(t *testing.T) {
 	if _, err := drop(restPages); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := ResidentFileBytes()
+	after, _ := FileBytes()
 	if kept := after - base; kept < spared*9/10 || kept > spared+1<<20 {
 		t.Errorf("after a sparing drop %d bytes stay resident, want about %d", kept, spared)
 	}
 	if _, err := drop(sparedPages); err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := ResidentFileBytes(); left-base > 1<<20 {
+	if left, _ := FileBytes(); left-base > 1<<20 {
 		t.Errorf("after a full drop %d bytes stay resident", left-base)
 	}
 }
@@ -206,7 +206,7 @@ func TestWake(t *testing.T) {
 	if _, err := DropResident(); err != nil {
 		t.Fatal(err)
 	}
-	base, err := ResidentFileBytes()
+	base, err := FileBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestWake(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		cur, err := ResidentFileBytes()
+		cur, err := FileBytes()
 		if err != nil {
 			t.Fatal(err)
 		}

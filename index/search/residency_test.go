@@ -54,7 +54,7 @@ func touch(b []byte) {
 
 func residentFile(t *testing.T) int64 {
 	t.Helper()
-	n, err := resident.ResidentFileBytes()
+	n, err := resident.FileBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
