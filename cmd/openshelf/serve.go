@@ -290,7 +290,7 @@ func thresholdFlags(fs *flag.FlagSet, t *weather.Thresholds) {
 // mapped files), so at the default of 100 it collects several times a
 // second under load, and cheap searches that meet a collection wait for
 // it. At 10M documents the rare-word p99 was 5.3–10.4 ms at 100 and
-// 5.4–5.6 at 400 (BENCHMARKS.md; the residency bound's drops weigh more).
+// 5.4–5.6 at 400 (openshelf bench; the residency bound's drops weigh more).
 // 400 lets the heap grow to five times what is live, far below the
 // server's memory budget.
 const serveGCPercent = 400
@@ -299,6 +299,6 @@ const serveGCPercent = 400
 // soft memory limit (GOMEMLIMIT) unless the environment sets one. The
 // sets are live heap, and GOGC 400 alone would let the heap grow to five
 // times them: at 10M documents, 715 MiB anonymous with 128 MiB of sets
-// (BENCHMARKS.md). The limit collects sooner, and leaves about as much
+// (openshelf bench). The limit collects sooner, and leaves about as much
 // room for garbage as GOGC 400 did without sets.
 const serveMemoryLimit = 256 << 20

@@ -48,7 +48,8 @@ import (
 // dropping them costs one page table entry per 2 MiB instead of 512.
 // Before both, a drop at 10M documents took 24 ms of a core, several times
 // a second, and the faults after it a quarter of the server's CPU
-// (BENCHMARKS.md).
+// (measured with openshelf bench; the figures are in the history of
+// BENCHMARKS.md).
 
 // DefaultBudget is the default bound on the resident pages of the
 // mapped indexes (openshelf serve -search-cache).

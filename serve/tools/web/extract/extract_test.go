@@ -212,7 +212,7 @@ func TestExtractBigPage(t *testing.T) {
 // charset, parse, readability, Markdown) on a 600 KB page. It reports
 // pages/s and, on Linux, the peak resident set size of the process while
 // the benchmark ran (peak-RSS-MB; the fake site runs in the same process).
-// Numbers are in BENCHMARKS.md ("Live tools: extract_webpage").
+// Numbers are in BENCHMARKS.md (Live tools, extract_webpage).
 func BenchmarkExtract(b *testing.B) {
 	page := bigPage(600 << 10)
 	srv := fakeSite(b, map[string]route{"/report": {Body: string(page), ContentType: "text/html"}})
