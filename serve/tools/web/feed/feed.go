@@ -26,8 +26,8 @@ type Input struct {
 
 // Output is a feed read into one shape whatever its format.
 type Output struct {
-	Feed  FeedInfo   `json:"feed"`
-	Items []Item `json:"items"`
+	Feed  FeedInfo `json:"feed"`
+	Items []Item   `json:"items"`
 	// TotalItems is how many items the feed holds (Items may be fewer).
 	TotalItems int `json:"total_items"`
 }
