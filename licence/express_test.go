@@ -64,7 +64,7 @@ var expressCases = []decideCase{
 	}, reason: NonCommercial},
 	{name: "conditional wording with an unconditional restriction", ev: []Evidence{
 		copyright(SourcePMC, copyBMJ+" The material may not be redistributed."), href(SourcePMC, by40),
-	}, reason: NonCommercial},
+	}, reason: CustomTerms, detail: "no redistribution allowed"},
 	{name: "no-reuse copyright beside CC BY", ev: []Evidence{copyright(SourcePublisher, textBioRxivAR), href(SourcePublisher, by40)},
 		reason: CustomTerms},
 	{name: "reservation in license-p still restricts", ev: []Evidence{
@@ -122,7 +122,7 @@ func TestParseReservations(t *testing.T) {
 		{KindJATSCopyright, "All rights reserved. For non-commercial purposes only.", NonCommercial, false},
 		{KindJATSCopyright, "No commercial use is permitted.", NonCommercial, false},
 		{KindJATSCopyright, "No commercial use is permitted unless expressly granted by the publisher in writing, and not for commercial use.", NonCommercial, false},
-		{KindJATSCopyright, copyBMJ + " Personal use only.", NonCommercial, false},
+		{KindJATSCopyright, copyBMJ + " Personal use only.", CustomTerms, false},
 		{KindJATSCopyright, textBioRxivAR, CustomTerms, false},
 		{KindJATSCopyright, "All rights reserved. See http://creativecommons.org/licenses/by/9.9/", CustomTerms, false},
 		{KindJATSCopyright, "All rights reserved. http://creativecommons.org/licenses/by-nc/4.0/", NonCommercial, false},

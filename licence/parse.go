@@ -274,12 +274,11 @@ func applyMarkers(t Term, ok bool, m markers, k Kind) (Term, bool) {
 		mt = Term{Reason: NonCommercial, NoDerivs: m.nd, Note: "non-commercial wording"}
 	case m.nd:
 		mt = Term{Reason: NoDerivatives, Note: "no-derivatives wording"}
-	case m.conditional:
-		// Generic only when nothing else in the value restricts.
-		mt = Term{Reason: NonCommercial, Note: "no commercial use unless expressly granted",
-			Generic: m.custom == "" && t.Reason == ""}
 	case m.custom != "":
 		mt = Term{Reason: CustomTerms, Note: m.custom}
+	case m.conditional:
+		// Generic only when nothing else in the value restricts.
+		mt = Term{Reason: NonCommercial, Note: "no commercial use unless expressly granted", Generic: t.Reason == ""}
 	case m.reserved != "":
 		mt = Term{Reason: CustomTerms, Note: m.reserved, Generic: t.Reason == ""}
 	default:
