@@ -83,9 +83,9 @@
 //     licensed article is accepted on its own licence even when a
 //     sub-article is more restrictive, because the served full text never
 //     includes sub-articles or responses (ingest/jats reads only their
-//     permissions). The detail of such a decision names the more
-//     restrictive sub-article licence, and its receipt applies to
-//     "sub-article".
+//     permissions). The detail of an accepted decision names a
+//     sub-article's restrictive licence when there is one, and every
+//     sub-article receipt applies to "sub-article".
 //
 // [Decide] groups evidence by source, in the precedence of sources.md 7.5:
 // PMC (JATS and license_code) > publisher JATS > Crossref > OpenAlex >

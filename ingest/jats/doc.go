@@ -89,8 +89,8 @@
 // included, up to 8 deep; deeper nesting makes the article a Problem) are
 // read too, with paths starting "sub-article[n]" or "response[n]": the
 // licence package takes them for the sub-article's own licence, never the
-// article's, and they appear in the receipt. Figure and table permissions are not
-// read: figures are not served. Each Evidence carries its Path, e.g.
+// article's, and they appear in the receipt. Figure and table permissions
+// are not read: figures are not served. Each Evidence carries its Path, e.g.
 // "front/article-meta[1]/permissions[1]/license[1]/@xlink:href". Per
 // <license>, in document order: license-type, xlink:href, each
 // ali:license_ref with its start_date, then the URLs linked or spelled out
