@@ -30,6 +30,7 @@ type evidenceRow struct {
 	SPDX           string     `parquet:"spdx,dict"`
 	Family         string     `parquet:"family,dict"`
 	Restriction    string     `parquet:"restriction,dict"`
+	Reading        string     `parquet:"reading,dict"`
 	LicenceVersion string     `parquet:"licence_version,dict"`
 	AppliesTo      string     `parquet:"applies_to,dict"`
 	Start          *time.Time `parquet:"start,optional,timestamp(microsecond)"`
@@ -81,7 +82,7 @@ func (b *Builder) writeReceipts(d *ingest.Document) (string, error) {
 			ID: d.ID, Ordinal: int32(min(i, 1<<31-1)), Decision: string(d.Licence.Family),
 			Source: clean(string(r.Source)), Kind: clean(string(r.Kind)), Path: clean(r.Path),
 			Value: clean(r.Value), SPDX: r.SPDX, Family: string(r.Family),
-			Restriction: string(r.Restriction), LicenceVersion: clean(r.LicenceVersion), AppliesTo: clean(r.AppliesTo),
+			Restriction: string(r.Restriction), Reading: r.Reading, LicenceVersion: clean(r.LicenceVersion), AppliesTo: clean(r.AppliesTo),
 			Start: timePtr(r.Start), Input: clean(r.Input), InputSHA256: r.InputSHA256, ReadAt: timePtr(r.ReadAt),
 		}
 		if err := b.receipts.write(row, len(row.Value)+len(row.Path)+len(row.Input)+160); err != nil {

@@ -68,7 +68,22 @@ const (
 	roleOtherVersion             // Crossref am, OpenAlex accepted/submitted version
 	roleWeakLabel                // permissive label that proves nothing
 	roleOtherFuture              // another version's licence, not yet in force
+	roleReservation              // generic reservation in a copyright statement
+	roleSubArticle               // a sub-article's or response's own licence
 )
+
+// inSubArticle reports whether evidence was read in a JATS sub-article or
+// response (referee report, decision letter, author response, translation,
+// reply): the JATS reader's paths start there ("sub-article[1]/front-stub[1]/
+// permissions[1]/..."). Such a licence is that sub-article's, not the
+// article's, and the sub-article's text is never served.
+func inSubArticle(e *Evidence) bool {
+	return strings.HasPrefix(e.Path, "sub-article[") || strings.HasPrefix(e.Path, "response[")
+}
+
+// isCopyrightText reports whether evidence is a copyright statement: JATS
+// copyright-statement or PubMed CopyrightInformation.
+func isCopyrightText(k Kind) bool { return k == KindJATSCopyright || k == KindPubMedCopyright }
 
 // servableVersion reports whether a content version names a text the archive
 // can serve in place of the version of record: an accepted manuscript
@@ -138,8 +153,17 @@ func isFuture(e *Evidence, now time.Time) bool {
 func classify(p *parsed, ok bool, now time.Time) {
 	e, t := p.e, p.t
 	switch {
+	case inSubArticle(e):
+		// Neither proves nor restricts the article's licence.
+		p.role = roleSubArticle
+		return
 	case !ok || (e.Kind == KindOpenAlex && strings.TrimSpace(e.Value) == OpenAlexNoLicence):
 		p.role = roleNone
+		return
+	case isCopyrightText(e.Kind) && t.Generic:
+		// "All rights reserved" beside an express licence: it yields to
+		// that licence, and restricts only when there is none.
+		p.role = roleReservation
 		return
 	case e.Kind == KindJATSCopyright && t.Accepted():
 		// A permissive copyright statement is a last resort; a
@@ -209,7 +233,7 @@ func Decide(ev []Evidence, now time.Time) Decision {
 	if !seen {
 		return Decision{Reason: Missing, Detail: "no licence evidence", Evidence: ev}
 	}
-	fb := fallback{-1, -1, -1}
+	fb := fallback{-1, -1, -1, -1}
 	for r := 0; r < numRanks; r++ {
 		d, decisive := decideSource(ps, int8(r), &fb)
 		if !decisive {
@@ -221,6 +245,7 @@ func Decide(ev []Evidence, now time.Time) Decision {
 				return Decision{Reason: Conflict, Evidence: ev,
 					Detail: "conflict: " + d.Detail + " but " + describe(c) + " says otherwise"}
 			}
+			d.Detail += subArticleNote(ps)
 		}
 		return d
 	}
@@ -233,7 +258,7 @@ func Decide(ev []Evidence, now time.Time) Decision {
 // parsed evidence (-1: none). Indices, not pointers, keep the parsed array
 // on the stack.
 type fallback struct {
-	otherVersion, weakLabel, unrecognised int
+	otherVersion, weakLabel, unrecognised, subArticle int
 }
 
 func (fb *fallback) decision(ps []parsed) Decision {
@@ -248,6 +273,10 @@ func (fb *fallback) decision(ps []parsed) Decision {
 	case fb.weakLabel >= 0:
 		return Decision{Reason: Unknown, Detail: "only weak evidence (a label or PubMed copyright text), not a licence: " +
 			describe(ps[fb.weakLabel])}
+	case fb.subArticle >= 0:
+		p := ps[fb.subArticle]
+		return Decision{Reason: Unknown, Detail: "no licence for the article itself; " + describe(p) + " at " +
+			p.e.Path + " is a sub-article's own"}
 	}
 	return Decision{Reason: Missing, Detail: "no licence stated (only copyright or open-access statements)"}
 }
@@ -256,7 +285,8 @@ func (fb *fallback) decision(ps []parsed) Decision {
 func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 	var cur, fut, cpy, oth merger
 	tdmVersion := -1
-	vorOpen := false // the version of record is there, without a licence
+	reservation := -1 // first generic reservation
+	vorOpen := false  // the version of record is there, without a licence
 	for i := range ps {
 		p := &ps[i]
 		if p.rank != r {
@@ -297,6 +327,14 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 			}
 		case roleCopyright:
 			cpy.add(p.t, p.e)
+		case roleReservation:
+			if reservation < 0 {
+				reservation = i
+			}
+		case roleSubArticle:
+			if fb.subArticle < 0 && (p.t.Family != "" || p.t.Reason != "") {
+				fb.subArticle = i
+			}
 		case roleFuture:
 			fut.add(p.t, p.e)
 		case roleMain:
@@ -310,9 +348,22 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 			}
 		}
 	}
+	yields := ""
+	if reservation >= 0 {
+		if cur.hasAcc() && !cur.hasRestr {
+			// An express licence in force: generic reservations yield.
+			yields = "; " + describe(ps[reservation]) + " is a generic reservation, not a restriction on the express licence"
+		} else {
+			for i := range ps {
+				if p := &ps[i]; p.rank == r && p.role == roleReservation {
+					cur.add(p.t, p.e)
+				}
+			}
+		}
+	}
 	switch {
 	case cur.hasRestr || cur.hasAcc():
-		return outcome(&cur, ""), true
+		return outcome(&cur, yields), true
 	case fut.hasRestr:
 		return outcome(&fut, " (not yet in force)"), true
 	case fut.hasAcc():
@@ -338,6 +389,18 @@ func decideSource(ps []parsed, r int8, fb *fallback) (Decision, bool) {
 		return outcome(&cpy, " (from the copyright statement; no licence element)"), true
 	}
 	return Decision{}, false
+}
+
+// subArticleNote says, for an accepted decision's Detail, that a
+// sub-article's restrictive licence was not the article's: the first one,
+// or "" when no sub-article restricts.
+func subArticleNote(ps []parsed) string {
+	for i := range ps {
+		if p := &ps[i]; p.role == roleSubArticle && p.t.Reason != "" {
+			return "; " + describe(*p) + " at " + p.e.Path + " covers only that sub-article, whose text is not served"
+		}
+	}
+	return ""
 }
 
 // earliestFuture returns the future-dated evidence of rank r that starts

@@ -110,11 +110,12 @@ var decideCases = []decideCase{
 		{Kind: KindJATSCopyright, Source: SourcePublisher, Value: "© 2013 X. " + textPLOSBy},
 		href(SourcePublisher, nc30),
 	}, reason: NonCommercial},
-	// Issue 13: restrictive wording in a copyright-statement vetoes.
+	// Unconditional restrictive wording in a copyright-statement vetoes;
+	// a generic reservation yields to an express licence.
 	{name: "all rights reserved copyright next to CC BY", ev: []Evidence{
 		{Kind: KindJATSCopyright, Source: SourcePublisher, Value: "© 2013 Elsevier. All rights reserved."},
 		href(SourcePublisher, by40),
-	}, reason: CustomTerms},
+	}, family: CCBY, version: "4.0", detail: "generic reservation"},
 	{name: "not for commercial use in copyright next to CC BY", ev: []Evidence{
 		href(SourcePMC, by40),
 		{Kind: KindJATSCopyright, Source: SourcePMC, Value: "© The Authors 2019. Not for commercial use."},
@@ -280,8 +281,11 @@ var decideCases = []decideCase{
 	{name: "lower weak pubmed NC conflicts", ev: []Evidence{
 		href(SourcePMC, by40), {Kind: KindPubMedCopyright, Value: "Published under CC BY-NC-ND"},
 	}, reason: Conflict},
-	{name: "lower pubmed all rights reserved conflicts", ev: []Evidence{
+	{name: "lower pubmed all rights reserved yields", ev: []Evidence{
 		href(SourcePMC, by40), {Kind: KindPubMedCopyright, Value: "Copyright 2014 Elsevier Inc. All rights reserved."},
+	}, family: CCBY, version: "4.0"},
+	{name: "lower pubmed not for commercial use conflicts", ev: []Evidence{
+		href(SourcePMC, by40), {Kind: KindPubMedCopyright, Value: "© 2014 The Authors. Not for commercial use."},
 	}, reason: Conflict},
 	{name: "lower crossref custom vor conflicts", ev: []Evidence{
 		href(SourcePMC, by40), crossref("http://onlinelibrary.wiley.com/termsAndConditions#vor", "vor", day(2015, 1, 1), 0),

@@ -49,8 +49,10 @@ var Reasons = []Reason{NonCommercial, NoDerivatives, TDMOnly, CustomTerms, Unkno
 //     "cc-by"...). A label only: it can veto ("cc-by-nc") but never proves
 //     a licence, and "open-access" says nothing.
 //   - KindJATSCopyright: <copyright-statement> text, from permissions or bare
-//     in article-meta (old NLM DTD). Read only when the same source has no
-//     licence evidence at all (pone.0000217: a CC BY sentence lives there).
+//     in article-meta (old NLM DTD). Read as a licence only when the same
+//     source has no licence evidence at all (pone.0000217: a CC BY sentence
+//     lives there); its restrictions veto, generic reservations only when
+//     no express licence is stated (doc.go).
 //   - KindURL: any other licence URL, e.g. an ext-link href inside license-p.
 //   - KindCrossref: one license[] item: Value = URL, ContentVersion =
 //     content-version (vor, am, tdm, unspecified), Start = start.date-time
@@ -65,8 +67,10 @@ var Reasons = []Reason{NonCommercial, NoDerivatives, TDMOnly, CustomTerms, Unkno
 //   - KindPubMedCopyright: PubMed <CopyrightInformation>; weak evidence (see
 //     doc.go).
 //
-// Only the main article's permissions count: never emit figure or
-// sub-article permissions.
+// Never emit figure or table permissions. Sub-article and response
+// permissions are emitted with a Path starting "sub-article[" or
+// "response[": they are the sub-article's own licence, recorded in the
+// receipt but not the article's (doc.go).
 type Kind string
 
 const (
@@ -118,8 +122,10 @@ type Evidence struct {
 	// Lang is the xml:lang of the licence element, when stated.
 	Lang string `json:"lang,omitempty"`
 	// Path is where in the record the value was read, for the receipt:
-	// "front/article-meta/permissions/license[1]/@xlink:href",
-	// "license[0].URL", "locations[2].license".
+	// "front/article-meta[1]/permissions[1]/license[1]/@xlink:href",
+	// "license[0].URL", "locations[2].license". A JATS path starting
+	// "sub-article[" or "response[" marks a sub-article's own licence,
+	// which Decide does not take for the article's.
 	Path string `json:"path,omitempty"`
 	// Origin is the input file (and archive member) the record was read
 	// from, InputSHA256 that file's SHA-256 and ReadAt the time of the run

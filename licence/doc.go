@@ -28,6 +28,13 @@
 //     allowed", WHO's pre-2013 "in the spirit of ... PLoS principles ...
 //     promotion of commercial products" and publisher "user license"
 //     wording are custom terms.
+//   - Reservation wording is generic ([Term].Generic) when it is "All
+//     rights reserved" (or its Spanish and Portuguese forms) or BMJ's "No
+//     commercial use is permitted unless otherwise expressly granted" (a
+//     non-commercial reservation conditional on an express grant; this
+//     exact wording only), and nothing else in the value restricts. "Not
+//     for commercial use", "for non-commercial purposes only", "may not be
+//     redistributed" and every other marker restrict unconditionally.
 //   - "Creative Commons Attribution" or "CC BY" is CC BY, and with
 //     "ShareAlike" CC BY-SA; "CC0" or "free of all copyright" is CC0 1.0.
 //     The version is never guessed from wording: text-only CC BY is accepted
@@ -44,12 +51,41 @@
 //
 // # Deciding
 //
-// Every piece of evidence a record carries counts (issue 13): every
-// <license>, ali:license_ref, license-p text and copyright-statement in any
-// article-meta, front-stub or sub-article of a JATS article; every Crossref
-// license[] entry with its content-version and start; every OpenAlex
-// location with its version; PubMed copyright text. One restrictive signal
-// outweighs any number of permissive ones.
+// Every piece of evidence a record carries counts: every <license>,
+// ali:license_ref, license-p text and copyright-statement in any
+// article-meta or front-stub of a JATS article; every Crossref license[]
+// entry with its content-version and start; every OpenAlex location with
+// its version; PubMed copyright text. One restrictive signal outweighs any
+// number of permissive ones, with two exceptions:
+//
+//   - An express licence beats generic reservation wording. Reservation
+//     wording in a copyright statement (JATS copyright-statement, PubMed
+//     copyright text) that is generic or conditional on an express grant
+//     (see above) does not override an express licence: OUP and BMJ state
+//     CC BY in <license> beside "All rights reserved. No commercial use is
+//     permitted unless otherwise expressly granted." in the copyright
+//     statement, and PMC files these articles as CC BY. An express licence
+//     is a current, accepted licence of the deciding source read from a
+//     licence element, code or URL (not a license-type label, and not the
+//     copyright statement itself); a lower source's generic reservation
+//     does not make a conflict either. Without an express licence the
+//     reservation rejects (custom-terms, or non-commercial for the
+//     conditional form). An unconditional restriction in a copyright
+//     statement still vetoes. The detail of an accepted decision says that
+//     a reservation yielded, and the reservation's receipt reads
+//     "generic-reservation".
+//   - A sub-article's licence is not the article's. Permissions in a
+//     <sub-article> or <response> (their front or front-stub: referee
+//     reports, decision letters, author responses, translations, replies;
+//     evidence whose Path starts with "sub-article[" or "response[") cover
+//     that sub-article only. They neither prove nor restrict the article's
+//     licence: a record whose only licence sits there is Unknown, and a
+//     licensed article is accepted on its own licence even when a
+//     sub-article is more restrictive, because the served full text never
+//     includes sub-articles or responses (ingest/jats reads only their
+//     permissions). The detail of an accepted decision names a
+//     sub-article's restrictive licence when there is one, and every
+//     sub-article receipt applies to "sub-article".
 //
 // [Decide] groups evidence by source, in the precedence of sources.md 7.5:
 // PMC (JATS and license_code) > publisher JATS > Crossref > OpenAlex >
@@ -87,17 +123,20 @@
 //     the URL's version.
 //   - A JATS copyright-statement that reads as a licence ("distributed under
 //     the Creative Commons Attribution License") is used only when the source
-//     has no other licence evidence (PLoS ONE 2007); one that restricts ("All
-//     rights reserved", "not for commercial use", "non-commercial") vetoes
-//     like any licence. PubMed copyright text and JATS license-type labels
-//     are weak: they can veto but never prove a licence.
+//     has no other licence evidence (PLoS ONE 2007); one that restricts
+//     unconditionally ("not for commercial use", "non-commercial") vetoes
+//     like any licence, and a generic reservation ("All rights reserved")
+//     vetoes only when the source states no express licence. PubMed
+//     copyright text and JATS license-type labels are weak: they can veto
+//     but never prove a licence.
 //
 // Finally an accepted decision becomes a Conflict when a lower-precedence
 // source restricts the version of record: a current NC, ND or custom term
-// (OpenAlex "other-oa" excepted: it means "open, licence not named"),
-// weak PubMed wording included, or a licence not yet in force. No evidence
-// at all, or only copyright lines and open-access labels, is Missing;
-// licence evidence that cannot be read is Unknown.
+// (OpenAlex "other-oa" and generic reservations excepted: the first means
+// "open, licence not named"), weak PubMed wording included, or a licence
+// not yet in force. No evidence at all, or only copyright lines and
+// open-access labels, is Missing; licence evidence that cannot be read, or
+// a licence stated only for a sub-article, is Unknown.
 //
 // Retraction and correction notices are documents in their own right,
 // judged by their own licence; readers set ingest.Document.Retracted only
@@ -114,7 +153,7 @@
 //	custom-terms    publisher terms, "all rights reserved", other-oa, WHO terms
 //	tdm-only        the only licence is for text and data mining
 //	unknown         licence evidence that cannot be read, or only for a version
-//	                not served, or only weak labels
+//	                not served or a sub-article, or only weak labels
 //	missing         no licence evidence at all (copyright lines only)
 //	embargoed       the only licence starts after the run date
 //	conflict        sources disagree: two versions of a family, CC0 against
@@ -127,8 +166,10 @@
 // "license[1].URL", "locations[2].license"); the ingest run adds the input
 // file, its SHA-256 and the time it was read. [Receipts] turns a decision's
 // evidence into [Receipt]s: source, kind, field path, raw value, the
-// licence it was read as (SPDX id beside the family), the version of the
-// work it applies to and that provenance. The snapshot's licence_evidence
+// licence it was read as (SPDX id beside the family, or the restriction it
+// carries on its own, and Reading "generic-reservation" for reservation
+// wording that yields to an express licence), the version of the work (or
+// "sub-article") it applies to and that provenance. The snapshot's licence_evidence
 // table, the paid document answer's license_evidence and `openshelf
 // explain ID` all show them.
 //

@@ -51,6 +51,12 @@ type Term struct {
 	Weak bool `json:"weak,omitempty"`
 	// Note explains a restriction that has no code ("all rights reserved").
 	Note string `json:"note,omitempty"`
+	// Generic marks a restriction that is only reservation wording, generic
+	// ("All rights reserved") or conditional on an express grant ("No
+	// commercial use is permitted unless otherwise expressly granted"). In
+	// a copyright statement it does not override an express licence (see
+	// doc.go); anywhere else it restricts like any other.
+	Generic bool `json:"generic,omitempty"`
 }
 
 // Accepted reports whether the term permits publication.
@@ -114,20 +120,29 @@ var (
 		" pas de modification ", "keinebearbeitung", " keine bearbeitung",
 		" not changed in any way ", " non opere derivate ",
 	)
-	// customMarkers: wording of terms that are not an open licence.
+	// conditionalNC are non-commercial reservations conditional on an
+	// express grant (BMJ's copyright statement); they are blanked before
+	// the NC scan and read as generic reservations. Only these exact
+	// wordings: any other NC wording restricts unconditionally.
+	conditionalNC = gate([]string{"expressly"},
+		" no commercial use is permitted unless otherwise expressly granted ",
+	)
+	// customMarkers: wording of terms that are not an open licence; generic
+	// ones only reserve rights that an express licence may still grant.
 	customMarkers = []struct {
-		phrase []byte
-		note   string
+		phrase  []byte
+		note    string
+		generic bool
 	}{
-		{[]byte("all rights reserved"), "all rights reserved"},
-		{[]byte(" todos los derechos reservados "), "all rights reserved"},
-		{[]byte(" todos os direitos reservados "), "all rights reserved"},
-		{[]byte(" may not be redistributed "), "no redistribution allowed"},
-		{[]byte(" no reuse allowed "), "no reuse allowed"},
-		{[]byte(" promotion of commercial products "), "restricts commercial promotion (not a Creative Commons licence)"},
-		{[]byte(" in the spirit of the public library of science "), "\"in the spirit of\" open access (not a Creative Commons licence)"},
-		{[]byte(" personal use only "), "personal use only"},
-		{[]byte(" user license "), "publisher user licence"},
+		{[]byte("all rights reserved"), "all rights reserved", true},
+		{[]byte(" todos los derechos reservados "), "all rights reserved", true},
+		{[]byte(" todos os direitos reservados "), "all rights reserved", true},
+		{[]byte(" may not be redistributed "), "no redistribution allowed", false},
+		{[]byte(" no reuse allowed "), "no reuse allowed", false},
+		{[]byte(" promotion of commercial products "), "restricts commercial promotion (not a Creative Commons licence)", false},
+		{[]byte(" in the spirit of the public library of science "), "\"in the spirit of\" open access (not a Creative Commons licence)", false},
+		{[]byte(" personal use only "), "personal use only", false},
+		{[]byte(" user license "), "publisher user licence", false},
 	}
 	cc0Markers = gate([]string{" cc", "zero", "free of all"}, " cc0 ", " cc 0 ", " cc zero ", " creative commons zero ", " free of all copyright ")
 	pdMarkers  = gate([]string{"public domain"},
@@ -156,7 +171,12 @@ var (
 // markers is the result of scanning normalised text for restriction words.
 type markers struct {
 	nc, nd bool
-	custom string // note of the first custom-terms marker found
+	custom string // note of the first unconditional custom-terms marker found
+	// reserved is the note of the first generic custom-terms marker
+	// ("all rights reserved"); conditional is set when a conditional NC
+	// reservation was blanked.
+	reserved    string
+	conditional bool
 }
 
 func scanRestrictions(w []byte) markers {
@@ -166,12 +186,24 @@ func scanRestrictions(w []byte) markers {
 			blank(w, p)
 		}
 	}
+	if conditionalNC.in(w) {
+		m.conditional = true
+		for _, p := range conditionalNC.list {
+			blank(w, p)
+		}
+	}
 	m.nc = ncMarkers.in(w)
 	m.nd = ndMarkers.in(w)
 	for _, c := range customMarkers {
-		if bytes.Contains(w, c.phrase) {
+		if !bytes.Contains(w, c.phrase) {
+			continue
+		}
+		if !c.generic {
 			m.custom = c.note
 			break
+		}
+		if m.reserved == "" {
+			m.reserved = c.note
 		}
 	}
 	return m
@@ -244,6 +276,11 @@ func applyMarkers(t Term, ok bool, m markers, k Kind) (Term, bool) {
 		mt = Term{Reason: NoDerivatives, Note: "no-derivatives wording"}
 	case m.custom != "":
 		mt = Term{Reason: CustomTerms, Note: m.custom}
+	case m.conditional:
+		// Generic only when nothing else in the value restricts.
+		mt = Term{Reason: NonCommercial, Note: "no commercial use unless expressly granted", Generic: t.Reason == ""}
+	case m.reserved != "":
+		mt = Term{Reason: CustomTerms, Note: m.reserved, Generic: t.Reason == ""}
 	default:
 		return t, ok
 	}

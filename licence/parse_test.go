@@ -364,7 +364,7 @@ func TestWords(t *testing.T) {
 // would hide it.
 func TestMarkerGates(t *testing.T) {
 	for name, g := range map[string]gated{
-		"allowedCommercial": allowedCommercial, "nc": ncMarkers, "nd": ndMarkers, "cc0": cc0Markers,
+		"allowedCommercial": allowedCommercial, "conditionalNC": conditionalNC, "nc": ncMarkers, "nd": ndMarkers, "cc0": cc0Markers,
 		"pd": pdMarkers, "pdQualified": pdQualified, "sa": saMarkers, "by": byMarkers,
 	} {
 		for _, p := range g.list {

@@ -29,11 +29,20 @@ type Receipt struct {
 	// (non-commercial, no-derivatives, custom-terms, tdm-only, unknown).
 	Restriction    Reason `json:"restriction,omitempty"`
 	LicenceVersion string `json:"licence_version,omitempty"`
+	// Reading says how the decision reads a value beyond the restriction
+	// it carries on its own: "generic-reservation" for reservation wording
+	// in a copyright statement, generic ("All rights reserved") or
+	// conditional on an express grant ("No commercial use is permitted
+	// unless otherwise expressly granted"), which does not override an
+	// express licence and restricts only where there is none; "" otherwise.
+	Reading string `json:"reading,omitempty"`
 	// AppliesTo is the version of the work the value is about: "vor"
 	// (version of record), "am" (accepted manuscript), "tdm" (text and
 	// data mining only), an OpenAlex version (publishedVersion,
 	// acceptedVersion, submittedVersion), "record" (the record itself:
-	// JATS permissions, PMC codes, PubMed copyright) or "unstated".
+	// JATS permissions, PMC codes, PubMed copyright), "sub-article" (a
+	// JATS sub-article or response: its own licence, not the article's,
+	// for text that is not served) or "unstated".
 	AppliesTo string    `json:"applies_to"`
 	Start     time.Time `json:"start,omitzero"`
 	// Input is the file (and archive member) the record was read from,
@@ -67,13 +76,23 @@ func ReceiptOf(e *Evidence) Receipt {
 		} else {
 			r.Restriction = t.Reason
 		}
+		if t.Generic && isCopyrightText(e.Kind) {
+			r.Reading = ReadingGenericReservation
+		}
 	}
 	return r
 }
 
+// ReadingGenericReservation is the Receipt.Reading of reservation wording
+// in a copyright statement that yields to an express licence.
+const ReadingGenericReservation = "generic-reservation"
+
 // AppliesTo names the version of the work a piece of evidence is about (see
 // Receipt.AppliesTo).
 func AppliesTo(e *Evidence) string {
+	if inSubArticle(e) {
+		return "sub-article"
+	}
 	v := strings.TrimSpace(e.ContentVersion)
 	switch e.Kind {
 	case KindCrossref:

@@ -189,6 +189,9 @@ func (x *explanation) writeText(w io.Writer) {
 		if r.SPDX != "" {
 			read += " [" + r.SPDX + "]"
 		}
+		if r.Reading != "" {
+			read += " (" + r.Reading + ")"
+		}
 		fmt.Fprintf(w, "     read as:    %s, applies to %s", read, r.AppliesTo)
 		if !r.Start.IsZero() {
 			fmt.Fprintf(w, ", from %s", r.Start.UTC().Format(time.DateOnly))

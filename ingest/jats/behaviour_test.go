@@ -295,8 +295,9 @@ func TestEncodingsAndNamespaces(t *testing.T) {
 }
 
 func TestLicenceScope(t *testing.T) {
-	// Article-meta and sub-article permissions count (issue 13), figure
-	// permissions do not; sub-article text is not served.
+	// Article-meta and sub-article permissions are read (a sub-article's
+	// as its own), figure permissions are not; sub-article text is not
+	// served.
 	in := `<article xmlns:ali="http://www.niso.org/schemas/ali/1.0/" xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta>` +
 		`<article-id pub-id-type="pmcid">PMC77</article-id>` +
 		`<permissions><copyright-statement>© 2030 A</copyright-statement>` +

@@ -65,8 +65,9 @@
 //     structured citation. A DOI written only in the text is picked up.
 //   - sub-articles and responses (eLife decision letters, F1000 referee
 //     reports, SciELO translations and replies) are not text: they are
-//     separate works with their own authors. Their permissions are licence
-//     evidence (below).
+//     separate works with their own authors, and nothing of them (body,
+//     back matter, references, tables) is served. Their permissions are
+//     recorded as their own licence evidence (below).
 //
 // # Retractions
 //
@@ -81,12 +82,15 @@
 // # Licence
 //
 // Licence evidence comes from the permissions of every article-meta (a
-// second one, or a second <front>, cannot hide a restriction), every
-// front-stub, and every sub-article or response (their front or
-// front-stub, nested ones included, up to 8 deep; deeper nesting makes the
-// article a Problem), plus a bare article-meta copyright-statement, where
-// NLM 2.x files state the licence. Figure and table permissions are not
-// read: figures are not served. Each Evidence carries its Path, e.g.
+// second one, or a second <front>, cannot hide a restriction) and every
+// front-stub of the article, plus a bare article-meta copyright-statement,
+// where NLM 2.x files state the licence. The permissions of every
+// sub-article or response (their front or front-stub, nested ones
+// included, up to 8 deep; deeper nesting makes the article a Problem) are
+// read too, with paths starting "sub-article[n]" or "response[n]": the
+// licence package takes them for the sub-article's own licence, never the
+// article's, and they appear in the receipt. Figure and table permissions
+// are not read: figures are not served. Each Evidence carries its Path, e.g.
 // "front/article-meta[1]/permissions[1]/license[1]/@xlink:href". Per
 // <license>, in document order: license-type, xlink:href, each
 // ali:license_ref with its start_date, then the URLs linked or spelled out

@@ -20,11 +20,12 @@ import (
 //   - copyright-statement text (KindJATSCopyright), also when it sits bare
 //     in article-meta without <permissions> (NLM 2.x, PLoS ONE 2007).
 //
-// Every article-meta, front-stub and sub-article of an article is read
-// (issue 13: a second article-meta must not hide a non-commercial
-// licence); permissions of figures, tables and supplementary material
-// never reach this function. Source is filled in later, once the article's
-// ids are known.
+// Every article-meta, front-stub and sub-article of an article is read (a
+// second article-meta must not hide a non-commercial licence; a
+// sub-article's evidence keeps its "sub-article[n]" path, which tells the
+// licence package it is not the article's); permissions of figures,
+// tables and supplementary material never reach this function. Source is
+// filled in later, once the article's ids are known.
 func licenceEvidence(ev []licence.Evidence, t *tree, am int32, prefix string) []licence.Evidence {
 	add := func(e licence.Evidence) {
 		if e.Value == "" {

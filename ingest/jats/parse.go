@@ -269,8 +269,9 @@ func (p *parser) articleChildren(a *article) error {
 				err = p.flow(a, &discard, false)
 			case "sub-article", "response":
 				// Separate works (decision letters, referee reports,
-				// translations, replies) whose text is not served, but
-				// whose permissions are licence evidence for the whole.
+				// translations, replies) whose text is never served;
+				// their permissions are recorded as their own licence,
+				// not the article's (the path says so).
 				a.subs++
 				err = p.subArticle(a, string(p.s.local)+"["+strconv.Itoa(a.subs)+"]", 1)
 			default:

@@ -8,8 +8,10 @@ import (
 )
 
 // TestEveryPermissions checks that licence evidence is read from every
-// place issue 13 lists, each with its path, and that the decision then
-// rejects the hidden restriction.
+// place permissions can sit, each with its path, and that the decision
+// then rejects a restriction hidden in a second article-meta, front or
+// front-stub, while a sub-article's or response's restriction covers only
+// that sub-article (whose text is not served).
 func TestEveryPermissions(t *testing.T) {
 	const ns = `xmlns:xlink="http://www.w3.org/1999/xlink"`
 	by := `<permissions><license xlink:href="http://creativecommons.org/licenses/by/4.0/"/></permissions>`
@@ -17,17 +19,18 @@ func TestEveryPermissions(t *testing.T) {
 	meta := `<article-id pub-id-type="doi">10.1/x</article-id>`
 	for _, tc := range []struct {
 		name, in, path string
+		sub            bool // the NC licence is a sub-article's
 	}{
 		{"second article-meta", `<article ` + ns + `><front><article-meta>` + meta + by + `</article-meta><article-meta>` + nc + `</article-meta></front></article>`,
-			"front/article-meta[2]/permissions[1]/license[1]/@xlink:href"},
+			"front/article-meta[2]/permissions[1]/license[1]/@xlink:href", false},
 		{"second front", `<article ` + ns + `><front><article-meta>` + meta + by + `</article-meta></front><front><article-meta>` + nc + `</article-meta></front></article>`,
-			"front[2]/article-meta[1]/permissions[1]/license[1]/@xlink:href"},
+			"front[2]/article-meta[1]/permissions[1]/license[1]/@xlink:href", false},
 		{"front-stub in front", `<article ` + ns + `><front><article-meta>` + meta + by + `</article-meta><front-stub>` + nc + `</front-stub></front></article>`,
-			"front/front-stub[1]/permissions[1]/license[1]/@xlink:href"},
+			"front/front-stub[1]/permissions[1]/license[1]/@xlink:href", false},
 		{"sub-article front", `<article ` + ns + `><front><article-meta>` + meta + by + `</article-meta></front><sub-article><front><article-meta>` + nc + `</article-meta></front></sub-article></article>`,
-			"sub-article[1]/front[1]/article-meta[1]/permissions[1]/license[1]/@xlink:href"},
+			"sub-article[1]/front[1]/article-meta[1]/permissions[1]/license[1]/@xlink:href", true},
 		{"nested response", `<article ` + ns + `><front><article-meta>` + meta + by + `</article-meta></front><sub-article><front-stub>` + by + `</front-stub><response><front-stub>` + nc + `</front-stub></response></sub-article></article>`,
-			"sub-article[1]/response[1]/front-stub[1]/permissions[1]/license[1]/@xlink:href"},
+			"sub-article[1]/response[1]/front-stub[1]/permissions[1]/license[1]/@xlink:href", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rd := &Reader{}
@@ -36,7 +39,8 @@ func TestEveryPermissions(t *testing.T) {
 				t.Fatalf("%v, %d docs, problems %v", err, len(sink.docs), sink.problems)
 			}
 			d := sink.docs[0].Licence
-			if d.Accepted || d.Reason != licence.NonCommercial {
+			if tc.sub && (!d.Accepted || d.Family != licence.CCBY || !strings.Contains(d.Detail, "covers only that sub-article")) ||
+				!tc.sub && (d.Accepted || d.Reason != licence.NonCommercial) {
 				t.Errorf("decided %+v", d)
 			}
 			found := false

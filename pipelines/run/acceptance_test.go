@@ -766,14 +766,27 @@ func TestAcceptanceFoolingCases(t *testing.T) {
 		// ... in a second <front>.
 		"second-front": {strings.Replace(jatsArticle("second-front", "research-article", permissions(byP), ""),
 			`</front>`, `</front><front><article-meta>`+permissions(license(ccBYNC, ""))+`</article-meta></front>`, 1), false},
-		// ... in a sub-article's front-stub.
+		// A sub-article's licence is its own: a more restrictive one does
+		// not reject the article, whose served text leaves the sub-article
+		// out (checked below) ...
 		"sub-article": {jatsArticle("sub-article", "research-article", permissions(byP),
-			`<sub-article article-type="reply"><front-stub>`+permissions(license(ccBYNC, ""))+`</front-stub><body><p>Reply.</p></body></sub-article>`), false},
-		// Restrictive wording in copyright-statement beside CC BY.
+			`<sub-article article-type="reply"><front-stub>`+permissions(license(ccBYNC, ""))+`</front-stub><body><p>Reply.</p></body></sub-article>`), true},
+		// ... and CC BY only in a sub-article leaves the article unlicensed.
+		"sub-article-only": {jatsArticle("sub-article-only", "research-article",
+			permissions(`<copyright-statement>© 2020 Sample Press</copyright-statement>`),
+			`<sub-article article-type="ref-report"><front-stub>`+permissions(byP)+`</front-stub><body><p>Report.</p></body></sub-article>`), false},
+		// Generic or conditional reservation wording in copyright-statement
+		// beside an express CC BY grant (OUP, BMJ) does not override it ...
 		"copyright-all-rights-reserved": {jatsArticle("copyright-all-rights-reserved", "research-article",
-			permissions(`<copyright-statement>© 2020 Sample Press. All rights reserved.</copyright-statement>`+byP), ""), false},
+			permissions(`<copyright-statement>© 2020 Sample Press. All rights reserved.</copyright-statement>`+byP), ""), true},
+		"copyright-conditional": {jatsArticle("copyright-conditional", "research-article",
+			permissions(`<copyright-statement>© Article author(s) (or their employer(s) unless otherwise stated in the text of the article) 2020. `+
+				`All rights reserved. No commercial use is permitted unless otherwise expressly granted.</copyright-statement>`+byP), ""), true},
+		// ... an unconditional restriction there does.
 		"copyright-not-commercial": {jatsArticle("copyright-not-commercial", "research-article",
 			permissions(`<copyright-statement>© 2020 The Authors. Not for commercial use.</copyright-statement>`+byP), ""), false},
+		"copyright-reservation-only": {jatsArticle("copyright-reservation-only", "research-article",
+			permissions(`<copyright-statement>© 2020 Sample Press. All rights reserved.</copyright-statement>`), ""), false},
 		// Two <license> elements disagreeing.
 		"two-licenses": {jatsArticle("two-licenses", "research-article", permissions(byP+license("http://creativecommons.org/licenses/by-nc-nd/4.0/", "")), ""), false},
 		// Non-commercial text under a CC BY href.
@@ -900,5 +913,23 @@ func TestAcceptanceFoolingCases(t *testing.T) {
 	}
 	for _, c := range openalex {
 		check(c.id, "oa-"+strings.ToLower(c.id), c.accept)
+	}
+
+	// The receipts say how the reservation and the sub-article licence were
+	// read, and the sub-article's text is not served.
+	var reading, appliesTo, text string
+	if err := db.QueryRow(fmt.Sprintf(`SELECT reading FROM read_parquet('%s') WHERE id = ? AND kind = 'jats-copyright'`,
+		snap.Path(snapshot.LicenceEvidence)), ingest.DOIID("10.5555/copyright-conditional")).Scan(&reading); err != nil ||
+		reading != licence.ReadingGenericReservation {
+		t.Errorf("reservation receipt reading %q, %v", reading, err)
+	}
+	if err := db.QueryRow(fmt.Sprintf(`SELECT applies_to FROM read_parquet('%s') WHERE id = ? AND path LIKE 'sub-article[1]/%%/@xlink:href'`,
+		snap.Path(snapshot.LicenceEvidence)), ingest.DOIID("10.5555/sub-article")).Scan(&appliesTo); err != nil || appliesTo != "sub-article" {
+		t.Errorf("sub-article receipt applies to %q, %v", appliesTo, err)
+	}
+	if err := db.QueryRow(fmt.Sprintf(`SELECT string_agg(array_to_string(paragraphs, ' '), ' ') FROM read_parquet('%s') WHERE id = ?`,
+		snap.Path(snapshot.Fulltext)), ingest.DOIID("10.5555/sub-article")).Scan(&text); err != nil ||
+		!strings.Contains(text, "Body text of sub-article.") || strings.Contains(text, "Reply.") {
+		t.Errorf("served full text %q, %v", text, err)
 	}
 }
