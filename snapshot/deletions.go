@@ -1,0 +1,206 @@
+package snapshot
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+)
+
+// A deletion file lists the documents of one segment that a snapshot no
+// longer serves: those a later segment supersedes or deletes. A segment
+// never changes, so the file belongs to the snapshot, not to the segment
+// (docs/architecture.md, "Incremental snapshots"). Documents are numbered
+// inside their segment, in its canonical id order. The file is
+//
+//	magic "osbdele1" | n uint64 | n × uint32 doc numbers, strictly increasing |
+//	CRC-32C (Castagnoli) of everything before it, uint32
+//
+// all little-endian.
+const deletionsMagic = "osbdele1"
+
+// ErrDeletions reports a deletion file that is damaged or does not fit its
+// segment.
+var ErrDeletions = errors.New("snapshot: invalid deletion file")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// EncodeDeletions returns the deletion file of docs, which must be
+// strictly increasing and non-negative.
+func EncodeDeletions(docs []int32) ([]byte, error) {
+	b := make([]byte, 0, len(deletionsMagic)+8+4*len(docs)+4)
+	b = append(b, deletionsMagic...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(docs)))
+	for i, d := range docs {
+		if d < 0 || i > 0 && d <= docs[i-1] {
+			return nil, fmt.Errorf("%w: document %d at position %d is out of order", ErrDeletions, d, i)
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(d))
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+}
+
+// DecodeDeletions reads a deletion file of a segment of n documents and
+// returns its documents, increasing.
+func DecodeDeletions(b []byte, n int32) ([]int32, error) {
+	const head = len(deletionsMagic) + 8
+	if len(b) < head+4 || !bytes.Equal(b[:len(deletionsMagic)], []byte(deletionsMagic)) {
+		return nil, fmt.Errorf("%w: no header", ErrDeletions)
+	}
+	count := binary.LittleEndian.Uint64(b[len(deletionsMagic):])
+	if count > uint64(n) || uint64(len(b)) != uint64(head)+4*count+4 {
+		return nil, fmt.Errorf("%w: %d documents in %d bytes for a segment of %d", ErrDeletions, count, len(b), n)
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(body):]) {
+		return nil, fmt.Errorf("%w: checksum", ErrDeletions)
+	}
+	docs := make([]int32, count)
+	for i := range docs {
+		d := binary.LittleEndian.Uint32(body[head+4*i:])
+		if d >= uint32(n) || i > 0 && int32(d) <= docs[i-1] {
+			return nil, fmt.Errorf("%w: document %d at position %d", ErrDeletions, d, i)
+		}
+		docs[i] = int32(d)
+	}
+	return docs, nil
+}
+
+// WriteDeletions writes the deletion file of docs at path and syncs it.
+func WriteDeletions(path string, docs []int32) error {
+	b, err := EncodeDeletions(docs)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("snapshot: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadDeletions reads the deletion file at path of a segment of n
+// documents.
+func ReadDeletions(path string, n int32) ([]int32, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	docs, err := DecodeDeletions(b, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return docs, nil
+}
+
+// SegmentIDs gives the canonical id of each document of a segment, in the
+// segment's order (increasing ids); catalog readers provide it.
+type SegmentIDs interface {
+	Len() int
+	ID(doc int32) []byte
+}
+
+// MergedNumbers numbers the live documents of segments, oldest first, as
+// one fully merged build of them numbers its documents: in canonical id
+// order. deleted[s] are segment s's deleted documents, increasing. For
+// each segment it returns, per document, the number of live documents of
+// all segments whose id sorts before its own: a live document's merged
+// number, and for a deleted one the number its replacement (a live
+// document of the same id, if any) has, so each list never decreases. It
+// also returns the number of live documents. Two live documents with one
+// id are an error: the merger never publishes them.
+func MergedNumbers(segs []SegmentIDs, deleted [][]int32) (docs [][]int32, live int32, err error) {
+	if len(deleted) != len(segs) {
+		return nil, 0, fmt.Errorf("%w: %d deletion lists for %d segments", ErrDeletions, len(deleted), len(segs))
+	}
+	h := &idHeap{}
+	docs = make([][]int32, len(segs))
+	for s, seg := range segs {
+		docs[s] = make([]int32, seg.Len())
+		if seg.Len() > 0 {
+			h.cur = append(h.cur, &cursor{seg: s, ids: seg, id: seg.ID(0)})
+		}
+	}
+	heap.Init(h)
+	var group []*cursor // the cursors at the smallest id
+	for h.Len() > 0 {
+		group = append(group[:0], heap.Pop(h).(*cursor))
+		for h.Len() > 0 && bytes.Equal(h.cur[0].id, group[0].id) {
+			group = append(group, heap.Pop(h).(*cursor))
+		}
+		n := int32(0)
+		for _, c := range group {
+			docs[c.seg][c.doc] = live
+			del := deleted[c.seg]
+			if c.del < len(del) && del[c.del] == c.doc {
+				c.del++
+			} else {
+				n++
+			}
+		}
+		if n > 1 {
+			return nil, 0, fmt.Errorf("%w: id %s is live in %d segments", ErrDeletions, group[0].id, n)
+		}
+		if live == math.MaxInt32 {
+			return nil, 0, fmt.Errorf("%w: more than 2^31 documents", ErrDeletions)
+		}
+		live += n
+		for _, c := range group {
+			if c.doc++; int(c.doc) == c.ids.Len() {
+				if c.del != len(deleted[c.seg]) {
+					return nil, 0, fmt.Errorf("%w: segment %d: deleted documents out of range or order", ErrDeletions, c.seg)
+				}
+				continue
+			}
+			next := c.ids.ID(c.doc)
+			if bytes.Compare(next, c.id) <= 0 {
+				return nil, 0, fmt.Errorf("%w: segment %d: id %s after %s", ErrDeletions, c.seg, next, c.id)
+			}
+			c.id = next
+			heap.Push(h, c)
+		}
+	}
+	return docs, live, nil
+}
+
+// cursor walks one segment's ids.
+type cursor struct {
+	seg int
+	ids SegmentIDs
+	doc int32
+	id  []byte // ids.ID(doc)
+	del int    // deleted[seg][:del] are behind doc
+}
+
+// idHeap orders cursors by their current id, then by segment.
+type idHeap struct{ cur []*cursor }
+
+func (h *idHeap) Len() int { return len(h.cur) }
+func (h *idHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h.cur[i].id, h.cur[j].id); c != 0 {
+		return c < 0
+	}
+	return h.cur[i].seg < h.cur[j].seg
+}
+func (h *idHeap) Swap(i, j int) { h.cur[i], h.cur[j] = h.cur[j], h.cur[i] }
+func (h *idHeap) Push(x any)    { h.cur = append(h.cur, x.(*cursor)) }
+func (h *idHeap) Pop() any {
+	c := h.cur[len(h.cur)-1]
+	h.cur = h.cur[:len(h.cur)-1]
+	return c
+}
