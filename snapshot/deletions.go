@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
+	"sort"
 )
 
 // A deletion file lists the documents of one segment that a snapshot no
@@ -203,4 +204,64 @@ func (h *idHeap) Pop() any {
 	c := h.cur[len(h.cur)-1]
 	h.cur = h.cur[:len(h.cur)-1]
 	return c
+}
+
+// Numbering is where the documents of a snapshot's segments stand in the
+// merged order: what readers over segments (the catalog's, the content
+// store's, the search index's) share. Safe for concurrent use.
+type Numbering struct {
+	docs, deleted [][]int32
+	n             int32
+}
+
+// NewNumbering numbers the live documents of segs, oldest first, whose
+// deleted documents are deleted[i] (see MergedNumbers).
+func NewNumbering(segs []SegmentIDs, deleted [][]int32) (*Numbering, error) {
+	docs, n, err := MergedNumbers(segs, deleted)
+	if err != nil {
+		return nil, err
+	}
+	return &Numbering{docs: docs, deleted: deleted, n: n}, nil
+}
+
+// Len is the number of live documents.
+func (m *Numbering) Len() int32 { return m.n }
+
+// Segments is the number of segments.
+func (m *Numbering) Segments() int { return len(m.docs) }
+
+// Docs are segment seg's documents' merged numbers (MergedNumbers).
+func (m *Numbering) Docs(seg int) []int32 { return m.docs[seg] }
+
+// Deleted are segment seg's deleted documents, increasing.
+func (m *Numbering) Deleted(seg int) []int32 { return m.deleted[seg] }
+
+// Live reports whether document d of segment seg is live.
+func (m *Numbering) Live(seg int, d int32) bool {
+	_, found := sort.Find(len(m.deleted[seg]), func(i int) int { return int(d - m.deleted[seg][i]) })
+	return !found
+}
+
+// Merged returns the merged number of document d of segment seg, or -1
+// if it is deleted.
+func (m *Numbering) Merged(seg int, d int32) int32 {
+	if !m.Live(seg, d) {
+		return -1
+	}
+	return m.docs[seg][d]
+}
+
+// Locate returns the segment and the document in it of merged number doc,
+// or (-1, -1) when doc is not in [0, Len()).
+func (m *Numbering) Locate(doc int32) (seg int, d int32) {
+	for s, docs := range m.docs {
+		// The documents numbered doc in s: at most one of them is live.
+		lo := sort.Search(len(docs), func(j int) bool { return docs[j] >= doc })
+		for j := lo; j < len(docs) && docs[j] == doc; j++ {
+			if m.Live(s, int32(j)) {
+				return s, int32(j)
+			}
+		}
+	}
+	return -1, -1
 }

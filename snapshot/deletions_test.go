@@ -140,6 +140,19 @@ func TestMergedNumbers(t *testing.T) {
 		if int(n) != len(all) {
 			t.Fatalf("round %d: %d live documents, want %d", round, n, len(all))
 		}
+		num, err := NewNumbering(in, deleted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, id := range all {
+			s, d := num.Locate(int32(k))
+			if s < 0 || segs[s][d] != id || live[id] != [2]int{s, int(d)} || num.Merged(s, d) != int32(k) {
+				t.Fatalf("round %d: Locate(%d) = %d, %d; want the live copy of %s, %v", round, k, s, d, id, live[id])
+			}
+		}
+		if s, d := num.Locate(n); s != -1 || d != -1 {
+			t.Errorf("round %d: Locate(Len()) = %d, %d", round, s, d)
+		}
 		for s, seg := range segs {
 			for d, id := range seg {
 				want, _ := slices.BinarySearch(all, id)
