@@ -9,7 +9,9 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // A deletion file lists the documents of one segment that a snapshot no
@@ -264,4 +266,29 @@ func (m *Numbering) Locate(doc int32) (seg int, d int32) {
 		}
 	}
 	return -1, -1
+}
+
+// Names of the segmented layout (docs/architecture.md, "Incremental
+// snapshots"): a segment's tables are under
+// SegmentsDir/segment=<segment id>/, a Hive-style partition directory, so
+// that DuckDB, pyarrow and Spark read the segment id as a column named
+// segment; DeletionsTable lists the (segment, id) pairs of the rows the
+// snapshot no longer serves.
+const (
+	SegmentsDir    = "segments"
+	DeletionsTable = "deletions"
+)
+
+// LiveSQL returns a DuckDB query of the live rows of a per-document table
+// (one whose rows carry the document's canonical id in an id column:
+// documents, fulltext, references, licence_evidence, aliases) of the
+// segmented snapshot in dir: every segment's rows except those whose
+// (segment, id) the deletion table lists. It is the query data/README.md
+// gives analysts; its columns are the table's, without segment.
+func LiveSQL(dir, table string) string {
+	q := func(p string) string { return "'" + strings.ReplaceAll(p, "'", "''") + "'" }
+	rows := filepath.Join(dir, SegmentsDir, "segment=*", filepath.FromSlash(table)+".parquet")
+	del := filepath.Join(dir, DeletionsTable+".parquet")
+	return "SELECT t.* EXCLUDE (segment) FROM read_parquet(" + q(rows) + ", hive_partitioning = true, hive_types = {'segment': VARCHAR}) t " +
+		"ANTI JOIN read_parquet(" + q(del) + ") x ON t.segment = x.segment AND t.id = x.id"
 }

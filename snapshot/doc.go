@@ -14,7 +14,9 @@
 //
 // deletions.go holds the first pieces of the segmented layout described in
 // docs/architecture.md ("Incremental snapshots"): the deletion file of a
-// segment ([WriteDeletions], [ReadDeletions]) and the numbering of the live
-// documents of several segments in merged order ([MergedNumbers]). No build
-// writes segments yet; a snapshot is still one directory of complete files.
+// segment ([WriteDeletions], [ReadDeletions]), the numbering of the live
+// documents of several segments in merged order ([MergedNumbers],
+// [Numbering]) and the analysts' query of the live rows ([LiveSQL]). No
+// build writes segments yet; a snapshot is still one directory of
+// complete files.
 package snapshot
