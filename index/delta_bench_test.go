@@ -21,9 +21,10 @@ import (
 )
 
 var (
-	deltaDocs    = flag.Int("delta-docs", 20_000, "documents of the archive BenchmarkDeltaBuild starts from")
-	deltaShare   = flag.Float64("delta-share", 0.01, "share of the archive a delta build of BenchmarkDeltaBuild touches")
-	deltaProfile = flag.String("delta-fullprofile", "", "write a CPU profile of BenchmarkDeltaBuild's full build to `file`")
+	deltaDocs     = flag.Int("delta-docs", 20_000, "documents of the archive BenchmarkDeltaBuild starts from")
+	deltaShare    = flag.Float64("delta-share", 0.01, "share of the archive a delta build of BenchmarkDeltaBuild touches")
+	deltaProfile  = flag.String("delta-fullprofile", "", "write a CPU profile of BenchmarkDeltaBuild's full build to `file`")
+	deltaProfile2 = flag.String("delta-deltaprofile", "", "write a CPU profile of BenchmarkDeltaBuild's delta build to `file`")
 )
 
 // BenchmarkDeltaBuild measures what a night costs: a full build of
@@ -89,6 +90,10 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		added, revised := k/2, k*4/10
 		deleted := k - added - revised
 		cfg.Fresh, cfg.Now = false, now.Add(24*time.Hour)
+		stop = nil
+		if *deltaProfile2 != "" {
+			stop = startProfile(b, *deltaProfile2)
+		}
 		delta, err := measure(func() (*snapshot.Manifest, error) {
 			return index.Build(context.Background(), cfg, func(_ context.Context, sink ingest.Sink) error {
 				for i := range added {
@@ -115,6 +120,9 @@ func BenchmarkDeltaBuild(b *testing.B) {
 				return nil
 			})
 		})
+		if stop != nil {
+			stop()
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
