@@ -66,66 +66,42 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		b.Logf("generating %d documents took %.1f s of CPU", n, gen.cpu.Seconds())
 		data := filepath.Join(b.TempDir(), "data")
 		cfg := index.Config{DataDir: data, Now: now, Logger: quiet, Topics: topics, Fresh: true}
-		var stop func()
-		if *deltaProfile != "" {
-			stop = startProfile(b, *deltaProfile)
-		}
-		full, err := measure(func() (*snapshot.Manifest, error) {
-			return index.Build(context.Background(), cfg, func(_ context.Context, sink ingest.Sink) error {
-				for i := range n {
-					if err := sink.Document(g.Doc(i)); err != nil {
-						return err
-					}
+		full := buildMeasured(b, *deltaProfile, cfg, func(_ context.Context, sink ingest.Sink) error {
+			for i := range n {
+				if err := sink.Document(g.Doc(i)); err != nil {
+					return err
 				}
-				return nil
-			})
+			}
+			return nil
 		})
-		if stop != nil {
-			stop()
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
 		k := max(int(float64(n)**deltaShare), 10)
 		added, revised := k/2, k*4/10
 		deleted := k - added - revised
 		cfg.Fresh, cfg.Now = false, now.Add(24*time.Hour)
-		stop = nil
-		if *deltaProfile2 != "" {
-			stop = startProfile(b, *deltaProfile2)
-		}
-		delta, err := measure(func() (*snapshot.Manifest, error) {
-			return index.Build(context.Background(), cfg, func(_ context.Context, sink ingest.Sink) error {
-				for i := range added {
-					if err := sink.Document(g.Doc(n + i)); err != nil {
+		delta := buildMeasured(b, *deltaProfile2, cfg, func(_ context.Context, sink ingest.Sink) error {
+			for i := range added {
+				if err := sink.Document(g.Doc(n + i)); err != nil {
+					return err
+				}
+			}
+			step := n / (revised + deleted)
+			for j := range revised + deleted {
+				i := j*step + 3
+				if j >= revised {
+					if err := sink.Delete(ingest.Deletion{ID: corpus.ID(i), Origin: "bench"}); err != nil {
 						return err
 					}
+					continue
 				}
-				step := n / (revised + deleted)
-				for j := range revised + deleted {
-					i := j*step + 3
-					if j >= revised {
-						if err := sink.Delete(ingest.Deletion{ID: corpus.ID(i), Origin: "bench"}); err != nil {
-							return err
-						}
-						continue
-					}
-					d := g.Doc(i)
-					d.Title += " (revised)"
-					d.Updated = cfg.Now
-					if err := sink.Document(d); err != nil {
-						return err
-					}
+				d := g.Doc(i)
+				d.Title += " (revised)"
+				d.Updated = cfg.Now
+				if err := sink.Document(d); err != nil {
+					return err
 				}
-				return nil
-			})
+			}
+			return nil
 		})
-		if stop != nil {
-			stop()
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
 		if want := int64(n + added - deleted); delta.man.Counts.Accepted != want {
 			b.Fatalf("delta build published %d documents, want %d", delta.man.Counts.Accepted, want)
 		}
@@ -139,6 +115,19 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		report("delta", delta)
 		b.ReportMetric(delta.cpu.Seconds()/full.cpu.Seconds(), "delta/full-cpu")
 	}
+}
+
+// buildMeasured runs index.Build, under a CPU profile written to profile
+// unless it is "", and measures it.
+func buildMeasured(b *testing.B, profile string, cfg index.Config, feed index.Feed) result {
+	if profile != "" {
+		defer startProfile(b, profile)()
+	}
+	r, err := measure(func() (*snapshot.Manifest, error) { return index.Build(context.Background(), cfg, feed) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
 }
 
 type result struct {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/openshelf/openshelf/snapshot"
@@ -64,7 +65,7 @@ func buildSegments(t *testing.T, rng *rand.Rand, runs int) *segmented {
 				s.aliases[rec.ID] = []string{a}
 			}
 		}
-		slices.SortFunc(aliases, func(x, y [2]string) int { return cmpString(x[0], y[0]) })
+		slices.SortFunc(aliases, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
 		r, _ := write(t, recs, aliases)
 		s.segs = append(s.segs, r)
 	}
@@ -72,16 +73,6 @@ func buildSegments(t *testing.T, rng *rand.Rand, runs int) *segmented {
 		slices.Sort(s.deleted[i])
 	}
 	return s
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // merged writes the one catalog of the live documents.
@@ -94,7 +85,7 @@ func (s *segmented) merged(t *testing.T) *Reader {
 			aliases = append(aliases, [2]string{a, id})
 		}
 	}
-	slices.SortFunc(aliases, func(x, y [2]string) int { return cmpString(x[0], y[0]) })
+	slices.SortFunc(aliases, func(x, y [2]string) int { return strings.Compare(x[0], y[0]) })
 	r, _ := write(t, recs, aliases)
 	return r
 }

@@ -45,27 +45,15 @@ func (m *Multi) Part(doc, k int) ([]byte, error) {
 
 // Document returns part 0 of doc, decoded.
 func (m *Multi) Document(doc int) (*Document, error) {
-	b, err := m.Part(doc, PartDocument)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeDocument(b)
+	return decoded(m, doc, PartDocument, DecodeDocument)
 }
 
 // Sections returns the sections of doc (nil when it has none).
 func (m *Multi) Sections(doc int) ([]Section, error) {
-	b, err := m.Part(doc, PartSections)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeSections(b)
+	return decoded(m, doc, PartSections, DecodeSections)
 }
 
 // References returns the references of doc (nil when it has none).
 func (m *Multi) References(doc int) ([]Reference, error) {
-	b, err := m.Part(doc, PartReferences)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeReferences(b)
+	return decoded(m, doc, PartReferences, DecodeReferences)
 }
