@@ -32,6 +32,16 @@
 // 1.4 GiB); the merger adds about 100 bytes per input record (see
 // ingest/merge.go).
 //
+// An incremental build still rewrites every file: it costs about what a
+// fresh build costs (BENCHMARKS.md, "Incremental builds"). The segmented
+// layout that will make a build cost its delta is designed in
+// docs/architecture.md ("Incremental snapshots"); its readers
+// ([github.com/openshelf/openshelf/index/catalog.Multi],
+// [github.com/openshelf/openshelf/index/content.Multi] and package
+// snapshot's Numbering and LiveSQL) are tested against segments this
+// package writes (segments_test.go), but no build writes a segmented
+// snapshot yet.
+//
 // [Reindex] rebuilds only search/index.bin of the current snapshot, from its
 // own Parquet tables, and publishes it as a new snapshot whose other files
 // are hard links to the old one's: a new index format without a rebuild.

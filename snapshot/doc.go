@@ -11,4 +11,12 @@
 // The package also defines the on-disk contract shared by the writer and the
 // readers: table names, the manifest layout and [SchemaVersion]. It imports
 // nothing else from this module.
+//
+// deletions.go holds the first pieces of the segmented layout described in
+// docs/architecture.md ("Incremental snapshots"): the deletion file of a
+// segment ([WriteDeletions], [ReadDeletions]), the numbering of the live
+// documents of several segments in merged order ([MergedNumbers],
+// [Numbering]) and the analysts' query of the live rows ([LiveSQL]). No
+// build writes segments yet; a snapshot is still one directory of
+// complete files.
 package snapshot

@@ -181,16 +181,24 @@ func (r *Reader) alias(i int) (alias, id []byte) {
 // only when the winner is the id itself is the name missing from the
 // aliases.
 func (r *Reader) Lookup(name string) int32 {
+	if id, ok := r.aliasOf(name); ok {
+		return r.Find(id)
+	}
+	return r.Find(name)
+}
+
+// aliasOf returns the canonical id the aliases give name, if any.
+func (r *Reader) aliasOf(name string) (string, bool) {
 	i := sort.Search(r.na, func(i int) bool {
 		a, _ := r.alias(i)
 		return bytes.Compare(a, []byte(name)) >= 0
 	})
 	if i < r.na {
 		if a, id := r.alias(i); string(a) == name {
-			return r.Find(string(id))
+			return string(id), true
 		}
 	}
-	return r.Find(name)
+	return "", false
 }
 
 // decoder reads the fields of one record; a short or damaged record sets

@@ -310,27 +310,27 @@ func (r *Reader) Part(doc, k int) ([]byte, error) {
 
 // Document returns part 0 of doc, decoded.
 func (r *Reader) Document(doc int) (*Document, error) {
-	b, err := r.Part(doc, PartDocument)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeDocument(b)
+	return decoded(r, doc, PartDocument, DecodeDocument)
 }
 
 // Sections returns the sections of doc (nil when it has none).
 func (r *Reader) Sections(doc int) ([]Section, error) {
-	b, err := r.Part(doc, PartSections)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeSections(b)
+	return decoded(r, doc, PartSections, DecodeSections)
 }
 
 // References returns the references of doc (nil when it has none).
 func (r *Reader) References(doc int) ([]Reference, error) {
-	b, err := r.Part(doc, PartReferences)
+	return decoded(r, doc, PartReferences, DecodeReferences)
+}
+
+// decoded returns part k of doc from r, decoded by decode.
+func decoded[T any](r interface {
+	Part(doc, k int) ([]byte, error)
+}, doc, k int, decode func([]byte) (T, error)) (T, error) {
+	b, err := r.Part(doc, k)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	return DecodeReferences(b)
+	return decode(b)
 }

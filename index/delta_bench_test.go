@@ -1,0 +1,188 @@
+package index_test
+
+import (
+	"context"
+	"flag"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openshelf/openshelf/index"
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/internal/corpus"
+	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+var (
+	deltaDocs     = flag.Int("delta-docs", 20_000, "documents of the archive BenchmarkDeltaBuild starts from")
+	deltaShare    = flag.Float64("delta-share", 0.01, "share of the archive a delta build of BenchmarkDeltaBuild touches")
+	deltaProfile  = flag.String("delta-fullprofile", "", "write a CPU profile of BenchmarkDeltaBuild's full build to `file`")
+	deltaProfile2 = flag.String("delta-deltaprofile", "", "write a CPU profile of BenchmarkDeltaBuild's delta build to `file`")
+)
+
+// BenchmarkDeltaBuild measures what a night costs: a full build of
+// -delta-docs generated documents through index.Build (the merger, as
+// `openshelf ingest` uses it), then a build of a delta of -delta-share of
+// the archive: half new documents, 40 % revisions of existing ones (a new
+// title) and 10 % deletions. It reports the CPU (user+system) and wall
+// time of both builds and the disk each snapshot directory holds on its
+// own (files not hard-linked from another directory). The full build's
+// CPU includes generating the documents, which gen-cpu-s reports alone
+// (the delta generates 1 % of them), e.g.
+//
+//	go test ./index -run '^$' -bench DeltaBuild -benchtime 1x -delta-docs 100000 -delta-fullprofile full.pprof
+func BenchmarkDeltaBuild(b *testing.B) {
+	v, err := corpus.ReadVocabulary(context.Background(), corpus.VocabularyConfig{}, fixtures.Dir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	slugs, topics, err := corpus.DefaultTopics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := *deltaDocs
+	g, err := corpus.New(v, corpus.Config{Seed: 1, Topics: slugs, Documents: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	now := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
+	for b.Loop() {
+		// Generating the documents is part of the full build's feed:
+		// measured alone first, so that it can be told apart.
+		gen, _ := measure(func() (*snapshot.Manifest, error) {
+			for i := range n {
+				g.Doc(i)
+			}
+			return nil, nil
+		})
+		b.Logf("generating %d documents took %.1f s of CPU", n, gen.cpu.Seconds())
+		data := filepath.Join(b.TempDir(), "data")
+		cfg := index.Config{DataDir: data, Now: now, Logger: quiet, Topics: topics, Fresh: true}
+		full := buildMeasured(b, *deltaProfile, cfg, func(_ context.Context, sink ingest.Sink) error {
+			for i := range n {
+				if err := sink.Document(g.Doc(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		k := max(int(float64(n)**deltaShare), 10)
+		added, revised := k/2, k*4/10
+		deleted := k - added - revised
+		cfg.Fresh, cfg.Now = false, now.Add(24*time.Hour)
+		delta := buildMeasured(b, *deltaProfile2, cfg, func(_ context.Context, sink ingest.Sink) error {
+			for i := range added {
+				if err := sink.Document(g.Doc(n + i)); err != nil {
+					return err
+				}
+			}
+			step := n / (revised + deleted)
+			for j := range revised + deleted {
+				i := j*step + 3
+				if j >= revised {
+					if err := sink.Delete(ingest.Deletion{ID: corpus.ID(i), Origin: "bench"}); err != nil {
+						return err
+					}
+					continue
+				}
+				d := g.Doc(i)
+				d.Title += " (revised)"
+				d.Updated = cfg.Now
+				if err := sink.Document(d); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if want := int64(n + added - deleted); delta.man.Counts.Accepted != want {
+			b.Fatalf("delta build published %d documents, want %d", delta.man.Counts.Accepted, want)
+		}
+		report := func(name string, r result) {
+			b.ReportMetric(r.cpu.Seconds(), name+"-cpu-s")
+			b.ReportMetric(r.wall.Seconds(), name+"-wall-s")
+			b.ReportMetric(float64(ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, r.man.ID)))/(1<<20), name+"-own-MiB")
+		}
+		b.ReportMetric(gen.cpu.Seconds(), "gen-cpu-s")
+		report("full", full)
+		report("delta", delta)
+		b.ReportMetric(delta.cpu.Seconds()/full.cpu.Seconds(), "delta/full-cpu")
+	}
+}
+
+// buildMeasured runs index.Build, under a CPU profile written to profile
+// unless it is "", and measures it.
+func buildMeasured(b *testing.B, profile string, cfg index.Config, feed index.Feed) result {
+	if profile != "" {
+		defer startProfile(b, profile)()
+	}
+	r, err := measure(func() (*snapshot.Manifest, error) { return index.Build(context.Background(), cfg, feed) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+type result struct {
+	man       *snapshot.Manifest
+	cpu, wall time.Duration
+}
+
+// measure runs fn and returns the process's CPU time (user and system,
+// every goroutine) and the wall time it took.
+func measure(fn func() (*snapshot.Manifest, error)) (result, error) {
+	c0, t0 := cpuTime(), time.Now()
+	m, err := fn()
+	return result{man: m, cpu: cpuTime() - c0, wall: time.Since(t0)}, err
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ownBytes is the disk used by the regular files under dir that have no
+// other link: what removing the directory would free.
+func ownBytes(tb testing.TB, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			return nil
+		}
+		n += fi.Size()
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+func startProfile(tb testing.TB, path string) func() {
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		tb.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
