@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/fetch"
@@ -35,6 +36,10 @@ type Config struct {
 	RenderTTL time.Duration
 	// SweepInterval is how often expired renders are deleted; default 10 min.
 	SweepInterval time.Duration
+	// AxePath is axe-core's script (axe.min.js), which site_audit runs in
+	// the page; default DefaultAxePath. It is read once, on the first
+	// audit.
+	AxePath string
 	// BaseURL is the server's public URL, for download links.
 	BaseURL string
 	Logger  *slog.Logger
@@ -64,6 +69,9 @@ func (c *Config) defaults() {
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = 50 << 20
 	}
+	if c.AxePath == "" {
+		c.AxePath = DefaultAxePath
+	}
 	if c.RenderTTL <= 0 {
 		c.RenderTTL = 24 * time.Hour
 	}
@@ -88,6 +96,7 @@ type Tools struct {
 	fc    *fetch.Client
 	pool  *pool
 	store *store
+	axe   func() (string, error) // axe-core's script, read once
 
 	stop context.CancelFunc
 }
@@ -96,6 +105,7 @@ type Tools struct {
 func New(fc *fetch.Client, cfg Config) *Tools {
 	cfg.defaults()
 	t := &Tools{cfg: cfg, fc: fc}
+	t.axe = sync.OnceValues(func() (string, error) { return loadAxe(t.cfg.AxePath) })
 	t.pool = newPool(&t.cfg, cfg.Logger)
 	t.store = newStore(cfg.RenderDir, cfg.RenderTTL, cfg.Now, cfg.Logger)
 	return t
