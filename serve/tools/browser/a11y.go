@@ -57,7 +57,7 @@ type A11yViolation struct {
 	Impact   string   `json:"impact" doc:"critical, serious, moderate or minor (axe-core's impact of this failure)."`
 	Help     string   `json:"help"`
 	HelpURL  string   `json:"help_url"`
-	WCAG     []string `json:"wcag" doc:"The rule's WCAG tags (level and success criterion, e.g. wcag2a, wcag111); empty for best practices."`
+	WCAG     []string `json:"wcag" doc:"The rule's WCAG tags: level and success criterion, e.g. wcag2a and wcag111."`
 	Elements int      `json:"elements" doc:"Elements that fail the rule."`
 	Targets  []string `json:"targets" doc:"CSS selectors of the first five."`
 }

@@ -47,7 +47,7 @@ type Finding struct {
 // Scores are the five category scores, 0 to 100.
 type Scores struct {
 	Performance   int `json:"performance" doc:"Web Vitals on log-normal curves (Lighthouse's shape), weighted LCP 25, TBT 30, CLS 25, FCP 10, TTFB 10."`
-	Accessibility int `json:"accessibility" doc:"axe-core's default rules run in the page: the weighted share of the applicable rules that pass, each weighing by its impact (critical 10, serious 7, moderate 3, minor 1), as Lighthouse's accessibility category does over its subset of the same rules."`
+	Accessibility int `json:"accessibility" doc:"axe-core's WCAG 2.0-2.2 level A and AA rules run in the page: the weighted share of the applicable rules that pass, each weighing by its impact (critical 10, serious 7, moderate 3, minor 1), as Lighthouse's accessibility category weighs the axe-core rules it runs."`
 	SEO           int `json:"seo" doc:"100 minus 25, 12, 6 or 2 per critical, high, medium or low SEO finding."`
 	Security      int `json:"security" doc:"100 minus 25, 12, 6 or 2 per critical, high, medium or low security finding."`
 	Availability  int `json:"availability" doc:"As security, capped by the document's status (3xx 70, 4xx 10, 5xx 0)."`

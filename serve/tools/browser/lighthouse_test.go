@@ -119,12 +119,16 @@ console.log(JSON.stringify(axe.getRules(["wcag2a", "wcag2aa", "wcag21a", "wcag21
 func TestAccessibilityBesideLighthouse(t *testing.T) {
 	t.Parallel()
 	img := pngOf(120, 80)
+	png := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(img)
+	}
 	srv := site(t, map[string]http.HandlerFunc{
 		"/faulty": html(a11yFaultyPage),
 		"/clean":  html(a11yCleanPage),
 		"/more":   html(`<!doctype html><title>More</title><p>More.</p>`),
-		"/a.png":  func(w http.ResponseWriter, r *http.Request) { w.Header().Set("Content-Type", "image/png"); w.Write(img) },
-		"/b.png":  func(w http.ResponseWriter, r *http.Request) { w.Header().Set("Content-Type", "image/png"); w.Write(img) },
+		"/a.png":  png,
+		"/b.png":  png,
 	})
 	scope := wcagRules(t)
 	known := []string{"button-name", "color-contrast", "document-title", "html-has-lang", "image-alt", "label", "link-name"}
