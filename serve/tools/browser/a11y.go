@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -30,15 +31,28 @@ const DefaultAxePath = "webaudit/node_modules/axe-core/axe.min.js"
 // charged).
 var errAxeMissing = apierr.New(apierr.ErrUnavailable, "browser_unavailable", "the accessibility engine (axe-core) is not installed")
 
-// loadAxe reads axe-core's script from disk (it is never fetched at run
-// time: a missing file fails the audit), ending it in an expression whose
-// value is not sent back.
-func loadAxe(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("browser: axe-core: %w: %w", errAxeMissing, err)
+// axeScript is axe-core's script, read from disk on first use (it is
+// never fetched at run time). A missing file fails the audit and is looked
+// for again on the next one.
+type axeScript struct {
+	path string
+	mu   sync.Mutex
+	src  string
+}
+
+// load returns the script, ended in an expression whose value is not sent
+// back.
+func (a *axeScript) load() (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.src == "" {
+		b, err := os.ReadFile(a.path)
+		if err != nil {
+			return "", fmt.Errorf("browser: axe-core: %w: %w", errAxeMissing, err)
+		}
+		a.src = string(b) + "\n;void 0"
 	}
-	return string(b) + "\n;void 0", nil
+	return a.src, nil
 }
 
 // AccessibilityInfo is what the accessibility checks found.

@@ -144,7 +144,7 @@ var severityRank = map[string]int{"critical": 0, "high": 1, "medium": 2, "low": 
 // screenshot.
 func (t *Tools) SiteAudit(ctx context.Context, in AuditInput) (*AuditOutput, error) {
 	start := time.Now()
-	axeSrc, err := t.axe()
+	axeSrc, err := t.axe.load()
 	if err != nil {
 		t.cfg.Logger.Error("browser: site_audit cannot run", "err", err)
 		return nil, errAxeMissing

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/fetch"
@@ -37,8 +36,8 @@ type Config struct {
 	// SweepInterval is how often expired renders are deleted; default 10 min.
 	SweepInterval time.Duration
 	// AxePath is axe-core's script (axe.min.js), which site_audit runs in
-	// the page; default DefaultAxePath. It is read once, on the first
-	// audit.
+	// the page; default DefaultAxePath. It is read on the first audit that
+	// finds it and kept.
 	AxePath string
 	// BaseURL is the server's public URL, for download links.
 	BaseURL string
@@ -96,7 +95,7 @@ type Tools struct {
 	fc    *fetch.Client
 	pool  *pool
 	store *store
-	axe   func() (string, error) // axe-core's script, read once
+	axe   *axeScript
 
 	stop context.CancelFunc
 }
@@ -105,7 +104,7 @@ type Tools struct {
 func New(fc *fetch.Client, cfg Config) *Tools {
 	cfg.defaults()
 	t := &Tools{cfg: cfg, fc: fc}
-	t.axe = sync.OnceValues(func() (string, error) { return loadAxe(t.cfg.AxePath) })
+	t.axe = &axeScript{path: cfg.AxePath}
 	t.pool = newPool(&t.cfg, cfg.Logger)
 	t.store = newStore(cfg.RenderDir, cfg.RenderTTL, cfg.Now, cfg.Logger)
 	return t
