@@ -87,6 +87,22 @@ if [ ${#browser_need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${browser_need[@]}" >/dev/null
 fi
 
+# site_audit's accessibility engine and the audit its tests compare with:
+# axe-core (MPL-2.0; read from disk and run in audited pages, never fetched
+# at run time) and Lighthouse (Apache-2.0; tests only), pinned in
+# webaudit/package-lock.json, installed without their scripts. Skipped
+# when both are installed at the pinned versions (npm ls --all would
+# always fail here: a Lighthouse dependency asks for "latest" of two
+# packages, which the lock file pins).
+if [ -f webaudit/package.json ]; then
+  if (cd webaudit && npm ls --depth=0 >/dev/null 2>&1); then
+    echo "setup: webaudit (axe-core, lighthouse) already installed"
+  else
+    echo "setup: webaudit (axe-core, lighthouse)"
+    (cd webaudit && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  fi
+fi
+
 # Search benchmark (bench/, issue #21): Apache Lucene from Debian
 # (liblucene8-java: lucene-core, -queryparser, -analyzers-common, -facet
 # jars under /usr/share/java) driven by bench/lucene/LuceneBench.java,

@@ -19,6 +19,7 @@ import (
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/fetch"
+	"github.com/openshelf/openshelf/serve/tools/browser"
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
 	"github.com/openshelf/openshelf/serve/tools/knowledge"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
@@ -155,6 +156,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&cfg.Browser.ChromiumPath, "chromium", "chromium", "Chromium binary for screenshot, site_speed, site_audit and PDF rendering")
 	fs.IntVar(&cfg.Browser.Concurrency, "browser-concurrency", 2, "pages open in the browser at once (about one per core)")
 	fs.DurationVar(&cfg.Browser.CallTimeout, "browser-timeout", 45*time.Second, "deadline of one browser tool call")
+	fs.StringVar(&cfg.Browser.AxePath, "axe", browser.DefaultAxePath, "axe-core's axe.min.js, run in pages by site_audit (npm package installed by scripts/setup.sh)")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.Datasets, "datasets", "datasets", "directory of the offline place and reference data (npm packages installed by scripts/setup.sh)")
 	fs.StringVar(&cfg.Place.GeocoderURL, "geocoder-url", place.DefaultGeocoderURL, "base URL of the Open-Meteo-compatible geocoding API asked for postcodes")

@@ -34,21 +34,23 @@ type AuditInput struct {
 
 // Finding is one problem found, with how to fix it.
 type Finding struct {
-	Category string `json:"category"` // performance, seo, security, availability
-	ID       string `json:"id"`
-	// Severity: critical, high, medium or low; each takes a fixed number
-	// of points off its category's score (25, 12, 6, 2).
-	Severity string `json:"severity"`
+	Category string `json:"category" doc:"performance, accessibility, seo, security or availability."`
+	ID       string `json:"id" doc:"The check's id; for accessibility, the axe-core rule id."`
+	// Severity: critical, high, medium or low; in seo, security and
+	// availability each takes a fixed number of points off its
+	// category's score (25, 12, 6, 2).
+	Severity string `json:"severity" doc:"critical, high, medium or low. An accessibility finding's severity follows axe-core's impact: critical is critical, serious high, moderate medium, minor low."`
 	Message  string `json:"message"`
 	Fix      string `json:"fix"`
 }
 
-// Scores are the four category scores, 0 to 100.
+// Scores are the five category scores, 0 to 100.
 type Scores struct {
-	Performance  int `json:"performance"`
-	SEO          int `json:"seo"`
-	Security     int `json:"security"`
-	Availability int `json:"availability"`
+	Performance   int `json:"performance" doc:"Web Vitals on log-normal curves (Lighthouse's shape), weighted LCP 25, TBT 30, CLS 25, FCP 10, TTFB 10."`
+	Accessibility int `json:"accessibility" doc:"axe-core's WCAG 2.0-2.2 level A and AA rules run in the page: the weighted share of the applicable rules that pass, each weighing by its impact (critical 10, serious 7, moderate 3, minor 1), as Lighthouse's accessibility category weighs the axe-core rules it runs."`
+	SEO           int `json:"seo" doc:"100 minus 25, 12, 6 or 2 per critical, high, medium or low SEO finding."`
+	Security      int `json:"security" doc:"100 minus 25, 12, 6 or 2 per critical, high, medium or low security finding."`
+	Availability  int `json:"availability" doc:"As security, capped by the document's status (3xx 70, 4xx 10, 5xx 0)."`
 }
 
 // SEOInfo is what the SEO checks read.
@@ -116,36 +118,49 @@ type AuditOutput struct {
 	URL      string `json:"url"`
 	FinalURL string `json:"final_url"`
 	// Grade: A (score at least 90), B (80), C (70), D (60), F (below).
-	Grade        string           `json:"grade"`
-	Score        int              `json:"score"`
-	Scores       Scores           `json:"scores"`
-	Findings     []Finding        `json:"findings"`
-	Metrics      Vitals           `json:"metrics"`
-	Requests     Requests         `json:"requests"`
-	Device       Device           `json:"device"`
-	SEO          SEOInfo          `json:"seo"`
-	Security     SecurityInfo     `json:"security"`
-	Availability AvailabilityInfo `json:"availability"`
-	Screenshot   *AuditScreenshot `json:"screenshot,omitempty"`
-	Blocked      []Blocked        `json:"blocked"`
-	AuditedAt    time.Time        `json:"audited_at"`
-	TookMS       int64            `json:"took_ms"`
+	Grade         string            `json:"grade" doc:"A (score at least 90), B (80), C (70), D (60), F (below)."`
+	Score         int               `json:"score" doc:"0.25 performance + 0.20 accessibility + 0.20 SEO + 0.20 security + 0.15 availability."`
+	Scores        Scores            `json:"scores"`
+	Findings      []Finding         `json:"findings" doc:"Every problem found, most severe first."`
+	Metrics       Vitals            `json:"metrics"`
+	Requests      Requests          `json:"requests"`
+	Device        Device            `json:"device"`
+	Accessibility AccessibilityInfo `json:"accessibility"`
+	SEO           SEOInfo           `json:"seo"`
+	Security      SecurityInfo      `json:"security"`
+	Availability  AvailabilityInfo  `json:"availability"`
+	Screenshot    *AuditScreenshot  `json:"screenshot,omitempty"`
+	Blocked       []Blocked         `json:"blocked"`
+	AuditedAt     time.Time         `json:"audited_at"`
+	TookMS        int64             `json:"took_ms"`
 }
 
 var severityPoints = map[string]int{"critical": 25, "high": 12, "medium": 6, "low": 2}
 var severityRank = map[string]int{"critical": 0, "high": 1, "medium": 2, "low": 3}
 
-// SiteAudit audits a page: site_speed's measurement, SEO and security
-// checks on the rendered page and its headers, robots.txt and sitemap,
-// and a screenshot.
+// SiteAudit audits a page: site_speed's measurement, axe-core's
+// accessibility rules and the SEO checks on the rendered page, security
+// checks on its headers and certificate, robots.txt and sitemap, and a
+// screenshot.
 func (t *Tools) SiteAudit(ctx context.Context, in AuditInput) (*AuditOutput, error) {
 	start := time.Now()
+	axeSrc, err := t.axe.load()
+	if err != nil {
+		t.cfg.Logger.Error("browser: site_audit cannot run", "err", err)
+		return nil, errAxeMissing
+	}
 	var sp *SpeedOutput
 	var seo pageSEO
+	var a11y *pageA11y
 	var shot []byte
-	err := t.page(ctx, in.URL, func(ctx context.Context, rec *recorder, px *proxy) error {
+	err = t.page(ctx, in.URL, func(ctx context.Context, rec *recorder, px *proxy) error {
 		var err error
 		if sp, err = t.measure(ctx, rec, px, SpeedInput{URL: in.URL, Device: in.Device}); err != nil {
+			return err
+		}
+		// The checks below read the page as it is; the measurement's CPU
+		// slowdown would only make them slower.
+		if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: 1}); err != nil {
 			return err
 		}
 		raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](seoJS))
@@ -153,6 +168,9 @@ func (t *Tools) SiteAudit(ctx context.Context, in AuditInput) (*AuditOutput, err
 			return err
 		}
 		if err := json.Unmarshal([]byte(raw), &seo); err != nil {
+			return err
+		}
+		if a11y, err = runAxe(ctx, rec.frame, axeSrc); err != nil {
 			return err
 		}
 		if in.Screenshot {
@@ -177,10 +195,12 @@ func (t *Tools) SiteAudit(ctx context.Context, in AuditInput) (*AuditOutput, err
 		out.Availability.TTFBMS = *sp.Metrics.TTFB.Value
 	}
 	f.availability(out.Availability, sp.WaitTimedOut)
+	out.Accessibility = accessibilityInfo(a11y)
+	f.accessibility(a11y)
+	out.Scores.Accessibility = accessibilityScore(a11y)
 	out.Scores.SEO, out.Scores.Security = f.score("seo"), f.score("security")
 	out.Scores.Availability = min(statusCeiling(sp.Status), f.score("availability"))
-	out.Score = int(math.Round(0.3*float64(out.Scores.Performance) + 0.25*float64(out.Scores.SEO) +
-		0.25*float64(out.Scores.Security) + 0.2*float64(out.Scores.Availability)))
+	out.Score = overallScore(out.Scores)
 	out.Grade = grade(out.Score)
 	sort.SliceStable(f.list, func(i, j int) bool { return severityRank[f.list[i].Severity] < severityRank[f.list[j].Severity] })
 	out.Findings = f.list
@@ -193,6 +213,13 @@ func (t *Tools) SiteAudit(ctx context.Context, in AuditInput) (*AuditOutput, err
 	}
 	out.TookMS = time.Since(start).Milliseconds()
 	return out, nil
+}
+
+// overallScore weighs the categories: performance 25 %, accessibility,
+// SEO and security 20 % each, availability 15 %.
+func overallScore(s Scores) int {
+	return int(math.Round(0.25*float64(s.Performance) + 0.2*float64(s.Accessibility) + 0.2*float64(s.SEO) +
+		0.2*float64(s.Security) + 0.15*float64(s.Availability)))
 }
 
 // statusCeiling caps availability by the document's status: an error

@@ -43,12 +43,25 @@ func auditSite(t *testing.T) string {
 	return base
 }
 
+// findingIDs maps the ids of the service's own checks to their findings
+// (accessibility findings are axe-core's rule ids, which may repeat them).
 func findingIDs(out *AuditOutput) map[string]Finding {
 	m := map[string]Finding{}
 	for _, f := range out.Findings {
-		m[f.ID] = f
+		if f.Category != "accessibility" {
+			m[f.ID] = f
+		}
 	}
 	return m
+}
+
+func findingIn(out *AuditOutput, category, id string) Finding {
+	for _, f := range out.Findings {
+		if f.Category == category && f.ID == id {
+			return f
+		}
+	}
+	return Finding{}
 }
 
 func TestSiteAuditGoodPage(t *testing.T) {
@@ -164,5 +177,43 @@ func TestAuditTLS(t *testing.T) {
 	}
 	if f.score("security") != 75 {
 		t.Errorf("score %d", f.score("security"))
+	}
+}
+
+func TestAccessibilityScore(t *testing.T) {
+	rule := func(id, impact string) a11yRule { return a11yRule{ID: id, RuleImpact: impact, Impact: impact} }
+	for _, tc := range []struct {
+		name               string
+		pass, fail, review []a11yRule
+		score, passed      int
+	}{
+		{"nothing applies", nil, nil, []a11yRule{rule("color-contrast", "serious")}, 100, 0},
+		{"all pass", []a11yRule{rule("image-alt", "critical"), rule("document-title", "serious")}, nil, nil, 100, 2},
+		// Weights 10 and 7 passed out of 10+7+7+3.
+		{"weighted by declared impact", []a11yRule{rule("image-alt", "critical"), rule("html-has-lang", "serious")},
+			[]a11yRule{rule("document-title", "serious"), rule("meta-viewport", "moderate")}, nil, 63, 2},
+		// A rule some elements pass and one fails counts as failed.
+		{"a rule passed and failed is failed", []a11yRule{rule("color-contrast", "serious"), rule("image-alt", "critical")},
+			[]a11yRule{rule("color-contrast", "serious")}, []a11yRule{rule("color-contrast", "serious")}, 59, 1},
+	} {
+		p := &pageA11y{Version: "4.14.1", Passes: tc.pass, Violations: tc.fail, Incomplete: tc.review}
+		info := accessibilityInfo(p)
+		if got := accessibilityScore(p); got != tc.score || info.Passed != tc.passed || info.Applicable != tc.passed+len(tc.fail) {
+			t.Errorf("%s: score %d passed %d applicable %d, want %d and %d", tc.name, got, info.Passed, info.Applicable, tc.score, tc.passed)
+		}
+		if len(tc.fail) == 0 && len(info.Review) != len(tc.review) {
+			t.Errorf("%s: needs review %v", tc.name, info.Review)
+		}
+	}
+}
+
+// TestSiteAuditWithoutAxe: without axe-core installed the audit is refused
+// as unavailable (never charged) before any page is loaded.
+func TestSiteAuditWithoutAxe(t *testing.T) {
+	tools := newTestTools(t.TempDir(), Config{AxePath: "/nonexistent/axe.min.js"})
+	defer tools.Close()
+	_, err := tools.SiteAudit(ctx(t), AuditInput{URL: "http://127.0.0.1:1/"})
+	if e, ok := asAPI(err); !ok || e.Code != "browser_unavailable" || tools.pool.started != 0 {
+		t.Errorf("error %v, browsers started %d", err, tools.pool.started)
 	}
 }

@@ -35,6 +35,10 @@ type Config struct {
 	RenderTTL time.Duration
 	// SweepInterval is how often expired renders are deleted; default 10 min.
 	SweepInterval time.Duration
+	// AxePath is axe-core's script (axe.min.js), which site_audit runs in
+	// the page; default DefaultAxePath. It is read on the first audit that
+	// finds it and kept.
+	AxePath string
 	// BaseURL is the server's public URL, for download links.
 	BaseURL string
 	Logger  *slog.Logger
@@ -64,6 +68,9 @@ func (c *Config) defaults() {
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = 50 << 20
 	}
+	if c.AxePath == "" {
+		c.AxePath = DefaultAxePath
+	}
 	if c.RenderTTL <= 0 {
 		c.RenderTTL = 24 * time.Hour
 	}
@@ -88,6 +95,7 @@ type Tools struct {
 	fc    *fetch.Client
 	pool  *pool
 	store *store
+	axe   *axeScript
 
 	stop context.CancelFunc
 }
@@ -96,6 +104,7 @@ type Tools struct {
 func New(fc *fetch.Client, cfg Config) *Tools {
 	cfg.defaults()
 	t := &Tools{cfg: cfg, fc: fc}
+	t.axe = &axeScript{path: cfg.AxePath}
 	t.pool = newPool(&t.cfg, cfg.Logger)
 	t.store = newStore(cfg.RenderDir, cfg.RenderTTL, cfg.Now, cfg.Logger)
 	return t

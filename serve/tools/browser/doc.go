@@ -1,8 +1,9 @@
 // Package browser holds the live tools that need a real browser:
 // screenshot (a page as PNG, JPEG or WebP), site_speed (Core Web Vitals
 // and page weight under an emulated phone or desktop), site_audit (grade,
-// four scores and findings with fixes) and render_document (Markdown to
-// PDF, DOCX or HTML behind a 24-hour download link).
+// five scores and findings with fixes; accessibility by axe-core, read
+// from disk and run in an isolated world of the page) and render_document
+// (Markdown to PDF, DOCX or HTML behind a 24-hour download link).
 //
 // # Browser
 //

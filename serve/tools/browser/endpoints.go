@@ -44,8 +44,9 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 			Price:   "0.001",
 			Summary: "Measure a page's speed in a real browser: LCP, CLS, FCP, TTFB and total blocking time with ratings, timings, requests and page weight by type.",
 			Description: "A lab measurement in Chromium under an emulated device: mobile (412x823 phone, 4x CPU slowdown, " +
-				"slow 4G) or desktop. Metrics follow web-vitals semantics (CLS session windows) and are rated good, " +
-				"needs-improvement or poor on the published thresholds. Fresh browser context, cache off.",
+				"150 ms and 1.6 Mbit/s applied to each request) or desktop. Metrics follow web-vitals semantics (CLS " +
+				"session windows; every shift counts, the tool sends no input) and are rated good, needs-improvement or " +
+				"poor on the published thresholds. Fresh browser context, cache off.",
 			Output: SpeedOutput{},
 			Tool:   &registry.Tool{OpenWorld: true},
 			Check:  func(_ context.Context, in *SpeedInput) error { _, err := t.fc.CheckURL(in.URL); return err },
@@ -60,10 +61,12 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		registry.Spec[AuditInput]{
 			Name: "site_audit", Method: http.MethodPost, Path: "/v1/site-audit", Group: registry.GroupTools,
 			Price:   "0.02",
-			Summary: "Audit a web page: grade A to F, scores for performance, SEO, security and availability, and every finding with its severity and fix.",
-			Description: "Loads the page in Chromium and measures it as site_speed does; checks title, description, headings, " +
-				"canonical, robots meta, robots.txt, sitemap, alt text, links and structured data; HTTPS, the TLS " +
-				"certificate and security headers; status, redirects and response time. Optional 1280x800 JPEG screenshot.",
+			Summary: "Audit a web page: grade A to F, scores for performance, accessibility, SEO, security and availability, and every finding with its severity and fix.",
+			Description: "Loads the page in Chromium and measures it as site_speed does; runs axe-core's WCAG 2.0-2.2 A and AA " +
+				"rules in the page (accessibility: the weighted share of applicable rules passed, as Lighthouse weighs " +
+				"them); checks title, description, headings, canonical, robots meta, robots.txt, sitemap, alt text, links " +
+				"and structured data; HTTPS, the TLS certificate and security headers; status, redirects and response " +
+				"time. Optional 1280x800 JPEG screenshot.",
 			Output: AuditOutput{},
 			Tool:   &registry.Tool{OpenWorld: true},
 			Check:  func(_ context.Context, in *AuditInput) error { _, err := t.fc.CheckURL(in.URL); return err },

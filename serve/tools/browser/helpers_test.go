@@ -7,12 +7,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/fetch"
 )
+
+// webaudit is the npm tree scripts/setup.sh installs axe-core and
+// Lighthouse into.
+const webaudit = "../../../webaudit/node_modules"
+
+var testAxePath = filepath.Join(webaudit, "axe-core", "axe.min.js")
 
 // shared is one Tools (one Chromium) for the tests that do not need their
 // own; starting Chromium costs about a second.
@@ -59,6 +66,9 @@ func newTestTools(dir string, cfg Config) *Tools {
 	}
 	if cfg.WaitTimeout == 0 {
 		cfg.WaitTimeout = 5 * time.Second
+	}
+	if cfg.AxePath == "" {
+		cfg.AxePath = testAxePath
 	}
 	return New(fc, cfg)
 }

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,6 +46,16 @@ func speedSite(t *testing.T) string {
 		// (a shift before it would not count).
 		"/cls": html(`<!doctype html>` + afterPaintJS + `<body style="margin:0"><div id="c" style="height:600px;background:#ddd">content</div>
 <script>afterPaint(() => { const d = document.createElement("div"); d.style.height = "300px"; d.textContent = "banner"; document.body.prepend(d); });</script></body>`),
+		// A mobile-ready page that inserts a 300 px block above its 400 px
+		// block right after load, as soon as it has painted (a shift before
+		// the first paint is not reported).
+		"/cls-after-load": html(`<!doctype html><meta name="viewport" content="width=device-width, initial-scale=1">
+<body style="margin:0"><div style="height:400px;background:#ddd">content</div>
+<script>addEventListener("load", () => new PerformanceObserver((l, o) => {
+  if (!l.getEntries().some((e) => e.name === "first-contentful-paint")) return;
+  o.disconnect();
+  const d = document.createElement("div"); d.style.height = "300px"; document.body.prepend(d);
+}).observe({type: "paint", buffered: true}));</script></body>`),
 		"/stable": html(`<!doctype html><body><h1>Stable</h1><p>Nothing moves.</p><link rel="stylesheet" href="/s.css"><script src="/a.js"></script></body>`),
 		"/s.css": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/css")
@@ -119,6 +130,29 @@ func TestSiteSpeedCLS(t *testing.T) {
 	}
 	if types["document"] != 1 || types["stylesheet"] != 1 || types["script"] != 1 {
 		t.Errorf("by type %v", types)
+	}
+}
+
+// TestSiteSpeedCLSEveryDevice checks the value of one known shift under
+// both profiles. Chromium's mobile emulation marks it hadRecentInput
+// although no input was sent; it must count all the same. The 400 px
+// block moves 300 px down: the impact fraction is the union of its old and
+// new places (700 px) over the viewport's height, the distance fraction
+// 300 px over the viewport's larger side.
+func TestSiteSpeedCLSEveryDevice(t *testing.T) {
+	t.Parallel()
+	base := speedSite(t)
+	for _, dev := range []string{"mobile", "desktop"} {
+		out, err := shared.SiteSpeed(ctx(t), SpeedInput{URL: base + "/cls-after-load", Device: dev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := float64(out.Device.Width), float64(out.Device.Height)
+		want := 700 / h * 300 / max(w, h) // mobile 0.310, desktop 0.1655
+		cls := out.Metrics.CLS
+		if cls.Value == nil || math.Abs(*cls.Value-want) > 0.005 || out.LayoutShifts != 1 {
+			t.Errorf("%s: CLS %v with %d shifts, want %.4f from one shift", dev, deref(cls.Value), out.LayoutShifts, want)
+		}
 	}
 }
 
