@@ -41,6 +41,7 @@ func yield(ctx context.Context) error {
 // filter is a request's compiled facet filters.
 type filter struct {
 	none             bool
+	del              []uint64 // documents deleted by a later segment (bits); nil: none
 	license          *[256]bool
 	topic            []bool // by topic code
 	years            map[int32]bool
@@ -117,10 +118,13 @@ func clampInt32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxI
 
 // active reports whether the filter restricts anything.
 func (f *filter) active() bool {
-	return f.useYear || f.years != nil || f.license != nil || f.sources != 0 || f.fulltext >= 0 || f.topic != nil
+	return f.useYear || f.years != nil || f.license != nil || f.sources != 0 || f.fulltext >= 0 || f.topic != nil || f.del != nil
 }
 
 func (ix *Index) pass(f *filter, d int32) bool {
+	if f.del != nil && f.del[d>>6]&(1<<(d&63)) != 0 {
+		return false
+	}
 	if f.useYear || f.years != nil {
 		y := ix.year(d)
 		if f.useYear && (y == 0 || y < f.yearFrom || y > f.yearTo) {
@@ -289,48 +293,100 @@ func (ix *Index) facetResult(fc *facetCounter) map[string][]FacetCount {
 // counts over all of them, and one page in the requested order, from
 // Offset or after Cursor.
 func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
-	if r.Limit < 0 || r.Offset < 0 {
-		return Result{}, fmt.Errorf("%w: negative limit or offset", ErrQuery)
-	}
-	if r.Sort > ByCitedBy {
-		return Result{}, fmt.Errorf("%w: unknown sort %d", ErrQuery, r.Sort)
-	}
-	f, err := ix.compileFilter(&r)
+	return ix.search(ctx, r, ix.snap)
+}
+
+// search is Search with cursors of snapshot snap.
+func (ix *Index) search(ctx context.Context, r Request, snap string) (Result, error) {
+	after, err := checkRequest(&r, snap)
 	if err != nil {
 		return Result{}, err
+	}
+	if res, ok := ix.catalogPage(&r, after, snap); ok {
+		return res, nil
+	}
+	sc, err := ix.run(ctx, &r, after, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Total: sc.total}
+	page := sc.top.sorted()
+	if r.Offset < len(page) {
+		page = page[r.Offset:]
+	} else {
+		page = nil
+	}
+	res.Hits = make([]Hit, len(page))
+	for i, h := range page {
+		res.Hits[i] = Hit{Doc: h.doc, Score: h.score}
+	}
+	if len(page) > 0 && sc.beyond > 0 {
+		last := page[len(page)-1]
+		res.Next = encodeCursor(snap, 'q', cursorPos{sort: r.Sort, key: last.key, doc: last.doc})
+	}
+	res.Facets = ix.facetResult(sc.fc)
+	return res, nil
+}
+
+// checkRequest checks r's limits and sort and decodes its cursor (then
+// r's offset is 0); a nil position without a cursor.
+func checkRequest(r *Request, snap string) (*cursorPos, error) {
+	if r.Limit < 0 || r.Offset < 0 {
+		return nil, fmt.Errorf("%w: negative limit or offset", ErrQuery)
+	}
+	if r.Sort > ByCitedBy {
+		return nil, fmt.Errorf("%w: unknown sort %d", ErrQuery, r.Sort)
+	}
+	if r.Cursor == "" {
+		return nil, nil
+	}
+	c, err := decodeCursor(snap, r.Cursor, 'q')
+	if err != nil {
+		return nil, err
+	}
+	if c.sort != r.Sort {
+		return nil, fmt.Errorf("%w: the cursor was made for another sort", ErrCursorInvalid)
+	}
+	r.Offset = 0
+	return &c, nil
+}
+
+// run scans the request's matches into the best Offset+Limit after the
+// cursor, counting them and their facets; sg is the index's view as a
+// segment of several (nil: the index alone).
+func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segment) (*scan, error) {
+	f, err := ix.compileFilter(r)
+	if err != nil {
+		return nil, err
 	}
 	fc, err := ix.newFacets(r.Facets)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	var after *cursorPos
-	if r.Cursor != "" {
-		c, err := ix.decodeCursor(r.Cursor, 'q')
-		if err != nil {
-			return Result{}, err
+	st := &ix.own
+	if sg != nil {
+		st = sg.st
+		if sg.del != nil && fc != nil {
+			// Facets are counted match by match: the deleted
+			// documents are filtered out there (see deletedMatches).
+			f.del = sg.del
 		}
-		if c.sort != r.Sort {
-			return Result{}, fmt.Errorf("%w: the cursor was made for another sort", ErrCursorInvalid)
-		}
-		after = &c
-		r.Offset = 0
 	}
-	if res, ok := ix.catalogPage(&r, after); ok {
-		return res, nil
-	}
-	ev := &evaluator{ix: ix, stem: r.Stem, anyMask: anyFields,
+	ev := &evaluator{ix: ix, st: st, stem: r.Stem, anyMask: anyFields,
 		scoring: r.Sort == ByRelevance && r.Query != nil}
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext
 	}
-	it, err := ix.driver(ev, &r)
+	it, err := ix.driver(ev, r)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	res := Result{}
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
+	if sg != nil {
+		sc.del, sc.citedBy = sg.del, sg.citedBy
+	}
 	var c *conj
 	if sc.plain() {
 		c = asConj(it)
@@ -349,35 +405,26 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 		err = sc.iter(ctx, it)
 	}
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	res.Total = sc.total
+	if sg != nil && sg.del != nil && f.del == nil && it != nil && !f.none {
+		n, err := ix.deletedMatches(ctx, r, &f, st, sg)
+		if err != nil {
+			return nil, err
+		}
+		sc.total -= n
+	}
 	for _, p := range ev.postings {
 		if p.bad {
-			return Result{}, fmt.Errorf("%w: postings do not decode", ErrMalformed)
+			return nil, fmt.Errorf("%w: postings do not decode", ErrMalformed)
 		}
 	}
 	for _, l := range ev.lists {
 		if l.bad {
-			return Result{}, fmt.Errorf("%w: a topic's document list", ErrMalformed)
+			return nil, fmt.Errorf("%w: a topic's document list", ErrMalformed)
 		}
 	}
-	page := top.sorted()
-	if r.Offset < len(page) {
-		page = page[r.Offset:]
-	} else {
-		page = nil
-	}
-	res.Hits = make([]Hit, len(page))
-	for i, h := range page {
-		res.Hits[i] = Hit{Doc: h.doc, Score: h.score}
-	}
-	if len(page) > 0 && sc.beyond > 0 {
-		last := page[len(page)-1]
-		res.Next = ix.encodeCursor('q', cursorPos{sort: r.Sort, key: last.key, doc: last.doc})
-	}
-	res.Facets = ix.facetResult(fc)
-	return res, nil
+	return sc, nil
 }
 
 // scan visits a request's matches in doc order: it filters them, counts
@@ -406,6 +453,13 @@ type scan struct {
 	record []uint64
 	// yearSum keeps prefetchYears' loads from being optimised away.
 	yearSum int32
+	// del, when not nil, has the bits of the documents a later segment
+	// supersedes or deletes: counted by the fast paths (and then
+	// subtracted, deletedMatches), never ranked.
+	del []uint64
+	// citedBy, when not nil, gives the cited-by counts that ByCitedBy
+	// sorts by (the whole archive's, multi.go).
+	citedBy func(d int32) int32
 }
 
 // plain reports whether the scan only counts and ranks by relevance
@@ -441,7 +495,7 @@ func (s *scan) rank(d int32, it interface {
 	score() float64
 	bound() float64
 }) {
-	if s.closed() {
+	if s.closed() || s.del != nil && s.del[d>>6]&(1<<(d&63)) != 0 {
 		return
 	}
 	h := ranked{doc: d}
@@ -456,7 +510,7 @@ func (s *scan) rank(d int32, it interface {
 		}
 		h.score = it.score()
 	}
-	h.key = s.ix.key(s.sort, s.scoring, h.score, d)
+	h.key = s.key(h.score, d)
 	if s.after != nil && !(h.key > s.after.key || h.key == s.after.key && d > s.after.doc) {
 		return
 	}
@@ -671,24 +725,27 @@ func (ix *Index) driver(ev *evaluator, r *Request) (iterator, error) {
 }
 
 // key is a document's sort key: smaller first, ties by doc.
-func (ix *Index) key(s Sort, scoring bool, score float64, d int32) float64 {
-	switch s {
+func (s *scan) key(score float64, d int32) float64 {
+	switch s.sort {
 	case ByRelevance:
-		if scoring {
+		if s.scoring {
 			return -score
 		}
 		return 0
 	case ByYear, ByYearDesc:
-		y := ix.year(d)
+		y := s.ix.year(d)
 		if y == 0 {
 			return math.MaxFloat64 // undated last
 		}
-		if s == ByYearDesc {
+		if s.sort == ByYearDesc {
 			return -float64(y)
 		}
 		return float64(y)
 	case ByCitedBy:
-		return -float64(ix.CitedByCount(d))
+		if s.citedBy != nil {
+			return -float64(s.citedBy(d))
+		}
+		return -float64(s.ix.CitedByCount(d))
 	}
 	return 0
 }
@@ -793,6 +850,11 @@ func (t *topK) sorted() []ranked {
 // limit of them after the cursor (from a previous call's next), their
 // total, and the cursor of the next page ("" on the last).
 func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor string) ([]int32, int64, string, error) {
+	return ix.citedBy(ctx, doc, limit, cursor, ix.snap)
+}
+
+// citedBy is CitedBy with cursors of snapshot snap.
+func (ix *Index) citedBy(ctx context.Context, doc int32, limit int, cursor, snap string) ([]int32, int64, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, "", err
 	}
@@ -803,9 +865,14 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 	if !validDocs(all, ix.n) {
 		return nil, 0, "", fmt.Errorf("%w: the documents citing %d", ErrMalformed, doc)
 	}
+	return citedByPage(snap, doc, all, limit, cursor)
+}
+
+// citedByPage pages all, the documents citing doc, for CitedBy.
+func citedByPage(snap string, doc int32, all []int32, limit int, cursor string) ([]int32, int64, string, error) {
 	rest := all
 	if cursor != "" {
-		c, err := ix.decodeCursor(cursor, 'c')
+		c, err := decodeCursor(snap, cursor, 'c')
 		if err != nil {
 			return nil, 0, "", err
 		}
@@ -817,7 +884,7 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 	page := slices.Clone(rest[:min(limit, len(rest))])
 	next := ""
 	if len(page) > 0 && len(page) < len(rest) {
-		next = ix.encodeCursor('c', cursorPos{key: float64(doc), doc: page[len(page)-1]})
+		next = encodeCursor(snap, 'c', cursorPos{key: float64(doc), doc: page[len(page)-1]})
 	}
 	return page, int64(len(all)), next, nil
 }
@@ -838,7 +905,7 @@ func validDocs(docs []int32, n int32) bool {
 // most one topic and no facets without visiting every document: the page
 // is a slice of the documents (or of the topic's), found at any depth by
 // offset or by binary search for the cursor's doc.
-func (ix *Index) catalogPage(r *Request, after *cursorPos) (Result, bool) {
+func (ix *Index) catalogPage(r *Request, after *cursorPos, snap string) (Result, bool) {
 	if r.Query != nil || r.Sort != ByRelevance || len(r.Facets) > 0 || r.YearFrom != nil || r.YearTo != nil {
 		return Result{}, false
 	}
@@ -879,7 +946,7 @@ func (ix *Index) catalogPage(r *Request, after *cursorPos) (Result, bool) {
 		res.Hits = append(res.Hits, Hit{Doc: at(i)})
 	}
 	if len(res.Hits) > 0 && start+len(res.Hits) < n {
-		res.Next = ix.encodeCursor('q', cursorPos{sort: ByRelevance, doc: res.Hits[len(res.Hits)-1].Doc})
+		res.Next = encodeCursor(snap, 'q', cursorPos{sort: ByRelevance, doc: res.Hits[len(res.Hits)-1].Doc})
 	}
 	return res, true
 }

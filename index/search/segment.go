@@ -1,0 +1,324 @@
+package search
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
+
+	"github.com/openshelf/openshelf/index/tokenize"
+
+	"github.com/openshelf/openshelf/index/search/query"
+)
+
+// segment is how a search over segments (multi.go) runs on one of them.
+type segment struct {
+	st      *stats
+	del     []uint64 // the deleted documents' bits; nil if none
+	deleted []int32  // the same, increasing
+	citedBy func(d int32) int32
+}
+
+// deletedMatches counts the deleted documents among the request's
+// matches passing f, which a scan counted but did not rank: each is
+// looked up in the query's iterator (a few deleted documents), or the
+// matches are walked and looked up in the deleted bits (many).
+func (ix *Index) deletedMatches(ctx context.Context, r *Request, f *filter, st *stats, sg *segment) (int64, error) {
+	ev := &evaluator{ix: ix, st: st, stem: r.Stem, anyMask: anyFields}
+	if r.Fulltext {
+		ev.anyMask = anyFieldsFulltext
+	}
+	it, err := ix.driver(ev, r)
+	if err != nil || it == nil {
+		return 0, err
+	}
+	var n int64
+	ok := func(d int32) bool { return !f.active() || ix.pass(f, d) }
+	if int64(len(sg.deleted)) <= it.cost() {
+		for i, d := range sg.deleted {
+			if i%checkEvery == checkEvery-1 {
+				if err := yield(ctx); err != nil {
+					return 0, err
+				}
+			}
+			x := it.advance(d)
+			if x == noMore {
+				break
+			}
+			if x == d && ok(d) {
+				n++
+			}
+		}
+		return n, nil
+	}
+	for d, i := it.nextDoc(), 0; d != noMore; d, i = it.nextDoc(), i+1 {
+		if i%checkEvery == checkEvery-1 {
+			if err := yield(ctx); err != nil {
+				return 0, err
+			}
+		}
+		if sg.del[d>>6]&(1<<(d&63)) != 0 && ok(d) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// allFields is the mask of every field.
+const allFields = 1<<NumFields - 1
+
+// liveDF is the number of live documents of term id's list.
+func (g *mseg) liveDF(id int) int64 {
+	df := int64(g.Index.terms[id].DF)
+	if g.del == nil {
+		return df
+	}
+	g.mu.Lock()
+	n, ok := g.delDF[int32(id)]
+	g.mu.Unlock()
+	if !ok {
+		n = g.countDeleted(id)
+		g.mu.Lock()
+		if len(g.delDF) >= delDFMax {
+			clear(g.delDF)
+		}
+		g.delDF[int32(id)] = n
+		g.mu.Unlock()
+	}
+	return df - int64(n)
+}
+
+// countDeleted counts the deleted documents in term id's list: by
+// advancing the list to each (few deleted documents), or by walking it.
+func (g *mseg) countDeleted(id int) int32 {
+	p := g.Index.open(id, allFields)
+	var n int32
+	if len(g.Deleted)*8 < p.df {
+		for _, d := range g.Deleted {
+			x := p.advance(d)
+			if x == noMore {
+				break
+			}
+			if x == d {
+				n++
+			}
+		}
+		return n
+	}
+	for d := p.nextDoc(); d != noMore; d = p.nextDoc() {
+		if g.deleted(d) {
+			n++
+		}
+	}
+	return n
+}
+
+// multiSearch is one request over segments: the document frequencies
+// and expansions it has computed over all of them, which each segment's
+// search then reads.
+type multiSearch struct {
+	m    *Multi
+	dfs  map[string]int64
+	exps map[string][][]int // kind and word -> each segment's term ids
+}
+
+// df is the number of live documents with term, over all segments.
+func (q *multiSearch) df(term []byte) int64 {
+	if n, ok := q.dfs[string(term)]; ok {
+		return n
+	}
+	var n int64
+	for _, g := range q.m.segs {
+		if id := g.Index.lookup(string(term)); id >= 0 {
+			n += g.liveDF(id)
+		}
+	}
+	q.dfs[string(term)] = n
+	return n
+}
+
+// expansion returns segment seg's term ids of the words of a prefix
+// (kind 'p') or a stemmed word ('s'): those one index of the live
+// documents would choose (Index.expandPrefix, Index.expandStem).
+func (q *multiSearch) expansion(seg int, kind byte, word string) []int {
+	key := string(kind) + word
+	ids, ok := q.exps[key]
+	if !ok {
+		var words []*mword
+		if kind == 'p' {
+			words = q.prefixWords(word)
+		} else {
+			words = q.stemWords(word)
+		}
+		ids = make([][]int, len(q.m.segs))
+		for _, w := range words {
+			q.dfs[string(w.term)] = w.live
+			for _, p := range w.parts {
+				ids[p.seg] = append(ids[p.seg], p.id)
+			}
+		}
+		q.exps[key] = ids
+	}
+	return ids[seg]
+}
+
+// mword is a term of the segments' dictionaries, with the segments that
+// have it and bounds of its live documents: hi counts the deleted ones
+// too, lo counts every deleted document of a segment as if the term's.
+type mword struct {
+	term   []byte
+	parts  []mpart
+	hi, lo int64
+	live   int64 // exact once known; -1 before
+}
+
+type mpart struct{ seg, id int }
+
+// exact returns the term's live documents.
+func (q *multiSearch) exact(w *mword) int64 {
+	if w.live < 0 {
+		if w.hi == w.lo {
+			w.live = w.hi
+		} else {
+			w.live = 0
+			for _, p := range w.parts {
+				w.live += q.m.segs[p.seg].liveDF(p.id)
+			}
+		}
+	}
+	return w.live
+}
+
+// words walks the terms starting with p over all segments in byte order,
+// each once, until visit returns false.
+func (q *multiSearch) words(p string, visit func(*mword) bool) {
+	type cur struct{ at, hi int }
+	cs := make([]cur, len(q.m.segs))
+	for s, g := range q.m.segs {
+		cs[s].at, cs[s].hi = g.Index.prefixRange(p)
+	}
+	for {
+		var min []byte
+		for s, c := range cs {
+			if c.at < c.hi {
+				if t := q.m.segs[s].Index.term(c.at); min == nil || bytes.Compare(t, min) < 0 {
+					min = t
+				}
+			}
+		}
+		if min == nil {
+			return
+		}
+		w := &mword{term: min, live: -1}
+		for s := range cs {
+			c := &cs[s]
+			g := q.m.segs[s]
+			if c.at < c.hi && bytes.Equal(g.Index.term(c.at), min) {
+				df := int64(g.Index.terms[c.at].DF)
+				w.parts = append(w.parts, mpart{s, c.at})
+				w.hi += df
+				w.lo += max(0, df-int64(len(g.Deleted)))
+				c.at++
+			}
+		}
+		if !visit(w) {
+			return
+		}
+	}
+}
+
+// prefixWords are the words of prefix p: its at most MaxExpansions most
+// frequent live terms (ties by term), in term order. A term is kept
+// exactly when fewer than MaxExpansions terms surely have more live
+// documents; only such terms with deleted documents count them.
+func (q *multiSearch) prefixWords(p string) []*mword {
+	if p == "" || isPairTerm(p) {
+		return nil
+	}
+	var all []*mword
+	q.words(p, func(w *mword) bool { all = append(all, w); return true })
+	if len(all) > query.MaxExpansions {
+		los := make([]int64, len(all))
+		for i, w := range all {
+			los[i] = w.lo
+		}
+		slices.Sort(los)
+		tau := los[len(los)-query.MaxExpansions]
+		all = slices.DeleteFunc(all, func(w *mword) bool { return w.hi < tau })
+	}
+	return q.top(all, query.MaxExpansions)
+}
+
+// top drops the dead terms of ws and keeps the limit with the most live
+// documents (ties by term), in term order.
+func (q *multiSearch) top(ws []*mword, limit int) []*mword {
+	ws = slices.DeleteFunc(ws, func(w *mword) bool { return q.exact(w) == 0 })
+	if len(ws) > limit {
+		slices.SortFunc(ws, func(a, b *mword) int { return cmp.Or(cmp.Compare(b.live, a.live), bytes.Compare(a.term, b.term)) })
+		ws = ws[:limit]
+		slices.SortFunc(ws, func(a, b *mword) int { return bytes.Compare(a.term, b.term) })
+	}
+	return ws
+}
+
+// stemWords are the words of w's stem, as Index.expandStem chooses them
+// from the live terms.
+func (q *multiSearch) stemWords(w string) []*mword {
+	s := tokenize.Stem(w)
+	p := s
+	if len(p) > 2 {
+		p = p[:len(p)-1]
+	}
+	var ws []*mword
+	seen, self := 0, false
+	q.words(p, func(t *mword) bool {
+		if t.lo == 0 && q.exact(t) == 0 {
+			return true // in no live document: not a term of the merged index
+		}
+		if seen++; seen > stemScan {
+			return false
+		}
+		if term := string(t.term); term == w || tokenize.Stem(term) == s {
+			ws = append(ws, t)
+			self = self || term == w
+		}
+		return true
+	})
+	if !self {
+		if t := q.lookup(w); t != nil && q.exact(t) > 0 {
+			ws = append(ws, t)
+			slices.SortFunc(ws, func(a, b *mword) int { return bytes.Compare(a.term, b.term) })
+		}
+	}
+	return q.top(ws, query.MaxExpansions)
+}
+
+// lookup returns term over the segments, nil if none has it.
+func (q *multiSearch) lookup(term string) *mword {
+	w := &mword{term: []byte(term), live: -1}
+	for s, g := range q.m.segs {
+		if id := g.Index.lookup(term); id >= 0 {
+			df := int64(g.Index.terms[id].DF)
+			w.parts = append(w.parts, mpart{s, id})
+			w.hi += df
+			w.lo += max(0, df-int64(len(g.Deleted)))
+		}
+	}
+	if w.parts == nil {
+		return nil
+	}
+	return w
+}
+
+// idsKey names a set of term ids in a kept set's key.
+func idsKey(ids []int) string {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, id := range ids {
+		binary.LittleEndian.PutUint64(b[:], uint64(id))
+		h.Write(b[:])
+	}
+	return "#" + string(binary.LittleEndian.AppendUint64(nil, h.Sum64()))
+}
