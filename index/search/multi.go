@@ -242,7 +242,19 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 			h.doc = g.Docs[h.doc]
 			all = append(all, h)
 		}
-		counts = addFacets(counts, g.Index.facetResult(sc.fc))
+		if sc.fc != nil {
+			if counts == nil {
+				counts = map[string]map[string]int64{}
+			}
+			g.Index.eachFacet(sc.fc, func(name, v string, n int64) {
+				if counts[name] == nil {
+					counts[name] = map[string]int64{}
+				}
+				if n > 0 {
+					counts[name][v] += n
+				}
+			})
+		}
 	}
 	slices.SortFunc(all, func(a, b ranked) int {
 		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.doc, b.doc))
@@ -262,25 +274,6 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 	return res, nil
 }
 
-// addFacets adds a segment's facet counts to counts (by facet, value).
-func addFacets(counts map[string]map[string]int64, fs map[string][]FacetCount) map[string]map[string]int64 {
-	if fs == nil {
-		return counts
-	}
-	if counts == nil {
-		counts = map[string]map[string]int64{}
-	}
-	for name, vals := range fs {
-		if counts[name] == nil {
-			counts[name] = map[string]int64{}
-		}
-		for _, v := range vals {
-			counts[name][v.Value] += v.Count
-		}
-	}
-	return counts
-}
-
 // facetsOf sorts the counts as Result.Facets has them.
 func facetsOf(counts map[string]map[string]int64) map[string][]FacetCount {
 	out := map[string][]FacetCount{}
@@ -289,7 +282,7 @@ func facetsOf(counts map[string]map[string]int64) map[string][]FacetCount {
 		for v, n := range vals {
 			out[name] = append(out[name], FacetCount{Value: v, Count: n})
 		}
-		slices.SortFunc(out[name], func(a, b FacetCount) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
+		sortFacet(out[name])
 	}
 	return out
 }

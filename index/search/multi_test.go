@@ -184,9 +184,14 @@ var (
 func compareRequests(t *testing.T, sg *segmented, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	classes := map[string]func() query.Node{
-		"term":   func() query.Node { return &query.Term{Word: vocab[rng.IntN(len(vocab))]} },
-		"field":  func() query.Node { return &query.Term{Field: []query.Field{query.Title, query.Abstract, query.Author, query.Keyword, query.Fulltext}[rng.IntN(5)], Word: vocab[rng.IntN(len(vocab))]} },
-		"prefix": func() query.Node { w := vocab[rng.IntN(len(vocab))]; return &query.Term{Word: w[:min(len(w), 1+rng.IntN(3))], Prefix: true} },
+		"term": func() query.Node { return &query.Term{Word: vocab[rng.IntN(len(vocab))]} },
+		"field": func() query.Node {
+			return &query.Term{Field: []query.Field{query.Title, query.Abstract, query.Author, query.Keyword, query.Fulltext}[rng.IntN(5)], Word: vocab[rng.IntN(len(vocab))]}
+		},
+		"prefix": func() query.Node {
+			w := vocab[rng.IntN(len(vocab))]
+			return &query.Term{Word: w[:min(len(w), 1+rng.IntN(3))], Prefix: true}
+		},
 		"random": func() query.Node { return randomQuery(rng, sg.merged, 2) },
 		"and": func() query.Node {
 			return &query.And{Children: []query.Node{randomQuery(rng, sg.merged, 0), randomQuery(rng, sg.merged, 0)}}

@@ -236,56 +236,72 @@ func (ix *Index) countBatch(fc *facetCounter, docs []int32) {
 	}
 }
 
-// result turns the counts into the facets of a Result: values with a
-// count, by count descending then value.
+// facetResult turns the counts into the facets of a Result: values with
+// a count, by count descending then value.
 func (ix *Index) facetResult(fc *facetCounter) map[string][]FacetCount {
 	if fc == nil {
 		return nil
 	}
 	out := map[string][]FacetCount{}
-	add := func(name, v string, n int64) {
+	ix.eachFacet(fc, func(name, v string, n int64) {
+		if out[name] == nil {
+			out[name] = []FacetCount{}
+		}
 		if n > 0 {
 			out[name] = append(out[name], FacetCount{Value: v, Count: n})
 		}
+	})
+	for _, v := range out {
+		sortFacet(v)
 	}
+	return out
+}
+
+// sortFacet sorts a facet's counts by count descending then value.
+func sortFacet(v []FacetCount) {
+	slices.SortFunc(v, func(a, b FacetCount) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
+}
+
+// eachFacet calls add with each counted facet's values and counts, and
+// once with count 0 for each facet counted.
+func (ix *Index) eachFacet(fc *facetCounter, add func(name, v string, n int64)) {
 	if fc.license != nil {
-		out[FacetLicense] = []FacetCount{}
+		add(FacetLicense, "", 0)
 		for c, n := range fc.license {
-			if c < len(ix.licenses) {
+			if c < len(ix.licenses) && n > 0 {
 				add(FacetLicense, ix.licenses[c], n)
 			}
 		}
 	}
 	if fc.topic != nil {
-		out[FacetTopic] = []FacetCount{}
+		add(FacetTopic, "", 0)
 		for c, n := range fc.topic {
-			add(FacetTopic, ix.topics[c], n)
+			if n > 0 {
+				add(FacetTopic, ix.topics[c], n)
+			}
 		}
 	}
 	if fc.years != nil {
-		out[FacetYear] = []FacetCount{}
+		add(FacetYear, "", 0)
 		for y, n := range fc.years {
-			add(FacetYear, strconv.Itoa(y), n)
+			if n > 0 {
+				add(FacetYear, strconv.Itoa(y), n)
+			}
 		}
 		for y, n := range fc.year {
 			add(FacetYear, strconv.Itoa(int(y)), n)
 		}
 	}
 	if fc.source != nil {
-		out[FacetSource] = []FacetCount{}
+		add(FacetSource, "", 0)
 		for i, n := range fc.source {
 			add(FacetSource, Sources[i], n)
 		}
 	}
 	if fc.fulltext != nil {
-		out[FacetFulltext] = []FacetCount{}
 		add(FacetFulltext, "false", fc.fulltext[0])
 		add(FacetFulltext, "true", fc.fulltext[1])
 	}
-	for _, v := range out {
-		slices.SortFunc(v, func(a, b FacetCount) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
-	}
-	return out
 }
 
 // Search runs a request: the documents matching the query (all documents
