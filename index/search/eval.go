@@ -37,7 +37,8 @@ const (
 // evaluator compiles a query for one request.
 type evaluator struct {
 	ix       *Index
-	st       *stats // what scores are computed against (stats.go)
+	st       *stats   // what scores are computed against (stats.go)
+	del      []uint64 // documents deleted by a later segment, not counted (multi.go); nil: none
 	stem     bool
 	anyMask  uint8
 	scoring  bool

@@ -50,7 +50,7 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	if err != nil || set == nil {
 		return err // nil set: a damaged list, which Search reports
 	}
-	s.total = popcount(set)
+	s.total = popcount(set) - deletedIn(set, s.del, 0)
 	done()
 	if s.top.k > 0 {
 		if err := s.best(ctx, ts); err != nil {

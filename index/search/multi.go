@@ -69,7 +69,7 @@ type mseg struct {
 	// delDF caches, per term, how many of its list's documents are
 	// deleted (liveDF); emptied when it holds delDFMax terms.
 	mu    sync.Mutex
-	delDF map[int32]int32
+	delDF map[int64]int64 // term id << 8 | field mask -> deleted documents
 }
 
 // delDFMax bounds the terms whose deleted documents a segment remembers.
@@ -98,7 +98,7 @@ func NewMulti(snapID string, segs []Segment, cites Citations) (*Multi, error) {
 		if s.Docs != nil && len(s.Docs) != int(ix.n) || !validDocs(s.Deleted, ix.n) {
 			return nil, fmt.Errorf("%w: segment %d", ErrSegments, i)
 		}
-		g := &mseg{Segment: s, delDF: map[int32]int32{}}
+		g := &mseg{Segment: s, delDF: map[int64]int64{}}
 		if g.Docs == nil {
 			g.Docs = make([]int32, ix.n)
 			for d := range g.Docs {
@@ -232,7 +232,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		}
 		st := g.st
 		st.m, st.seg = q, i
-		sg := &segment{st: &st, del: g.del, deleted: g.Deleted, citedBy: func(d int32) int32 { return m.cites.Count(g.Docs[d]) }}
+		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, citedBy: func(d int32) int32 { return m.cites.Count(g.Docs[d]) }}
 		sc, err := g.Index.run(ctx, &sr, sa, sg)
 		if err != nil {
 			return Result{}, err

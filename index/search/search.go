@@ -380,15 +380,16 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 		return nil, err
 	}
 	st := &ix.own
+	var del []uint64
 	if sg != nil {
-		st = sg.st
-		if sg.del != nil && fc != nil {
-			// Facets are counted match by match: the deleted
-			// documents are filtered out there (see deletedMatches).
-			f.del = sg.del
+		st, del = sg.st, sg.del
+		if del != nil && (f.active() || fc != nil) {
+			// Matches are filtered one by one: the deleted documents
+			// with them.
+			f.del = del
 		}
 	}
-	ev := &evaluator{ix: ix, st: st, stem: r.Stem, anyMask: anyFields,
+	ev := &evaluator{ix: ix, st: st, del: del, stem: r.Stem, anyMask: anyFields,
 		scoring: r.Sort == ByRelevance && r.Query != nil}
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext
@@ -401,7 +402,7 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
 	if sg != nil {
-		sc.del, sc.citedBy = sg.del, sg.citedBy
+		sc.del, sc.citedBy = del, sg.citedBy
 	}
 	var c *conj
 	if sc.plain() {
@@ -409,6 +410,11 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	}
 	if l, ok := asLister(it); ok && !f.none {
 		err = sc.list(ctx, l)
+		if del != nil && !filtering {
+			// The list counted its deleted documents: as many as
+			// the segment knows its list has.
+			sc.total -= sg.deletedIn(l.list().term, l.list().mask)
+		}
 	} else if c != nil {
 		err = c.scan(ctx, ev, sc) // conj.go
 	} else if u, ok := it.(*unionIter); ok && sc.plain() && u.expansion() {
@@ -422,13 +428,6 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	}
 	if err != nil {
 		return nil, err
-	}
-	if sg != nil && sg.del != nil && f.del == nil && it != nil && !f.none {
-		n, err := ix.deletedMatches(ctx, r, &f, st, sg)
-		if err != nil {
-			return nil, err
-		}
-		sc.total -= n
 	}
 	for _, p := range ev.postings {
 		if p.bad {
@@ -470,8 +469,9 @@ type scan struct {
 	// yearSum keeps prefetchYears' loads from being optimised away.
 	yearSum int32
 	// del, when not nil, has the bits of the documents a later segment
-	// supersedes or deletes: counted by the fast paths (and then
-	// subtracted, deletedMatches), never ranked.
+	// supersedes or deletes (multi.go): never counted nor ranked. The
+	// paths that count a bitset subtract them by word; a list, by the
+	// count the segment keeps per list.
 	del []uint64
 	// citedBy, when not nil, gives the cited-by counts that ByCitedBy
 	// sorts by (the whole archive's, multi.go).
@@ -551,7 +551,7 @@ func (s *scan) iter(ctx context.Context, it iterator) error {
 				return err
 			}
 		}
-		if s.filtering && !s.ix.pass(s.f, d) {
+		if s.filtering && !s.ix.pass(s.f, d) || s.del != nil && s.del[d>>6]&(1<<(d&63)) != 0 {
 			continue
 		}
 		s.total++
@@ -668,6 +668,9 @@ func (s *scan) union(ctx context.Context, u *unionIter) error {
 			}
 		}
 		s.total += popcount(u.bits[:])
+		if s.del != nil {
+			s.total -= deletedIn(u.bits[:], s.del, u.base)
+		}
 		if s.top.k == 0 {
 			continue
 		}

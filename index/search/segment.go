@@ -3,9 +3,9 @@ package search
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/binary"
 	"hash/fnv"
+	"math/bits"
 	"slices"
 
 	"github.com/openshelf/openshelf/index/tokenize"
@@ -15,55 +15,37 @@ import (
 
 // segment is how a search over segments (multi.go) runs on one of them.
 type segment struct {
-	st      *stats
-	del     []uint64 // the deleted documents' bits; nil if none
-	deleted []int32  // the same, increasing
-	citedBy func(d int32) int32
+	st  *stats
+	del []uint64 // the deleted documents' bits; nil if none
+	// deletedIn counts the deleted documents of term id's list with a
+	// field of mask.
+	deletedIn func(id int, mask uint8) int64
+	citedBy   func(d int32) int32
 }
 
-// deletedMatches counts the deleted documents among the request's
-// matches passing f, which a scan counted but did not rank: each is
-// looked up in the query's iterator (a few deleted documents), or the
-// matches are walked and looked up in the deleted bits (many).
-func (ix *Index) deletedMatches(ctx context.Context, r *Request, f *filter, st *stats, sg *segment) (int64, error) {
-	ev := &evaluator{ix: ix, st: st, stem: r.Stem, anyMask: anyFields}
-	if r.Fulltext {
-		ev.anyMask = anyFieldsFulltext
-	}
-	it, err := ix.driver(ev, r)
-	if err != nil || it == nil {
-		return 0, err
+// deletedIn counts the documents of set, a bitset of documents base on
+// (bit i is document base+i), that del has.
+func deletedIn(set, del []uint64, base int32) int64 {
+	if del == nil {
+		return 0
 	}
 	var n int64
-	ok := func(d int32) bool { return !f.active() || ix.pass(f, d) }
-	if int64(len(sg.deleted)) <= it.cost() {
-		for i, d := range sg.deleted {
-			if i%checkEvery == checkEvery-1 {
-				if err := yield(ctx); err != nil {
-					return 0, err
-				}
-			}
-			x := it.advance(d)
-			if x == noMore {
-				break
-			}
-			if x == d && ok(d) {
-				n++
-			}
+	sh := uint(base & 63)
+	for i, x := range set {
+		if x == 0 {
+			continue
 		}
-		return n, nil
+		w := int(base>>6) + i
+		if w >= len(del) {
+			break
+		}
+		y := del[w] >> sh
+		if sh != 0 && w+1 < len(del) {
+			y |= del[w+1] << (64 - sh)
+		}
+		n += int64(bits.OnesCount64(x & y))
 	}
-	for d, i := it.nextDoc(), 0; d != noMore; d, i = it.nextDoc(), i+1 {
-		if i%checkEvery == checkEvery-1 {
-			if err := yield(ctx); err != nil {
-				return 0, err
-			}
-		}
-		if sg.del[d>>6]&(1<<(d&63)) != 0 && ok(d) {
-			n++
-		}
-	}
-	return n, nil
+	return n
 }
 
 // allFields is the mask of every field.
@@ -71,30 +53,38 @@ const allFields = 1<<NumFields - 1
 
 // liveDF is the number of live documents of term id's list.
 func (g *mseg) liveDF(id int) int64 {
-	df := int64(g.Index.terms[id].DF)
-	if g.del == nil {
-		return df
-	}
-	g.mu.Lock()
-	n, ok := g.delDF[int32(id)]
-	g.mu.Unlock()
-	if !ok {
-		n = g.countDeleted(id)
-		g.mu.Lock()
-		if len(g.delDF) >= delDFMax {
-			clear(g.delDF)
-		}
-		g.delDF[int32(id)] = n
-		g.mu.Unlock()
-	}
-	return df - int64(n)
+	return int64(g.Index.terms[id].DF) - g.deletedIn(id, allFields)
 }
 
-// countDeleted counts the deleted documents in term id's list: by
-// advancing the list to each (few deleted documents), or by walking it.
-func (g *mseg) countDeleted(id int) int32 {
-	p := g.Index.open(id, allFields)
-	var n int32
+// deletedIn is the number of deleted documents of term id's list with a
+// field of mask, kept once counted.
+func (g *mseg) deletedIn(id int, mask uint8) int64 {
+	if g.del == nil {
+		return 0
+	}
+	key := int64(id)<<8 | int64(mask)
+	g.mu.Lock()
+	n, ok := g.delDF[key]
+	g.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = g.countDeleted(id, mask)
+	g.mu.Lock()
+	if len(g.delDF) >= delDFMax {
+		clear(g.delDF)
+	}
+	g.delDF[key] = n
+	g.mu.Unlock()
+	return n
+}
+
+// countDeleted counts the deleted documents of term id's list with a
+// field of mask: by advancing the list to each (few deleted documents),
+// or by walking it.
+func (g *mseg) countDeleted(id int, mask uint8) int64 {
+	p := g.Index.open(id, mask)
+	var n int64
 	if len(g.Deleted)*8 < p.df {
 		for _, d := range g.Deleted {
 			x := p.advance(d)
