@@ -58,7 +58,11 @@ type Multi struct {
 	cites Citations
 	// lone is the one segment of a snapshot without deletions, searched
 	// as it is (Multi is then a thin wrapper).
-	lone *Index
+	lone  *Index
+	cache multiCache
+	// order is the segments' order of search, the largest first: its
+	// best matches make a floor that prunes the others' (floorOf).
+	order []int
 }
 
 // mseg is a segment and what its searches need.
@@ -135,10 +139,12 @@ func NewMulti(snapID string, segs []Segment, cites Citations) (*Multi, error) {
 			avg[f] = float64(sum[f]) / float64(m.n)
 		}
 	}
-	for _, g := range m.segs {
+	for i, g := range m.segs {
 		g.st = newStats(float64(m.n), avg)
 		g.st.bscale = bscaleOf(g.Index.avgLen, avg)
+		m.order = append(m.order, i)
 	}
+	slices.SortStableFunc(m.order, func(a, b int) int { return cmp.Compare(m.segs[b].Index.n, m.segs[a].Index.n) })
 	return m, nil
 }
 
@@ -173,6 +179,13 @@ func (m *Multi) checkDocs() error {
 		}
 	}
 	return nil
+}
+
+// before is the segment's last document numbered at most doc (a
+// merged number), -1 if none: its documents ranking after a match of
+// doc with the same key are those after it.
+func (g *mseg) before(doc int32) int32 {
+	return int32(sort.Search(len(g.Docs), func(i int) bool { return g.Docs[i] > doc })) - 1
 }
 
 func (g *mseg) deleted(d int32) bool { return g.del != nil && g.del[d>>6]&(1<<(d&63)) != 0 }
@@ -215,11 +228,13 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		return res, nil
 	}
 	k := r.Offset + r.Limit
-	q := &multiSearch{m: m, dfs: map[string]int64{}, exps: map[string][][]int{}}
+	q := &multiSearch{m: m}
 	var all []ranked
 	res := Result{}
 	var counts map[string]map[string]int64
-	for i, g := range m.segs {
+	var floor *ranked
+	for _, i := range m.order {
+		g := m.segs[i]
 		sr := r
 		sr.Offset, sr.Limit, sr.Cursor = 0, k+1, ""
 		var sa *cursorPos
@@ -227,21 +242,33 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 			c := *after
 			// The segment's matches after the cursor are those after its
 			// last document numbered at most the cursor's.
-			c.doc = int32(sort.Search(len(g.Docs), func(i int) bool { return g.Docs[i] > after.doc })) - 1
+			c.doc = g.before(after.doc)
 			sa = &c
 		}
 		st := g.st
 		st.m, st.seg = q, i
 		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, citedBy: func(d int32) int32 { return m.cites.Count(g.Docs[d]) }}
+		if floor != nil {
+			f := *floor
+			if f.doc != floorDoc {
+				// Between the segment's last document numbered below
+				// the floor's and the next: equal to none.
+				f.doc = g.before(f.doc) + 1
+			}
+			sg.floor = &f
+		}
 		sc, err := g.Index.run(ctx, &sr, sa, sg)
 		if err != nil {
 			return Result{}, err
 		}
 		res.Total += sc.total
 		for _, h := range sc.top.heap {
-			h.doc = g.Docs[h.doc]
-			all = append(all, h)
+			if sg.floor == nil || h != *sg.floor {
+				h.doc = g.Docs[h.doc]
+				all = append(all, h)
+			}
 		}
+		floor = floorOf(all, k, r.Sort == ByRelevance && r.Query != nil)
 		if sc.fc != nil {
 			if counts == nil {
 				counts = map[string]map[string]int64{}
@@ -272,6 +299,28 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		res.Facets = facetsOf(counts)
 	}
 	return res, nil
+}
+
+// floorOf returns the floor of the segments still to search, nil if
+// none: the (k+1)th best match of all, whose doc (a merged number) a
+// segment places among its own (mseg.before), so that a match ranking
+// after it can neither enter the page nor tell whether one follows.
+// Under relevance, it is a match after every document of a score a
+// little below, as a bound equal to the floor's score prunes, where a
+// match of that score may rank ahead by its merged number.
+func floorOf(all []ranked, k int, scoring bool) *ranked {
+	if len(all) <= k {
+		return nil
+	}
+	slices.SortFunc(all, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.doc, b.doc))
+	})
+	f := all[k]
+	if scoring {
+		f.score = math.Nextafter(f.score, math.Inf(-1))
+		f.key, f.doc = -f.score, floorDoc
+	}
+	return &f
 }
 
 // facetsOf sorts the counts as Result.Facets has them.

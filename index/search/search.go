@@ -403,6 +403,12 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
 	if sg != nil {
 		sc.del, sc.citedBy = del, sg.citedBy
+		if sg.floor != nil {
+			sc.floored = true
+			for range top.k {
+				top.heap = append(top.heap, *sg.floor)
+			}
+		}
 	}
 	var c *conj
 	if sc.plain() {
@@ -476,6 +482,8 @@ type scan struct {
 	// citedBy, when not nil, gives the cited-by counts that ByCitedBy
 	// sorts by (the whole archive's, multi.go).
 	citedBy func(d int32) int32
+	// floored is whether the top k starts full of the floor (multi.go).
+	floored bool
 }
 
 // plain reports whether the scan only counts and ranks by relevance
@@ -502,7 +510,7 @@ func (s *scan) prunable(bound float64) bool {
 // would otherwise have every later match scored.
 func (s *scan) closed() bool {
 	t := s.top
-	return s.after != nil && s.beyond > 0 && t.full() && t.heap[0].key == s.after.key
+	return s.after != nil && s.beyond > 0 && t.full() && t.heap[0].key == s.after.key && !s.floored
 }
 
 // rank offers match d (passed the filter, counted) to the top k; score

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/openshelf/openshelf/index/tokenize"
 
@@ -21,7 +22,14 @@ type segment struct {
 	// field of mask.
 	deletedIn func(id int, mask uint8) int64
 	citedBy   func(d int32) int32
+	// floor, when not nil, is a match (doc floorDoc) that other
+	// segments' matches already rank ahead of the page: the top k
+	// starts full of it, so that only better matches are scored.
+	floor *ranked
 }
+
+// floorDoc is the doc of a floor, after every document.
+const floorDoc = noMore - 1
 
 // deletedIn counts the documents of set, a bitset of documents base on
 // (bit i is document base+i), that del has.
@@ -105,18 +113,58 @@ func (g *mseg) countDeleted(id int, mask uint8) int64 {
 	return n
 }
 
-// multiSearch is one request over segments: the document frequencies
-// and expansions it has computed over all of them, which each segment's
-// search then reads.
+// multiSearch is one request over segments, whose segments read the
+// document frequencies and expansions computed over all of them. Those
+// are the same for every request to the Multi (its segments and
+// deletions do not change), which keeps them (multiCache).
 type multiSearch struct {
-	m    *Multi
+	m *Multi
+}
+
+// multiCache keeps the document frequencies and expansions computed
+// over the segments; emptied when it holds cacheMax of either.
+type multiCache struct {
+	mu   sync.Mutex
 	dfs  map[string]int64
 	exps map[string][][]int // kind and word -> each segment's term ids
 }
 
+// cacheMax bounds the terms and expansions a Multi keeps.
+const cacheMax = 1 << 18
+
+func (c *multiCache) df(term string) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.dfs[term]
+	return n, ok
+}
+
+// put keeps the frequencies dfs and, unless key is "", the expansion
+// ids of key.
+func (c *multiCache) put(dfs map[string]int64, key string, ids [][]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dfs == nil || len(c.dfs) >= cacheMax || len(c.exps) >= cacheMax {
+		c.dfs, c.exps = map[string]int64{}, map[string][][]int{}
+	}
+	for t, n := range dfs {
+		c.dfs[t] = n
+	}
+	if key != "" {
+		c.exps[key] = ids
+	}
+}
+
+func (c *multiCache) expansion(key string) ([][]int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids, ok := c.exps[key]
+	return ids, ok
+}
+
 // df is the number of live documents with term, over all segments.
 func (q *multiSearch) df(term []byte) int64 {
-	if n, ok := q.dfs[string(term)]; ok {
+	if n, ok := q.m.cache.df(string(term)); ok {
 		return n
 	}
 	var n int64
@@ -125,7 +173,7 @@ func (q *multiSearch) df(term []byte) int64 {
 			n += g.liveDF(id)
 		}
 	}
-	q.dfs[string(term)] = n
+	q.m.cache.put(map[string]int64{string(term): n}, "", nil)
 	return n
 }
 
@@ -134,7 +182,7 @@ func (q *multiSearch) df(term []byte) int64 {
 // documents would choose (Index.expandPrefix, Index.expandStem).
 func (q *multiSearch) expansion(seg int, kind byte, word string) []int {
 	key := string(kind) + word
-	ids, ok := q.exps[key]
+	ids, ok := q.m.cache.expansion(key)
 	if !ok {
 		var words []*mword
 		if kind == 'p' {
@@ -143,13 +191,14 @@ func (q *multiSearch) expansion(seg int, kind byte, word string) []int {
 			words = q.stemWords(word)
 		}
 		ids = make([][]int, len(q.m.segs))
+		dfs := make(map[string]int64, len(words))
 		for _, w := range words {
-			q.dfs[string(w.term)] = w.live
+			dfs[string(w.term)] = w.live
 			for _, p := range w.parts {
 				ids[p.seg] = append(ids[p.seg], p.id)
 			}
 		}
-		q.exps[key] = ids
+		q.m.cache.put(dfs, key, ids)
 	}
 	return ids[seg]
 }
