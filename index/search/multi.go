@@ -58,8 +58,12 @@ type Multi struct {
 	cites Citations
 	// lone is the one segment of a snapshot without deletions, searched
 	// as it is (Multi is then a thin wrapper).
-	lone  *Index
+	lone *Index
+	// cache keeps the document frequencies and expansions over the
+	// segments, the same for every request.
 	cache multiCache
+	// topics keeps each topic's topicLists (catalogPage).
+	topics sync.Map
 	// order is the segments' order of search, the largest first: its
 	// best matches make a floor that prunes the others' (floorOf).
 	order []int
@@ -228,7 +232,6 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		return res, nil
 	}
 	k := r.Offset + r.Limit
-	q := &multiSearch{m: m}
 	var all []ranked
 	res := Result{}
 	var counts map[string]map[string]int64
@@ -246,7 +249,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 			sa = &c
 		}
 		st := g.st
-		st.m, st.seg = q, i
+		st.m, st.seg = m, i
 		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, citedBy: func(d int32) int32 { return m.cites.Count(g.Docs[d]) }}
 		if floor != nil {
 			f := *floor
@@ -448,15 +451,20 @@ type topicList struct {
 
 type topicLists []topicList
 
-// topicLists returns each segment's list of topic; false if a list is
-// damaged.
+// topicLists returns each segment's list of topic, kept once made;
+// false if a list is damaged.
 func (m *Multi) topicLists(topic string) (topicLists, bool) {
+	if tl, ok := m.topics.Load(topic); ok {
+		return tl.(topicLists), true
+	}
 	tl := make(topicLists, len(m.segs))
+	known := false
 	for s, g := range m.segs {
 		tl[s].num = g.Docs
 		if _, ok := g.Index.topicCode[topic]; !ok {
 			continue
 		}
+		known = true
 		docs := g.Index.TopicDocs(topic)
 		if docs == nil {
 			return nil, false
@@ -467,6 +475,9 @@ func (m *Multi) topicLists(topic string) (topicLists, bool) {
 				tl[s].dead = append(tl[s].dead, docs[i])
 			}
 		}
+	}
+	if known { // the names of a snapshot's topics, never a client's
+		m.topics.Store(topic, tl)
 	}
 	return tl, true
 }

@@ -29,7 +29,7 @@ type segmented struct {
 // has about half of them; each later one adds new ones, revises some
 // (the same id, another title, abstract and references) and deletes
 // some.
-func buildSegmented(t testing.TB, n, builds int, seed uint64) *segmented {
+func buildSegmented(t testing.TB, n, builds int, seed uint64, gen func(rng *rand.Rand, i, n int) *ingest.Document) *segmented {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	latest := map[string]int{} // id -> the build of its live version
@@ -44,7 +44,7 @@ func buildSegmented(t testing.TB, n, builds int, seed uint64) *segmented {
 			fresh = (n - n/2) / (builds - 1)
 		}
 		for range fresh {
-			d := randomDoc(rng, next, n)
+			d := gen(rng, next, n)
 			d.AssignIDs()
 			num[d.ID] = next
 			batch = append(batch, d)
@@ -55,7 +55,7 @@ func buildSegmented(t testing.TB, n, builds int, seed uint64) *segmented {
 				switch k := rng.IntN(10); {
 				case deleted[id]:
 				case k == 0: // revised
-					batch = append(batch, randomDoc(rng, num[id], n))
+					batch = append(batch, gen(rng, num[id], n))
 				case k == 1:
 					deleted[id] = true
 				}
@@ -165,7 +165,7 @@ func TestMultiEqualsMerged(t *testing.T) {
 		seed      uint64
 	}{{500, 5, 1}, {400, 8, 2}, {300, 2, 3}} {
 		t.Run(fmt.Sprintf("%d docs in %d segments", tc.n, tc.builds), func(t *testing.T) {
-			sg := buildSegmented(t, tc.n, tc.builds, tc.seed)
+			sg := buildSegmented(t, tc.n, tc.builds, tc.seed, randomDoc)
 			compareRequests(t, sg, tc.seed)
 			compareCitedBy(t, sg)
 			compareLocate(t, sg)
@@ -327,4 +327,44 @@ func TestMultiLone(t *testing.T) {
 	compareRequests(t, sg, 5)
 	compareCitedBy(t, sg)
 	compareLocate(t, sg)
+}
+
+// TestMultiExpansions: a prefix of more than MaxExpansions words expands
+// over segments to the words one index of the live documents chooses,
+// its most frequent, though deletions and revisions move words in and
+// out of them.
+func TestMultiExpansions(t *testing.T) {
+	const words = 700
+	gen := func(rng *rand.Rand, i, n int) *ingest.Document {
+		w := make([]string, 4)
+		for k := range w {
+			// Skewed: low numbers are frequent, many words tie.
+			w[k] = fmt.Sprintf("zq%03d", int(words*math.Pow(rng.Float64(), 2)))
+		}
+		return doc(10000+i, strings.Join(w, " "), randomText(rng, 5))
+	}
+	sg := buildSegmented(t, 900, 6, 4, gen)
+	distinct := map[string]bool{}
+	for _, d := range sg.merged.docs {
+		for _, w := range strings.Fields(d.Title) {
+			distinct[w] = true
+		}
+	}
+	if len(distinct) <= query.MaxExpansions {
+		t.Fatalf("%d words: the prefix does not need a choice", len(distinct))
+	}
+	for i, q := range []string{"zq*", "zq0*", "zq1*", "zq* heart", "zq00* OR zq5*", "zq* -zq001"} {
+		n, err := query.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []search.Sort{search.ByRelevance, search.ByYear} {
+			for _, limit := range []int{3, 50} {
+				r := search.Request{Query: n, Sort: s, Limit: limit}
+				comparePages(t, sg, r, fmt.Sprintf("#%d %s sort %d limit %d", i, q, s, limit))
+				r.Facets = []string{search.FacetYear}
+				comparePages(t, sg, r, fmt.Sprintf("#%d %s sort %d limit %d, faceted", i, q, s, limit))
+			}
+		}
+	}
 }

@@ -113,24 +113,20 @@ func (g *mseg) countDeleted(id int, mask uint8) int64 {
 	return n
 }
 
-// multiSearch is one request over segments, whose segments read the
-// document frequencies and expansions computed over all of them. Those
-// are the same for every request to the Multi (its segments and
-// deletions do not change), which keeps them (multiCache).
-type multiSearch struct {
-	m *Multi
-}
-
 // multiCache keeps the document frequencies and expansions computed
-// over the segments; emptied when it holds cacheMax of either.
+// over the segments; emptied when it holds dfsMax terms or expsMax
+// expansions (each up to MaxExpansions ids a segment).
 type multiCache struct {
 	mu   sync.Mutex
 	dfs  map[string]int64
 	exps map[string][][]int // kind and word -> each segment's term ids
 }
 
-// cacheMax bounds the terms and expansions a Multi keeps.
-const cacheMax = 1 << 18
+// The bounds of a multiCache.
+const (
+	dfsMax  = 1 << 18
+	expsMax = 1 << 12
+)
 
 func (c *multiCache) df(term string) (int64, bool) {
 	c.mu.Lock()
@@ -144,7 +140,7 @@ func (c *multiCache) df(term string) (int64, bool) {
 func (c *multiCache) put(dfs map[string]int64, key string, ids [][]int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dfs == nil || len(c.dfs) >= cacheMax || len(c.exps) >= cacheMax {
+	if c.dfs == nil || len(c.dfs) >= dfsMax || len(c.exps) >= expsMax {
 		c.dfs, c.exps = map[string]int64{}, map[string][][]int{}
 	}
 	for t, n := range dfs {
@@ -163,34 +159,34 @@ func (c *multiCache) expansion(key string) ([][]int, bool) {
 }
 
 // df is the number of live documents with term, over all segments.
-func (q *multiSearch) df(term []byte) int64 {
-	if n, ok := q.m.cache.df(string(term)); ok {
+func (m *Multi) df(term []byte) int64 {
+	if n, ok := m.cache.df(string(term)); ok {
 		return n
 	}
 	var n int64
-	for _, g := range q.m.segs {
+	for _, g := range m.segs {
 		if id := g.Index.lookup(string(term)); id >= 0 {
 			n += g.liveDF(id)
 		}
 	}
-	q.m.cache.put(map[string]int64{string(term): n}, "", nil)
+	m.cache.put(map[string]int64{string(term): n}, "", nil)
 	return n
 }
 
 // expansion returns segment seg's term ids of the words of a prefix
 // (kind 'p') or a stemmed word ('s'): those one index of the live
 // documents would choose (Index.expandPrefix, Index.expandStem).
-func (q *multiSearch) expansion(seg int, kind byte, word string) []int {
+func (m *Multi) expansion(seg int, kind byte, word string) []int {
 	key := string(kind) + word
-	ids, ok := q.m.cache.expansion(key)
+	ids, ok := m.cache.expansion(key)
 	if !ok {
 		var words []*mword
 		if kind == 'p' {
-			words = q.prefixWords(word)
+			words = m.prefixWords(word)
 		} else {
-			words = q.stemWords(word)
+			words = m.stemWords(word)
 		}
-		ids = make([][]int, len(q.m.segs))
+		ids = make([][]int, len(m.segs))
 		dfs := make(map[string]int64, len(words))
 		for _, w := range words {
 			dfs[string(w.term)] = w.live
@@ -198,7 +194,7 @@ func (q *multiSearch) expansion(seg int, kind byte, word string) []int {
 				ids[p.seg] = append(ids[p.seg], p.id)
 			}
 		}
-		q.m.cache.put(dfs, key, ids)
+		m.cache.put(dfs, key, ids)
 	}
 	return ids[seg]
 }
@@ -216,14 +212,14 @@ type mword struct {
 type mpart struct{ seg, id int }
 
 // exact returns the term's live documents.
-func (q *multiSearch) exact(w *mword) int64 {
+func (m *Multi) exact(w *mword) int64 {
 	if w.live < 0 {
 		if w.hi == w.lo {
 			w.live = w.hi
 		} else {
 			w.live = 0
 			for _, p := range w.parts {
-				w.live += q.m.segs[p.seg].liveDF(p.id)
+				w.live += m.segs[p.seg].liveDF(p.id)
 			}
 		}
 	}
@@ -232,17 +228,17 @@ func (q *multiSearch) exact(w *mword) int64 {
 
 // words walks the terms starting with p over all segments in byte order,
 // each once, until visit returns false.
-func (q *multiSearch) words(p string, visit func(*mword) bool) {
+func (m *Multi) words(p string, visit func(*mword) bool) {
 	type cur struct{ at, hi int }
-	cs := make([]cur, len(q.m.segs))
-	for s, g := range q.m.segs {
+	cs := make([]cur, len(m.segs))
+	for s, g := range m.segs {
 		cs[s].at, cs[s].hi = g.Index.prefixRange(p)
 	}
 	for {
 		var min []byte
 		for s, c := range cs {
 			if c.at < c.hi {
-				if t := q.m.segs[s].Index.term(c.at); min == nil || bytes.Compare(t, min) < 0 {
+				if t := m.segs[s].Index.term(c.at); min == nil || bytes.Compare(t, min) < 0 {
 					min = t
 				}
 			}
@@ -253,7 +249,7 @@ func (q *multiSearch) words(p string, visit func(*mword) bool) {
 		w := &mword{term: min, live: -1}
 		for s := range cs {
 			c := &cs[s]
-			g := q.m.segs[s]
+			g := m.segs[s]
 			if c.at < c.hi && bytes.Equal(g.Index.term(c.at), min) {
 				df := int64(g.Index.terms[c.at].DF)
 				w.parts = append(w.parts, mpart{s, c.at})
@@ -272,12 +268,12 @@ func (q *multiSearch) words(p string, visit func(*mword) bool) {
 // frequent live terms (ties by term), in term order. A term is kept
 // exactly when fewer than MaxExpansions terms surely have more live
 // documents; only such terms with deleted documents count them.
-func (q *multiSearch) prefixWords(p string) []*mword {
+func (m *Multi) prefixWords(p string) []*mword {
 	if p == "" || isPairTerm(p) {
 		return nil
 	}
 	var all []*mword
-	q.words(p, func(w *mword) bool { all = append(all, w); return true })
+	m.words(p, func(w *mword) bool { all = append(all, w); return true })
 	if len(all) > query.MaxExpansions {
 		los := make([]int64, len(all))
 		for i, w := range all {
@@ -287,13 +283,13 @@ func (q *multiSearch) prefixWords(p string) []*mword {
 		tau := los[len(los)-query.MaxExpansions]
 		all = slices.DeleteFunc(all, func(w *mword) bool { return w.hi < tau })
 	}
-	return q.top(all, query.MaxExpansions)
+	return m.top(all, query.MaxExpansions)
 }
 
 // top drops the dead terms of ws and keeps the limit with the most live
 // documents (ties by term), in term order.
-func (q *multiSearch) top(ws []*mword, limit int) []*mword {
-	ws = slices.DeleteFunc(ws, func(w *mword) bool { return q.exact(w) == 0 })
+func (m *Multi) top(ws []*mword, limit int) []*mword {
+	ws = slices.DeleteFunc(ws, func(w *mword) bool { return m.exact(w) == 0 })
 	if len(ws) > limit {
 		slices.SortFunc(ws, func(a, b *mword) int { return cmp.Or(cmp.Compare(b.live, a.live), bytes.Compare(a.term, b.term)) })
 		ws = ws[:limit]
@@ -304,7 +300,7 @@ func (q *multiSearch) top(ws []*mword, limit int) []*mword {
 
 // stemWords are the words of w's stem, as Index.expandStem chooses them
 // from the live terms.
-func (q *multiSearch) stemWords(w string) []*mword {
+func (m *Multi) stemWords(w string) []*mword {
 	s := tokenize.Stem(w)
 	p := s
 	if len(p) > 2 {
@@ -312,8 +308,8 @@ func (q *multiSearch) stemWords(w string) []*mword {
 	}
 	var ws []*mword
 	seen, self := 0, false
-	q.words(p, func(t *mword) bool {
-		if t.lo == 0 && q.exact(t) == 0 {
+	m.words(p, func(t *mword) bool {
+		if t.lo == 0 && m.exact(t) == 0 {
 			return true // in no live document: not a term of the merged index
 		}
 		if seen++; seen > stemScan {
@@ -326,18 +322,18 @@ func (q *multiSearch) stemWords(w string) []*mword {
 		return true
 	})
 	if !self {
-		if t := q.lookup(w); t != nil && q.exact(t) > 0 {
+		if t := m.lookup(w); t != nil && m.exact(t) > 0 {
 			ws = append(ws, t)
 			slices.SortFunc(ws, func(a, b *mword) int { return bytes.Compare(a.term, b.term) })
 		}
 	}
-	return q.top(ws, query.MaxExpansions)
+	return m.top(ws, query.MaxExpansions)
 }
 
 // lookup returns term over the segments, nil if none has it.
-func (q *multiSearch) lookup(term string) *mword {
+func (m *Multi) lookup(term string) *mword {
 	w := &mword{term: []byte(term), live: -1}
-	for s, g := range q.m.segs {
+	for s, g := range m.segs {
 		if id := g.Index.lookup(term); id >= 0 {
 			df := int64(g.Index.terms[id].DF)
 			w.parts = append(w.parts, mpart{s, id})

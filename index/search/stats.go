@@ -12,10 +12,10 @@ type stats struct {
 	// and skip entries, computed with its own average lengths) into
 	// bounds under these statistics: at least 1 (bscaleOf).
 	bscale float64
-	// m, when not nil, is the search over segments this index is
-	// segment seg of: document frequencies and the words of prefixes
-	// and stems are the segments' together.
-	m   *multiSearch
+	// m, when not nil, is the Multi this index is segment seg of:
+	// document frequencies and the words of prefixes and stems are the
+	// segments' together.
+	m   *Multi
 	seg int
 }
 
