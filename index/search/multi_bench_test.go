@@ -122,6 +122,7 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 			}
 		}
 		ss = append(ss, s)
+		fmt.Fprintf(os.Stderr, "seg%02d: %d documents, %d superseded or deleted\n", b, len(batch), len(s.Deleted))
 	}
 	cs := make(cites, merged.Len())
 	for d := range cs {
