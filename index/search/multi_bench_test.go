@@ -46,27 +46,9 @@ type segBench struct {
 
 var openSegBench = sync.OnceValues(func() (*segBench, error) {
 	ctx := context.Background()
-	fx, err := fixtures.Find()
+	gen, its, dir, err := benchSetup(ctx, "search-segbench-")
 	if err != nil {
 		return nil, err
-	}
-	vocab, err := gencorpus.ReadVocabulary(ctx, gencorpus.VocabularyConfig{}, fx)
-	if err != nil {
-		return nil, err
-	}
-	slugs, its, err := gencorpus.DefaultTopics()
-	if err != nil {
-		return nil, err
-	}
-	gen, err := gencorpus.New(vocab, gencorpus.Config{Seed: 1, Topics: slugs})
-	if err != nil {
-		return nil, err
-	}
-	dir := *benchDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "search-segbench-"); err != nil {
-			return nil, err
-		}
 	}
 	n, segs := *benchN, *benchSegs
 	batches, final := segmentPlan(gen, n, segs)
@@ -250,10 +232,7 @@ func BenchmarkSegments(b *testing.B) {
 					}
 					cpus = append(cpus, threadCPU()-start)
 				}
-				slices.Sort(cpus)
-				pct := func(q float64) float64 { return float64(cpus[int(q*float64(len(cpus)-1))]) / 1e6 }
-				b.ReportMetric(pct(0.5), "p50-cpu-ms")
-				b.ReportMetric(pct(0.99), "p99-cpu-ms")
+				reportPercentiles(b, cpus)
 			})
 		}
 	}
@@ -292,19 +271,7 @@ func (sb *segBench) queries(class string, k int) []search.Request {
 // TestSegmentPlan: the bench's split revises and deletes documents and
 // keeps every live one once.
 func TestSegmentPlan(t *testing.T) {
-	fx, err := fixtures.Find()
-	if err != nil {
-		t.Fatal(err)
-	}
-	vocab, err := gencorpus.ReadVocabulary(context.Background(), gencorpus.VocabularyConfig{}, fx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slugs, _, err := gencorpus.DefaultTopics()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := gencorpus.New(vocab, gencorpus.Config{Seed: 1, Topics: slugs})
+	gen, _, err := benchGenerator(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,4 +283,37 @@ func TestSegmentPlan(t *testing.T) {
 	if len(batches) != 10 || total <= 5000 || len(final) >= 5000 || !slices.IsSortedFunc(final, func(a, b *ingest.Document) int { return cmp.Compare(a.ID, b.ID) }) {
 		t.Fatalf("%d batches of %d documents, %d live", len(batches), total, len(final))
 	}
+}
+
+// benchSetup returns benchGenerator's and the data directory of the
+// benchmark: -bench.dir, or a temporary one named prefix.
+func benchSetup(ctx context.Context, prefix string) (*gencorpus.Generator, []index.Topic, string, error) {
+	gen, its, err := benchGenerator(ctx)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	dir := *benchDir
+	if dir == "" {
+		dir, err = os.MkdirTemp("", prefix)
+	}
+	return gen, its, dir, err
+}
+
+// benchGenerator is the document generator of openshelf bench (seed 1,
+// its vocabulary) and the taxonomy of its topics.
+func benchGenerator(ctx context.Context) (*gencorpus.Generator, []index.Topic, error) {
+	fx, err := fixtures.Find()
+	if err != nil {
+		return nil, nil, err
+	}
+	vocab, err := gencorpus.ReadVocabulary(ctx, gencorpus.VocabularyConfig{}, fx)
+	if err != nil {
+		return nil, nil, err
+	}
+	slugs, its, err := gencorpus.DefaultTopics()
+	if err != nil {
+		return nil, nil, err
+	}
+	gen, err := gencorpus.New(vocab, gencorpus.Config{Seed: 1, Topics: slugs})
+	return gen, its, err
 }
