@@ -220,8 +220,8 @@ func (t *termIter) spans(n, size int32) []float64 {
 }
 
 // sum is match d's score with exp for the expansion's: the terms' scores
-// (terms[k] scores c.pos[k]) and exp summed in andIter.score's order; false if a term's list does
-// not hold d (damaged).
+// (terms[k] scores c.pos[k]) and exp summed in andIter.score's order;
+// false if a term's list does not hold d (damaged).
 func (c *conj) sum(terms []*termIter, exp float64, d int32) (float64, bool) {
 	s := 0.0
 	for _, it := range c.and.query {

@@ -428,9 +428,7 @@ func (m *Multi) catalogPage(r *Request, after *cursorPos) (Result, bool) {
 		res.Hits = append(res.Hits, Hit{Doc: bestDoc})
 		at[best]++
 	}
-	if int64(start) < res.Total {
-		m.next(&res, start)
-	}
+	m.next(&res, start)
 	return res, true
 }
 
