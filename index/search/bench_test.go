@@ -28,7 +28,6 @@ import (
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
 	gencorpus "github.com/openshelf/openshelf/internal/corpus"
-	"github.com/openshelf/openshelf/internal/fixtures"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -49,27 +48,9 @@ type benchCorpus struct {
 
 var openBench = sync.OnceValues(func() (*benchCorpus, error) {
 	ctx := context.Background()
-	fx, err := fixtures.Find()
+	gen, its, dir, err := benchSetup(ctx, "search-bench-")
 	if err != nil {
 		return nil, err
-	}
-	vocab, err := gencorpus.ReadVocabulary(ctx, gencorpus.VocabularyConfig{}, fx)
-	if err != nil {
-		return nil, err
-	}
-	slugs, its, err := gencorpus.DefaultTopics()
-	if err != nil {
-		return nil, err
-	}
-	gen, err := gencorpus.New(vocab, gencorpus.Config{Seed: 1, Topics: slugs})
-	if err != nil {
-		return nil, err
-	}
-	dir := *benchDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "search-bench-"); err != nil {
-			return nil, err
-		}
 	}
 	if _, err := snapshot.Open(dir); err != nil {
 		start := time.Now()
@@ -173,12 +154,7 @@ func BenchmarkSearch(b *testing.B) {
 			// CPU time per query: on a shared machine, wall time measures
 			// the neighbours too.
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
-			// Percentiles of the single queries' CPU time.
-			slices.Sort(cpus)
-			pct := func(q float64) float64 { return float64(cpus[int(q*float64(len(cpus)-1))]) / 1e6 }
-			b.ReportMetric(pct(0.5), "p50-cpu-ms")
-			b.ReportMetric(pct(0.99), "p99-cpu-ms")
-			b.ReportMetric(pct(1), "max-cpu-ms")
+			reportPercentiles(b, cpus)
 		})
 	}
 	// A deep page: the page after 100 000 listed documents (half the
@@ -286,6 +262,16 @@ func BenchmarkQueries(b *testing.B) {
 			b.ReportMetric(float64(ask[1])/1e6, "ask2-cpu-ms")
 		})
 	}
+}
+
+// reportPercentiles reports the percentiles of the single queries' CPU
+// times.
+func reportPercentiles(b *testing.B, cpus []time.Duration) {
+	slices.Sort(cpus)
+	pct := func(q float64) float64 { return float64(cpus[int(q*float64(len(cpus)-1))]) / 1e6 }
+	b.ReportMetric(pct(0.5), "p50-cpu-ms")
+	b.ReportMetric(pct(0.99), "p99-cpu-ms")
+	b.ReportMetric(pct(1), "max-cpu-ms")
 }
 
 // cpuTime is the process's user and system time in nanoseconds.

@@ -151,7 +151,7 @@ func (c *conj) count(ctx context.Context, ev *evaluator, exp []uint64) (int64, e
 				acc[i] &^= x
 			}
 		}
-		total += popcount(acc)
+		total += popcount(acc) - deletedIn(acc, ev.del, base)
 		if c.match != nil {
 			copy(c.match[base/64:], acc)
 		}

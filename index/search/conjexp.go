@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // A prefix or a stemmed word next to other words ("cons* science") is a
@@ -219,17 +220,17 @@ func (t *termIter) spans(n, size int32) []float64 {
 }
 
 // sum is match d's score with exp for the expansion's: the terms' scores
-// and exp summed in andIter.score's order; false if a term's list does
-// not hold d (damaged).
+// (terms[k] scores c.pos[k]) and exp summed in andIter.score's order;
+// false if a term's list does not hold d (damaged).
 func (c *conj) sum(terms []*termIter, exp float64, d int32) (float64, bool) {
-	s, k := 0.0, 0
-	for _, it := range c.and.its {
+	s := 0.0
+	for _, it := range c.and.query {
 		if it == iterator(c.exp.u) {
 			s += exp
 			continue
 		}
-		t := terms[k]
-		if k++; t.p.advance(d) != d {
+		t := terms[slices.Index(c.pos, it.(*termIter))]
+		if t.p.advance(d) != d {
 			return 0, false
 		}
 		s += t.score()

@@ -21,10 +21,10 @@ const cursorVersion = 1
 // encodeCursor makes an opaque, URL-safe cursor: version, kind ('q' a
 // search, 'c' a cited-by list), the snapshot id, the sort, the key's
 // bits and the doc, base64url without padding.
-func (ix *Index) encodeCursor(kind byte, c cursorPos) string {
+func encodeCursor(snap string, kind byte, c cursorPos) string {
 	b := []byte{cursorVersion, kind}
-	b = binary.AppendUvarint(b, uint64(len(ix.snap)))
-	b = append(b, ix.snap...)
+	b = binary.AppendUvarint(b, uint64(len(snap)))
+	b = append(b, snap...)
 	b = append(b, byte(c.sort))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c.key))
 	b = binary.AppendUvarint(b, uint64(c.doc))
@@ -32,8 +32,9 @@ func (ix *Index) encodeCursor(kind byte, c cursorPos) string {
 }
 
 // decodeCursor reads a cursor of the given kind: ErrCursorInvalid if it
-// does not decode, ErrCursorExpired if another snapshot made it.
-func (ix *Index) decodeCursor(s string, kind byte) (cursorPos, error) {
+// does not decode, ErrCursorExpired if a snapshot other than serving made
+// it.
+func decodeCursor(serving, s string, kind byte) (cursorPos, error) {
 	bad := func(why string) (cursorPos, error) { return cursorPos{}, fmt.Errorf("%w: %s", ErrCursorInvalid, why) }
 	if len(s) > 512 {
 		return bad("too long")
@@ -62,8 +63,8 @@ func (ix *Index) decodeCursor(s string, kind byte) (cursorPos, error) {
 		return bad("malformed")
 	}
 	c.doc = int32(d)
-	if snap != ix.snap {
-		return cursorPos{}, fmt.Errorf("%w (made for snapshot %s, serving %s)", ErrCursorExpired, snap, ix.snap)
+	if snap != serving {
+		return cursorPos{}, fmt.Errorf("%w (made for snapshot %s, serving %s)", ErrCursorExpired, snap, serving)
 	}
 	return c, nil
 }

@@ -102,19 +102,45 @@
 // unscoped terms and phrases.
 //
 // A cursor is opaque and URL-safe: the snapshot id, the sort, and the
-// last hit's sort key and doc (search-after). From another snapshot it is
+// last hit's sort key and doc (search-after; over segments, its merged
+// number). From another snapshot it is
 // [ErrCursorExpired]; if it does not decode, or was made for another sort,
 // [ErrCursorInvalid]. Result.Next is set whenever results follow the page.
 // A listing in catalog order without filters (but one topic) or facets is
 // a slice of the documents, at any depth. [Index.CitedBy] pages the
 // documents citing one document in doc order, with its own cursors.
 //
+// # Segments
+//
+// A snapshot built incrementally holds its documents in segments, each
+// with its own index (the same format, its documents numbered in
+// canonical id order within it) and the documents that later segments
+// supersede or delete. [Multi] answers a Request over them exactly as
+// one index of their live documents (a fully merged build) would: each
+// segment is searched with the statistics of all live documents (their
+// number, each term's live document frequency, the average field
+// lengths), its deleted documents counted apart and never ranked, and
+// the segments' best matches merged by sort key, ties by the merged
+// order, which the caller gives as each document's number among the
+// live documents ([Segment].Docs). A prefix or a stemmed word expands to
+// the words one index of the live documents would choose. The bounds an
+// index was written with (impact bytes, skip entries) used its own
+// average lengths; under the archive's they are scaled up by the ratio
+// of the averages where the archive's are longer, so that pruning stays
+// exact. Cited-by counts and lists belong to the whole archive: the
+// caller gives them ([Citations]). Hits and cursors number documents in
+// the merged order, so a cursor is the same bytes, and means the same
+// page, whatever the segmentation of its snapshot. One segment without
+// deletions is searched as it is.
+//
 // # Ranking
 //
 // BM25F (K1 = 1.2): per term, each matched field's frequency is weighted
 // and length-normalised (FieldParams) and the fields summed before the
 // saturation; the term scores, weighted by IDF over all fields, add up
-// (an OR adds its matching children). A prefix or a stemmed word is one
+// in the order of the query (an OR adds its matching children), never in
+// an order that depends on the corpus, so that segments score as the
+// merged index to the bit. A prefix or a stemmed word is one
 // word: a document scores by its best-scoring word of the expansion.
 // Ties go to the lower doc.
 //

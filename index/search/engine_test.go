@@ -497,25 +497,31 @@ func randomCorpus(t testing.TB, n int, seed uint64) *corpus {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	var docs []*ingest.Document
 	for i := range n {
-		d := doc(10000+i, randomText(rng, 2+rng.IntN(6)), randomText(rng, rng.IntN(30)))
-		d.Year = []int{0, 1999, 2010, 2020, 2021}[rng.IntN(5)]
-		d.Keywords = []string{randomText(rng, 1+rng.IntN(2)), randomText(rng, 1)}
-		d.Authors = []ingest.Author{{Name: randomText(rng, 2)}, {Name: "Ada Lovelace"}}
-		d.Topics = [][]string{{"biology"}, {"medicine"}, {"biology", "physics"}}[rng.IntN(3)]
-		d.Sources = [][]string{{"jats:pmc"}, {"pubmed"}, {"openalex", "crossref"}}[rng.IntN(3)]
-		if rng.IntN(3) == 0 {
-			d.Sections = []ingest.Section{{Title: "Intro", Paragraphs: []string{randomText(rng, 40), randomText(rng, 20)}}}
-		}
-		if rng.IntN(4) == 0 {
-			d.Licence.Evidence = []licence.Evidence{{Kind: licence.KindJATSHref, Value: "cc0"}}
-		}
-		d.PMID = fmt.Sprint(50000 + i)
-		for range rng.IntN(4) {
-			d.References = append(d.References, ingest.Reference{PMID: fmt.Sprint(50000 + rng.IntN(n))})
-		}
-		docs = append(docs, d)
+		docs = append(docs, randomDoc(rng, i, n))
 	}
 	return buildCorpus(t, docs)
+}
+
+// randomDoc makes document i of a random corpus of n, citing others by
+// PMID.
+func randomDoc(rng *rand.Rand, i, n int) *ingest.Document {
+	d := doc(10000+i, randomText(rng, 2+rng.IntN(6)), randomText(rng, rng.IntN(30)))
+	d.Year = []int{0, 1999, 2010, 2020, 2021}[rng.IntN(5)]
+	d.Keywords = []string{randomText(rng, 1+rng.IntN(2)), randomText(rng, 1)}
+	d.Authors = []ingest.Author{{Name: randomText(rng, 2)}, {Name: "Ada Lovelace"}}
+	d.Topics = [][]string{{"biology"}, {"medicine"}, {"biology", "physics"}}[rng.IntN(3)]
+	d.Sources = [][]string{{"jats:pmc"}, {"pubmed"}, {"openalex", "crossref"}}[rng.IntN(3)]
+	if rng.IntN(3) == 0 {
+		d.Sections = []ingest.Section{{Title: "Intro", Paragraphs: []string{randomText(rng, 40), randomText(rng, 20)}}}
+	}
+	if rng.IntN(4) == 0 {
+		d.Licence.Evidence = []licence.Evidence{{Kind: licence.KindJATSHref, Value: "cc0"}}
+	}
+	d.PMID = fmt.Sprint(50000 + i)
+	for range rng.IntN(4) {
+		d.References = append(d.References, ingest.Reference{PMID: fmt.Sprint(50000 + rng.IntN(n))})
+	}
+	return d
 }
 
 // randomQuery makes a query tree over the vocabulary.

@@ -37,6 +37,8 @@ const (
 // evaluator compiles a query for one request.
 type evaluator struct {
 	ix       *Index
+	st       *stats   // what scores are computed against (stats.go)
+	del      []uint64 // documents deleted by a later segment, not counted (multi.go); nil: none
 	stem     bool
 	anyMask  uint8
 	scoring  bool
@@ -133,8 +135,12 @@ func (e *evaluator) term(t *query.Term) iterator {
 	}
 	var ids []int
 	switch {
+	case t.Prefix && e.st.m != nil:
+		ids = e.st.m.expansion(e.st.seg, 'p', word)
 	case t.Prefix:
 		ids = e.ix.expandPrefix(word, query.MaxExpansions)
+	case e.stem && t.Field != query.DOI && t.Field != query.Author && e.st.m != nil:
+		ids = e.st.m.expansion(e.st.seg, 's', word)
 	case e.stem && t.Field != query.DOI && t.Field != query.Author:
 		ids = e.ix.expandStem(word, query.MaxExpansions)
 	default:
@@ -161,6 +167,11 @@ func (e *evaluator) term(t *query.Term) iterator {
 		// One word of the query: a document scores by its best word.
 		u.best = true
 		u.key = expansionKey(t, word, mask)
+		if e.st.m != nil {
+			// The words are chosen over all segments, and that choice
+			// changes from snapshot to snapshot: the kept set is of these.
+			u.key.words += idsKey(ids)
+		}
 		if e.scoring {
 			// Its scorers are made on the first score: a plain scan
 			// (expand.go) scores the lists themselves, and a prefix has
@@ -210,9 +221,10 @@ func (e *evaluator) union(its, scorers []iterator) iterator {
 func (e *evaluator) termIter(id int, mask uint8) *termIter {
 	p := e.ix.open(id, mask)
 	e.postings = append(e.postings, p)
-	df := float64(p.df)
-	idf := math.Log(1 + (float64(e.ix.n)-df+0.5)/(df+0.5))
-	return &termIter{p: p, ix: e.ix, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0, impScale: idf / 255 * (1 + 1e-9)}
+	df := e.st.df(e.ix, id, p.df)
+	idf := math.Log(1 + (e.st.n-df+0.5)/(df+0.5))
+	return &termIter{p: p, ix: e.ix, st: e.st, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0,
+		impScale: idf / 255 * (1 + 1e-9) * e.st.bscale}
 }
 
 // setOf gives a term of a conjunction its list's kept set (sets.go).
@@ -226,6 +238,7 @@ func (e *evaluator) setOf(it iterator) {
 type termIter struct {
 	p      *postings
 	ix     *Index
+	st     *stats
 	idf    float64
 	useAll bool // the mask has fields outside anyFields: bound by WAll
 	bBlk   int  // the block of b
@@ -248,7 +261,7 @@ func (t *termIter) docID() int32          { return t.p.cur }
 func (t *termIter) nextDoc() int32        { return t.p.nextDoc() }
 func (t *termIter) advance(d int32) int32 { return t.p.advance(d) }
 func (t *termIter) cost() int64           { return int64(t.p.df) }
-func (t *termIter) score() float64        { return t.ix.bm25f(t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
+func (t *termIter) score() float64        { return t.st.bm25f(t.ix, t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
 
 // bound is idf·W/(K1+W) for the block's W bound, with a margin for the
 // rounding of the two computations.
@@ -269,7 +282,7 @@ func (t *termIter) blockBound(b int) float64 {
 	if t.useAll {
 		at += 4
 	}
-	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:])))
+	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:]))) * t.st.bscale
 	return t.idf * w / (K1 + w) * (1 + 1e-9)
 }
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
@@ -278,13 +291,13 @@ func (t *termIter) list() *postings                        { return t.p }
 // bm25f is the score of the current document of p over the fields of
 // mask: the field frequencies, each weighted and length-normalised, are
 // summed before the saturation.
-func (ix *Index) bm25f(p *postings, idf float64, mask uint8) float64 {
+func (st *stats) bm25f(ix *Index, p *postings, idf float64, mask uint8) float64 {
 	d := &ix.docs[p.cur]
 	tfs := p.tf()
 	w := 0.0
 	for m := mask; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros8(m)
-		norm := ix.norm0[f] + ix.normK[f]*float64(d.Len[f])
+		norm := st.norm0[f] + st.normK[f]*float64(d.Len[f])
 		w += FieldParams[f].Weight * float64(tfs[f]) / max(norm, 1e-9)
 	}
 	return idf * w / (K1 + w)
@@ -397,11 +410,10 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 	p.and = newAnd(its, nil)
 	if slices.Contains(covered, true) {
 		// Score by the words, advanced to the matches only, summed in the
-		// order a conjunction of the words would sum them.
+		// order a conjunction of the words sums them (the query's).
 		for _, id := range ids {
 			p.words = append(p.words, e.termIter(id, mask))
 		}
-		slices.SortStableFunc(p.words, func(a, b *termIter) int { return cmp.Compare(a.cost(), b.cost()) })
 	}
 	return p
 }
@@ -609,6 +621,10 @@ func keepStarts(starts, pos []uint32, k uint32) []uint32 {
 // documents of an excluded child are dropped.
 type andIter struct {
 	its []iterator // by cost, cheapest first
+	// query is its in the query's order, in which score sums: a sum
+	// in the order of the lists' lengths would depend on the corpus, and
+	// a snapshot in segments would score otherwise than merged.
+	query []iterator
 	// terms are its when every child is a term: aligned, bounded and
 	// scored without an interface call per document.
 	terms []*termIter
@@ -620,7 +636,7 @@ type andIter struct {
 func newAnd(pos, neg []iterator) *andIter {
 	its := slices.Clone(pos)
 	slices.SortStableFunc(its, func(a, b iterator) int { return cmp.Compare(a.cost(), b.cost()) })
-	a := &andIter{its: its, neg: neg, cur: -1, cst: its[0].cost()}
+	a := &andIter{its: its, query: pos, neg: neg, cur: -1, cst: its[0].cost()}
 	for _, it := range its {
 		t, ok := it.(*termIter)
 		if !ok {
@@ -717,7 +733,7 @@ func (a *andIter) bound() float64 {
 
 func (a *andIter) score() float64 {
 	s := 0.0
-	for _, c := range a.its {
+	for _, c := range a.query {
 		s += c.score()
 	}
 	return s

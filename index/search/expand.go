@@ -50,7 +50,7 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	if err != nil || set == nil {
 		return err // nil set: a damaged list, which Search reports
 	}
-	s.total = popcount(set)
+	s.total = popcount(set) - deletedIn(set, s.del, 0)
 	done()
 	if s.top.k > 0 {
 		if err := s.best(ctx, ts); err != nil {
@@ -224,6 +224,9 @@ func byTopBound(ts []*termIter) (tops []float64, order []int) {
 // offer offers document d with score to the page, which keeps its best
 // score if offered before (by another word of an expansion).
 func (s *scan) offer(d int32, score float64, offered map[int32]bool) {
+	if s.del != nil && s.del[d>>6]&(1<<(d&63)) != 0 {
+		return
+	}
 	h := ranked{key: -score, doc: d, score: score}
 	if offered[d] && s.top.raise(h) {
 		return

@@ -59,7 +59,7 @@ func (p *phraseIter) damaged() bool {
 // window of documents at a time.
 func (s *scan) phraseSet(ctx context.Context, p *phraseIter, set []uint64) error {
 	s.ix.phraseSetScans.Add(1)
-	s.total = popcount(set)
+	s.total = popcount(set) - deletedIn(set, s.del, 0)
 	scorers := p.words
 	if scorers == nil {
 		scorers = p.parts

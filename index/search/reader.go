@@ -52,19 +52,19 @@ type Index struct {
 	n      int32
 	nTerms int
 	avgLen [NumFields]float64
-	// BM25F length normalisation: norm0[f] + normK[f]·len.
-	norm0, normK [NumFields]float64
-	docs         []docRec
-	years        []uint16 // the year column; nil: read docs (format 2, or a year above 65535)
-	licFlags     []byte   // the licence and flags column, two bytes a doc; nil: read docs (format 2)
-	tOff         []uint32
-	tCodes       []uint16
-	tdOff        []uint64
-	tDocs        []int32
-	cOff         []uint64
-	citing       []int32
-	terms        []termRec
-	termStr      []byte
+	// own is what the index's searches score against: its documents.
+	own      stats
+	docs     []docRec
+	years    []uint16 // the year column; nil: read docs (format 2, or a year above 65535)
+	licFlags []byte   // the licence and flags column, two bytes a doc; nil: read docs (format 2)
+	tOff     []uint32
+	tCodes   []uint16
+	tdOff    []uint64
+	tDocs    []int32
+	cOff     []uint64
+	citing   []int32
+	terms    []termRec
+	termStr  []byte
 	// postings is the postings section's range in mm.
 	postLo, postHi uint64
 
@@ -194,12 +194,7 @@ func (ix *Index) parse() error {
 			return fmt.Errorf("%w: average field length", ErrMalformed)
 		}
 	}
-	for f := range NumFields {
-		ix.norm0[f] = 1 - FieldParams[f].B
-		if ix.avgLen[f] > 0 {
-			ix.normK[f] = FieldParams[f].B / ix.avgLen[f]
-		}
-	}
+	ix.own = newStats(float64(ix.n), ix.avgLen)
 	ix.licenses, ix.topics = r.strings(256), r.strings(math.MaxUint16)
 	if r.err == nil && len(r.b) > 0 {
 		// Written since pair terms: the pair words (pairs.go).

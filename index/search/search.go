@@ -41,6 +41,7 @@ func yield(ctx context.Context) error {
 // filter is a request's compiled facet filters.
 type filter struct {
 	none             bool
+	del              []uint64 // documents deleted by a later segment (bits); nil: none
 	license          *[256]bool
 	topic            []bool // by topic code
 	years            map[int32]bool
@@ -117,10 +118,13 @@ func clampInt32(v int) int32 { return int32(min(max(v, math.MinInt32), math.MaxI
 
 // active reports whether the filter restricts anything.
 func (f *filter) active() bool {
-	return f.useYear || f.years != nil || f.license != nil || f.sources != 0 || f.fulltext >= 0 || f.topic != nil
+	return f.useYear || f.years != nil || f.license != nil || f.sources != 0 || f.fulltext >= 0 || f.topic != nil || f.del != nil
 }
 
 func (ix *Index) pass(f *filter, d int32) bool {
+	if f.del != nil && f.del[d>>6]&(1<<(d&63)) != 0 {
+		return false
+	}
 	if f.useYear || f.years != nil {
 		y := ix.year(d)
 		if f.useYear && (y == 0 || y < f.yearFrom || y > f.yearTo) {
@@ -232,56 +236,72 @@ func (ix *Index) countBatch(fc *facetCounter, docs []int32) {
 	}
 }
 
-// result turns the counts into the facets of a Result: values with a
-// count, by count descending then value.
+// facetResult turns the counts into the facets of a Result: values with
+// a count, by count descending then value.
 func (ix *Index) facetResult(fc *facetCounter) map[string][]FacetCount {
 	if fc == nil {
 		return nil
 	}
 	out := map[string][]FacetCount{}
-	add := func(name, v string, n int64) {
+	ix.eachFacet(fc, func(name, v string, n int64) {
+		if out[name] == nil {
+			out[name] = []FacetCount{}
+		}
 		if n > 0 {
 			out[name] = append(out[name], FacetCount{Value: v, Count: n})
 		}
+	})
+	for _, v := range out {
+		sortFacet(v)
 	}
+	return out
+}
+
+// sortFacet sorts a facet's counts by count descending then value.
+func sortFacet(v []FacetCount) {
+	slices.SortFunc(v, func(a, b FacetCount) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
+}
+
+// eachFacet calls add with each counted facet's values and counts, and
+// once with count 0 for each facet counted.
+func (ix *Index) eachFacet(fc *facetCounter, add func(name, v string, n int64)) {
 	if fc.license != nil {
-		out[FacetLicense] = []FacetCount{}
+		add(FacetLicense, "", 0)
 		for c, n := range fc.license {
-			if c < len(ix.licenses) {
+			if c < len(ix.licenses) && n > 0 {
 				add(FacetLicense, ix.licenses[c], n)
 			}
 		}
 	}
 	if fc.topic != nil {
-		out[FacetTopic] = []FacetCount{}
+		add(FacetTopic, "", 0)
 		for c, n := range fc.topic {
-			add(FacetTopic, ix.topics[c], n)
+			if n > 0 {
+				add(FacetTopic, ix.topics[c], n)
+			}
 		}
 	}
 	if fc.years != nil {
-		out[FacetYear] = []FacetCount{}
+		add(FacetYear, "", 0)
 		for y, n := range fc.years {
-			add(FacetYear, strconv.Itoa(y), n)
+			if n > 0 {
+				add(FacetYear, strconv.Itoa(y), n)
+			}
 		}
 		for y, n := range fc.year {
 			add(FacetYear, strconv.Itoa(int(y)), n)
 		}
 	}
 	if fc.source != nil {
-		out[FacetSource] = []FacetCount{}
+		add(FacetSource, "", 0)
 		for i, n := range fc.source {
 			add(FacetSource, Sources[i], n)
 		}
 	}
 	if fc.fulltext != nil {
-		out[FacetFulltext] = []FacetCount{}
 		add(FacetFulltext, "false", fc.fulltext[0])
 		add(FacetFulltext, "true", fc.fulltext[1])
 	}
-	for _, v := range out {
-		slices.SortFunc(v, func(a, b FacetCount) int { return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value)) })
-	}
-	return out
 }
 
 // Search runs a request: the documents matching the query (all documents
@@ -289,54 +309,118 @@ func (ix *Index) facetResult(fc *facetCounter) map[string][]FacetCount {
 // counts over all of them, and one page in the requested order, from
 // Offset or after Cursor.
 func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
-	if r.Limit < 0 || r.Offset < 0 {
-		return Result{}, fmt.Errorf("%w: negative limit or offset", ErrQuery)
-	}
-	if r.Sort > ByCitedBy {
-		return Result{}, fmt.Errorf("%w: unknown sort %d", ErrQuery, r.Sort)
-	}
-	f, err := ix.compileFilter(&r)
+	return ix.search(ctx, r, ix.snap)
+}
+
+// search is Search with cursors of snapshot snap.
+func (ix *Index) search(ctx context.Context, r Request, snap string) (Result, error) {
+	after, err := checkRequest(&r, snap)
 	if err != nil {
 		return Result{}, err
+	}
+	if res, ok := ix.catalogPage(&r, after, snap); ok {
+		return res, nil
+	}
+	sc, err := ix.run(ctx, &r, after, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Total: sc.total}
+	page := sc.top.sorted()
+	if r.Offset < len(page) {
+		page = page[r.Offset:]
+	} else {
+		page = nil
+	}
+	res.Hits = make([]Hit, len(page))
+	for i, h := range page {
+		res.Hits[i] = Hit{Doc: h.doc, Score: h.score}
+	}
+	if len(page) > 0 && sc.beyond > 0 {
+		last := page[len(page)-1]
+		res.Next = encodeCursor(snap, 'q', cursorPos{sort: r.Sort, key: last.key, doc: last.doc})
+	}
+	res.Facets = ix.facetResult(sc.fc)
+	return res, nil
+}
+
+// checkRequest checks r's limits and sort and decodes its cursor (then
+// r's offset is 0); a nil position without a cursor.
+func checkRequest(r *Request, snap string) (*cursorPos, error) {
+	if r.Limit < 0 || r.Offset < 0 {
+		return nil, fmt.Errorf("%w: negative limit or offset", ErrQuery)
+	}
+	if r.Sort > ByCitedBy {
+		return nil, fmt.Errorf("%w: unknown sort %d", ErrQuery, r.Sort)
+	}
+	if r.Cursor == "" {
+		return nil, nil
+	}
+	c, err := decodeCursor(snap, r.Cursor, 'q')
+	if err != nil {
+		return nil, err
+	}
+	if c.sort != r.Sort {
+		return nil, fmt.Errorf("%w: the cursor was made for another sort", ErrCursorInvalid)
+	}
+	r.Offset = 0
+	return &c, nil
+}
+
+// run scans the request's matches into the best Offset+Limit after the
+// cursor, counting them and their facets; sg is the index's view as a
+// segment of several (nil: the index alone).
+func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segment) (*scan, error) {
+	f, err := ix.compileFilter(r)
+	if err != nil {
+		return nil, err
 	}
 	fc, err := ix.newFacets(r.Facets)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	var after *cursorPos
-	if r.Cursor != "" {
-		c, err := ix.decodeCursor(r.Cursor, 'q')
-		if err != nil {
-			return Result{}, err
+	st := &ix.own
+	var del []uint64
+	if sg != nil {
+		st, del = sg.st, sg.del
+		if del != nil && (f.active() || fc != nil) {
+			// Matches are filtered one by one: the deleted documents
+			// with them.
+			f.del = del
 		}
-		if c.sort != r.Sort {
-			return Result{}, fmt.Errorf("%w: the cursor was made for another sort", ErrCursorInvalid)
-		}
-		after = &c
-		r.Offset = 0
 	}
-	if res, ok := ix.catalogPage(&r, after); ok {
-		return res, nil
-	}
-	ev := &evaluator{ix: ix, stem: r.Stem, anyMask: anyFields,
+	ev := &evaluator{ix: ix, st: st, del: del, stem: r.Stem, anyMask: anyFields,
 		scoring: r.Sort == ByRelevance && r.Query != nil}
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext
 	}
-	it, err := ix.driver(ev, &r)
+	it, err := ix.driver(ev, r)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	res := Result{}
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
+	if sg != nil {
+		sc.del, sc.citedBy = del, sg.citedBy
+		if sg.floor != nil {
+			sc.floored = true
+			for range top.k {
+				top.heap = append(top.heap, *sg.floor)
+			}
+		}
+	}
 	var c *conj
 	if sc.plain() {
 		c = asConj(it)
 	}
 	if l, ok := asLister(it); ok && !f.none {
 		err = sc.list(ctx, l)
+		if del != nil && !filtering {
+			// The list counted its deleted documents: as many as
+			// the segment knows its list has.
+			sc.total -= sg.deletedIn(l.list().term, l.list().mask)
+		}
 	} else if c != nil {
 		err = c.scan(ctx, ev, sc) // conj.go
 	} else if u, ok := it.(*unionIter); ok && sc.plain() && u.expansion() {
@@ -349,35 +433,19 @@ func (ix *Index) Search(ctx context.Context, r Request) (Result, error) {
 		err = sc.iter(ctx, it)
 	}
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	res.Total = sc.total
 	for _, p := range ev.postings {
 		if p.bad {
-			return Result{}, fmt.Errorf("%w: postings do not decode", ErrMalformed)
+			return nil, fmt.Errorf("%w: postings do not decode", ErrMalformed)
 		}
 	}
 	for _, l := range ev.lists {
 		if l.bad {
-			return Result{}, fmt.Errorf("%w: a topic's document list", ErrMalformed)
+			return nil, fmt.Errorf("%w: a topic's document list", ErrMalformed)
 		}
 	}
-	page := top.sorted()
-	if r.Offset < len(page) {
-		page = page[r.Offset:]
-	} else {
-		page = nil
-	}
-	res.Hits = make([]Hit, len(page))
-	for i, h := range page {
-		res.Hits[i] = Hit{Doc: h.doc, Score: h.score}
-	}
-	if len(page) > 0 && sc.beyond > 0 {
-		last := page[len(page)-1]
-		res.Next = ix.encodeCursor('q', cursorPos{sort: r.Sort, key: last.key, doc: last.doc})
-	}
-	res.Facets = ix.facetResult(fc)
-	return res, nil
+	return sc, nil
 }
 
 // scan visits a request's matches in doc order: it filters them, counts
@@ -406,6 +474,16 @@ type scan struct {
 	record []uint64
 	// yearSum keeps prefetchYears' loads from being optimised away.
 	yearSum int32
+	// del, when not nil, has the bits of the documents a later segment
+	// supersedes or deletes (multi.go): never counted nor ranked. The
+	// paths that count a bitset subtract them by word; a list, by the
+	// count the segment keeps per list.
+	del []uint64
+	// citedBy, when not nil, gives the cited-by counts that ByCitedBy
+	// sorts by (the whole archive's, multi.go).
+	citedBy func(d int32) int32
+	// floored is whether the top k starts full of the floor (multi.go).
+	floored bool
 }
 
 // plain reports whether the scan only counts and ranks by relevance
@@ -432,7 +510,7 @@ func (s *scan) prunable(bound float64) bool {
 // would otherwise have every later match scored.
 func (s *scan) closed() bool {
 	t := s.top
-	return s.after != nil && s.beyond > 0 && t.full() && t.heap[0].key == s.after.key
+	return s.after != nil && s.beyond > 0 && t.full() && t.heap[0].key == s.after.key && !s.floored
 }
 
 // rank offers match d (passed the filter, counted) to the top k; score
@@ -441,7 +519,7 @@ func (s *scan) rank(d int32, it interface {
 	score() float64
 	bound() float64
 }) {
-	if s.closed() {
+	if s.closed() || s.del != nil && s.del[d>>6]&(1<<(d&63)) != 0 {
 		return
 	}
 	h := ranked{doc: d}
@@ -456,7 +534,7 @@ func (s *scan) rank(d int32, it interface {
 		}
 		h.score = it.score()
 	}
-	h.key = s.ix.key(s.sort, s.scoring, h.score, d)
+	h.key = s.key(h.score, d)
 	if s.after != nil && !(h.key > s.after.key || h.key == s.after.key && d > s.after.doc) {
 		return
 	}
@@ -481,7 +559,7 @@ func (s *scan) iter(ctx context.Context, it iterator) error {
 				return err
 			}
 		}
-		if s.filtering && !s.ix.pass(s.f, d) {
+		if s.filtering && !s.ix.pass(s.f, d) || s.del != nil && s.del[d>>6]&(1<<(d&63)) != 0 {
 			continue
 		}
 		s.total++
@@ -598,6 +676,9 @@ func (s *scan) union(ctx context.Context, u *unionIter) error {
 			}
 		}
 		s.total += popcount(u.bits[:])
+		if s.del != nil {
+			s.total -= deletedIn(u.bits[:], s.del, u.base)
+		}
 		if s.top.k == 0 {
 			continue
 		}
@@ -671,24 +752,27 @@ func (ix *Index) driver(ev *evaluator, r *Request) (iterator, error) {
 }
 
 // key is a document's sort key: smaller first, ties by doc.
-func (ix *Index) key(s Sort, scoring bool, score float64, d int32) float64 {
-	switch s {
+func (s *scan) key(score float64, d int32) float64 {
+	switch s.sort {
 	case ByRelevance:
-		if scoring {
+		if s.scoring {
 			return -score
 		}
 		return 0
 	case ByYear, ByYearDesc:
-		y := ix.year(d)
+		y := s.ix.year(d)
 		if y == 0 {
 			return math.MaxFloat64 // undated last
 		}
-		if s == ByYearDesc {
+		if s.sort == ByYearDesc {
 			return -float64(y)
 		}
 		return float64(y)
 	case ByCitedBy:
-		return -float64(ix.CitedByCount(d))
+		if s.citedBy != nil {
+			return -float64(s.citedBy(d))
+		}
+		return -float64(s.ix.CitedByCount(d))
 	}
 	return 0
 }
@@ -793,6 +877,11 @@ func (t *topK) sorted() []ranked {
 // limit of them after the cursor (from a previous call's next), their
 // total, and the cursor of the next page ("" on the last).
 func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor string) ([]int32, int64, string, error) {
+	return ix.citedBy(ctx, doc, limit, cursor, ix.snap)
+}
+
+// citedBy is CitedBy with cursors of snapshot snap.
+func (ix *Index) citedBy(ctx context.Context, doc int32, limit int, cursor, snap string) ([]int32, int64, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, "", err
 	}
@@ -803,9 +892,14 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 	if !validDocs(all, ix.n) {
 		return nil, 0, "", fmt.Errorf("%w: the documents citing %d", ErrMalformed, doc)
 	}
+	return citedByPage(snap, doc, all, limit, cursor)
+}
+
+// citedByPage pages all, the documents citing doc, for CitedBy.
+func citedByPage(snap string, doc int32, all []int32, limit int, cursor string) ([]int32, int64, string, error) {
 	rest := all
 	if cursor != "" {
-		c, err := ix.decodeCursor(cursor, 'c')
+		c, err := decodeCursor(snap, cursor, 'c')
 		if err != nil {
 			return nil, 0, "", err
 		}
@@ -817,7 +911,7 @@ func (ix *Index) CitedBy(ctx context.Context, doc int32, limit int, cursor strin
 	page := slices.Clone(rest[:min(limit, len(rest))])
 	next := ""
 	if len(page) > 0 && len(page) < len(rest) {
-		next = ix.encodeCursor('c', cursorPos{key: float64(doc), doc: page[len(page)-1]})
+		next = encodeCursor(snap, 'c', cursorPos{key: float64(doc), doc: page[len(page)-1]})
 	}
 	return page, int64(len(all)), next, nil
 }
@@ -838,7 +932,7 @@ func validDocs(docs []int32, n int32) bool {
 // most one topic and no facets without visiting every document: the page
 // is a slice of the documents (or of the topic's), found at any depth by
 // offset or by binary search for the cursor's doc.
-func (ix *Index) catalogPage(r *Request, after *cursorPos) (Result, bool) {
+func (ix *Index) catalogPage(r *Request, after *cursorPos, snap string) (Result, bool) {
 	if r.Query != nil || r.Sort != ByRelevance || len(r.Facets) > 0 || r.YearFrom != nil || r.YearTo != nil {
 		return Result{}, false
 	}
@@ -879,7 +973,7 @@ func (ix *Index) catalogPage(r *Request, after *cursorPos) (Result, bool) {
 		res.Hits = append(res.Hits, Hit{Doc: at(i)})
 	}
 	if len(res.Hits) > 0 && start+len(res.Hits) < n {
-		res.Next = ix.encodeCursor('q', cursorPos{sort: ByRelevance, doc: res.Hits[len(res.Hits)-1].Doc})
+		res.Next = encodeCursor(snap, 'q', cursorPos{sort: ByRelevance, doc: res.Hits[len(res.Hits)-1].Doc})
 	}
 	return res, true
 }

@@ -1,0 +1,58 @@
+package search
+
+// stats are the corpus statistics a search scores with: an index's own
+// (Index.own), or over a snapshot in segments those of the live documents
+// of all segments (multi.go), so that a segment scores its documents as
+// one index of all of them would.
+type stats struct {
+	n float64 // documents, for IDF
+	// BM25F length normalisation: norm0[f] + normK[f]·len.
+	norm0, normK [NumFields]float64
+	// bscale turns the bounds the index was written with (impact bytes
+	// and skip entries, computed with its own average lengths) into
+	// bounds under these statistics: at least 1 (bscaleOf).
+	bscale float64
+	// m, when not nil, is the Multi this index is segment seg of:
+	// document frequencies and the words of prefixes and stems are the
+	// segments' together.
+	m   *Multi
+	seg int
+}
+
+// newStats returns the statistics of n documents with these average
+// field lengths.
+func newStats(n float64, avgLen [NumFields]float64) stats {
+	st := stats{n: n, bscale: 1}
+	for f := range NumFields {
+		st.norm0[f] = 1 - FieldParams[f].B
+		if avgLen[f] > 0 {
+			st.normK[f] = FieldParams[f].B / avgLen[f]
+		}
+	}
+	return st
+}
+
+// df is the document frequency of ix's term id, whose list has local
+// documents: over all segments when the search is over segments.
+func (st *stats) df(ix *Index, id int, local int) float64 {
+	if st.m == nil {
+		return float64(local)
+	}
+	return float64(st.m.df(ix.term(id)))
+}
+
+// bscaleOf is the factor that makes a bound written with average field
+// lengths own a bound under average lengths all. A field's weighted
+// frequency tf/(1-B+B·len/avg) grows by (1-B+B·len/own)/(1-B+B·len/all),
+// which is 1 at len 0 and tends to all/own as len grows, monotonically:
+// so W, a sum of such terms, grows by at most max(1, all/own) over the
+// fields, and W/(K1+W) by no more than W does.
+func bscaleOf(own, all [NumFields]float64) float64 {
+	c := 1.0
+	for f := range NumFields {
+		if own[f] > 0 && all[f] > own[f] {
+			c = max(c, all[f]/own[f])
+		}
+	}
+	return c
+}
