@@ -11,7 +11,10 @@
 //     addresses, former names, listings), the ten most recent filings with
 //     links, and the health of the company's website, checked in process
 //     with the ping_status and domain_intel code of package web (website.go
-//     is the only file that uses it), so the caller pays once.
+//     is the only file that uses it), so the caller pays once. The website
+//     EDGAR records is requested as recorded (scheme, host, port) through
+//     the guarded client; a refused target is an error of the check, and
+//     "no website" is said only when EDGAR records none.
 //
 // Reading XBRL facts: the fiscal year is the latest year-long period an
 // annual form reported; each figure for it comes from the latest annual

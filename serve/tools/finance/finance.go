@@ -25,8 +25,9 @@ type Config struct {
 	// the website section out with a note. serve.NewApp builds it from the
 	// server's Probe and WebsiteURL.
 	Website *Website
-	// WebsiteURL builds the URL checked for a domain; default
-	// "https://" + domain + "/" (tests point it at a local server).
+	// WebsiteURL builds the URL checked for the domain input; default
+	// "https://" + domain + "/" (tests point it at a local server). The
+	// website EDGAR records is checked as recorded.
 	WebsiteURL func(domain string) string
 	Logger     *slog.Logger
 }
