@@ -126,6 +126,9 @@ func (f *Family) Company(ctx context.Context, in *CompanyInput) (*CompanyOutput,
 		out.WebsiteNote = "EDGAR records no website for this company; pass domain to check one"
 	}
 	wg.Wait()
+	if fundErr == nil {
+		fund, fundErr = f.withFilings(ctx, fund, t.CIK, sub)
+	}
 	switch {
 	case fundErr == nil:
 		r := ratios(fund)

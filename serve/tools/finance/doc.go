@@ -20,9 +20,13 @@
 // annual form reported; each figure for it comes from the latest annual
 // filing that reported it, so duplicated facts and restatements (a later
 // 10-K/A) resolve to one value, and a restated value keeps the original
-// beside it. Each figure tries a list of concepts (concepts.go): revenue
-// is Revenues, then RevenueFromContractWithCustomerExcludingAssessedTax,
-// then ...IncludingAssessedTax, SalesRevenueNet, SalesRevenueGoodsNet and
+// beside it. The year's amendments are every annual form the company's
+// filing list (its submissions file) dates to the fiscal year end, with any
+// other filing a figure cites (filings.go): an amendment that changed no
+// figure carries no facts. Each figure tries a list of concepts
+// (concepts.go): revenue is Revenues, then
+// RevenueFromContractWithCustomerExcludingAssessedTax, then
+// ...IncludingAssessedTax, SalesRevenueNet, SalesRevenueGoodsNet and
 // RevenuesNetOfInterestExpense (banks). IFRS filers (20-F) are read from the
 // ifrs-full taxonomy in their reporting currency. Total liabilities are
 // derived from liabilities-and-equity minus equity when not tagged; free

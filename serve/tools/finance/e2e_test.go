@@ -67,6 +67,8 @@ func newFakeEDGAR(t testing.TB) *fakeEDGAR {
 			"/api/xbrl/companyfacts/CIK0001835632.json":       fx("companyfacts_CIK0001835632.json"),
 			"/api/xbrl/companyfacts/CIK0009900001.json":       []byte(finance.SampleIFRSFacts),
 			"/api/xbrl/companyfacts/CIK0009900002.json":       []byte(finance.SampleRestatedFacts),
+			"/api/xbrl/companyfacts/CIK0009900004.json":       []byte(finance.SampleAmendedFacts),
+			"/submissions/CIK0009900004.json":                 []byte(finance.SampleAmendedSubmissions),
 			"/submissions/CIK0001318605-submissions-001.json": fx("submissions_CIK0001318605-submissions-001.json"),
 		},
 		fail: map[string]int{}, hits: map[string]int{}, uas: map[string]bool{},
@@ -180,6 +182,39 @@ func TestFinanceSnapshotPaid(t *testing.T) {
 	// tickers): it is cached for a day.
 	if n := fake.hitsOf("/files/company_tickers.json"); n != 1 {
 		t.Errorf("ticker map fetched %d times, want 1", n)
+	}
+}
+
+// A 20-F amended twice: once on the cover page (the share count cites that
+// 20-F/A), once with exhibits only (no XBRL; only the filing list names
+// it). finance_snapshot lists both as amendments of the year, each with its
+// link, and keeps the 20-F as the filing; company_snapshot answers the same.
+func TestFinanceSnapshotAmendments(t *testing.T) {
+	fake := newFakeEDGAR(t)
+	env := newEnv(t, fake, nil)
+	for _, path := range []string{"/v1/finance", "/v1/company-snapshot"} {
+		m := env.PaidCall(t, http.MethodGet, path, map[string]any{"ticker": "XAMD"})
+		fund := m["fundamentals"].(map[string]any)
+		filing := fund["filing"].(map[string]any)
+		if filing["form"] != "20-F" || filing["accession"] != "0009900004-25-000012" {
+			t.Errorf("%s: filing %v", path, filing)
+		}
+		var amendments []string
+		for _, a := range fund["amendments"].([]any) {
+			a := a.(map[string]any)
+			amendments = append(amendments, a["form"].(string)+" "+a["accession"].(string)+" "+a["filed"].(string))
+			if !strings.HasSuffix(a["url"].(string), a["accession"].(string)+"-index.htm") {
+				t.Errorf("%s: amendment link %v", path, a["url"])
+			}
+		}
+		want := []string{"20-F/A 0009900004-25-000031 2025-06-20", "20-F/A 0009900004-25-000044 2025-09-02"}
+		if fmt.Sprint(amendments) != fmt.Sprint(want) {
+			t.Errorf("%s: amendments %v, want %v", path, amendments, want)
+		}
+		shares := fund["shares_outstanding"].(map[string]any)
+		if shares["accession"] != "0009900004-25-000031" || shares["value"] != 251300000.0 {
+			t.Errorf("%s: shares_outstanding %v", path, shares)
+		}
 	}
 }
 
