@@ -49,8 +49,8 @@ type Fundamentals struct {
 	FiscalYearStart string    `json:"fiscal_year_start,omitempty"`
 	FiscalYearEnd   string    `json:"fiscal_year_end"`
 	Filing          FilingRef `json:"filing"`
-	// Amendments are later annual filings (10-K/A, 20-F/A, ...) that
-	// reported figures for the same fiscal year.
+	// Amendments are the other annual filings of the fiscal year (10-K/A,
+	// 20-F/A, ...), with figures or without (see withFilings).
 	Amendments []FilingRef `json:"amendments"`
 
 	Revenue            Value `json:"revenue"`
