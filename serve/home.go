@@ -32,7 +32,7 @@ func opLink(e *registry.Endpoint) string {
 type homePage struct {
 	Service  registry.Service
 	Snapshot SnapshotInfo
-	Topics   []archive.Topic // with their bundle prices
+	Topics   []archive.Topic      // with their bundle prices
 	Tools    []*registry.Endpoint // paid endpoints and every MCP tool
 	Policy   LicencePolicy
 }
