@@ -81,10 +81,12 @@ func (w *Website) CheckRecorded(ctx context.Context, website string) *WebsiteHea
 		h.Domain = strings.ToLower(u.Hostname())
 	}
 	d, err := normalizeDomain(h.Domain)
-	if err != nil {
-		h.Errors = append(h.Errors, "domain_intel: not run: "+
-			strings.TrimSpace(h.Domain+" "+strings.TrimPrefix(apierr.From(err).Message, "domain: ")))
-	} else {
+	switch {
+	case h.Domain == "":
+		h.Errors = append(h.Errors, "domain_intel: not run: the recorded website has no host name")
+	case err != nil:
+		h.Errors = append(h.Errors, "domain_intel: not run: "+h.Domain+" "+strings.TrimPrefix(apierr.From(err).Message, "domain: "))
+	default:
 		h.Domain = d
 	}
 	w.run(ctx, h, d)
