@@ -5,6 +5,32 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# apt_install installs Debian packages. On a fresh machine another apt
+# process (unattended-upgrades, cloud-init at boot) may hold apt's locks for
+# minutes: apt-get install waits for the dpkg lock (DPkg::Lock::Timeout), and
+# apt-get update, which does not apply that option to the package lists'
+# lock, is tried again while that lock is held. Each waits at most
+# apt_lock_wait seconds.
+apt_lock_wait=600
+apt_install() {
+  local sudo="" waited=0 err
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  until err=$($sudo apt-get -o DPkg::Lock::Timeout="$apt_lock_wait" update -qq 2>&1 >/dev/null); do
+    case $err in
+      *"Could not get lock"*)
+        if [ "$waited" -lt "$apt_lock_wait" ]; then
+          [ "$waited" -gt 0 ] || echo "setup: another apt process holds the package lists; waiting for it"
+          sleep 5; waited=$((waited + 5)); continue
+        fi ;;
+    esac
+    printf '%s\n' "$err" >&2
+    return 1
+  done
+  [ -z "$err" ] || printf '%s\n' "$err" >&2
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$apt_lock_wait" \
+    install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 need_apt=()
 for pair in chromium:chromium postgresql:/usr/lib/postgresql nginx:nginx; do
   probe=${pair%%:*} pkg=${pair#*:}
@@ -15,9 +41,7 @@ for pair in chromium:chromium postgresql:/usr/lib/postgresql nginx:nginx; do
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+  apt_install "${need_apt[@]}"
 fi
 
 echo "setup: Go modules"
@@ -82,9 +106,7 @@ done
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || browser_need+=(fonts-dejavu-core)
 if [ ${#browser_need[@]} -gt 0 ]; then
   echo "setup: installing Debian packages for the browser tools: ${browser_need[*]}"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${browser_need[@]}" >/dev/null
+  apt_install "${browser_need[@]}"
 fi
 
 # site_audit's accessibility engine and the audit its tests compare with:
@@ -113,9 +135,7 @@ ls /usr/share/java/lucene-core-*.jar >/dev/null 2>&1 || lucene_need+=(liblucene8
 command -v javac >/dev/null 2>&1 || lucene_need+=(default-jdk-headless)
 if [ ${#lucene_need[@]} -gt 0 ]; then
   echo "setup: installing Debian packages for the search benchmark: ${lucene_need[*]}"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${lucene_need[@]}" >/dev/null
+  apt_install "${lucene_need[@]}"
 fi
 
 echo "setup: done"

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/openshelf/openshelf/internal/testsnap"
@@ -38,16 +37,7 @@ func TestGoldenDocuments(t *testing.T) {
 	checkGolden(t, "x402.golden.json", indentJSON(t, get("/.well-known/x402")))
 	checkGolden(t, "llms.golden.txt", get("/llms.txt"))
 
-	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-	rec := httptest.NewRecorder()
-	a.HTTP.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		t.Fatalf("tools/list: %d %s", rec.Code, rec.Body)
-	}
-	checkGolden(t, "mcp-tools.golden.json", indentJSON(t, rec.Body.Bytes()))
+	checkGolden(t, "mcp-tools.golden.json", indentJSON(t, toolsList(t, a.HTTP)))
 
 	// The 402 challenge of each paid archive route, decoded from its
 	// PAYMENT-REQUIRED header (the live tools' challenges are tested with

@@ -32,13 +32,14 @@ func opLink(e *registry.Endpoint) string {
 type homePage struct {
 	Service  registry.Service
 	Snapshot SnapshotInfo
-	Topics   []archive.Topic
+	Topics   []archive.Topic      // with their bundle prices
 	Tools    []*registry.Endpoint // paid endpoints and every MCP tool
 	Policy   LicencePolicy
 }
 
 // homeEndpoint is GET /: a small server-rendered page for people, from the
-// registry and the current snapshot. No script: it is read, not run.
+// registry and the current snapshot. No script: it is read, not run. topics
+// returns a copy of the snapshot's topics (the page fills in their prices).
 func homeEndpoint(m *Meta, reg *registry.Registry, topics func(context.Context) ([]archive.Topic, error)) *registry.Endpoint {
 	return registry.Spec[registry.NoInput]{
 		Name: "home", Method: http.MethodGet, Path: "/", Group: registry.GroupMeta,
@@ -52,6 +53,13 @@ func homeEndpoint(m *Meta, reg *registry.Registry, topics func(context.Context) 
 			ts, err := topics(ctx)
 			if err != nil {
 				return nil, err
+			}
+			// The price is the bundle endpoint's, as /api/topics says;
+			// the store's topics do not carry it.
+			if b := reg.Lookup("topic_bundle"); b != nil {
+				for i := range ts {
+					ts[i].BundlePrice = b.Price
+				}
 			}
 			p := homePage{Service: m.Service, Snapshot: snap, Topics: ts, Policy: Policy()}
 			for _, e := range reg.Endpoints() {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os/exec"
 	"path/filepath"
@@ -109,6 +110,32 @@ func TestHomePageChromium(t *testing.T) {
 		r.Body.Close()
 		if r.StatusCode != 200 {
 			t.Errorf("%s: %d", l, r.StatusCode)
+		}
+	}
+}
+
+// TestHomePageTopicPrices: every topic row of the page shows the bundle
+// price /api/topics gives for it.
+func TestHomePageTopicPrices(t *testing.T) {
+	a := newTestApp(t, testsnap.Fixtures(t), nil)
+	_, m := getJSON(t, a.HTTP, "/api/topics")
+	topics, _ := m["topics"].([]any)
+	if len(topics) == 0 {
+		t.Fatalf("/api/topics: %v", m)
+	}
+	rec := httptest.NewRecorder()
+	a.HTTP.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	page := rec.Body.String()
+	for _, tp := range topics {
+		tp := tp.(map[string]any)
+		price, _ := tp["bundle_price"].(string)
+		if price == "" {
+			t.Fatalf("/api/topics gives no price: %v", tp)
+		}
+		row := regexp.MustCompile(`<tr><td>[^<]*<code>` + regexp.QuoteMeta(tp["slug"].(string)) + `</code></td><td>\d+</td><td>([^<]*)</td></tr>`)
+		got := row.FindStringSubmatch(page)
+		if got == nil || got[1] != price {
+			t.Errorf("topic %s: page row %q, want price %s", tp["slug"], got, price)
 		}
 	}
 }

@@ -92,6 +92,9 @@ type endpointEntry struct {
 	Group   string                `json:"group"`
 	Price   *registry.PaymentInfo `json:"price,omitempty"`
 	Tool    string                `json:"mcp_tool,omitempty"`
+	// Callback is the request the endpoint makes the service send later
+	// (an alarm's delivery): its headers and how to verify them.
+	Callback *registry.Callback `json:"callback,omitempty"`
 }
 
 // MetaEndpoints returns the registry entries of the service documents; reg
@@ -147,7 +150,7 @@ func (m *Meta) endpointEntries(reg *registry.Registry) []endpointEntry {
 	var out []endpointEntry
 	for _, e := range reg.Endpoints() {
 		en := endpointEntry{Name: e.Name, Method: e.Method, Path: e.OpenAPIPath(), URL: m.Service.BaseURL + e.OpenAPIPath(),
-			Summary: e.Summary, Group: string(e.Group), Price: m.Service.Payment.Info(e)}
+			Summary: e.Summary, Group: string(e.Group), Price: m.Service.Payment.Info(e), Callback: e.Callback}
 		if e.Tool != nil {
 			en.Tool = e.ToolName()
 		}
@@ -243,6 +246,9 @@ func (m *Meta) llmsTxt(reg *registry.Registry) string {
 				price = e.Price + " USD"
 			}
 			fmt.Fprintf(&b, "- [%s %s](%s%s): %s (%s)\n", e.Method, e.OpenAPIPath(), base, e.OpenAPIPath(), e.Summary, price)
+			if c := e.Callback; c != nil {
+				writeCallback(&b, c)
+			}
 			if g == registry.GroupDiscovery && e.Description != "" {
 				// How to use a free endpoint (the search query
 				// language) belongs where agents read first.
@@ -251,6 +257,16 @@ func (m *Meta) llmsTxt(reg *registry.Registry) string {
 		}
 	}
 	return b.String()
+}
+
+// writeCallback tells, under its endpoint's line, what the service sends
+// later and how a receiver verifies it.
+func writeCallback(b *strings.Builder, c *registry.Callback) {
+	fmt.Fprintf(b, "\n  %s\n\n  Headers:\n", c.Summary)
+	for _, h := range c.Headers {
+		fmt.Fprintf(b, "  - %s: %s\n", h.Name, h.Description)
+	}
+	fmt.Fprintf(b, "\n  Body: %s\n\n  Verifying: %s\n\n  %s\n\n", c.Body, c.Verify, c.Answer)
 }
 
 func textResult(s string) *registry.Result {

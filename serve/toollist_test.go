@@ -3,9 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,18 +18,7 @@ import (
 func TestToolListStable(t *testing.T) {
 	dir := testsnap.Copy(t)
 	a := newTestApp(t, dir, nil)
-	list := func() []byte {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		rec := httptest.NewRecorder()
-		a.HTTP.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			t.Fatalf("tools/list: %d %s", rec.Code, rec.Body)
-		}
-		return rec.Body.Bytes()
-	}
+	list := func() []byte { return toolsList(t, a.HTTP) }
 	before := list()
 	_, oldStats := getJSON(t, a.HTTP, "/api/stats")
 	if _, err := run.Run(context.Background(), run.Config{DataDir: dir, Fresh: true, Workers: 1,

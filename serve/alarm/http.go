@@ -64,11 +64,14 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			Summary: "Schedule a webhook: POST a JSON payload to your https URL at a set time (60 s to 30 days ahead), " +
 				"signed with HMAC-SHA256, retried up to 5 times on failure.",
 			Description: "Charged only when the alarm is stored. The answer (201) carries the alarm id and its signing secret, " +
-				"shown once. Each attempt sends X-Openshelf-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>, " +
-				"X-Openshelf-Alarm-Id (deduplicate on it: delivery is at least once) and X-Openshelf-Attempt (1-based). " +
-				"A 2xx answer is success; anything else, an error or a 15 s timeout is retried.",
+				"shown once. Each attempt is signed in the Standard Webhooks form (webhook-id, webhook-timestamp, " +
+				"webhook-signature: verify with any Standard Webhooks library and the signing secret) and with " +
+				"X-Openshelf-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>, and carries " +
+				"X-Openshelf-Alarm-Id (deduplicate on it: delivery is at least once) and X-Openshelf-Attempt (1-based); " +
+				"the delivery callback says how to verify. A 2xx answer is success; anything else, an error or a 15 s " +
+				"timeout is retried.",
 			Output: Accepted{}, Check: s.checkInput, HandlePaid: s.handleSchedule,
-			Status: http.StatusCreated,
+			Status: http.StatusCreated, Callback: &deliveryCallback,
 			Example: map[string]any{"callback_url": "https://example.org/hook", "delay_seconds": 3600,
 				"payload": map[string]any{"task": "check-order", "order": 1042}},
 			Responses: map[int]string{
@@ -107,6 +110,34 @@ func (s *Service) Endpoints() []*registry.Endpoint {
 			},
 		}.Endpoint(),
 	}
+}
+
+// deliveryCallback describes an alarm's delivery for the machine documents
+// (docs/alarms.md says the same at length).
+var deliveryCallback = registry.Callback{
+	Name: "delivery", Method: http.MethodPost, URL: "{$request.body#/callback_url}",
+	Summary: "At the due time the service POSTs the alarm's payload to callback_url, signed in the Standard Webhooks " +
+		"form (https://www.standardwebhooks.com) and with X-Openshelf-Signature.",
+	Body: "The payload as stored (application/json, keys sorted): exactly the bytes signed.",
+	Headers: []registry.CallbackHeader{
+		{Name: HeaderWebhookID, Description: "The alarm id (alm_...): the same on every attempt; deduplicate on it (delivery is at least once)."},
+		{Name: HeaderWebhookTimestamp, Description: "Unix seconds when this attempt was signed."},
+		{Name: HeaderWebhookSignature, Description: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>, the key being ` +
+			`signing_secret without "whsec_", base64-decoded.`},
+		{Name: HeaderSignature, Description: `t=<unix seconds>,v1=<hex HMAC-SHA256(signing_secret as UTF-8 bytes, "<t>.<body>")>.`},
+		{Name: HeaderAlarmID, Description: "The alarm id, as webhook-id."},
+		{Name: HeaderAttempt, Description: "The attempt number, from 1."},
+	},
+	Verify: "Verify with any Standard Webhooks library given the signing_secret POST /v1/alarm returned, e.g. " +
+		"new Webhook(signing_secret).verify(rawBody, headers) with the npm package standardwebhooks. By hand: base64-decode " +
+		`signing_secret after its "whsec_" prefix to get the key, compute the HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", ` +
+		"base64-encode it and compare it in constant time with the signature of each space-separated v1,<signature> entry of " +
+		"webhook-signature; refuse a webhook-timestamp more than 5 minutes from your clock; deduplicate on webhook-id. Use the " +
+		"raw body bytes, before any JSON parsing. X-Openshelf-Signature is checked the same way (hex, over \"<t>.<raw body>\", " +
+		"keyed with the whole secret); use it for secrets issued before standard base64 (unpadded base64url after whsec_), " +
+		"which some libraries refuse.",
+	Answer: "Any 2xx answer within 15 s is a delivery; anything else (redirects are not followed), an error or a timeout " +
+		"is a failed attempt, retried after 1, 5, 15, 30 and 60 minutes, up to retry_count times.",
 }
 
 // checkInput runs every rule before payment: the URL (guarded client's

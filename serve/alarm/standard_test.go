@@ -143,5 +143,11 @@ func TestDeliveryStandardHeaders(t *testing.T) {
 		if h.Get(HeaderWebhookSignature) != want {
 			t.Errorf("webhook-signature %q, want %q", h.Get(HeaderWebhookSignature), want)
 		}
+		// The machine documents list the headers a delivery carries.
+		for _, ch := range deliveryCallback.Headers {
+			if h.Get(ch.Name) == "" {
+				t.Errorf("the documented header %s was not sent", ch.Name)
+			}
+		}
 	})
 }

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/openshelf/openshelf/index/catalog"
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/schema"
 )
 
 // Prices of the paid archive resources, in USD.
@@ -62,21 +62,21 @@ type BundleInput struct {
 // SearchToolInput is search_archive's input over MCP. Its page cursor is
 // page_cursor: MCP reserves cursor for paging a long result.
 type SearchToolInput struct {
-	Query      string   `json:"query" minLength:"1" maxLength:"200" doc:"The query: words (all must match), \"exact phrase\", OR, -word or NOT word, (parentheses), title:/abstract:/author:/keyword:/doi:/fulltext: fields, prefix*. Example: (heart OR cardiac) \"heart failure\" -mouse year."`
-	Stem       bool     `json:"stem,omitempty" doc:"true: match English stems (cells matches cell); false (the default): exact words."`
-	In         string   `json:"in,omitempty" enum:"metadata|fulltext" default:"metadata" doc:"Where unscoped words are looked for: metadata (title, abstract, keywords, authors) or fulltext (also the full text)."`
-	Snippet    bool     `json:"snippet,omitempty" doc:"true: each hit carries a passage of its open text with matched words in <mark>."`
-	Sort       string   `json:"sort,omitempty" enum:"relevance|year|-year|cited_by" default:"relevance" doc:"Order of the hits."`
-	Facets     []string `json:"facets,omitempty" enum:"license|topic|year|source|fulltext" doc:"Facets to count over the whole result set."`
-	Topic      string   `json:"topic,omitempty" maxLength:"400" pattern:"^[a-z0-9-]{1,64}(,[a-z0-9-]{1,64})*$" doc:"Only documents of this topic (or of one of several comma-separated topics)."`
-	License    string   `json:"license,omitempty" pattern:"^(CC0|PDM|CC-BY|CC-BY-SA)(,(CC0|PDM|CC-BY|CC-BY-SA)){0,3}$" doc:"Only documents under this licence family (or one of several, comma-separated): CC0, PDM, CC-BY, CC-BY-SA."`
-	Source     string   `json:"source,omitempty" maxLength:"200" pattern:"^(jats|pubmed|openalex|crossref)(,(jats|pubmed|openalex|crossref))*$" doc:"Only documents from this source (or one of several, comma-separated): jats, pubmed, openalex, crossref."`
-	YearFrom   *int     `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match."`
-	YearTo     *int     `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year; undated documents never match."`
-	Fulltext   bool     `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
-	Select     []string `json:"select,omitempty" enum:"id|title|authors|year|venue|topics|license|license_url|has_fulltext|has_references|prices|score|cited_by_count|snippet|attribution|copyright_notice" doc:"Hit fields to return; id and the rights fields are always kept."`
-	Limit      int      `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits to return."`
-	PageCursor string   `json:"page_cursor,omitempty" maxLength:"1024" doc:"next_cursor of the previous result, for the next page (same other arguments)."`
+	Query      string            `json:"query" minLength:"1" maxLength:"200" doc:"The query: words (all must match), \"exact phrase\", OR, -word or NOT word, (parentheses), title:/abstract:/author:/keyword:/doi:/fulltext: fields, prefix*. Example: (heart OR cardiac) \"heart failure\" -mouse year."`
+	Stem       bool              `json:"stem,omitempty" doc:"true: match English stems (cells matches cell); false (the default): exact words."`
+	In         string            `json:"in,omitempty" enum:"metadata|fulltext" default:"metadata" doc:"Where unscoped words are looked for: metadata (title, abstract, keywords, authors) or fulltext (also the full text)."`
+	Snippet    bool              `json:"snippet,omitempty" doc:"true: each hit carries a passage of its open text with matched words in <mark>."`
+	Sort       string            `json:"sort,omitempty" enum:"relevance|year|-year|cited_by" default:"relevance" doc:"Order of the hits."`
+	Facets     []string          `json:"facets,omitempty" enum:"license|topic|year|source|fulltext" doc:"Facets to count over the whole result set."`
+	Topic      schema.StringList `json:"topic,omitempty" pattern:"^[a-z0-9-]{1,64}$" maxItems:"20" doc:"Only documents of this topic (a slug), or of one of several given as an array."`
+	License    schema.StringList `json:"license,omitempty" enum:"CC0|PDM|CC-BY|CC-BY-SA" maxItems:"4" doc:"Only documents under this licence family, or under one of several given as an array: CC0, PDM, CC-BY, CC-BY-SA."`
+	Source     schema.StringList `json:"source,omitempty" enum:"jats|pubmed|openalex|crossref" maxItems:"4" doc:"Only documents from this source, or from one of several given as an array: jats (publisher full text, PMC), pubmed, openalex, crossref."`
+	YearFrom   *int              `json:"year_from,omitempty" min:"0" max:"9999" doc:"Earliest publication year; undated documents never match."`
+	YearTo     *int              `json:"year_to,omitempty" min:"0" max:"9999" doc:"Latest publication year; undated documents never match."`
+	Fulltext   bool              `json:"fulltext,omitempty" doc:"true: only documents with full text; false (the default): no restriction."`
+	Select     []string          `json:"select,omitempty" enum:"id|title|authors|year|venue|topics|license|license_url|has_fulltext|has_references|prices|score|cited_by_count|snippet|attribution|copyright_notice" doc:"Hit fields to return; id and the rights fields are always kept."`
+	Limit      int               `json:"limit,omitempty" min:"1" max:"50" default:"10" doc:"Hits to return."`
+	PageCursor string            `json:"page_cursor,omitempty" maxLength:"1024" doc:"next_cursor of the previous result, for the next page (same other arguments)."`
 }
 
 // Validate checks the year range.
@@ -89,14 +89,8 @@ func (in *SearchToolInput) Validate() error {
 
 // searchInput converts the tool's input to the endpoint's.
 func (in *SearchToolInput) searchInput() *SearchInput {
-	split := func(s string) []string {
-		if s == "" {
-			return nil
-		}
-		return strings.Split(s, ",")
-	}
 	return &SearchInput{Q: in.Query, Stem: in.Stem, In: in.In, Snippet: in.Snippet, Sort: in.Sort, Facets: in.Facets,
-		Topic: split(in.Topic), License: split(in.License), Source: split(in.Source), YearFrom: in.YearFrom,
+		Topic: in.Topic, License: in.License, Source: in.Source, YearFrom: in.YearFrom,
 		YearTo: in.YearTo, Fulltext: in.Fulltext, Select: in.Select, Limit: in.Limit, Cursor: in.PageCursor}
 }
 

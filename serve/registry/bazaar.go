@@ -212,6 +212,10 @@ func exampleOf(s *schema.Schema) any {
 	if len(s.Enum) > 0 {
 		return s.Enum[0]
 	}
+	if len(s.AnyOf) > 0 {
+		// The first form is the simplest (a StringList's single string).
+		return exampleOf(s.AnyOf[0])
+	}
 	switch s.Type {
 	case "integer", "number":
 		if s.Minimum != nil {

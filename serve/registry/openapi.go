@@ -270,6 +270,9 @@ func (r *Registry) operation(svc Service, e *Endpoint) map[string]any {
 		})
 	}
 	op["responses"] = responses
+	if e.Callback != nil {
+		op["callbacks"] = e.Callback.openAPI(e.Name)
+	}
 	return op
 }
 

@@ -91,6 +91,10 @@ type Endpoint struct {
 	// Example is an example input (field name → value) for discovery
 	// documents; nil derives one from the input schema.
 	Example map[string]any
+	// Callback describes the request the service sends later to a URL the
+	// caller gave (an alarm's delivery), for the OpenAPI document and the
+	// discovery documents; nil when there is none.
+	Callback *Callback
 	// Raw serves endpoints that are not input → JSON value (the OpenAPI
 	// document, /metrics, /mcp). Raw endpoints are never paid.
 	Raw http.Handler
@@ -149,10 +153,11 @@ type Spec[In any] struct {
 	Tool                                     *Tool
 	// MaxBody is Endpoint.MaxBody.
 	MaxBody int64
-	// Status, Responses and Example: see [Endpoint].
+	// Status, Responses, Example and Callback: see [Endpoint].
 	Status    int
 	Responses map[int]string
 	Example   map[string]any
+	Callback  *Callback
 	// Check runs before payment is asked: it resolves the resource and
 	// returns a not-found error for a missing one, so nobody pays for a 404.
 	Check func(context.Context, *In) error
@@ -174,7 +179,7 @@ func (s Spec[In]) Endpoint() *Endpoint {
 	e := &Endpoint{
 		Name: s.Name, Method: s.Method, Path: s.Path, Summary: s.Summary, Description: s.Description,
 		Group: s.Group, Price: s.Price, Output: s.Output, ContentType: s.ContentType, Tool: s.Tool,
-		MaxBody: s.MaxBody, Status: s.Status, Responses: s.Responses, Example: s.Example,
+		MaxBody: s.MaxBody, Status: s.Status, Responses: s.Responses, Example: s.Example, Callback: s.Callback,
 		Input:    schema.InputOf(new(In)),
 		newInput: func() any { return new(In) },
 	}

@@ -174,24 +174,7 @@ func (f *Field) set(fv reflect.Value, v any, text bool) error {
 			fv.SetBytes(b)
 			return nil
 		}
-		items, ok := v.([]any)
-		if !ok {
-			return apierr.Invalid(f.Name, "must be an array")
-		}
-		if f.Schema.MinItems != nil && len(items) < *f.Schema.MinItems {
-			return apierr.Invalid(f.Name, fmt.Sprintf("must have at least %d items", *f.Schema.MinItems))
-		}
-		if f.Schema.MaxItems != nil && len(items) > *f.Schema.MaxItems {
-			return apierr.Invalid(f.Name, fmt.Sprintf("must have at most %d items", *f.Schema.MaxItems))
-		}
-		out := reflect.MakeSlice(fv.Type(), len(items), len(items))
-		for i, it := range items {
-			if err := f.scalar(out.Index(i), it, text, f.Schema.Items, fmt.Sprintf("%s[%d]", f.Name, i)); err != nil {
-				return err
-			}
-		}
-		fv.Set(out)
-		return nil
+		return f.setList(fv, v, text)
 	case reflect.Map, reflect.Interface:
 		if text {
 			return apierr.Invalid(f.Name, "must be given in a JSON body")
@@ -213,6 +196,42 @@ func (f *Field) set(fv reflect.Value, v any, text bool) error {
 		return nil
 	}
 	return f.scalar(fv, v, text, f.Schema, f.Name)
+}
+
+// setList stores an array, or for a StringList a single string as one
+// item, checking the count and each item.
+func (f *Field) setList(fv reflect.Value, v any, text bool) error {
+	items, ok := v.([]any)
+	str, one := v.(string)
+	one = one && fv.Type() == stringListType
+	if one {
+		items, ok = []any{str}, true
+	}
+	if !ok {
+		if fv.Type() == stringListType {
+			return apierr.Invalid(f.Name, "must be a string or an array of strings")
+		}
+		return apierr.Invalid(f.Name, "must be an array")
+	}
+	list := f.list
+	if list.MinItems != nil && len(items) < *list.MinItems {
+		return apierr.Invalid(f.Name, fmt.Sprintf("must have at least %d items", *list.MinItems))
+	}
+	if list.MaxItems != nil && len(items) > *list.MaxItems {
+		return apierr.Invalid(f.Name, fmt.Sprintf("must have at most %d items", *list.MaxItems))
+	}
+	out := reflect.MakeSlice(fv.Type(), len(items), len(items))
+	for i, it := range items {
+		name := fmt.Sprintf("%s[%d]", f.Name, i)
+		if one {
+			name = f.Name
+		}
+		if err := f.scalar(out.Index(i), it, text, list.Items, name); err != nil {
+			return err
+		}
+	}
+	fv.Set(out)
+	return nil
 }
 
 // scalar stores one string, number or boolean after checking it against s.

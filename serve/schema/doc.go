@@ -16,7 +16,9 @@
 // in (path, query or body; default query for GET and body otherwise), min and
 // max (numbers), minLength and maxLength (strings, in characters), pattern,
 // format, enum (values separated by |; for a slice, of its items), default,
-// minItems and maxItems. A field tagged json:"-" is not an input.
+// minItems and maxItems. A field tagged json:"-" is not an input. A field of
+// type [StringList] takes one string or an array of strings: its schema is
+// anyOf the two, the string tags applying to each string.
 //
 // An input type may also implement [Validator] for rules that span fields;
 // its errors should be built with apierr.Invalid so they name the field.

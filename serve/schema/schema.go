@@ -29,6 +29,9 @@ type Schema struct {
 	Pattern              string             `json:"pattern,omitempty"`
 	MinItems             *int               `json:"minItems,omitempty"`
 	MaxItems             *int               `json:"maxItems,omitempty"`
+	// AnyOf lists the forms a value may take (a [StringList]: one string or
+	// an array of them).
+	AnyOf []*Schema `json:"anyOf,omitempty"`
 	// Nullable adds "null" to Type: an output field that is a pointer
 	// without omitempty is sent as null when unset (a last page's next).
 	Nullable bool `json:"-"`
@@ -67,7 +70,18 @@ type Field struct {
 	elem     reflect.Kind // for slices
 	pattern  *regexp.Regexp
 	typ      reflect.Type
+	// list is the array form of a slice field: Schema itself, or the
+	// array branch of a StringList's anyOf.
+	list *Schema
 }
+
+// StringList is an input field that takes one string or an array of
+// strings. Its schema is anyOf a string and an array of strings; the enum,
+// pattern, minLength and maxLength tags apply to each string and minItems
+// and maxItems to the array (a single string counts as one item).
+type StringList []string
+
+var stringListType = reflect.TypeOf(StringList(nil))
 
 // Input describes an input struct type.
 type Input struct {
@@ -168,6 +182,7 @@ func describe(t reflect.Type) (*Input, error) {
 		}
 		if ft.Kind() == reflect.Slice {
 			f.elem = ft.Elem().Kind()
+			f.list = s
 		}
 		for _, p := range []*Schema{s, s.Items} {
 			if p != nil && p.Pattern != "" {
@@ -182,6 +197,9 @@ func describe(t reflect.Type) (*Input, error) {
 				return nil, fmt.Errorf("field %s: pattern: %w", name, err)
 			}
 			f.pattern = re
+		}
+		if ft == stringListType {
+			s = oneOrList(s)
 		}
 		f.Schema = s
 		in.Fields = append(in.Fields, f)
@@ -261,6 +279,16 @@ func fieldSchema(sf reflect.StructField, ft reflect.Type) (*Schema, error) {
 		}
 	}
 	return s, err
+}
+
+// oneOrList turns the array schema of a StringList field into anyOf its
+// item (one string) and the array, the description and default staying on
+// top.
+func oneOrList(list *Schema) *Schema {
+	one := *list.Items
+	s := &Schema{Description: list.Description, Default: list.Default, AnyOf: []*Schema{&one, list}}
+	list.Description, list.Default = "", nil
+	return s
 }
 
 func coerce(v, typ string) (any, error) {

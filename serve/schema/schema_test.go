@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,6 +156,64 @@ func TestObjectSchema(t *testing.T) {
 	}
 	if strings.Contains(got, `"id"`) {
 		t.Errorf("path parameter leaked into the body schema: %s", got)
+	}
+}
+
+type listInput struct {
+	Lic  StringList `json:"license,omitempty" enum:"CC0|CC-BY" maxItems:"2" doc:"licences"`
+	Text StringList `json:"input" minItems:"1" maxItems:"3" maxLength:"4"`
+}
+
+// A StringList takes one string or an array of them, and its schema says
+// both: anyOf the string (with the item constraints) and the array (with
+// the count constraints).
+func TestStringList(t *testing.T) {
+	in := InputOf(listInput{})
+	tests := []struct {
+		body      string
+		wantField string // "" means success
+		lic, text []string
+	}{
+		{`{"input": "abcd"}`, "", nil, []string{"abcd"}},
+		{`{"input": ["a", "b", "c"], "license": "CC-BY"}`, "", []string{"CC-BY"}, []string{"a", "b", "c"}},
+		{`{"input": "a", "license": ["CC0", "CC-BY"]}`, "", []string{"CC0", "CC-BY"}, []string{"a"}},
+		{`{"input": []}`, "input", nil, nil},
+		{`{"input": ["a", "b", "c", "d"]}`, "input", nil, nil},
+		{`{"input": "abcde"}`, "input", nil, nil},
+		{`{"input": ["a", 1]}`, "input[1]", nil, nil},
+		{`{"input": 1}`, "input", nil, nil},
+		{`{"input": "a", "license": "CC0,CC-BY"}`, "license", nil, nil},
+		{`{"input": "a", "license": ["CC-BY-NC"]}`, "license[0]", nil, nil},
+		{`{"license": "CC0"}`, "input", nil, nil},
+	}
+	for _, tt := range tests {
+		var v listInput
+		err := in.DecodeJSON(&v, []byte(tt.body), nil)
+		if tt.wantField == "" {
+			if err != nil || !slices.Equal(v.Lic, tt.lic) || !slices.Equal(v.Text, tt.text) {
+				t.Errorf("%s: %+v %v", tt.body, v, err)
+			}
+			continue
+		}
+		if e, ok := errors.AsType[*apierr.Error](err); !ok || e.Field != tt.wantField {
+			t.Errorf("%s: err = %v, want invalid_input on %q", tt.body, err, tt.wantField)
+		}
+	}
+	var v listInput
+	if err := in.DecodeStrings(&v, map[string][]string{"input": {"a,b"}}, nil); err != nil || !slices.Equal(v.Text, []string{"a", "b"}) {
+		t.Errorf("query string: %v %v", v.Text, err)
+	}
+	b, err := json.Marshal(in.Object())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"license":{"description":"licences","anyOf":[{"type":"string","enum":["CC0","CC-BY"]},{"type":"array","items":{"type":"string","enum":["CC0","CC-BY"]},"maxItems":2}]}`,
+		`"input":{"anyOf":[{"type":"string","maxLength":4},{"type":"array","items":{"type":"string","maxLength":4},"minItems":1,"maxItems":3}]}`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("schema %s lacks %s", b, want)
+		}
 	}
 }
 

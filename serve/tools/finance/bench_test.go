@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/openshelf/openshelf/internal/fixtures"
@@ -68,22 +69,31 @@ func retained(b *testing.B, body []byte, keep func(string, string) bool) uint64 
 }
 
 // BenchmarkFinanceSnapshotWarm is finance_snapshot from a warm cache: the
-// ticker map and the company file are cached and fresh, so no request
-// leaves the process. "plain_json" decodes the whole file on every call
-// (what a client without a cache of decoded facts would do), for
-// comparison.
+// ticker map and the company files are cached and fresh, so no request
+// leaves the process. "plain_json" decodes the whole facts file on every
+// call (what a client without a cache of decoded facts would do), for
+// comparison. The filing list is Apple's real submissions file (1,005
+// recent filings; Marvell's is not in the fixtures), read for the year's
+// amendments on every call.
 func BenchmarkFinanceSnapshotWarm(b *testing.B) {
 	body, err := os.ReadFile(fixtures.Path(b, "upstreams", "sec-edgar", marvellFacts))
 	if err != nil {
 		b.Fatal(err)
 	}
+	submissions, err := os.ReadFile(fixtures.Path(b, "upstreams", "sec-edgar", "submissions_CIK0000320193.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	tickers := []byte(`{"0":{"cik_str":1835632,"ticker":"MRVL","title":"Marvell Technology, Inc."}}`) // company_tickers.json format
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/files/company_tickers.json" {
+		switch {
+		case r.URL.Path == "/files/company_tickers.json":
 			w.Write(tickers)
-			return
+		case strings.HasPrefix(r.URL.Path, "/submissions/"):
+			w.Write(submissions)
+		default:
+			w.Write(body)
 		}
-		w.Write(body)
 	}))
 	defer srv.Close()
 	f := New(Config{EDGAR: edgar.Config{TickersURL: srv.URL + "/files/company_tickers.json", DataURL: srv.URL}})

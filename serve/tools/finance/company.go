@@ -114,19 +114,21 @@ func (f *Family) Company(ctx context.Context, in *CompanyInput) (*CompanyOutput,
 	}
 	out := &CompanyOutput{Ticker: t.Ticker, Profile: f.profile(sub, t), RecentFilings: f.recent(t.CIK, &sub.Filings.Recent),
 		Note: marketNote, Source: f.source(t.CIK)}
-	domain, source := in.Domain, "input"
-	if domain == "" {
-		domain, source = recordedDomain(sub)
-	}
+	website := recordedWebsite(sub)
 	switch {
 	case f.cfg.Website == nil:
 		out.WebsiteNote = "website checks are not configured on this server"
-	case domain == "":
-		out.WebsiteNote = "EDGAR records no website for this company; pass domain to check one"
+	case in.Domain != "":
+		out.Website = f.cfg.Website.Check(ctx, in.Domain)
+	case website != "":
+		out.Website = f.cfg.Website.CheckRecorded(ctx, website)
 	default:
-		out.Website = f.cfg.Website.Check(ctx, domain, source)
+		out.WebsiteNote = "EDGAR records no website for this company; pass domain to check one"
 	}
 	wg.Wait()
+	if fundErr == nil {
+		fund, fundErr = f.withFilings(ctx, fund, t.CIK, sub)
+	}
 	switch {
 	case fundErr == nil:
 		r := ratios(fund)
@@ -192,9 +194,13 @@ func (f *Family) recent(cik edgar.CIK, fl *edgar.Filings) []FilingLink {
 	return out
 }
 
-// recordedDomain is the host of the website EDGAR records (the investor
-// site when there is no other), or "".
-func recordedDomain(s *edgar.Submissions) (string, string) {
+// recordedWebsite is the website EDGAR records (the investor site when
+// there is no other), as recorded; "https://" is added when it has no
+// scheme. A value that is a URL with a host wins over one that is not; a
+// value that is not is still returned (its check then fails and says why),
+// so "no website" is only ever said of empty fields.
+func recordedWebsite(s *edgar.Submissions) string {
+	var first string
 	for _, w := range []string{s.Website, s.InvestorWebsite} {
 		w = strings.TrimSpace(w)
 		if w == "" {
@@ -203,13 +209,14 @@ func recordedDomain(s *edgar.Submissions) (string, string) {
 		if !strings.Contains(w, "://") {
 			w = "https://" + w
 		}
-		if u, err := url.Parse(w); err == nil && u.Hostname() != "" {
-			if d, err := normalizeDomain(u.Hostname()); err == nil {
-				return d, "edgar"
-			}
+		if u, err := url.Parse(w); err == nil && u.Host != "" {
+			return w
+		}
+		if first == "" {
+			first = w
 		}
 	}
-	return "", ""
+	return first
 }
 
 // cikNumber is the CIK without padding, as in archive paths.

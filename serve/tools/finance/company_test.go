@@ -9,22 +9,26 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
 )
 
-func TestRecordedDomain(t *testing.T) {
+func TestRecordedWebsite(t *testing.T) {
 	tests := []struct {
 		website, investor, want string
 	}{
 		{"", "", ""},
-		{"https://www.Example.com/about", "", "www.example.com"},
-		{"example.org", "", "example.org"},
-		{"", "investor.example.net", "investor.example.net"},
-		{"http://localhost/", "", ""}, // a private name is never checked
-		{"https://10.0.0.1/", "", ""}, // nor an address
-		{"not a url", "ir.example.com", "ir.example.com"},
+		{"https://www.Example.com/about", "", "https://www.Example.com/about"},
+		{"example.org", "", "https://example.org"},
+		{"", "investor.example.net", "https://investor.example.net"},
+		// Kept as recorded: scheme, port, an address or a private name are
+		// the check's business, not a reason to say there is no website.
+		{"http://www.example.com:8080/", "", "http://www.example.com:8080/"},
+		{"http://93.184.215.14/", "ir.example.com", "http://93.184.215.14/"},
+		{"http://localhost/", "", "http://localhost/"},
+		{"not a url", "ir.example.com", "https://ir.example.com"},
+		{"not a url", "", "https://not a url"},
 	}
 	for _, tc := range tests {
-		got, src := recordedDomain(&edgar.Submissions{Website: tc.website, InvestorWebsite: tc.investor})
-		if got != tc.want || (got != "" && src != "edgar") {
-			t.Errorf("recordedDomain(%q, %q) = %q %q, want %q", tc.website, tc.investor, got, src, tc.want)
+		got := recordedWebsite(&edgar.Submissions{Website: tc.website, InvestorWebsite: tc.investor})
+		if got != tc.want {
+			t.Errorf("recordedWebsite(%q, %q) = %q, want %q", tc.website, tc.investor, got, tc.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ package finance_test
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -66,6 +67,8 @@ func newFakeEDGAR(t testing.TB) *fakeEDGAR {
 			"/api/xbrl/companyfacts/CIK0001835632.json":       fx("companyfacts_CIK0001835632.json"),
 			"/api/xbrl/companyfacts/CIK0009900001.json":       []byte(finance.SampleIFRSFacts),
 			"/api/xbrl/companyfacts/CIK0009900002.json":       []byte(finance.SampleRestatedFacts),
+			"/api/xbrl/companyfacts/CIK0009900004.json":       []byte(finance.SampleAmendedFacts),
+			"/submissions/CIK0009900004.json":                 []byte(finance.SampleAmendedSubmissions),
 			"/submissions/CIK0001318605-submissions-001.json": fx("submissions_CIK0001318605-submissions-001.json"),
 		},
 		fail: map[string]int{}, hits: map[string]int{}, uas: map[string]bool{},
@@ -107,6 +110,13 @@ func (f *fakeEDGAR) hitsOf(path string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.hits[path]
+}
+
+// setFile serves body at path from now on.
+func (f *fakeEDGAR) setFile(path string, body []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[path] = body
 }
 
 func (f *fakeEDGAR) failPath(path string, status int) {
@@ -172,6 +182,39 @@ func TestFinanceSnapshotPaid(t *testing.T) {
 	// tickers): it is cached for a day.
 	if n := fake.hitsOf("/files/company_tickers.json"); n != 1 {
 		t.Errorf("ticker map fetched %d times, want 1", n)
+	}
+}
+
+// A 20-F amended twice: once on the cover page (the share count cites that
+// 20-F/A), once with exhibits only (no XBRL; only the filing list names
+// it). finance_snapshot lists both as amendments of the year, each with its
+// link, and keeps the 20-F as the filing; company_snapshot answers the same.
+func TestFinanceSnapshotAmendments(t *testing.T) {
+	fake := newFakeEDGAR(t)
+	env := newEnv(t, fake, nil)
+	for _, path := range []string{"/v1/finance", "/v1/company-snapshot"} {
+		m := env.PaidCall(t, http.MethodGet, path, map[string]any{"ticker": "XAMD"})
+		fund := m["fundamentals"].(map[string]any)
+		filing := fund["filing"].(map[string]any)
+		if filing["form"] != "20-F" || filing["accession"] != "0009900004-25-000012" {
+			t.Errorf("%s: filing %v", path, filing)
+		}
+		var amendments []string
+		for _, a := range fund["amendments"].([]any) {
+			a := a.(map[string]any)
+			amendments = append(amendments, a["form"].(string)+" "+a["accession"].(string)+" "+a["filed"].(string))
+			if !strings.HasSuffix(a["url"].(string), a["accession"].(string)+"-index.htm") {
+				t.Errorf("%s: amendment link %v", path, a["url"])
+			}
+		}
+		want := []string{"20-F/A 0009900004-25-000031 2025-06-20", "20-F/A 0009900004-25-000044 2025-09-02"}
+		if fmt.Sprint(amendments) != fmt.Sprint(want) {
+			t.Errorf("%s: amendments %v, want %v", path, amendments, want)
+		}
+		shares := fund["shares_outstanding"].(map[string]any)
+		if shares["accession"] != "0009900004-25-000031" || shares["value"] != 251300000.0 {
+			t.Errorf("%s: shares_outstanding %v", path, shares)
+		}
 	}
 }
 
@@ -321,6 +364,95 @@ func TestCompanySnapshotWithoutWebsite(t *testing.T) {
 	m := env.PaidCall(t, http.MethodGet, "/v1/company-snapshot", map[string]any{"ticker": "AAPL"})
 	if m["website"] != nil || !strings.Contains(m["website_note"].(string), "no website") {
 		t.Errorf("website %v note %v", m["website"], m["website_note"])
+	}
+}
+
+// withWebsite is the real Apple submissions file with its website field
+// set, as EDGAR records one for companies that gave it (a URL string); the
+// rest of the file is unchanged.
+func withWebsite(t *testing.T, website string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(fixtures.Path(t, "upstreams", "sec-edgar", "submissions_CIK0000320193.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub map[string]json.RawMessage
+	if err := json.Unmarshal(b, &sub); err != nil {
+		t.Fatal(err)
+	}
+	sub["website"], _ = json.Marshal(website)
+	out, err := json.Marshal(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The website EDGAR records is checked as recorded: its scheme, host and
+// port, through the guarded client (which the test server admits loopback
+// targets through, its documented test option). An address is checked too,
+// without domain_intel; a refused target is an error of the check, never
+// "no website".
+func TestCompanySnapshotRecordedWebsite(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.Host+r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		fmt.Fprint(w, "<!doctype html><title>Investor relations</title>")
+	}))
+	t.Cleanup(site.Close)
+	port := site.Listener.Addr().(*net.TCPAddr).Port
+	tests := []struct {
+		website, domain string
+		up              any    // true, or nil when the check could not run
+		hit             string // what the site saw, "" for nothing
+		errs            []string
+	}{
+		{fmt.Sprintf("http://localhost:%d/investors", port), "localhost", true, fmt.Sprintf("localhost:%d/investors", port),
+			[]string{"domain_intel: not run: localhost"}},
+		{fmt.Sprintf("http://127.0.0.1:%d/", port), "127.0.0.1", true, fmt.Sprintf("127.0.0.1:%d/", port),
+			[]string{"domain_intel: not run: 127.0.0.1 is an IP address"}},
+		{"http://10.20.30.40:8080/", "10.20.30.40", nil, "",
+			[]string{"domain_intel: not run: 10.20.30.40 is an IP address", "ping_status: "}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.website, func(t *testing.T) {
+			// A fresh server each time: the EDGAR client caches the file.
+			fake := newFakeEDGAR(t)
+			fake.setFile("/submissions/CIK0000320193.json", withWebsite(t, tc.website))
+			env := newEnv(t, fake, nil)
+			m := env.PaidCall(t, http.MethodGet, "/v1/company-snapshot", map[string]any{"ticker": "AAPL"})
+			if m["profile"].(map[string]any)["website"] != tc.website {
+				t.Errorf("profile website %v", m["profile"].(map[string]any)["website"])
+			}
+			w, ok := m["website"].(map[string]any)
+			if !ok || m["website_note"] != nil {
+				t.Fatalf("website %v, note %v: a recorded website must be checked", m["website"], m["website_note"])
+			}
+			if w["source"] != "edgar" || w["url"] != tc.website || w["domain"] != tc.domain || w["up"] != tc.up {
+				t.Errorf("website %v", w)
+			}
+			if tc.up == true && w["ping"].(map[string]any)["status"] != 200.0 {
+				t.Errorf("ping %v", w["ping"])
+			}
+			if w["domain_intel"] != nil {
+				t.Errorf("domain_intel ran on %s: %v", tc.domain, w["domain_intel"])
+			}
+			errs := fmt.Sprint(w["errors"])
+			for _, e := range tc.errs {
+				if !strings.Contains(errs, e) {
+					t.Errorf("errors %s lack %q", errs, e)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if tc.hit != "" && hits[tc.hit] == 0 {
+				t.Errorf("the site was not asked for %s: %v", tc.hit, hits)
+			}
+		})
 	}
 }
 

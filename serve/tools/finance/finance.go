@@ -25,8 +25,9 @@ type Config struct {
 	// the website section out with a note. serve.NewApp builds it from the
 	// server's Probe and WebsiteURL.
 	Website *Website
-	// WebsiteURL builds the URL checked for a domain; default
-	// "https://" + domain + "/" (tests point it at a local server).
+	// WebsiteURL builds the URL checked for the domain input; default
+	// "https://" + domain + "/" (tests point it at a local server). The
+	// website EDGAR records is checked as recorded.
 	WebsiteURL func(domain string) string
 	Logger     *slog.Logger
 }
@@ -181,15 +182,31 @@ func (f *Family) resolve(ctx context.Context, ticker string) (edgar.Ticker, erro
 	return t, nil
 }
 
-// Finance runs finance_snapshot.
+// Finance runs finance_snapshot: the facts and the filing list (for the
+// year's amendments) are read in parallel.
 func (f *Family) Finance(ctx context.Context, ticker string) (*FinanceOutput, error) {
 	t, err := f.resolve(ctx, ticker)
 	if err != nil {
 		return nil, err
 	}
+	var sub *edgar.Submissions
+	var subErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { sub, subErr = f.sec.Submissions(ctx, t.CIK) })
 	fund, err := f.fundamentals(ctx, t.CIK)
+	wg.Wait()
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case errors.Is(subErr, edgar.ErrNotFound):
+		// No filing list: the filings the facts name.
+	case subErr != nil:
+		return nil, subErr
+	default:
+		if fund, err = f.withFilings(ctx, fund, t.CIK, sub); err != nil {
+			return nil, err
+		}
 	}
 	return &FinanceOutput{Ticker: t.Ticker, CIK: t.CIK.Padded(), Name: t.Title, Fundamentals: fund, Ratios: ratios(fund),
 		Note: marketNote, Source: f.source(t.CIK)}, nil

@@ -49,8 +49,8 @@ type Fundamentals struct {
 	FiscalYearStart string    `json:"fiscal_year_start,omitempty"`
 	FiscalYearEnd   string    `json:"fiscal_year_end"`
 	Filing          FilingRef `json:"filing"`
-	// Amendments are later annual filings (10-K/A, 20-F/A, ...) that
-	// reported figures for the same fiscal year.
+	// Amendments are the other annual filings of the fiscal year (10-K/A,
+	// 20-F/A, ...), with figures or without (see withFilings).
 	Amendments []FilingRef `json:"amendments"`
 
 	Revenue            Value `json:"revenue"`
@@ -119,7 +119,7 @@ func fundamentals(cf *edgar.CompanyFacts) (*Fundamentals, error) {
 	if v := x.coverShares(); v.Value != nil {
 		f.SharesOutstanding = v
 	}
-	x.filings(f)
+	x.filings(f, vals)
 	return f, nil
 }
 
@@ -362,8 +362,9 @@ func difference(a, b Value, formula string) Value {
 }
 
 // filings fills the fiscal year, the original annual filing and its
-// amendments from every fact read for the year.
-func (x *extractor) filings(f *Fundamentals) {
+// amendments from every fact read for the year and every filing a value
+// cites (the cover page's share count is read from its own date).
+func (x *extractor) filings(f *Fundamentals, vals map[string]*Value) {
 	type filing struct {
 		FilingRef
 		fy int
@@ -380,6 +381,11 @@ func (x *extractor) filings(f *Fundamentals) {
 					start = c.Start
 				}
 			}
+		}
+	}
+	for _, v := range vals {
+		if _, ok := seen[v.Accession]; !ok && v.Accession != "" {
+			seen[v.Accession] = filing{FilingRef: FilingRef{Form: v.Form, Accession: v.Accession, Filed: v.Filed}}
 		}
 	}
 	var orig *filing

@@ -112,6 +112,17 @@ func TestFundamentals(t *testing.T) {
 			ratios: map[string]float64{"current_ratio": 1.5, "gross_margin": 0.7303},
 		},
 		{
+			// The 20-F/A corrected only the cover page: the share count cites
+			// it, so it is an amendment of the year.
+			name:     "20-F amended by a cover-page 20-F/A",
+			facts:    func(t testing.TB) *edgar.CompanyFacts { return readFacts(t, []byte(SampleAmendedFacts)) },
+			standard: "ifrs-full", currency: "USD", fy: 2024, fyEnd: "2024-12-31", filing: "0009900004-25-000012", form: "20-F", amendments: 1,
+			values: map[string]want{
+				"revenue":            {val: 4550000000, concept: "ifrs-full:Revenue", form: "20-F", accn: "0009900004-25-000012"},
+				"shares_outstanding": {val: 251300000, concept: "dei:EntityCommonStockSharesOutstanding", form: "20-F/A", accn: "0009900004-25-000031"},
+			},
+		},
+		{
 			name:     "restatement (10-K/A)",
 			facts:    func(t testing.TB) *edgar.CompanyFacts { return readFacts(t, []byte(SampleRestatedFacts)) },
 			standard: "us-gaap", currency: "USD", fy: 2024, fyEnd: "2024-12-31", filing: "0009900002-25-000010", form: "10-K", amendments: 1,

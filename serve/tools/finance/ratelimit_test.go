@@ -45,12 +45,13 @@ func busiest(ts []time.Time) int {
 }
 
 // 50 concurrent finance_snapshot calls for 50 different companies, from a
-// cold cache: every request towards EDGAR goes through the one limiter
-// (never more than 10 in a second), and the ticker map is fetched once for
-// all of them.
+// cold cache: every request towards EDGAR (two per company: its facts and
+// its filing list) goes through the one limiter (never more than 10 in a
+// second), and the ticker map is fetched once for all of them.
 func TestFinanceConcurrentCallsRespectRateLimit(t *testing.T) {
 	// A ticker map in company_tickers.json's format with 50 made-up
-	// companies, each answered with the restatement sample's facts.
+	// companies, each answered with the restatement sample's facts (its
+	// submissions file too, which decodes to an empty filing list).
 	var entries []string
 	for i := range 50 {
 		entries = append(entries, fmt.Sprintf(`"%d":{"cik_str":%d,"ticker":"T%02d","title":"TEST %02d"}`, i, 9800000+i, i, i))
@@ -89,8 +90,8 @@ func TestFinanceConcurrentCallsRespectRateLimit(t *testing.T) {
 	}
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	if len(log.sent) != 51 || log.paths["/files/company_tickers.json"] != 1 {
-		t.Errorf("%d requests, ticker map %d times; want 51 and 1", len(log.sent), log.paths["/files/company_tickers.json"])
+	if len(log.sent) != 101 || log.paths["/files/company_tickers.json"] != 1 {
+		t.Errorf("%d requests, ticker map %d times; want 101 and 1", len(log.sent), log.paths["/files/company_tickers.json"])
 	}
 	if n := busiest(log.sent); n > 10 {
 		t.Errorf("%d requests to EDGAR within one second; the limit is 10", n)

@@ -7,6 +7,8 @@ package finance
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/openshelf/openshelf/serve/apierr"
@@ -24,7 +26,7 @@ type Website struct {
 
 // NewWebsite returns a checker using p (share the server's Probe, so its
 // RDAP bootstrap cache is shared too). urlFor builds the URL ping_status
-// checks for a domain; nil means "https://" + domain + "/".
+// checks for the domain input; nil means "https://" + domain + "/".
 func NewWebsite(p *web.Probe, urlFor func(domain string) string) *Website {
 	if urlFor == nil {
 		urlFor = func(d string) string { return "https://" + d + "/" }
@@ -42,13 +44,18 @@ func NewWebsite(p *web.Probe, urlFor func(domain string) string) *Website {
 }
 
 // WebsiteHealth is the website part of company_snapshot: the ping_status
-// and domain_intel answers for the domain. A check that failed leaves its
-// part null and says why in Errors; a down site is an answer, not an error.
+// and domain_intel answers for the website. A check that failed or could
+// not run leaves its part null and says why in Errors; a down site is an
+// answer, not an error.
 type WebsiteHealth struct {
+	// Domain is the host checked: the domain input, or the host of the
+	// website EDGAR records (an IP address when EDGAR records one).
 	Domain string `json:"domain"`
 	// Source is "input" (the domain parameter) or "edgar" (the website the
 	// company records).
-	Source      string            `json:"source"`
+	Source string `json:"source"`
+	// URL is the URL ping_status checked: for the website EDGAR records,
+	// that website as recorded (scheme, host, port and path).
 	URL         string            `json:"url"`
 	Up          *bool             `json:"up"`
 	Ping        *ping.Output      `json:"ping"`
@@ -56,9 +63,39 @@ type WebsiteHealth struct {
 	Errors      []string          `json:"errors"`
 }
 
-// Check runs ping_status and domain_intel on domain in parallel.
-func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHealth {
-	h := &WebsiteHealth{Domain: domain, Source: source, URL: w.urlFor(domain), Errors: []string{}}
+// Check runs ping_status and domain_intel on domain, the domain input.
+func (w *Website) Check(ctx context.Context, domain string) *WebsiteHealth {
+	h := &WebsiteHealth{Domain: domain, Source: "input", URL: w.urlFor(domain), Errors: []string{}}
+	w.run(ctx, h, domain)
+	return h
+}
+
+// CheckRecorded checks the website EDGAR records as recorded: ping_status
+// requests its own scheme, host, port and path through the guarded client,
+// which reports a private address or a port it does not allow in Errors
+// (never as "no website"). domain_intel runs on the host when it is a
+// public domain name; for an IP address Errors says why it did not.
+func (w *Website) CheckRecorded(ctx context.Context, website string) *WebsiteHealth {
+	h := &WebsiteHealth{Source: "edgar", URL: website, Errors: []string{}}
+	if u, err := url.Parse(website); err == nil {
+		h.Domain = strings.ToLower(u.Hostname())
+	}
+	d, err := normalizeDomain(h.Domain)
+	switch {
+	case h.Domain == "":
+		h.Errors = append(h.Errors, "domain_intel: not run: the recorded website has no host name")
+	case err != nil:
+		h.Errors = append(h.Errors, "domain_intel: not run: "+h.Domain+" "+strings.TrimPrefix(apierr.From(err).Message, "domain: "))
+	default:
+		h.Domain = d
+	}
+	w.run(ctx, h, d)
+	return h
+}
+
+// run checks h.URL with ping_status and, unless domain is "", domain with
+// domain_intel, in parallel.
+func (w *Website) run(ctx context.Context, h *WebsiteHealth, domain string) {
 	var mu sync.Mutex
 	fail := func(check string, err error) {
 		mu.Lock()
@@ -81,7 +118,7 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 			}
 		})
 	}
-	if w.intel != nil {
+	if w.intel != nil && domain != "" {
 		wg.Go(func() {
 			res, err := w.intel.Handle(ctx, &webdomain.Input{Domain: domain})
 			if err != nil {
@@ -94,7 +131,6 @@ func (w *Website) Check(ctx context.Context, domain, source string) *WebsiteHeal
 		})
 	}
 	wg.Wait()
-	return h
 }
 
 // normalizeDomain applies domain_intel's rules (IDN to punycode, a URL's

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openshelf/openshelf/serve/schema"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed/embedtest"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkEmbed(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			e := New(Config{ModelsDir: dir, MaxBatch: tc.batch})
 			defer e.Close()
-			in := &Input{Input: []byte(`"` + text + `"`)}
+			in := &Input{Input: schema.StringList{text}}
 			if err := in.Validate(); err != nil {
 				b.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/schema"
 )
 
 // Limits of one call.
@@ -141,30 +141,23 @@ func (e *Embedder) Loaded() []string {
 	return out
 }
 
-// Input is embed_text's input.
+// Input is embed_text's input. The schema checks the shape (a string or
+// at most MaxInputs strings); Validate checks the characters.
 type Input struct {
-	Input json.RawMessage `json:"input" doc:"A string, or an array of at most 100 strings; at most 24,000 characters in all."`
-	Model string          `json:"model,omitempty" enum:"bge-small-en-v1.5|bge-m3" default:"bge-small-en-v1.5" doc:"bge-small-en-v1.5: 384 dimensions, English; bge-m3: 1024 dimensions, multilingual."`
-
-	texts []string
+	Input schema.StringList `json:"input" minItems:"1" maxItems:"100" doc:"A string, or an array of at most 100 strings; at most 24,000 characters in all."`
+	Model string            `json:"model,omitempty" enum:"bge-small-en-v1.5|bge-m3" default:"bge-small-en-v1.5" doc:"bge-small-en-v1.5: 384 dimensions, English; bge-m3: 1024 dimensions, multilingual."`
 }
 
-// Validate decodes input and checks the limits.
+// Validate checks the limits of one call.
 func (in *Input) Validate() error {
-	var one string
-	if err := json.Unmarshal(in.Input, &one); err == nil {
-		in.texts = []string{one}
-	} else if err := json.Unmarshal(in.Input, &in.texts); err != nil {
-		return apierr.Invalid("input", "must be a string or an array of strings")
-	}
-	if len(in.texts) == 0 {
+	if len(in.Input) == 0 {
 		return apierr.Invalid("input", "must not be empty")
 	}
-	if len(in.texts) > MaxInputs {
+	if len(in.Input) > MaxInputs {
 		return apierr.Invalid("input", fmt.Sprintf("at most %d strings per call", MaxInputs))
 	}
 	n := 0
-	for _, s := range in.texts {
+	for _, s := range in.Input {
 		n += utf8.RuneCountInString(s)
 	}
 	if n > MaxChars {
@@ -211,16 +204,14 @@ func (e *Embedder) unavailable(name string) error {
 
 // Embed runs embed_text.
 func (e *Embedder) Embed(ctx context.Context, in *Input) (*Output, error) {
-	if in.texts == nil {
-		if err := in.Validate(); err != nil {
-			return nil, err
-		}
+	if err := in.Validate(); err != nil {
+		return nil, err
 	}
 	b := e.batchers[in.model()]
 	if b == nil {
 		return nil, e.unavailable(in.model())
 	}
-	vecs, tokens, err := b.embed(ctx, in.texts)
+	vecs, tokens, err := b.embed(ctx, in.Input)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/schema"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed/embedtest"
 )
 
@@ -33,14 +34,23 @@ func newTiny(t *testing.T, cfg Config) *Embedder {
 	return e
 }
 
+// input decodes v as the input of a request, as the server does.
 func input(t *testing.T, v any) *Input {
 	t.Helper()
-	b, _ := json.Marshal(v)
-	in := &Input{Input: b}
-	if err := in.Validate(); err != nil {
+	in, err := decodeInput(v)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return in
+}
+
+func decodeInput(v any) (*Input, error) {
+	b, err := json.Marshal(map[string]any{"input": v})
+	if err != nil {
+		return nil, err
+	}
+	in := new(Input)
+	return in, schema.InputOf(in).DecodeJSON(in, b, nil)
 }
 
 func TestTokenizer(t *testing.T) {
@@ -216,7 +226,7 @@ func TestUnavailable(t *testing.T) {
 			t.Errorf("bge-m3 with a BPE tokenizer: %+v", m)
 		}
 	}
-	_, err = e3.Embed(context.Background(), &Input{Input: mustJSON("x"), Model: "bge-m3"})
+	_, err = e3.Embed(context.Background(), &Input{Input: schema.StringList{"x"}, Model: "bge-m3"})
 	if apierr.From(err).Code != "model_unavailable" {
 		t.Errorf("bge-m3 not loaded: %v", err)
 	}
@@ -341,28 +351,40 @@ func TestPool(t *testing.T) {
 }
 
 func TestInputLimits(t *testing.T) {
-	for _, raw := range []string{`[]`, `42`, `[1,2]`, `{"a":1}`} {
-		in := &Input{Input: json.RawMessage(raw)}
-		if err := in.Validate(); err == nil {
-			t.Errorf("input %s accepted", raw)
+	for _, raw := range []any{[]string{}, 42, []int{1, 2}, map[string]int{"a": 1}, make([]string, 101), string(make([]byte, 24001))} {
+		if _, err := decodeInput(raw); err == nil {
+			t.Errorf("input %.40v accepted", raw)
 		}
 	}
-	many := make([]string, 101)
-	if err := (&Input{Input: mustJSON(many)}).Validate(); err == nil {
-		t.Error("101 strings accepted")
-	}
-	long := string(make([]byte, 24001))
-	if err := (&Input{Input: mustJSON(long)}).Validate(); err == nil {
-		t.Error("24,001 characters accepted")
-	}
-	if err := (&Input{Input: mustJSON([]string{string(make([]byte, 12000)), string(make([]byte, 12000))})}).Validate(); err != nil {
-		t.Errorf("24,000 characters refused: %v", err)
+	for _, ok := range []any{"one", []string{"a", "b"}, make([]string, 100), []string{string(make([]byte, 12000)), string(make([]byte, 12000))}} {
+		if _, err := decodeInput(ok); err != nil {
+			t.Errorf("input %.40v refused: %v", ok, err)
+		}
 	}
 }
 
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
+// The input schema says what Validate enforces: a string, or an array of
+// at most MaxInputs strings.
+func TestInputSchema(t *testing.T) {
+	b, err := json.Marshal(schema.InputOf(new(Input)).Field("input").Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		AnyOf []struct {
+			Type     string `json:"type"`
+			Items    *struct{ Type string }
+			MaxItems int `json:"maxItems"`
+			MinItems int `json:"minItems"`
+		} `json:"anyOf"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.AnyOf) != 2 || s.AnyOf[0].Type != "string" || s.AnyOf[1].Type != "array" || s.AnyOf[1].Items == nil ||
+		s.AnyOf[1].Items.Type != "string" || s.AnyOf[1].MaxItems != MaxInputs || s.AnyOf[1].MinItems != 1 {
+		t.Errorf("input schema %s", b)
+	}
 }
 
 func TestGroupByLength(t *testing.T) {
