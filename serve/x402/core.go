@@ -66,9 +66,9 @@ type Config struct {
 	Ledger *Ledger
 	// ClaimLease is how long a claimed or settling record is held by the
 	// request that took it; after that it is presumed abandoned (its
-	// process died) and recovered, by the sweep or a re-send. It never outlives the authorization's
-	// validBefore, and must exceed the slowest handler plus settlement.
-	// Default 2 min.
+	// process died) and recovered, by the sweep or a re-send. It never
+	// outlives the authorization's validBefore, and must exceed the
+	// slowest handler plus settlement. Default 2 min.
 	ClaimLease time.Duration
 	// Wait bounds how long a request waits for another request holding
 	// the same payment; then it gets 409 payment_in_progress with

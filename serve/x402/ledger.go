@@ -442,10 +442,13 @@ type claimArgs struct {
 }
 
 // held reports whether got is held by a live owner: its lease runs and
-// it is not an earlier run of this instance. Start-up recovery takes back
-// such a run's records too, but a re-send must not wait for it: it may
-// arrive before recovery got to its record, or while recovery skips the
-// record because that very re-send is looking at it.
+// it is not an earlier run of this instance (a process that is gone).
+// Such a run's records are recovered by whoever finds them first, start-up
+// recovery or a re-send. A re-send that waited for the dead run's lease
+// instead could come before recovery reached its record, or be looking at
+// the record just when recovery passed it by (recoverKey skips records a
+// request of this process is on): it then got 409 with Retry-After 30 s
+// until the next sweep, although the payment had been settled.
 func (a claimArgs) held(got claimResult) bool {
 	if a.instance != "" && strings.HasPrefix(got.owner, a.instance) && !strings.HasPrefix(got.owner, a.run) {
 		return false
