@@ -96,14 +96,27 @@ func resend(t *testing.T, e *env, p *PaymentPayload) {
 	}
 }
 
-// recoverAsync runs start-up recovery in the background.
-func recoverAsync(e *env) <-chan error {
+// recoverHeldAt runs start-up recovery in the background until it waits
+// for the facilitator to settle p; it returns p's gate and recovery's end.
+func recoverHeldAt(e *env, g *gatedFacilitator, p *PaymentPayload) (chan struct{}, <-chan error) {
+	open := g.close(p)
 	done := make(chan error, 1)
 	go func() {
 		_, err := e.core.Recover(context.Background())
 		done <- err
 	}()
-	return done
+	<-g.held
+	return open, done
+}
+
+// release lets recovery's held settlement through and waits for recovery
+// to end.
+func release(t *testing.T, open chan struct{}, recovered <-chan error) {
+	t.Helper()
+	close(open)
+	if err := <-recovered; err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkServedOnce asserts that every record ended served with one
@@ -135,23 +148,16 @@ func TestResendAfterRestart(t *testing.T) {
 
 			t.Run("while recovery settles another payment", func(t *testing.T) {
 				e, g, pays := restarted(t, ledger, 2)
-				open := g.close(pays[0])
-				done := recoverAsync(e)
-				<-g.held // recovery took the first record and waits for the facilitator
+				open, done := recoverHeldAt(e, g, pays[0])
 				resend(t, e, pays[1])
-				close(open)
-				if err := <-done; err != nil {
-					t.Fatal(err)
-				}
+				release(t, open, done)
 				resend(t, e, pays[0])
 				checkServedOnce(t, e, 2)
 			})
 
 			t.Run("while recovery settles the same payment", func(t *testing.T) {
 				e, g, pays := restarted(t, ledger, 1)
-				open := g.close(pays[0])
-				done := recoverAsync(e)
-				<-g.held
+				open, done := recoverHeldAt(e, g, pays[0])
 				// The re-send waits for recovery (Config.Wait), then is told
 				// to come back in a second: recovery only waits for the
 				// facilitator's answer.
@@ -159,10 +165,7 @@ func TestResendAfterRestart(t *testing.T) {
 				if ae := apierr.From(err); !errors.Is(err, ErrPaymentInProgress) || ae.RetryAfter > time.Second {
 					t.Fatalf("re-send during recovery: %v (Retry-After %s), want 409 with Retry-After 1 s", err, ae.RetryAfter)
 				}
-				close(open)
-				if err := <-done; err != nil {
-					t.Fatal(err)
-				}
+				release(t, open, done)
 				resend(t, e, pays[0])
 				checkServedOnce(t, e, 1)
 			})
@@ -172,9 +175,8 @@ func TestResendAfterRestart(t *testing.T) {
 				// facilitator on the first; meanwhile the second's re-send
 				// came and settles it again itself. Recovery skips it.
 				e, g, pays := restarted(t, ledger, 2)
-				open0, open1 := g.close(pays[0]), g.close(pays[1])
-				done := recoverAsync(e)
-				<-g.held
+				open1 := g.close(pays[1])
+				open0, done := recoverHeldAt(e, g, pays[0])
 				sent := make(chan error, 1)
 				go func() {
 					_, _, err := Pay(context.Background(), e.core, e.req, pays[1], ok, memCodec{})
@@ -185,10 +187,7 @@ func TestResendAfterRestart(t *testing.T) {
 				case err := <-sent:
 					t.Fatalf("the re-send did not settle the payment again: %v", err)
 				}
-				close(open0)
-				if err := <-done; err != nil {
-					t.Fatal(err)
-				}
+				release(t, open0, done)
 				close(open1)
 				if err := <-sent; err != nil {
 					t.Fatalf("re-send: %v", err)
