@@ -311,8 +311,8 @@ func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error 
 			select {
 			case <-f.done:
 			case <-wctx.Done():
-				// The holder is in this process, settling or recovering:
-				// only the facilitator's answer is awaited.
+				// The holder (a request or recovery) is in this
+				// process and will not leave the payment behind.
 				return c.waitEnded(ctx, 0)
 			}
 			if f.receipt != nil && f.resource == s.resource {
