@@ -66,9 +66,9 @@ type Config struct {
 	Ledger *Ledger
 	// ClaimLease is how long a claimed or settling record is held by the
 	// request that took it; after that it is presumed abandoned (its
-	// process died) and recovered. It never outlives the authorization's
-	// validBefore, and must exceed the slowest handler plus settlement.
-	// Default 2 min.
+	// process died) and recovered, by the sweep or a re-send. It never
+	// outlives the authorization's validBefore, and must exceed the
+	// slowest handler plus settlement. Default 2 min.
 	ClaimLease time.Duration
 	// Wait bounds how long a request waits for another request holding
 	// the same payment; then it gets 409 payment_in_progress with
@@ -78,9 +78,10 @@ type Config struct {
 	// claim looks again. Default 20 ms.
 	PollInterval time.Duration
 	// Instance names this server among those sharing the ledger (stable
-	// across restarts): at start-up, Recover takes back what a previous run
-	// of the same instance left behind without waiting for leases to
-	// expire. Default "x402".
+	// across restarts, unique among them): what a previous run of the same
+	// instance left behind is taken back without waiting for leases to
+	// expire, by Recover at start-up and by a re-send of the payment,
+	// whichever comes first. Default "x402".
 	Instance string
 	// MaxAnswerBytes bounds a stored answer; larger answers are not stored
 	// and a re-send runs the handler again. Default 1 MiB.

@@ -9,7 +9,7 @@
 //	       ─► claim (network, asset, payer, nonce) in the durable [Ledger]
 //	          ├ served/settled for the same resource ─► the stored answer and receipt (no handler run)
 //	          ├ claimed/settling for another resource ─► 402 invalid_exact_evm_nonce_already_used
-//	          ├ settling, lease expired ─► recover (settle again), then look again
+//	          ├ settling, holder gone ─► recover (settle again), then look again
 //	          └ held elsewhere ─► wait at most Config.Wait, then 409 payment_in_progress + Retry-After
 //	       ─► facilitator /verify ─► handler(ctx, Payment) ─► ledger: settling + stored answer
 //	       ─► facilitator /settle ─► ledger: served + receipt + settlements log
@@ -22,15 +22,25 @@
 // on (state, owner), so two processes sharing a ledger (SQLite file or
 // PostgreSQL) never both settle one authorization.
 //
-// Recovery. A record whose lease expired, or that a previous run of the
-// same Config.Instance left behind, is recovered deterministically by
-// [Core.Recover] (at start-up and on a schedule, [Core.Maintain]) or by the
-// client's re-send: claimed → released (settlement never sent); settling →
+// Recovery. A record whose holder is gone (its lease expired, or a
+// previous run of the same Config.Instance held it) is recovered
+// deterministically by [Core.Recover] (at start-up and on a schedule,
+// [Core.Maintain]) or by the client's re-send, whichever comes first:
+// claimed → released or taken over (settlement never sent); settling →
 // settle again: success or "nonce already used" (the first settlement went
 // through) → settled, and the re-send is served; any other refusal →
 // failed. A facilitator that cannot be reached leaves it settling for the
 // next attempt, and the outcome is logged as unknown in the settlements
 // log.
+//
+// After a restart, start-up recovery and the customers' re-sends run at
+// the same time, and a re-send never waits for recovery to reach its
+// record: Recover skips a record that a request of this process is
+// looking at, so that request recovers it itself (were it to wait for the
+// dead run's lease instead, the record would stay settling until the
+// next sweep). While Recover settles a record again, it holds the record
+// in this process: a re-send waits for it, and is served as soon as it
+// ends or gets 409 with Retry-After of one second.
 //
 // Stored answers. A [Codec] keeps the paid answer with the record
 // (bounded by Config.MaxAnswerBytes), so a re-send of the same payment is

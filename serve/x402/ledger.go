@@ -435,13 +435,33 @@ type claimArgs struct {
 	validBefore                      int64 // unix seconds
 	leaseMs                          int64 // unix ms
 	nowMs                            int64
+	// instance and run are the owner prefixes of this instance and of
+	// this run of it: a record held by another run of this instance was
+	// left by a process that is gone ("" when unknown).
+	instance, run string
+}
+
+// held reports whether got is held by a live owner: its lease runs and
+// it is not an earlier run of this instance (a process that is gone).
+// Such a run's records are recovered by whoever finds them first, start-up
+// recovery or a re-send. A re-send that waited for the dead run's lease
+// instead could come before recovery reached its record, or be looking at
+// the record just when recovery passed it by (recoverKey skips records a
+// request of this process is on): it then got 409 with Retry-After 30 s
+// until the next sweep, although the payment had been settled.
+func (a claimArgs) held(got claimResult) bool {
+	if a.instance != "" && strings.HasPrefix(got.owner, a.instance) && !strings.HasPrefix(got.owner, a.run) {
+		return false
+	}
+	return got.leaseMs > a.nowMs
 }
 
 // claim atomically takes the authorization for a.resource under a.owner,
 // or reports who holds it and how far it got. A released or failed record
-// and a claim whose lease expired before settlement was sent are taken
-// over: no funds moved for them. A settling record whose lease expired is
-// reported stale, for the caller to recover.
+// and a claim whose holder is gone (lease expired, or an earlier run of
+// this instance) before settlement was sent are taken over: no funds moved
+// for them. A settling record whose holder is gone is reported stale, for
+// the caller to recover.
 func (l *Ledger) claim(ctx context.Context, k claimKey, a claimArgs) (claimResult, error) {
 	var out claimResult
 	err := l.do(func(ctx context.Context, w *writer) (err error) {
@@ -474,12 +494,12 @@ func (w *writer) claim(ctx context.Context, k claimKey, a claimArgs) (claimResul
 			return got, nil
 		case StateReleased, StateFailed:
 		case StateClaimed:
-			if got.leaseMs > a.nowMs {
+			if a.held(got) {
 				got.state = claimPending
 				return got, nil
 			}
 		case StateSettling:
-			if got.leaseMs > a.nowMs {
+			if a.held(got) {
 				got.state = claimPending
 			} else {
 				got.state = claimStale

@@ -311,7 +311,9 @@ func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error 
 			select {
 			case <-f.done:
 			case <-wctx.Done():
-				return c.waitEnded(ctx, retryAt)
+				// The holder (a request or recovery) is in this
+				// process and will not leave the payment behind.
+				return c.waitEnded(ctx, 0)
 			}
 			if f.receipt != nil && f.resource == s.resource {
 				s.replay, s.answer = f.receipt, f.answer
@@ -326,7 +328,8 @@ func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error 
 		now := c.cfg.Now()
 		vb := clampInt64(s.auth.Before)
 		res, err := c.cfg.Ledger.claim(context.WithoutCancel(ctx), s.key, claimArgs{resource: s.resource, owner: s.owner,
-			amount: s.req.Amount, payment: string(stored), validBefore: vb, leaseMs: c.lease(now, vb), nowMs: now.UnixMilli()})
+			amount: s.req.Amount, payment: string(stored), validBefore: vb, leaseMs: c.lease(now, vb), nowMs: now.UnixMilli(),
+			instance: c.cfg.Instance + ".", run: c.owner})
 		if err != nil {
 			c.land(s.key, f, nil, nil)
 			return c.internal("ledger claim failed", err, "payer", s.key.Payer, "nonce", s.key.Nonce)
@@ -336,9 +339,10 @@ func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error 
 			s.flight = f
 			return nil
 		case res.state == claimStale:
-			// Settlement was sent by a request whose process is gone:
-			// settle again (the facilitator tells whether it went
-			// through), then look at the record again.
+			// Settlement was sent by a request whose process is gone
+			// (its lease ended, or it was an earlier run of this
+			// instance): settle again now (the facilitator tells whether
+			// it went through), then look at the record again.
 			err := c.recoverRecord(context.WithoutCancel(ctx), s.key, res)
 			c.land(s.key, f, nil, nil)
 			if err != nil {
@@ -370,6 +374,9 @@ func (c *Core) claim(ctx context.Context, s *session, pr PaymentRequired) error 
 
 // waitEnded is the answer of a request that waited Config.Wait for a
 // payment held elsewhere: 409 with Retry-After, or the request's own end.
+// Retry-After is a second when this process holds the payment (leaseMs
+// 0), otherwise the time until the holder's lease ends (at most 30 s),
+// when a re-send recovers the payment itself should the holder be gone.
 func (c *Core) waitEnded(ctx context.Context, leaseMs int64) error {
 	if err := ctx.Err(); err != nil {
 		c.observe(OutcomeError)

@@ -511,11 +511,11 @@ func TestConcurrentOnePayment(t *testing.T) {
 }
 
 // TestConcurrentAcrossProcesses: two cores on one ledger file (as two
-// server processes would be) share one chain; one payment sent to both
-// settles once.
+// server processes would be, each its own instance) share one chain; one
+// payment sent to both settles once.
 func TestConcurrentAcrossProcesses(t *testing.T) {
-	a := newEnv(t)
-	b := newEnvAt(t, a.path)
+	a := newEnv(t, func(c *Config) { c.Instance = "a" })
+	b := newEnvAt(t, a.path, func(c *Config) { c.Instance = "b" })
 	chain := NewLocal(nil) // one chain for both
 	chain.Now = func() time.Time { return testNow }
 	a.fac.Facilitator, b.fac.Facilitator = chain, chain

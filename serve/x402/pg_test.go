@@ -20,11 +20,12 @@ func TestMain(m *testing.M) {
 }
 
 // The PostgreSQL ledger keeps the promises of the SQLite one, between two
-// "processes" (two cores, each with its own connection pool).
+// "processes" (two cores, each its own instance with its own connection
+// pool).
 func TestPostgresLedger(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
-	a := newEnvAt(t, dsn)
-	b := newEnvAt(t, dsn)
+	a := newEnvAt(t, dsn, func(c *Config) { c.Instance = "a" })
+	b := newEnvAt(t, dsn, func(c *Config) { c.Instance = "b" })
 	chain := NewLocal(a.ledger) // one chain for both
 	chain.Now = func() time.Time { return testNow }
 	a.fac.Facilitator, b.fac.Facilitator = chain, chain

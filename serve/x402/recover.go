@@ -106,13 +106,22 @@ func (c *Core) Recover(ctx context.Context) (int, error) {
 	return len(keys), errors.Join(errs...)
 }
 
+// recoverKey recovers k unless a request of this process is on it. That
+// request recovers the record itself if its holder is gone (see
+// claimArgs.held), so skipping it leaves nothing behind. While recovery
+// holds k, it holds k's flight too: a re-send arriving meanwhile waits on
+// it and looks again as soon as recovery ends, instead of finding the
+// record held in the ledger and answering 409.
 func (c *Core) recoverKey(ctx context.Context, k claimKey) error {
 	c.mu.Lock()
-	busy := c.flights[k] != nil
-	c.mu.Unlock()
-	if busy {
-		return nil // a request of this process is on it
+	if c.flights[k] != nil {
+		c.mu.Unlock()
+		return nil
 	}
+	f := &flight{done: make(chan struct{})}
+	c.flights[k] = f
+	c.mu.Unlock()
+	defer c.land(k, f, nil, nil)
 	rec, found, err := c.cfg.Ledger.read(ctx, k)
 	if err != nil || !found {
 		return err
