@@ -102,7 +102,7 @@ func (c *conj) lists() []*termIter { return append(slices.Clip(c.pos), c.neg...)
 // conjSkew bounds how much longer the other lists together may be than
 // the rarest for the bitset count to pay: it unpacks every posting, a
 // walk advances the others to the rarest list's documents only. Measured
-// at 10M documents (BENCHMARKS.md): 4 beats 8 and 32 on three-word
+// at 10M documents (git history of BENCHMARKS.md): 4 beats 8 and 32 on three-word
 // conjunctions and ties on two-word ones.
 const conjSkew = 4
 

@@ -11,7 +11,7 @@ import (
 // their best (expand.go). Walked as any conjunction, the rarest part
 // leading, each of the leader's documents advances the expansion's
 // lists, a window union over them, and at 10M documents such a search
-// took 100 to 175 ms of CPU with a frequent word (BENCHMARKS.md). conj
+// took 100 to 175 ms of CPU with a frequent word (git history of BENCHMARKS.md). conj
 // takes it instead when the lists are not too long (asConj):
 //
 //   - count: the expansion's documents are a bitset of the corpus, its
@@ -76,7 +76,7 @@ func splitExpansion(a *andIter) ([]*termIter, *expMember) {
 // filling the expansion's bitset unpacks each posting once. With
 // conjSkew, an expansion up to 16 times as long as the term is filled: at
 // 10M documents, the first search of such a conjunction, which fills,
-// beat the walk for the large prefixes measured (BENCHMARKS.md).
+// beat the walk for the large prefixes measured (git history of BENCHMARKS.md).
 func (e *expMember) cost(ix *Index) int64 {
 	if e.set, e.build = ix.sets.getKey(e.u.key, e.df, ix.n); e.set != nil || e.build || ix.sets.onProbation(e.u.key) {
 		return 0
@@ -172,7 +172,7 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, offered map[int32]b
 // span, as conj.rank does, by their spans over a wide one. A rare word's
 // block may span the corpus, and a frequent term's blocks over it are
 // tens of thousands: read one by one for each word of a prefix, they
-// cost more than the rest of its search (BENCHMARKS.md).
+// cost more than the rest of its search (git history of BENCHMARKS.md).
 func (c *conj) termsBound(from []int, lo, hi int32) float64 {
 	s := 0.0
 	for k, t := range c.pos {

@@ -14,7 +14,7 @@ import (
 // words of one prefix. That also makes a plain scan of an expansion
 // cheap. Summed, every posting of every list adds to its document's
 // bound, and a prefix of a few million matches at 10M documents cost
-// 85 ms in that walk alone (BENCHMARKS.md). By the best word, a document
+// 85 ms in that walk alone (git history of BENCHMARKS.md). By the best word, a document
 // can enter the page only through a list whose own bound can, so:
 //
 //   - the count ORs the lists into a bitset of the corpus, doc ids only,

@@ -5,7 +5,7 @@ import "context"
 // A phrase of frequent words may have millions of candidate documents,
 // each checked position by position: at 10M documents "natural resource
 // economics" has 1.5M matches and took 155 ms of CPU, every time it was
-// searched (BENCHMARKS.md). Its matches, as a bitset of the corpus, are
+// searched (git history of BENCHMARKS.md). Its matches, as a bitset of the corpus, are
 // kept among the sets (sets.go) as a frequent term's are, when a plain
 // scan searches it more than once and its rarest list has at least 1/64
 // of the documents (the walk visits about as many candidates, however
@@ -65,7 +65,7 @@ func (s *scan) phraseSet(ctx context.Context, p *phraseIter, set []uint64) error
 		scorers = p.parts
 	}
 	// Windows of 1024 documents by default: at 10M documents, a window of
-	// 4096 whose words are frequent is seldom skipped (BENCHMARKS.md).
+	// 4096 whose words are frequent is seldom skipped (git history of BENCHMARKS.md).
 	win, n := max(s.ix.conjWindow/64, 1), s.ix.n
 	from := make([]int, len(scorers)) // each scorer's first block that may overlap
 	for lo, w := int32(0), 0; lo < n && s.top.k > 0; lo, w = lo+win, w+1 {

@@ -32,7 +32,7 @@ const checkEvery = 1 << 16
 // processor run. Go preempts a running goroutine only after 10 ms, so on
 // a server with as many searches in flight as processors, a short search
 // arriving behind long ones would otherwise wait up to that long for one
-// (BENCHMARKS.md, runs r and s at 10M documents).
+// (runs r and s at 10M documents, git history of BENCHMARKS.md).
 func yield(ctx context.Context) error {
 	runtime.Gosched()
 	return ctx.Err()

@@ -15,7 +15,7 @@ import (
 // byte budget, least recently used first out; every conjunction reads
 // those kept. Only those conjunctions ask: at 10M documents, letting
 // every conjunction ask made the sets of a benchmark's terms push each
-// other out, rebuilt on every search (BENCHMARKS.md). The same cache
+// other out, rebuilt on every search (git history of BENCHMARKS.md). The same cache
 // keeps the documents of a prefix or a stemmed word (expand.go) dense
 // enough, counted by their postings' sum, and searched more than once,
 // alone or in a conjunction (conjexp.go): it then counts by popcount or

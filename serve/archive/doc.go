@@ -14,8 +14,8 @@
 // # What lives where, and why
 //
 // The discovery endpoints must answer at a million documents and more in a
-// few milliseconds on two shared cores (see BENCHMARKS.md, "Read server at
-// 1M documents"). A DuckDB query costs milliseconds of planning and
+// few milliseconds on two shared cores (see BENCHMARKS.md, "Search at 1M
+// and 10M documents"). A DuckDB query costs milliseconds of planning and
 // scheduling before it reads anything, and an in-memory DuckDB table of
 // the catalog cost more memory than its packed bytes, so the hot paths do
 // not touch DuckDB at all:

@@ -20,7 +20,7 @@ import (
 // That is SQLite. PostgreSQL runs each op in its own transaction on a
 // pooled connection, as concurrent requests: the server shares WAL
 // flushes between concurrent commits itself, and measured on the test
-// cluster a batching writer only added round trips (BENCHMARKS.md).
+// cluster a batching writer only added round trips (git history of BENCHMARKS.md).
 
 // errLedgerClosed is what an op queued after Close gets.
 var errLedgerClosed = errors.New("x402: ledger closed")
