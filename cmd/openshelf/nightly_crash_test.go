@@ -190,7 +190,7 @@ func dataHits(srv *fake.Server) map[string]int {
 		"/pmc/PMC5828200.1/PMC5828200.1.xml", "/pmc/PMC6398430.1/PMC6398430.1.xml",
 		"/pmc/metadata/PMC5828200.1.json", "/pmc/metadata/PMC6398430.1.json",
 		"/pubmed/updatefiles/pubmed26n1001.xml.gz",
-		"/openalex/data/works/updated_date=2026-01-10/part_000.gz",
+		fake.OpenAlexNight1Part,
 	} {
 		m[p] = srv.Hits(p)
 	}

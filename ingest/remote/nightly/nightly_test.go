@@ -126,7 +126,7 @@ func TestNights(t *testing.T) {
 		t.Fatalf("night 1 summary: %+v", sum)
 	}
 	pmc := source(t, sum, "pmc-oa")
-	if pmc.Fetched != 2 || pmc.Rejected["licence:CC BY-NC"] != 1 || pmc.Rejected["not-open-access"] != 1 || pmc.Files != 2 {
+	if pmc.Fetched != 2 || pmc.Rejected["licence:CC BY-NC"] != 1 || pmc.Rejected["not-open-access"] != 1 || pmc.Files != 1 {
 		t.Errorf("night 1 pmc-oa: fetched %d, rejected %v, mirror %d", pmc.Fetched, pmc.Rejected, pmc.Files)
 	}
 	// Gated before anything else: the rejected articles' XML is never asked for.
@@ -135,8 +135,19 @@ func TestNights(t *testing.T) {
 			t.Errorf("%s fetched %d times, want 0 (its licence gate failed)", p, n)
 		}
 	}
-	if cr := source(t, sum, "crossref-works"); cr.Fetched != 2 || cr.Cursor != "2026-01-01" {
-		t.Errorf("night 1 crossref: fetched %d pages from %s", cr.Fetched, cr.Cursor)
+	// Paged from the configured start (the fake serves it only); the
+	// summary says where the next night starts: the run's day minus 48 h.
+	if cr := source(t, sum, "crossref-works"); cr.Fetched != 2 || cr.Cursor != "2026-11-22" {
+		t.Errorf("night 1 crossref: fetched %d pages, next start %s (want 2026-11-22)", cr.Fetched, cr.Cursor)
+	}
+	// OpenAlex: the 2026 layout's works part, never the other entities the
+	// combined manifest lists.
+	if srv.Hits(fake.OpenAlexNight1Part) != 1 || srv.HitsPrefix("/openalex/data/jsonl/authors/") != 0 || srv.Hits("/openalex/data/jsonl/manifest.json") != 1 {
+		t.Errorf("night 1 openalex: part fetched %d times, authors %d, combined manifest %d",
+			srv.Hits(fake.OpenAlexNight1Part), srv.HitsPrefix("/openalex/data/jsonl/authors/"), srv.Hits("/openalex/data/jsonl/manifest.json"))
+	}
+	if b := source(t, sum, "pubmed-baseline"); b.Fetched != 1 || b.Cursor != "pubmed26n0001.xml.gz" {
+		t.Errorf("night 1 pubmed baseline: fetched %d, cursor %s", b.Fetched, b.Cursor)
 	}
 	d1 := docs(t, h.data)
 	art := d1["pmc-"+strings.TrimPrefix(fake.EnrichedPMCID, "PMC")]
@@ -155,7 +166,7 @@ func TestNights(t *testing.T) {
 	// Night 2.
 	metaHits := srv.Hits("/pmc/metadata/PMC6398430.1.json")
 	pm1 := srv.Hits("/pubmed/updatefiles/pubmed26n1001.xml.gz")
-	oa1 := srv.Hits("/openalex/data/works/updated_date=2026-01-10/part_000.gz")
+	oa1 := srv.Hits(fake.OpenAlexNight1Part)
 	if err := srv.Night2(h.fix); err != nil {
 		t.Fatal(err)
 	}
@@ -169,11 +180,12 @@ func TestNights(t *testing.T) {
 	// Only the delta is fetched.
 	if srv.Hits("/pmc/metadata/PMC6398430.1.json") != metaHits ||
 		srv.Hits("/pubmed/updatefiles/pubmed26n1001.xml.gz") != pm1 ||
-		srv.Hits("/openalex/data/works/updated_date=2026-01-10/part_000.gz") != oa1 {
+		srv.Hits(fake.OpenAlexNight1Part) != oa1 {
 		t.Error("night 2 fetched files of night 1 again")
 	}
-	if p := source(t, sum2, "pmc-oa"); p.Fetched != 2 || p.Files != 3 {
-		t.Errorf("night 2 pmc-oa: fetched %d (want the new version and the new article), mirror %d (want 3)", p.Fetched, p.Files)
+	// The mirror is two shards: night 1's and the one of night 2's articles.
+	if p := source(t, sum2, "pmc-oa"); p.Fetched != 2 || p.Files != 2 {
+		t.Errorf("night 2 pmc-oa: fetched %d (want the new version and the new article), mirror %d shards (want 2)", p.Fetched, p.Files)
 	}
 	if p := source(t, sum2, "pubmed-updates"); p.Fetched != 1 || p.Cursor != "pubmed26n1002.xml.gz" {
 		t.Errorf("night 2 pubmed: fetched %d, cursor %s", p.Fetched, p.Cursor)
@@ -181,11 +193,13 @@ func TestNights(t *testing.T) {
 	if o := source(t, sum2, "openalex-works"); o.Fetched != 2 || o.Cursor != "2026-02-01" { // the part and the merged-id list
 		t.Errorf("night 2 openalex: fetched %d, cursor %s", o.Fetched, o.Cursor)
 	}
-	if c := source(t, sum2, "crossref-works"); c.Fetched != 1 || c.Cursor != "2026-11-22" {
-		t.Errorf("night 2 crossref: fetched %d pages from %s, want 1 from 2026-11-22 (last run minus 48h)", c.Fetched, c.Cursor)
+	// The fake answers the delta from 2026-11-22 (night 1 minus 48 h) only.
+	if c := source(t, sum2, "crossref-works"); c.Fetched != 1 || c.Cursor != "2026-11-23" {
+		t.Errorf("night 2 crossref: fetched %d pages (want 1, from 2026-11-22), next start %s (want 2026-11-23)", c.Fetched, c.Cursor)
 	}
 	d2 := docs(t, h.data)
-	// DeleteCitation removed the enrichment, not the article.
+	// DeleteCitation removed the enrichment (the baseline's record and the
+	// update file's), not the article.
 	art = d2[art.ID]
 	if art == nil {
 		t.Fatalf("night 2: the PubMed deletion removed %s itself", fake.EnrichedPMCID)
@@ -233,8 +247,8 @@ func TestNights(t *testing.T) {
 			t.Errorf("night 3: %s fetched %d files", src.Name, src.Fetched)
 		}
 	}
-	if c := source(t, sum3, "crossref-works"); c.Cursor != "2026-11-23" {
-		t.Errorf("night 3: crossref asked from %s, want 2026-11-23 (the cursor moves on even without news)", c.Cursor)
+	if c := source(t, sum3, "crossref-works"); c.Cursor != "2026-11-24" || h.srv.HitsPrefix("/crossref/") == 0 {
+		t.Errorf("night 3: crossref next start %s, want 2026-11-24 (the cursor moves on even without news)", c.Cursor)
 	}
 
 	var text strings.Builder
@@ -259,7 +273,7 @@ func manifestHasSources(t *testing.T, data string) {
 			Sources []SourceSummary `json:"sources"`
 		} `json:"nightly"`
 	}
-	if err := json.Unmarshal(b, &m); err != nil || len(m.Nightly.Sources) != 4 {
+	if err := json.Unmarshal(b, &m); err != nil || len(m.Nightly.Sources) != 5 {
 		t.Errorf("manifest.json has no per-source summary (%v):\n%.2000s", err, b)
 	}
 }
