@@ -114,7 +114,7 @@ func read(fix string, elem ...string) ([]byte, error) {
 
 // Night1 publishes the first night's upstream state.
 func (s *Server) Night1(fix string) error {
-	arts, err := night1PMC(fix)
+	arts, err := Night1PMC(fix)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,9 @@ const (
 	Night2Now = "2026-11-25T03:30:00Z"
 )
 
-func night1PMC(fix string) ([]PMCArticle, error) {
+// Night1PMC returns night 1's PMC articles (the shared JATS fixtures read
+// in place, with their metadata as said in Night1).
+func Night1PMC(fix string) ([]PMCArticle, error) {
 	type src struct {
 		file, pmcid, pmid, lic string
 		oa                     bool
@@ -186,7 +188,7 @@ func night1PMC(fix string) ([]PMCArticle, error) {
 
 // Night2 publishes the second night's changes on top of night 1.
 func (s *Server) Night2(fix string) error {
-	arts, err := night1PMC(fix)
+	arts, err := Night1PMC(fix)
 	if err != nil {
 		return err
 	}

@@ -258,6 +258,45 @@ func TestNights(t *testing.T) {
 	}
 }
 
+// TestRetractionLeavesSnapshot: an article retracted upstream is gone
+// from the next snapshot although its copy stays in a shard of the mirror
+// until compaction.
+func TestRetractionLeavesSnapshot(t *testing.T) {
+	h := newHarness(t)
+	if err := h.srv.Night1(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.run(fake.Night1Now); err != nil {
+		t.Fatal(err)
+	}
+	pmcSources := func(d *doc) []string {
+		if d == nil {
+			return nil
+		}
+		return d.Sources
+	}
+	before := pmcSources(docs(t, h.data)["pmc-6398430"])
+	if !slices.Contains(before, "jats:pmc") {
+		t.Fatalf("night 1: pmc-6398430 not published from the PMC JATS (sources %v)", before)
+	}
+	arts, err := fake.Night1PMC(h.fix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts[1].Retracted = true // PMC6398430
+	h.srv.PublishPMC("2026-11-24T01-00Z", arts)
+	sum, err := h.run(fake.Night2Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := source(t, sum, "pmc-oa"); p.Removed != 1 || p.Rejected["retracted"] != 1 || p.Files != 1 {
+		t.Errorf("pmc-oa: removed %d, rejected %v, mirror %d shards", p.Removed, p.Rejected, p.Files)
+	}
+	if after := pmcSources(docs(t, h.data)["pmc-6398430"]); slices.Contains(after, "jats:pmc") {
+		t.Errorf("night 2: the retracted article is still published from its PMC JATS (sources %v)", after)
+	}
+}
+
 func manifestHasSources(t *testing.T, data string) {
 	t.Helper()
 	s, err := snapshot.Open(data)

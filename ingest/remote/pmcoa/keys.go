@@ -50,6 +50,11 @@ func (s *runSorter) add(key, etag string) error {
 			return err
 		}
 	}
+	if s.buf == nil {
+		// Allocated once at its full size: growing by appends would
+		// hold the old and the new array at once.
+		s.buf = make([]byte, 0, s.limit)
+	}
 	s.offs = append(s.offs, uint32(len(s.buf)))
 	s.buf = append(append(append(append(s.buf, key...), '\t'), etag...), '\n')
 	return nil
