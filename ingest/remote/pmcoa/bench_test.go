@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/ingest/remote"
 	"github.com/openshelf/openshelf/pipelines"
 )
 
@@ -31,7 +32,7 @@ const benchKeys = 8_000_000
 // a temporary directory before the timer (never committed); peak RSS is
 // VmHWM, reset after the generation.
 //
-//	go test -run '^$' -bench InventoryDiff -benchtime 1x ./ingest/remote/pmcoa
+//	go test -run '^$' -bench 'InventoryDiff$' -benchtime 1x -timeout 40m ./ingest/remote/pmcoa
 func BenchmarkInventoryDiff(b *testing.B) {
 	dir := b.TempDir()
 	files, prev := generateInventory(b, dir, benchKeys)
@@ -144,4 +145,78 @@ func vmHWM() int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkInventoryDiffMap is the peer of BenchmarkInventoryDiff: the
+// same inventory diffed the way the adapter did before the on-disk diff,
+// both inventories as Go maps and the checkpoint a JSON map read and
+// written whole (remote.LoadJSON and remote.SaveJSON).
+//
+//	go test -run '^$' -bench InventoryDiffMap -benchtime 1x -timeout 40m ./ingest/remote/pmcoa
+func BenchmarkInventoryDiffMap(b *testing.B) {
+	dir := b.TempDir()
+	files, prev := generateInventory(b, dir, benchKeys)
+	type checkpoint struct {
+		ETags map[string]string `json:"etags"`
+	}
+	prevJSON := filepath.Join(dir, "prev.json")
+	func() {
+		old := checkpoint{ETags: map[string]string{}}
+		r, err := openKeys(prev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := eachBatch(r, 1<<16, func(keys, etags []string) error {
+			for i, k := range keys {
+				old.ETags[k] = etags[i]
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if err := remote.SaveJSON(prevJSON, old); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	runtime.GC()
+	debug.FreeOSMemory()
+	for b.Loop() {
+		os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+		start := time.Now()
+		var old checkpoint
+		if _, err := remote.LoadJSON(prevJSON, &old); err != nil {
+			b.Fatal(err)
+		}
+		etags := map[string]string{}
+		src := &pipelines.Source{Include: []string{"metadata/PMC*.json"}}
+		for _, f := range files {
+			if err := readInventory(f, 1, 4, src, func(k, e string) error { etags[k] = e; return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		changed := 0
+		for k, e := range etags {
+			if old.ETags[k] != e {
+				changed++
+			}
+		}
+		next := filepath.Join(dir, "next.json")
+		if err := remote.SaveJSON(next, checkpoint{etags}); err != nil {
+			b.Fatal(err)
+		}
+		wall := time.Since(start)
+		rss := vmHWM()
+		fi, err := os.Stat(next)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if changed != benchKeys/100 {
+			b.Fatalf("%d changed, want %d", changed, benchKeys/100)
+		}
+		b.ReportMetric(wall.Seconds(), "wall-s")
+		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
+		b.ReportMetric(float64(fi.Size())/(1<<20), "checkpoint-MiB")
+		b.Logf("maps: %d keys, %d changed; wall %s, peak RSS %.1f MiB, checkpoint %.1f MiB",
+			len(etags), changed, wall.Round(time.Millisecond), float64(rss)/(1<<20), float64(fi.Size())/(1<<20))
+	}
 }

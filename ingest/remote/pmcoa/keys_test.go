@@ -2,11 +2,14 @@ package pmcoa
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestDiffKeys: runs far smaller than the inventory (many runs, a key
@@ -109,5 +112,29 @@ func TestDiffKeys(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "next")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShardBounds: a shard closes at its member count or its byte bound,
+// whichever comes first, and never holds less than one article.
+func TestShardBounds(t *testing.T) {
+	dir := t.TempDir()
+	p := newPacker(dir, time.Date(2026, 12, 7, 3, 30, 0, 0, time.UTC), 3, false)
+	p.maxBytes = 12_000
+	for i, size := range []int{100, 100, 100, 100, 6000, 6000, 20_000} {
+		if err := p.add(fmt.Sprintf("PMC%d", i+1), 1, int64(size), strings.NewReader(strings.Repeat("x", size))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.closeShard(); err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, name := range slices.Sorted(maps.Keys(p.counts)) {
+		got = append(got, p.counts[name])
+	}
+	// 3 by count; 100+6000 by bytes; 6000; the oversized one alone.
+	if want := []int{3, 2, 1, 1}; !slices.Equal(got, want) {
+		t.Errorf("shard members %v, want %v", got, want)
 	}
 }

@@ -16,11 +16,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/ingest/internal/limit"
 )
 
 // The mirror packs the articles into tar shards (zstd-compressed unless
-// params.shard_compression is "none"), which the JATS package reader reads
-// like any tar: a night adds one or more shards holding the articles it
+// params.shard_compression is "none") of at most shard_articles members
+// and 64 MiB uncompressed, which the JATS package reader reads like any
+// tar: a night adds one or more shards holding the articles it
 // fetched, so millions of articles are thousands of files, and no shard is
 // rewritten for a single change. The checkpoint names, for each PMCID, the
 // version kept and the shard holding it; a shard member that is not that
@@ -35,6 +37,11 @@ const (
 	// shard_articles): enough shards for the build's workers, few enough
 	// files.
 	defaultShardArticles = 5000
+	// shardBytes bounds a shard's uncompressed size: the readers accept
+	// that much output from any compressed stream (limit.RatioFloor), so
+	// a shard of similar articles, however well it compresses, is never
+	// taken for a decompression bomb and cut short.
+	shardBytes = limit.RatioFloor
 )
 
 // member is the name of an article's file inside a shard.
@@ -58,6 +65,7 @@ func parseMember(name string) (string, int, bool) {
 type packer struct {
 	dir, stamp, ext string
 	max             int
+	maxBytes        int64
 	compress        bool
 	n               int
 	cur             *shardWriter
@@ -73,6 +81,7 @@ type shardWriter struct {
 	zw        *zstd.Encoder
 	tw        *tar.Writer
 	members   int
+	bytes     int64 // uncompressed, headers counted generously
 }
 
 func newPacker(dir string, now time.Time, maxArticles int, compress bool) *packer {
@@ -80,13 +89,14 @@ func newPacker(dir string, now time.Time, maxArticles int, compress bool) *packe
 	if compress {
 		ext = ".tar.zst"
 	}
-	return &packer{dir: dir, stamp: now.UTC().Format("20060102T150405Z"), ext: ext, max: max(maxArticles, 1),
+	return &packer{dir: dir, stamp: now.UTC().Format("20060102T150405Z"), ext: ext, max: max(maxArticles, 1), maxBytes: shardBytes,
 		compress: compress, placed: map[string]string{}, counts: map[string]int{}}
 }
 
 // add writes one article, read from r (size bytes), to the current shard.
 func (p *packer) add(id string, version int, size int64, r io.Reader) error {
-	if p.cur == nil || p.cur.members >= p.max {
+	// The tar header and padding take up to 1.5 KB per member.
+	if p.cur == nil || p.cur.members >= p.max || (p.cur.members > 0 && p.cur.bytes+size+2048 > p.maxBytes) {
 		if err := p.closeShard(); err != nil {
 			return err
 		}
@@ -102,6 +112,7 @@ func (p *packer) add(id string, version int, size int64, r io.Reader) error {
 		return err
 	}
 	p.cur.members++
+	p.cur.bytes += size + 2048
 	p.placed[id] = p.cur.name
 	return nil
 }
