@@ -62,21 +62,27 @@ func BenchmarkInventoryDiff(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		wall := time.Since(start)
-		rss := vmHWM()
-		fi, err := os.Stat(next)
-		if err != nil {
-			b.Fatal(err)
-		}
+		report(b, start, next)
 		if d.Keys != benchKeys || d.Count != benchKeys/100 {
 			b.Fatalf("diff %+v, want %d keys and %d changed", d, benchKeys, benchKeys/100)
 		}
-		b.ReportMetric(wall.Seconds(), "wall-s")
-		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
-		b.ReportMetric(float64(fi.Size())/(1<<20), "checkpoint-MiB")
-		b.Logf("%d keys, %d changed, %d removed, %d runs; wall %s, peak RSS %.1f MiB, checkpoint %.1f MiB",
-			d.Keys, d.Count, removed, len(sorter.runs), wall.Round(time.Millisecond), float64(rss)/(1<<20), float64(fi.Size())/(1<<20))
+		b.Logf("%d keys, %d changed, %d removed, %d runs", d.Keys, d.Count, removed, len(sorter.runs))
 	}
+}
+
+// report reports the wall time since start, the peak RSS and the size of
+// the checkpoint written.
+func report(b *testing.B, start time.Time, checkpoint string) {
+	b.Helper()
+	wall := time.Since(start)
+	rss := vmHWM()
+	fi, err := os.Stat(checkpoint)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
+	b.ReportMetric(float64(fi.Size())/(1<<20), "checkpoint-MiB")
 }
 
 // generateInventory writes n keys as 8 gzip CSV inventory files (rows
@@ -204,19 +210,9 @@ func BenchmarkInventoryDiffMap(b *testing.B) {
 		if err := remote.SaveJSON(next, checkpoint{etags}); err != nil {
 			b.Fatal(err)
 		}
-		wall := time.Since(start)
-		rss := vmHWM()
-		fi, err := os.Stat(next)
-		if err != nil {
-			b.Fatal(err)
-		}
+		report(b, start, next)
 		if changed != benchKeys/100 {
 			b.Fatalf("%d changed, want %d", changed, benchKeys/100)
 		}
-		b.ReportMetric(wall.Seconds(), "wall-s")
-		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
-		b.ReportMetric(float64(fi.Size())/(1<<20), "checkpoint-MiB")
-		b.Logf("maps: %d keys, %d changed; wall %s, peak RSS %.1f MiB, checkpoint %.1f MiB",
-			len(etags), changed, wall.Round(time.Millisecond), float64(rss)/(1<<20), float64(fi.Size())/(1<<20))
 	}
 }

@@ -119,62 +119,22 @@ const batch = 4096
 // Fetch implements remote.Adapter.
 func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, error) {
 	st := state{Articles: map[string]article{}}
-	statePath := filepath.Join(env.Dir, remote.StateFile)
-	if _, err := remote.LoadJSON(statePath, &st); err != nil {
+	if _, err := remote.LoadJSON(filepath.Join(env.Dir, remote.StateFile), &st); err != nil {
 		return nil, err
 	}
 	if err := migrate(env.Dir, &st); err != nil {
 		return nil, err
 	}
-	work := filepath.Join(env.Dir, "work")
-	if err := os.RemoveAll(work); err != nil {
-		return nil, err
-	}
 	bucket := remote.BucketBase(env)
-	date, runs, err := inventory(ctx, env, bucket, work)
+	next, d, withdrawn, err := diffInventory(ctx, env, bucket, &st)
 	if err != nil {
 		return nil, err
-	}
-	next := state{Inventory: date, Keys: keysName(env.Now, st.Keys), Articles: maps.Clone(st.Articles)}
-	// Keys gone from the inventory whose version the mirror holds: the
-	// version was withdrawn (unless a newer one arrives tonight).
-	withdrawn := map[string]int{}
-	d, err := diffKeys(runs, keysPath(env.Dir, st.Keys), keysPath(env.Dir, next.Keys), filepath.Join(work, "changed"), func(key string) {
-		id, v := keyVersion(key)
-		if a, ok := st.Articles[id]; ok && a.Version == v {
-			withdrawn[id] = v
-		}
-	})
-	if err == nil {
-		err = shrunk(date, d)
-	}
-	if err != nil {
-		os.Remove(keysPath(env.Dir, next.Keys))
-		return nil, err
-	}
-	env.Stats.Add(0, d.Keys-d.Count, 0)
-	env.Logger.Info("pmc-oa: inventory read", "inventory", date, "keys", d.Keys, "changed", d.Count, "previous", st.Inventory)
-	if env.Progress != nil {
-		env.Progress.Plan(int(d.Count), -1)
 	}
 	var mu sync.Mutex
-	changed, err := openRun(d.Changed)
-	if err != nil {
+	if err := fetchChanged(ctx, env, bucket, d.Changed, &mu, &next); err != nil {
 		return nil, err
 	}
-	err = eachBatch(changed, batch, func(keys, etags []string) error {
-		return remote.Each(ctx, len(keys), 8, func(ctx context.Context, i int) error {
-			defer func() {
-				if env.Progress != nil {
-					env.Progress.Done(1)
-				}
-			}()
-			return fetchArticle(ctx, env, bucket, keys[i], etags[i], &mu, &next)
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
+	// A withdrawn version leaves unless a newer one arrived tonight.
 	gone := map[string]bool{}
 	for id, v := range withdrawn {
 		if a, ok := next.Articles[id]; ok && a.Version == v {
@@ -197,7 +157,7 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	for i, s := range shards {
 		files[i] = filepath.Join(env.Dir, shardsDir, s)
 	}
-	env.Stats.Cursor = date
+	env.Stats.Cursor = next.Inventory
 	return &remote.Result{
 		Files:   files,
 		Format:  "jats-package",
@@ -206,6 +166,62 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		Changed: !maps.Equal(st.Articles, next.Articles),
 		Cleanup: func() { cleanup(env.Dir, next) },
 	}, nil
+}
+
+// diffInventory reads the newest inventory and diffs it against the
+// checkpoint st on disk. It returns the next state (the new inventory and
+// keys file, st's articles), the diff, and the articles whose mirrored
+// version the inventory no longer lists (PMCID to version). A shrunk
+// inventory is refused.
+func diffInventory(ctx context.Context, env *remote.Env, bucket string, st *state) (state, diff, map[string]int, error) {
+	work := filepath.Join(env.Dir, "work")
+	if err := os.RemoveAll(work); err != nil {
+		return state{}, diff{}, nil, err
+	}
+	date, runs, err := inventory(ctx, env, bucket, work)
+	if err != nil {
+		return state{}, diff{}, nil, err
+	}
+	next := state{Inventory: date, Keys: keysName(env.Now, st.Keys), Articles: maps.Clone(st.Articles)}
+	withdrawn := map[string]int{}
+	d, err := diffKeys(runs, keysPath(env.Dir, st.Keys), keysPath(env.Dir, next.Keys), filepath.Join(work, "changed"), func(key string) {
+		id, v := keyVersion(key)
+		if a, ok := st.Articles[id]; ok && a.Version == v {
+			withdrawn[id] = v
+		}
+	})
+	if err == nil {
+		err = shrunk(date, d)
+	}
+	if err != nil {
+		os.Remove(keysPath(env.Dir, next.Keys))
+		return state{}, diff{}, nil, err
+	}
+	env.Stats.Add(0, d.Keys-d.Count, 0)
+	env.Logger.Info("pmc-oa: inventory read", "inventory", date, "keys", d.Keys, "changed", d.Count, "previous", st.Inventory)
+	if env.Progress != nil {
+		env.Progress.Plan(int(d.Count), -1)
+	}
+	return next, d, withdrawn, nil
+}
+
+// fetchChanged fetches the changed keys listed in the file changed, a
+// batch at a time.
+func fetchChanged(ctx context.Context, env *remote.Env, bucket, changed string, mu *sync.Mutex, next *state) error {
+	r, err := openRun(changed)
+	if err != nil {
+		return err
+	}
+	return eachBatch(r, batch, func(keys, etags []string) error {
+		return remote.Each(ctx, len(keys), 8, func(ctx context.Context, i int) error {
+			defer func() {
+				if env.Progress != nil {
+					env.Progress.Done(1)
+				}
+			}()
+			return fetchArticle(ctx, env, bucket, keys[i], etags[i], mu, next)
+		})
+	})
 }
 
 // shrunk refuses an inventory listing fewer than half the keys of the last
