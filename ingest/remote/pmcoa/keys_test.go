@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openshelf/openshelf/ingest"
 )
 
 // TestDiffKeys: runs far smaller than the inventory (many runs, a key
@@ -136,5 +138,34 @@ func TestShardBounds(t *testing.T) {
 	// 3 by count; 100+6000 by bytes; 6000; the oversized one alone.
 	if want := []int{3, 2, 1, 1}; !slices.Equal(got, want) {
 		t.Errorf("shard members %v, want %v", got, want)
+	}
+}
+
+// TestLiveFilter: only the member the checkpoint names passes, whether
+// the build names the shard as given or absolute; other files pass.
+func TestLiveFilter(t *testing.T) {
+	dir := filepath.Join("state", "pmc-oa-inventory", "shards")
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := liveFilter(dir, map[string]article{"PMC1": {Version: 2, Shard: "b.tar.zst"}})
+	tests := []struct {
+		origin string
+		want   bool
+	}{
+		{filepath.Join(dir, "b.tar.zst") + "!PMC1.2.xml", true},
+		{filepath.Join(abs, "b.tar.zst") + "!PMC1.2.xml", true},
+		{filepath.Join(abs, "b.tar.zst") + "!PMC1.1.xml", false}, // superseded
+		{filepath.Join(abs, "a.tar.zst") + "!PMC1.2.xml", false}, // not the shard named
+		{filepath.Join(dir, "a.tar.zst") + "!PMC2.1.xml", false}, // removed
+		{filepath.Join(dir, "a.tar.zst") + "!notes.xml", false},
+		{filepath.Join("elsewhere", "pkg.tar.gz") + "!PMC2.1.xml", true},
+		{"crossref/page.json", true},
+	}
+	for _, tc := range tests {
+		if got := f("", &ingest.Document{Origin: tc.origin}); got != tc.want {
+			t.Errorf("%s: keep %v, want %v", tc.origin, got, tc.want)
+		}
 	}
 }

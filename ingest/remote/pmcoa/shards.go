@@ -320,14 +320,18 @@ func addFile(p *packer, id string, version int, path string) error {
 // the version of each article the checkpoint names in the shard it names.
 // Records of other files pass.
 func liveFilter(dir string, arts map[string]article) func(string, *ingest.Document) bool {
-	prefix := dir + string(filepath.Separator)
+	// The build may name the shards as given or made absolute.
+	prefixes := []string{filepath.Clean(dir) + string(filepath.Separator)}
+	if abs, err := filepath.Abs(dir); err == nil {
+		prefixes = append(prefixes, abs+string(filepath.Separator))
+	}
 	return func(file string, d *ingest.Document) bool {
 		origin := d.Origin
 		if origin == "" {
 			origin = file
 		}
 		shard, name, ok := strings.Cut(origin, "!")
-		if !strings.HasPrefix(shard, prefix) {
+		if !strings.HasPrefix(shard, prefixes[0]) && (len(prefixes) < 2 || !strings.HasPrefix(shard, prefixes[1])) {
 			return true
 		}
 		if !ok {
