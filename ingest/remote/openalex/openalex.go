@@ -157,17 +157,17 @@ func manifestKey(env *remote.Env) (string, error) {
 		if k := remote.S3Key(m); k != "" {
 			return k, nil
 		}
-		return "", fmt.Errorf("%w: params.manifest %q is not an s3:// URL", remote.ErrUpstream, m)
+		return "", fmt.Errorf("params.manifest %q is not an s3:// URL", m)
 	}
-	prefix := remote.S3Key(env.Source.URL)
+	folder := strings.TrimSuffix(remote.S3Key(env.Source.URL), "/")
 	switch layout := env.Param("layout", "jsonl"); layout {
 	case "jsonl":
 		// data/jsonl/works/ -> data/jsonl/manifest.json
-		return path.Join(path.Dir(strings.TrimSuffix(prefix, "/")), "manifest.json"), nil
+		return path.Join(path.Dir(folder), "manifest.json"), nil
 	case "legacy":
-		return prefix + "manifest", nil
+		return path.Join(folder, "manifest"), nil
 	default:
-		return "", fmt.Errorf("%w: params.layout %q: want jsonl or legacy", remote.ErrUpstream, layout)
+		return "", fmt.Errorf("params.layout %q: want jsonl or legacy", layout)
 	}
 }
 

@@ -120,6 +120,7 @@ func TestManifestKey(t *testing.T) {
 		{"s3://openalex/data/jsonl/works/", "", "", "data/jsonl/manifest.json"},
 		{"s3://openalex/data/jsonl/works", "jsonl", "", "data/jsonl/manifest.json"},
 		{"s3://openalex/legacy-data/works/", "legacy", "", "legacy-data/works/manifest"},
+		{"s3://openalex/legacy-data/works", "legacy", "", "legacy-data/works/manifest"},
 		{"s3://openalex/data/jsonl/works/", "", "s3://openalex/elsewhere/manifest.json", "elsewhere/manifest.json"},
 	}
 	for _, tc := range tests {
