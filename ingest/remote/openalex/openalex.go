@@ -26,6 +26,11 @@
 //     holding a Redshift manifest named "manifest" (s3://openalex/
 //     legacy-data/works/manifest), for mirrors of older releases.
 //
+//   - "parquet": the 2026 layout's Parquet copy (url s3://openalex/data/
+//     parquet/works/, parts part_*.parquet, data/parquet/manifest.json),
+//     whose licence columns are read before whole works are decoded
+//     (parquet.go).
+//
 // params.manifest, an s3:// URL, overrides where the manifest is read. The
 // merged-id lists live only under legacy-data/merged_ids/ in the current
 // layout, which is where the shipped pipeline points params.merged_ids.
@@ -110,18 +115,38 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	if env.Progress != nil {
 		env.Progress.Plan(len(parts), total)
 	}
+	isParquet := env.Param("layout", "jsonl") == "parquet"
 	err = remote.Each(ctx, len(parts), 4, func(ctx context.Context, i int) error {
+		defer func() {
+			if env.Progress != nil {
+				env.Progress.Done(1)
+			}
+		}()
 		p := parts[i]
-		cached, err := env.Client.File(ctx, bucket+p.key, filepath.Join(env.Dir, filepath.FromSlash(p.key)), download.Expect{Size: p.size})
+		dst := filepath.Join(env.Dir, filepath.FromSlash(p.key))
+		if isParquet {
+			if _, err := os.Stat(dst + parquetSuffix); err == nil {
+				env.Stats.Add(0, 1, 0) // gated by a run that did not commit
+				return nil
+			}
+		}
+		cached, err := env.Client.File(ctx, bucket+p.key, dst, download.Expect{Size: p.size})
+		if err != nil {
+			return err
+		}
 		if cached {
 			env.Stats.Add(0, 1, 0)
-		} else if err == nil {
+		} else {
 			env.Stats.Add(1, 0, 0)
 		}
-		if env.Progress != nil {
-			env.Progress.Done(1)
+		if !isParquet {
+			return nil
 		}
-		return err
+		if err := gateParquet(dst, dst+parquetSuffix, env.Families, env.Stats); err != nil {
+			return err
+		}
+		// Only the gated works are kept.
+		return os.Remove(dst)
 	})
 	if err != nil {
 		return nil, err
@@ -131,6 +156,9 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		next.Merged[k] = v
 	}
 	for _, p := range parts {
+		if isParquet {
+			p.key += parquetSuffix
+		}
 		next.Parts = append(next.Parts, p.key)
 		next.Last = max(next.Last, p.date)
 	}
@@ -151,6 +179,14 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	}, nil
 }
 
+// defaultInclude is the part glob of a source without include globs.
+func defaultInclude(env *remote.Env) string {
+	if env.Param("layout", "jsonl") == "parquet" {
+		return "updated_date=*/part_*.parquet"
+	}
+	return "updated_date=*/part_*.gz"
+}
+
 // manifestKey is the key of the manifest listing the source's parts.
 func manifestKey(env *remote.Env) (string, error) {
 	if m := env.Param("manifest", ""); m != "" {
@@ -161,13 +197,13 @@ func manifestKey(env *remote.Env) (string, error) {
 	}
 	folder := strings.TrimSuffix(remote.S3Key(env.Source.URL), "/")
 	switch layout := env.Param("layout", "jsonl"); layout {
-	case "jsonl":
+	case "jsonl", "parquet":
 		// data/jsonl/works/ -> data/jsonl/manifest.json
 		return path.Join(path.Dir(folder), "manifest.json"), nil
 	case "legacy":
 		return path.Join(folder, "manifest"), nil
 	default:
-		return "", fmt.Errorf("params.layout %q: want jsonl or legacy", layout)
+		return "", fmt.Errorf("params.layout %q: want jsonl, parquet or legacy", layout)
 	}
 }
 
@@ -203,7 +239,7 @@ func newParts(ctx context.Context, env *remote.Env, bucket string, st state) ([]
 		key := remote.S3Key(e.URL)
 		d := dateRE.FindStringSubmatch(key + "/")
 		// A combined manifest lists every entity: keep the source's folder.
-		if key == "" || d == nil || !strings.HasPrefix(key, prefix) || !remote.Match(&env.Source, key, "updated_date=*/part_*.gz") {
+		if key == "" || d == nil || !strings.HasPrefix(key, prefix) || !remote.Match(&env.Source, key, defaultInclude(env)) {
 			continue
 		}
 		if d[1] > after || (inclusive && d[1] == after) {
