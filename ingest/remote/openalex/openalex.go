@@ -21,6 +21,7 @@
 //     manifest form of the per-entity manifests before it ({"entries":
 //     [{"url": "s3://...", "meta": {"content_length": N, "record_count":
 //     M}}]}).
+//
 //   - "legacy": the pre-2026 flat layout, which the page says is kept under
 //     legacy-data/ with the merged_ids/ folder: the url is a works folder
 //     holding a Redshift manifest named "manifest" (s3://openalex/
