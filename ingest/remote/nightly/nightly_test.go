@@ -258,6 +258,93 @@ func TestNights(t *testing.T) {
 	}
 }
 
+// TestNightsParquet: the OpenAlex source on the 2026 layout's Parquet
+// copy: the first night publishes the works whose locations carry a
+// published licence, the second night's new partition and merged ids are
+// applied as with the JSON Lines copy.
+func TestNightsParquet(t *testing.T) {
+	h := newHarness(t)
+	srv := h.srv
+	text := srv.Pipeline()
+	for old, repl := range map[string]string{
+		`url = "s3://openalex/data/jsonl/works/"`:        `url = "s3://openalex/data/parquet/works/"`,
+		`layout = "jsonl"`:                               `layout = "parquet"`,
+		`include = ["updated_date=*/part_*.gz"]` + "\n" + `[source.params]` + "\n" + `https_mirror = "` + srv.URL + `/openalex/"`: `include = ["updated_date=*/part_*.parquet"]` + "\n" + `[source.params]` + "\n" + `https_mirror = "` + srv.URL + `/openalex/"`,
+	} {
+		if !strings.Contains(text, old) {
+			t.Fatalf("the test pipeline has no %q", old)
+		}
+		text = strings.Replace(text, old, repl, 1)
+	}
+	path := filepath.Join(t.TempDir(), "parquet.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if h.p, err = pipelines.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	first, err := fake.OpenAlexLines(h.fix, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Night1(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.PublishOpenAlexParquet([]fake.OpenAlexPart{{Date: "2026-01-10", Lines: first}}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := h.run(fake.Night1Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oa := source(t, sum, "openalex-works")
+	if oa.Fetched != 1 || srv.HitsPrefix("/openalex/data/jsonl/works/") != 0 {
+		t.Errorf("night 1: fetched %d Parquet parts, %d JSON Lines requests", oa.Fetched, srv.HitsPrefix("/openalex/data/jsonl/works/"))
+	}
+	rejected := oa.Rejected["licence:no-published-location"]
+	if rejected == 0 || rejected == 10 {
+		t.Errorf("night 1: %d of 10 works rejected before decoding; want some, not all", rejected)
+	}
+	old, survivor, err := fake.MergePair(h.fix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := func() map[string]*doc {
+		out := map[string]*doc{}
+		for _, d := range docs(t, h.data) {
+			if d.OpenAlex != "" {
+				out[strings.ToUpper(d.OpenAlex)] = d
+			}
+		}
+		return out
+	}
+	if p := published(); p[old] == nil || p[survivor] == nil {
+		t.Fatalf("night 1: %s and %s not both published from the Parquet copy", old, survivor)
+	}
+	more, err := fake.OpenAlexLines(h.fix, 10, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Night2(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.PublishOpenAlexParquet([]fake.OpenAlexPart{{Date: "2026-01-10", Lines: first}, {Date: "2026-02-01", Lines: more}}); err != nil {
+		t.Fatal(err)
+	}
+	sum2, err := h.run(fake.Night2Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := source(t, sum2, "openalex-works"); o.Fetched != 2 || o.Cursor != "2026-02-01" {
+		t.Errorf("night 2: fetched %d (want the new part and the merged-id list), cursor %s", o.Fetched, o.Cursor)
+	}
+	p := published()
+	if p[old] != nil || p[survivor] == nil || !slices.Contains(p[survivor].Aliases, "oa-w"+strings.ToLower(strings.TrimPrefix(old, "W"))) {
+		t.Errorf("night 2: merged-away %s published %v; survivor %v", old, p[old] != nil, p[survivor])
+	}
+}
+
 // TestRetractionLeavesSnapshot: an article retracted upstream is gone
 // from the next snapshot although its copy stays in a shard of the mirror
 // until compaction.
