@@ -267,8 +267,8 @@ func TestNightsParquet(t *testing.T) {
 	srv := h.srv
 	text := srv.Pipeline()
 	for old, repl := range map[string]string{
-		`url = "s3://openalex/data/jsonl/works/"`:        `url = "s3://openalex/data/parquet/works/"`,
-		`layout = "jsonl"`:                               `layout = "parquet"`,
+		`url = "s3://openalex/data/jsonl/works/"`: `url = "s3://openalex/data/parquet/works/"`,
+		`layout = "jsonl"`:                        `layout = "parquet"`,
 		`include = ["updated_date=*/part_*.gz"]` + "\n" + `[source.params]` + "\n" + `https_mirror = "` + srv.URL + `/openalex/"`: `include = ["updated_date=*/part_*.parquet"]` + "\n" + `[source.params]` + "\n" + `https_mirror = "` + srv.URL + `/openalex/"`,
 	} {
 		if !strings.Contains(text, old) {
