@@ -76,14 +76,14 @@ func TestNightlyKilled(t *testing.T) {
 				}
 				close(lines)
 			}()
-			// Wait for the moment to kill: the hold, or the three other
+			// Wait for the moment to kill: the hold, or the four other
 			// sources fetched and the hung download half-way.
 			fetched, hung, holding := 0, false, false
 			ready := func() bool {
 				if tc.hold != "" {
 					return holding
 				}
-				return hung && fetched == 3
+				return hung && fetched == 4
 			}
 			for !ready() {
 				select {
@@ -165,7 +165,7 @@ func TestNightlyKilled(t *testing.T) {
 			if err != nil || len(snaps) != 1 || snaps[0] != cur || (published != "" && cur != published) {
 				t.Errorf("snapshots %v, current %s (%v), published before the kill %q: want exactly one", snaps, cur, err, published)
 			}
-			for _, dir := range []string{"pmc-oa-inventory", "pubmed-updatefiles", "openalex-works", "crossref-works"} {
+			for _, dir := range []string{"pmc-oa-inventory", "pubmed-baseline", "pubmed-updatefiles", "openalex-works", "crossref-works"} {
 				d := filepath.Join(data, nightly.StateDir, dir)
 				if _, err := os.Stat(filepath.Join(d, "state.json")); err != nil {
 					t.Errorf("%s not committed: %v", dir, err)
@@ -190,7 +190,7 @@ func dataHits(srv *fake.Server) map[string]int {
 		"/pmc/PMC5828200.1/PMC5828200.1.xml", "/pmc/PMC6398430.1/PMC6398430.1.xml",
 		"/pmc/metadata/PMC5828200.1.json", "/pmc/metadata/PMC6398430.1.json",
 		"/pubmed/updatefiles/pubmed26n1001.xml.gz",
-		"/openalex/data/works/updated_date=2026-01-10/part_000.gz",
+		fake.OpenAlexNight1Part,
 	} {
 		m[p] = srv.Hits(p)
 	}

@@ -12,7 +12,8 @@
 // and the files it already has are found again by their checksum.
 //
 // Sub-packages: download (streamed, verified, retried, per-host bounded
-// HTTP downloads), pmcoa (PMC Open Access cloud bucket), pubmed (PubMed
-// update files), openalex (OpenAlex snapshot partitions and merged ids),
-// crossref (Crossref REST deltas) and nightly (the run).
+// HTTP downloads), pmcoa (PMC Open Access cloud bucket, diffed on disk,
+// mirrored in tar shards), pubmed (PubMed baseline and update files),
+// openalex (OpenAlex snapshot partitions and merged ids, in the 2026 or the
+// legacy layout), crossref (Crossref REST deltas) and nightly (the run).
 package remote

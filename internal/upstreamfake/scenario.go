@@ -23,7 +23,7 @@ const (
 	EnrichedSubject = "Career Choice"
 )
 
-// Pipeline returns a pipeline definition with the four remote sources
+// Pipeline returns a pipeline definition with the five remote sources
 // pointed at the server, as pipelines/nightly.toml defines them (cursors
 // starting on 2026-01-01).
 func (s *Server) Pipeline() string {
@@ -46,6 +46,18 @@ kind = "inventory-etag"
 state = "pmc-oa-inventory"
 
 [[source]]
+name = "pubmed-baseline"
+kind = "file-sequence"
+url = "%[1]s/pubmed/baseline/"
+format = "pubmed"
+include = ["pubmed*n*.xml.gz"]
+[source.params]
+checksum = "md5"
+[source.cursor]
+kind = "sequence"
+state = "pubmed-baseline"
+
+[[source]]
 name = "pubmed-updates"
 kind = "file-sequence"
 url = "%[1]s/pubmed/updatefiles/"
@@ -60,12 +72,13 @@ state = "pubmed-updatefiles"
 [[source]]
 name = "openalex-works"
 kind = "s3-partitions"
-url = "s3://openalex/data/works/"
+url = "s3://openalex/data/jsonl/works/"
 format = "openalex"
 include = ["updated_date=*/part_*.gz"]
 [source.params]
 https_mirror = "%[1]s/openalex/"
-merged_ids = "s3://openalex/data/merged_ids/works/"
+layout = "jsonl"
+merged_ids = "s3://openalex/legacy-data/merged_ids/works/"
 [source.cursor]
 kind = "partition-date"
 start = "2026-01-01"
@@ -101,7 +114,7 @@ func read(fix string, elem ...string) ([]byte, error) {
 
 // Night1 publishes the first night's upstream state.
 func (s *Server) Night1(fix string) error {
-	arts, err := night1PMC(fix)
+	arts, err := Night1PMC(fix)
 	if err != nil {
 		return err
 	}
@@ -110,13 +123,16 @@ func (s *Server) Night1(fix string) error {
 	// PubMed: the real record of shared/fixtures/pubmed/pubmed_31393839.xml
 	// (a bare PubmedArticle, three MeSH headings) given PMC5828200's PMID,
 	// so that it enriches that article, wrapped in the PubmedArticleSet of
-	// an update file. Derived: only the PMID digits and the wrapper change.
+	// a baseline file, and sent again (a revised citation) in the first
+	// update file. Derived: only the PMID digits and the wrapper change.
 	rec, err := read(fix, "pubmed", "pubmed_31393839.xml")
 	if err != nil {
 		return err
 	}
 	rec = bytes.ReplaceAll(rec, []byte("31393839"), []byte(EnrichedPMID))
-	s.PutPubMed("pubmed26n1001.xml.gz", append(append([]byte("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<PubmedArticleSet>\n"), rec...), []byte("\n</PubmedArticleSet>\n")...))
+	set := append(append([]byte("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<PubmedArticleSet>\n"), rec...), []byte("\n</PubmedArticleSet>\n")...)
+	s.PutPubMedIn("baseline", "pubmed26n0001.xml.gz", set)
+	s.PutPubMed("pubmed26n1001.xml.gz", set)
 
 	lines, err := OpenAlexLines(fix, 0, 10)
 	if err != nil {
@@ -136,13 +152,18 @@ func (s *Server) Night1(fix string) error {
 	return nil
 }
 
+// OpenAlexNight1Part is the path of night 1's OpenAlex part on the server.
+const OpenAlexNight1Part = "/openalex/" + OpenAlexWorks + "updated_date=2026-01-10/part_0000.gz"
+
 // Night1Now and Night2Now are the run times of the two nights.
 const (
 	Night1Now = "2026-11-24T03:30:00Z"
 	Night2Now = "2026-11-25T03:30:00Z"
 )
 
-func night1PMC(fix string) ([]PMCArticle, error) {
+// Night1PMC returns night 1's PMC articles (the shared JATS fixtures read
+// in place, with their metadata as said in Night1).
+func Night1PMC(fix string) ([]PMCArticle, error) {
 	type src struct {
 		file, pmcid, pmid, lic string
 		oa                     bool
@@ -167,7 +188,7 @@ func night1PMC(fix string) ([]PMCArticle, error) {
 
 // Night2 publishes the second night's changes on top of night 1.
 func (s *Server) Night2(fix string) error {
-	arts, err := night1PMC(fix)
+	arts, err := Night1PMC(fix)
 	if err != nil {
 		return err
 	}
@@ -190,7 +211,7 @@ func (s *Server) Night2(fix string) error {
 	s.PutPubMed("pubmed26n1002.xml.gz", []byte("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<PubmedArticleSet>\n<DeleteCitation>\n<PMID Version=\"1\">"+EnrichedPMID+"</PMID>\n</DeleteCitation>\n</PubmedArticleSet>\n"))
 
 	// OpenAlex: a new partition with the next five works, and a merge of
-	// a night-1 work into another one (MergePair).
+	// a night-1 work into another one (MergePair), in the 2026 layout.
 	first, err := OpenAlexLines(fix, 0, 10)
 	if err != nil {
 		return err

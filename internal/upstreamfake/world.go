@@ -106,9 +106,14 @@ func (s *Server) PublishPMC(date string, arts []PMCArticle) {
 // PutPubMed publishes an update file (gzip-compressed) and its .md5 in the
 // form NCBI writes it ("MD5(pubmed26n1001.xml.gz)= <hex>").
 func (s *Server) PutPubMed(name string, xml []byte) {
+	s.PutPubMedIn("updatefiles", name, xml)
+}
+
+// PutPubMedIn is PutPubMed for another directory of /pubmed/ ("baseline").
+func (s *Server) PutPubMedIn(dir, name string, xml []byte) {
 	gz := Gzip(xml)
-	s.Put("/pubmed/updatefiles/"+name, gz)
-	s.Put("/pubmed/updatefiles/"+name+".md5", []byte(fmt.Sprintf("MD5(%s)= %s\n", name, MD5(gz))))
+	s.Put("/pubmed/"+dir+"/"+name, gz)
+	s.Put("/pubmed/"+dir+"/"+name+".md5", []byte(fmt.Sprintf("MD5(%s)= %s\n", name, MD5(gz))))
 }
 
 // OpenAlexPart is one part file of the fake snapshot.
@@ -117,47 +122,89 @@ type OpenAlexPart struct {
 	Lines []byte // JSON Lines of works
 }
 
-// PublishOpenAlex puts the parts (gzip JSON Lines) under /openalex/
-// data/works/updated_date=DATE/part_NNN.gz and writes data/works/manifest
-// in the Redshift manifest format the snapshot documentation describes
-// ({"entries": [{"url": "s3://...", "meta": {"content_length",
-// "record_count"}}], "meta": {...}}).
+// OpenAlexWorks is the works folder of the 2026 layout (JSON Lines copy),
+// OpenAlexLegacyWorks the pre-2026 flat layout kept under legacy-data/.
+const (
+	OpenAlexWorks       = "data/jsonl/works/"
+	OpenAlexLegacyWorks = "legacy-data/works/"
+	// OpenAlexMergedIDs is where the merged-id lists of works live.
+	OpenAlexMergedIDs = "legacy-data/merged_ids/works/"
+)
+
+// manifestMeta and manifestEntry are the Redshift manifest form.
+type manifestMeta struct {
+	ContentLength int `json:"content_length"`
+	RecordCount   int `json:"record_count"`
+}
+
+type manifestEntry struct {
+	URL  string       `json:"url"`
+	Meta manifestMeta `json:"meta"`
+}
+
+// PublishOpenAlex publishes the works parts in the 2026 layout that
+// OpenAlex's "Snapshot data format" page describes
+// (https://developers.openalex.org/download/snapshot-format):
+// data/jsonl/works/updated_date=DATE/part_0000.gz (gzip JSON Lines, part
+// numbers of four digits) and one combined data/jsonl/manifest.json for
+// every entity of the format. The page does not list the combined
+// manifest's fields; this sample writes it in the Redshift manifest form
+// of the per-entity manifests before it ({"entries": [{"url", "meta":
+// {"content_length", "record_count"}}], "meta": {...}}), and lists an
+// authors part beside the works so that a reader must keep to its entity.
 func (s *Server) PublishOpenAlex(parts []OpenAlexPart) {
-	type meta struct {
-		ContentLength int `json:"content_length"`
-		RecordCount   int `json:"record_count"`
-	}
-	type entry struct {
-		URL  string `json:"url"`
-		Meta meta   `json:"meta"`
-	}
-	var man struct {
-		Entries []entry `json:"entries"`
-		Meta    meta    `json:"meta"`
-	}
+	entries := s.putOpenAlexParts(OpenAlexWorks, "part_%04d.gz", parts)
+	authors := "data/jsonl/authors/updated_date=2026-01-10/part_0000.gz"
+	body := Gzip([]byte(`{"id":"https://openalex.org/A5000000001","display_name":"Sample Author"}` + "\n"))
+	s.Put("/openalex/"+authors, body)
+	entries = append(entries, manifestEntry{URL: "s3://openalex/" + authors, Meta: manifestMeta{len(body), 1}})
+	s.putManifest("data/jsonl/manifest.json", entries)
+}
+
+// PublishOpenAlexLegacy publishes the parts in the pre-2026 flat layout,
+// kept under legacy-data/: legacy-data/works/updated_date=DATE/part_NNN.gz
+// and the Redshift manifest legacy-data/works/manifest, in the format the
+// former documentation describes
+// (https://docs.openalex.org/download-all-data/snapshot-data-format).
+func (s *Server) PublishOpenAlexLegacy(parts []OpenAlexPart) {
+	s.putManifest(OpenAlexLegacyWorks+"manifest", s.putOpenAlexParts(OpenAlexLegacyWorks, "part_%03d.gz", parts))
+}
+
+func (s *Server) putOpenAlexParts(folder, name string, parts []OpenAlexPart) []manifestEntry {
+	var entries []manifestEntry
 	n := map[string]int{}
 	for _, p := range parts {
-		key := fmt.Sprintf("data/works/updated_date=%s/part_%03d.gz", p.Date, n[p.Date])
+		key := fmt.Sprintf("%supdated_date=%s/"+name, folder, p.Date, n[p.Date])
 		n[p.Date]++
 		gz := Gzip(p.Lines)
 		s.Put("/openalex/"+key, gz)
-		recs := bytes.Count(p.Lines, []byte("\n"))
-		man.Entries = append(man.Entries, entry{URL: "s3://openalex/" + key, Meta: meta{len(gz), recs}})
-		man.Meta.ContentLength += len(gz)
-		man.Meta.RecordCount += recs
+		entries = append(entries, manifestEntry{URL: "s3://openalex/" + key, Meta: manifestMeta{len(gz), bytes.Count(p.Lines, []byte("\n"))}})
+	}
+	return entries
+}
+
+func (s *Server) putManifest(key string, entries []manifestEntry) {
+	man := struct {
+		Entries []manifestEntry `json:"entries"`
+		Meta    manifestMeta    `json:"meta"`
+	}{Entries: entries}
+	for _, e := range entries {
+		man.Meta.ContentLength += e.Meta.ContentLength
+		man.Meta.RecordCount += e.Meta.RecordCount
 	}
 	b, _ := json.Marshal(man)
-	s.Put("/openalex/data/works/manifest", b)
+	s.Put("/openalex/"+key, b)
 }
 
 // PutMergedIDs publishes a merged-ids list for date: gzip CSV with the
-// header merge_date,id,merge_into_id as in the snapshot's
-// data/merged_ids/works/ (OpenAlex documentation, "Merged entities").
+// header merge_date,id,merge_into_id as in the snapshot's merged_ids/works/
+// folder (OpenAlex documentation, "Merged entities"), which the 2026
+// layout keeps under legacy-data/.
 func (s *Server) PutMergedIDs(date string, pairs [][2]string) {
 	var b strings.Builder
 	b.WriteString("merge_date,id,merge_into_id\n")
 	for _, p := range pairs {
 		fmt.Fprintf(&b, "%s,%s,%s\n", date, p[0], p[1])
 	}
-	s.Put("/openalex/data/merged_ids/works/"+date+".csv.gz", Gzip([]byte(b.String())))
+	s.Put("/openalex/"+OpenAlexMergedIDs+date+".csv.gz", Gzip([]byte(b.String())))
 }

@@ -86,6 +86,9 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	if err != nil {
 		return nil, err
 	}
+	// The summary's cursor is the date the next night starts from: this
+	// night's start while it has not succeeded (a failed night is asked
+	// again from the same date), the next one once it has.
 	env.Stats.Cursor = from
 	var pend pending
 	if _, err := remote.LoadJSON(pendPath, &pend); err != nil {
@@ -110,6 +113,9 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		}
 	}
 	next := state{LastRun: env.Now.UTC().Format(time.DateOnly), Pages: append(slices.Clone(st.Pages), pend.Pages...)}
+	if env.Stats.Cursor, err = fromDate(env, next); err != nil {
+		return nil, err
+	}
 	files := make([]string, len(next.Pages))
 	for i, p := range next.Pages {
 		files[i] = filepath.Join(dir, p)

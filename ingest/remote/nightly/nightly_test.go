@@ -126,7 +126,7 @@ func TestNights(t *testing.T) {
 		t.Fatalf("night 1 summary: %+v", sum)
 	}
 	pmc := source(t, sum, "pmc-oa")
-	if pmc.Fetched != 2 || pmc.Rejected["licence:CC BY-NC"] != 1 || pmc.Rejected["not-open-access"] != 1 || pmc.Files != 2 {
+	if pmc.Fetched != 2 || pmc.Rejected["licence:CC BY-NC"] != 1 || pmc.Rejected["not-open-access"] != 1 || pmc.Files != 1 {
 		t.Errorf("night 1 pmc-oa: fetched %d, rejected %v, mirror %d", pmc.Fetched, pmc.Rejected, pmc.Files)
 	}
 	// Gated before anything else: the rejected articles' XML is never asked for.
@@ -135,8 +135,19 @@ func TestNights(t *testing.T) {
 			t.Errorf("%s fetched %d times, want 0 (its licence gate failed)", p, n)
 		}
 	}
-	if cr := source(t, sum, "crossref-works"); cr.Fetched != 2 || cr.Cursor != "2026-01-01" {
-		t.Errorf("night 1 crossref: fetched %d pages from %s", cr.Fetched, cr.Cursor)
+	// Paged from the configured start (the fake serves it only); the
+	// summary says where the next night starts: the run's day minus 48 h.
+	if cr := source(t, sum, "crossref-works"); cr.Fetched != 2 || cr.Cursor != "2026-11-22" {
+		t.Errorf("night 1 crossref: fetched %d pages, next start %s (want 2026-11-22)", cr.Fetched, cr.Cursor)
+	}
+	// OpenAlex: the 2026 layout's works part, never the other entities the
+	// combined manifest lists.
+	if srv.Hits(fake.OpenAlexNight1Part) != 1 || srv.HitsPrefix("/openalex/data/jsonl/authors/") != 0 || srv.Hits("/openalex/data/jsonl/manifest.json") != 1 {
+		t.Errorf("night 1 openalex: part fetched %d times, authors %d, combined manifest %d",
+			srv.Hits(fake.OpenAlexNight1Part), srv.HitsPrefix("/openalex/data/jsonl/authors/"), srv.Hits("/openalex/data/jsonl/manifest.json"))
+	}
+	if b := source(t, sum, "pubmed-baseline"); b.Fetched != 1 || b.Cursor != "pubmed26n0001.xml.gz" {
+		t.Errorf("night 1 pubmed baseline: fetched %d, cursor %s", b.Fetched, b.Cursor)
 	}
 	d1 := docs(t, h.data)
 	art := d1["pmc-"+strings.TrimPrefix(fake.EnrichedPMCID, "PMC")]
@@ -155,7 +166,7 @@ func TestNights(t *testing.T) {
 	// Night 2.
 	metaHits := srv.Hits("/pmc/metadata/PMC6398430.1.json")
 	pm1 := srv.Hits("/pubmed/updatefiles/pubmed26n1001.xml.gz")
-	oa1 := srv.Hits("/openalex/data/works/updated_date=2026-01-10/part_000.gz")
+	oa1 := srv.Hits(fake.OpenAlexNight1Part)
 	if err := srv.Night2(h.fix); err != nil {
 		t.Fatal(err)
 	}
@@ -169,11 +180,12 @@ func TestNights(t *testing.T) {
 	// Only the delta is fetched.
 	if srv.Hits("/pmc/metadata/PMC6398430.1.json") != metaHits ||
 		srv.Hits("/pubmed/updatefiles/pubmed26n1001.xml.gz") != pm1 ||
-		srv.Hits("/openalex/data/works/updated_date=2026-01-10/part_000.gz") != oa1 {
+		srv.Hits(fake.OpenAlexNight1Part) != oa1 {
 		t.Error("night 2 fetched files of night 1 again")
 	}
-	if p := source(t, sum2, "pmc-oa"); p.Fetched != 2 || p.Files != 3 {
-		t.Errorf("night 2 pmc-oa: fetched %d (want the new version and the new article), mirror %d (want 3)", p.Fetched, p.Files)
+	// The mirror is two shards: night 1's and the one of night 2's articles.
+	if p := source(t, sum2, "pmc-oa"); p.Fetched != 2 || p.Files != 2 {
+		t.Errorf("night 2 pmc-oa: fetched %d (want the new version and the new article), mirror %d shards (want 2)", p.Fetched, p.Files)
 	}
 	if p := source(t, sum2, "pubmed-updates"); p.Fetched != 1 || p.Cursor != "pubmed26n1002.xml.gz" {
 		t.Errorf("night 2 pubmed: fetched %d, cursor %s", p.Fetched, p.Cursor)
@@ -181,11 +193,13 @@ func TestNights(t *testing.T) {
 	if o := source(t, sum2, "openalex-works"); o.Fetched != 2 || o.Cursor != "2026-02-01" { // the part and the merged-id list
 		t.Errorf("night 2 openalex: fetched %d, cursor %s", o.Fetched, o.Cursor)
 	}
-	if c := source(t, sum2, "crossref-works"); c.Fetched != 1 || c.Cursor != "2026-11-22" {
-		t.Errorf("night 2 crossref: fetched %d pages from %s, want 1 from 2026-11-22 (last run minus 48h)", c.Fetched, c.Cursor)
+	// The fake answers the delta from 2026-11-22 (night 1 minus 48 h) only.
+	if c := source(t, sum2, "crossref-works"); c.Fetched != 1 || c.Cursor != "2026-11-23" {
+		t.Errorf("night 2 crossref: fetched %d pages (want 1, from 2026-11-22), next start %s (want 2026-11-23)", c.Fetched, c.Cursor)
 	}
 	d2 := docs(t, h.data)
-	// DeleteCitation removed the enrichment, not the article.
+	// DeleteCitation removed the enrichment (the baseline's record and the
+	// update file's), not the article.
 	art = d2[art.ID]
 	if art == nil {
 		t.Fatalf("night 2: the PubMed deletion removed %s itself", fake.EnrichedPMCID)
@@ -233,14 +247,140 @@ func TestNights(t *testing.T) {
 			t.Errorf("night 3: %s fetched %d files", src.Name, src.Fetched)
 		}
 	}
-	if c := source(t, sum3, "crossref-works"); c.Cursor != "2026-11-23" {
-		t.Errorf("night 3: crossref asked from %s, want 2026-11-23 (the cursor moves on even without news)", c.Cursor)
+	if c := source(t, sum3, "crossref-works"); c.Cursor != "2026-11-24" || h.srv.HitsPrefix("/crossref/") == 0 {
+		t.Errorf("night 3: crossref next start %s, want 2026-11-24 (the cursor moves on even without news)", c.Cursor)
 	}
 
 	var text strings.Builder
 	sum.WriteText(&text)
 	if !strings.Contains(text.String(), "pmc-oa") || !strings.Contains(text.String(), "rejected before download: licence:CC BY-NC 1, not-open-access 1") {
 		t.Errorf("night 1 summary text:\n%s", text.String())
+	}
+}
+
+// TestNightsParquet: the OpenAlex source on the 2026 layout's Parquet
+// copy: the first night publishes the works whose locations carry a
+// published licence, the second night's new partition and merged ids are
+// applied as with the JSON Lines copy.
+func TestNightsParquet(t *testing.T) {
+	h := newHarness(t)
+	srv := h.srv
+	text := srv.Pipeline()
+	for old, repl := range map[string]string{
+		`url = "s3://openalex/data/jsonl/works/"`: `url = "s3://openalex/data/parquet/works/"`,
+		`layout = "jsonl"`:                        `layout = "parquet"`,
+		`include = ["updated_date=*/part_*.gz"]` + "\n" + `[source.params]` + "\n" + `https_mirror = "` + srv.URL + `/openalex/"`: `include = ["updated_date=*/part_*.parquet"]` + "\n" + `[source.params]` + "\n" + `https_mirror = "` + srv.URL + `/openalex/"`,
+	} {
+		if !strings.Contains(text, old) {
+			t.Fatalf("the test pipeline has no %q", old)
+		}
+		text = strings.Replace(text, old, repl, 1)
+	}
+	path := filepath.Join(t.TempDir(), "parquet.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if h.p, err = pipelines.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	first, err := fake.OpenAlexLines(h.fix, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Night1(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.PublishOpenAlexParquet([]fake.OpenAlexPart{{Date: "2026-01-10", Lines: first}}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := h.run(fake.Night1Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oa := source(t, sum, "openalex-works")
+	if oa.Fetched != 1 || srv.HitsPrefix("/openalex/data/jsonl/works/") != 0 {
+		t.Errorf("night 1: fetched %d Parquet parts, %d JSON Lines requests", oa.Fetched, srv.HitsPrefix("/openalex/data/jsonl/works/"))
+	}
+	rejected := oa.Rejected["licence:no-published-location"]
+	if rejected == 0 || rejected == 10 {
+		t.Errorf("night 1: %d of 10 works rejected before decoding; want some, not all", rejected)
+	}
+	old, survivor, err := fake.MergePair(h.fix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := func() map[string]*doc {
+		out := map[string]*doc{}
+		for _, d := range docs(t, h.data) {
+			if d.OpenAlex != "" {
+				out[strings.ToUpper(d.OpenAlex)] = d
+			}
+		}
+		return out
+	}
+	if p := published(); p[old] == nil || p[survivor] == nil {
+		t.Fatalf("night 1: %s and %s not both published from the Parquet copy", old, survivor)
+	}
+	more, err := fake.OpenAlexLines(h.fix, 10, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Night2(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.PublishOpenAlexParquet([]fake.OpenAlexPart{{Date: "2026-01-10", Lines: first}, {Date: "2026-02-01", Lines: more}}); err != nil {
+		t.Fatal(err)
+	}
+	sum2, err := h.run(fake.Night2Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := source(t, sum2, "openalex-works"); o.Fetched != 2 || o.Cursor != "2026-02-01" {
+		t.Errorf("night 2: fetched %d (want the new part and the merged-id list), cursor %s", o.Fetched, o.Cursor)
+	}
+	p := published()
+	if p[old] != nil || p[survivor] == nil || !slices.Contains(p[survivor].Aliases, "oa-w"+strings.ToLower(strings.TrimPrefix(old, "W"))) {
+		t.Errorf("night 2: merged-away %s published %v; survivor %v", old, p[old] != nil, p[survivor])
+	}
+}
+
+// TestRetractionLeavesSnapshot: an article retracted upstream is gone
+// from the next snapshot although its copy stays in a shard of the mirror
+// until compaction.
+func TestRetractionLeavesSnapshot(t *testing.T) {
+	h := newHarness(t)
+	if err := h.srv.Night1(h.fix); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.run(fake.Night1Now); err != nil {
+		t.Fatal(err)
+	}
+	pmcSources := func(d *doc) []string {
+		if d == nil {
+			return nil
+		}
+		return d.Sources
+	}
+	before := pmcSources(docs(t, h.data)["pmc-6398430"])
+	if !slices.Contains(before, "jats:pmc") {
+		t.Fatalf("night 1: pmc-6398430 not published from the PMC JATS (sources %v)", before)
+	}
+	arts, err := fake.Night1PMC(h.fix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts[1].Retracted = true // PMC6398430
+	h.srv.PublishPMC("2026-11-24T01-00Z", arts)
+	sum, err := h.run(fake.Night2Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := source(t, sum, "pmc-oa"); p.Removed != 1 || p.Rejected["retracted"] != 1 || p.Files != 1 {
+		t.Errorf("pmc-oa: removed %d, rejected %v, mirror %d shards", p.Removed, p.Rejected, p.Files)
+	}
+	if after := pmcSources(docs(t, h.data)["pmc-6398430"]); slices.Contains(after, "jats:pmc") {
+		t.Errorf("night 2: the retracted article is still published from its PMC JATS (sources %v)", after)
 	}
 }
 
@@ -259,7 +399,7 @@ func manifestHasSources(t *testing.T, data string) {
 			Sources []SourceSummary `json:"sources"`
 		} `json:"nightly"`
 	}
-	if err := json.Unmarshal(b, &m); err != nil || len(m.Nightly.Sources) != 4 {
+	if err := json.Unmarshal(b, &m); err != nil || len(m.Nightly.Sources) != 5 {
 		t.Errorf("manifest.json has no per-source summary (%v):\n%.2000s", err, b)
 	}
 }

@@ -1,11 +1,40 @@
 // Package openalex is the nightly adapter for the OpenAlex works snapshot
-// (kind "s3-partitions"): it reads the snapshot's Redshift manifest
-// (s3://openalex/data/works/manifest: {"entries": [{"url":
-// "s3://openalex/data/works/updated_date=2026-01-15/part_000.gz", "meta":
-// {"content_length": N, "record_count": M}}]}), fetches the parts of the
-// updated_date partitions newer than the cursor, verified by their size,
-// and then the merged-id lists (params.merged_ids, an S3 prefix of
-// merge_date,id,merge_into_id CSV files, gzip-compressed) it has not read.
+// (kind "s3-partitions"). It reads the snapshot's manifest, fetches the
+// parts of the updated_date partitions newer than the cursor, verified by
+// the size the manifest gives, and then the merged-id lists
+// (params.merged_ids, an S3 prefix of merge_date,id,merge_into_id CSV
+// files, gzip-compressed) it has not read.
+//
+// Layouts (params.layout), as OpenAlex's "Snapshot data format" page
+// (https://developers.openalex.org/download/snapshot-format, read
+// 2026-12-07) describes them:
+//
+//   - "jsonl" (the default, the 2026 layout): two complete copies of the
+//     snapshot under data/jsonl/ (gzip JSON Lines) and data/parquet/
+//     (snappy Parquet), one folder per entity, part files part_0000… of up
+//     to 400,000 records under updated_date= partitions, and one combined
+//     manifest.json per format listing every entity's files. The source's
+//     url is the works folder (s3://openalex/data/jsonl/works/); the
+//     manifest is the manifest.json of its parent folder, and only its
+//     entries under the works folder are read. The page names the combined
+//     manifest without listing its fields: it is read in the Redshift
+//     manifest form of the per-entity manifests before it ({"entries":
+//     [{"url": "s3://...", "meta": {"content_length": N, "record_count":
+//     M}}]}).
+//
+//   - "legacy": the pre-2026 flat layout, which the page says is kept under
+//     legacy-data/ with the merged_ids/ folder: the url is a works folder
+//     holding a Redshift manifest named "manifest" (s3://openalex/
+//     legacy-data/works/manifest), for mirrors of older releases.
+//
+//   - "parquet": the 2026 layout's Parquet copy (url s3://openalex/data/
+//     parquet/works/, parts part_*.parquet, data/parquet/manifest.json),
+//     whose licence columns are read before whole works are decoded
+//     (parquet.go).
+//
+// params.manifest, an s3:// URL, overrides where the manifest is read. The
+// merged-id lists live only under legacy-data/merged_ids/ in the current
+// layout, which is where the shipped pipeline points params.merged_ids.
 //
 // Merges are applied by the adapter's filter on every OpenAlex record the
 // build reads: a merged-away work's records are dropped and its id becomes
@@ -87,18 +116,38 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	if env.Progress != nil {
 		env.Progress.Plan(len(parts), total)
 	}
+	isParquet := env.Param("layout", "jsonl") == "parquet"
 	err = remote.Each(ctx, len(parts), 4, func(ctx context.Context, i int) error {
+		defer func() {
+			if env.Progress != nil {
+				env.Progress.Done(1)
+			}
+		}()
 		p := parts[i]
-		cached, err := env.Client.File(ctx, bucket+p.key, filepath.Join(env.Dir, filepath.FromSlash(p.key)), download.Expect{Size: p.size})
+		dst := filepath.Join(env.Dir, filepath.FromSlash(p.key))
+		if isParquet {
+			if _, err := os.Stat(dst + parquetSuffix); err == nil {
+				env.Stats.Add(0, 1, 0) // gated by a run that did not commit
+				return nil
+			}
+		}
+		cached, err := env.Client.File(ctx, bucket+p.key, dst, download.Expect{Size: p.size})
+		if err != nil {
+			return err
+		}
 		if cached {
 			env.Stats.Add(0, 1, 0)
-		} else if err == nil {
+		} else {
 			env.Stats.Add(1, 0, 0)
 		}
-		if env.Progress != nil {
-			env.Progress.Done(1)
+		if !isParquet {
+			return nil
 		}
-		return err
+		if err := gateParquet(dst, dst+parquetSuffix, env.Families, env.Stats); err != nil {
+			return err
+		}
+		// Only the gated works are kept.
+		return os.Remove(dst)
 	})
 	if err != nil {
 		return nil, err
@@ -108,6 +157,9 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		next.Merged[k] = v
 	}
 	for _, p := range parts {
+		if isParquet {
+			p.key += parquetSuffix
+		}
 		next.Parts = append(next.Parts, p.key)
 		next.Last = max(next.Last, p.date)
 	}
@@ -128,13 +180,48 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	}, nil
 }
 
+// defaultInclude is the part glob of a source without include globs.
+func defaultInclude(env *remote.Env) string {
+	if env.Param("layout", "jsonl") == "parquet" {
+		return "updated_date=*/part_*.parquet"
+	}
+	return "updated_date=*/part_*.gz"
+}
+
+// manifestKey is the key of the manifest listing the source's parts.
+func manifestKey(env *remote.Env) (string, error) {
+	if m := env.Param("manifest", ""); m != "" {
+		if k := remote.S3Key(m); k != "" {
+			return k, nil
+		}
+		return "", fmt.Errorf("params.manifest %q is not an s3:// URL", m)
+	}
+	folder := strings.TrimSuffix(remote.S3Key(env.Source.URL), "/")
+	switch layout := env.Param("layout", "jsonl"); layout {
+	case "jsonl", "parquet":
+		// data/jsonl/works/ -> data/jsonl/manifest.json
+		return path.Join(path.Dir(folder), "manifest.json"), nil
+	case "legacy":
+		return path.Join(folder, "manifest"), nil
+	default:
+		return "", fmt.Errorf("params.layout %q: want jsonl, parquet or legacy", layout)
+	}
+}
+
 // newParts reads the manifest and returns the parts of partitions newer
 // than the cursor, oldest first.
 func newParts(ctx context.Context, env *remote.Env, bucket string, st state) ([]part, error) {
 	prefix := remote.S3Key(env.Source.URL)
-	b, err := env.Client.Bytes(ctx, bucket+prefix+"manifest", 256<<20)
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	mkey, err := manifestKey(env)
 	if err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
+		return nil, err
+	}
+	b, err := env.Client.Bytes(ctx, bucket+mkey, 256<<20)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", mkey, err)
 	}
 	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -152,7 +239,8 @@ func newParts(ctx context.Context, env *remote.Env, bucket string, st state) ([]
 	for _, e := range m.Entries {
 		key := remote.S3Key(e.URL)
 		d := dateRE.FindStringSubmatch(key + "/")
-		if key == "" || d == nil || !remote.Match(&env.Source, key, "updated_date=*/part_*.gz") {
+		// A combined manifest lists every entity: keep the source's folder.
+		if key == "" || d == nil || !strings.HasPrefix(key, prefix) || !remote.Match(&env.Source, key, defaultInclude(env)) {
 			continue
 		}
 		if d[1] > after || (inclusive && d[1] == after) {

@@ -16,10 +16,16 @@
 //
 // and only then fetches the JATS XML from xml_url, verified by the md5 the
 // URL carries. Versions of an article collapse to the newest: the mirror
-// holds one file per PMCID.
+// holds one copy per PMCID, packed into tar shards (shards.go).
+//
+// The diff runs on disk in bounded memory (keys.go): the inventory's pairs
+// are sorted in runs and merged against the sorted keys file of the last
+// inventory applied, the checkpoint. An inventory listing fewer than half
+// the keys of the last one is refused, at any size (ErrShrunk).
 package pmcoa
 
 import (
+	"bufio"
 	"compress/gzip"
 	"context"
 	"encoding/csv"
@@ -37,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openshelf/openshelf/ingest/remote"
 	"github.com/openshelf/openshelf/ingest/remote/download"
@@ -49,18 +56,28 @@ type Adapter struct{}
 
 // article is one PMCID in the mirror.
 type article struct {
-	Version int    `json:"version"`
-	File    string `json:"file"` // under xml/, e.g. PMC123.2.xml
+	Version int `json:"version"`
+	// Shard is the shard under shards/ holding the article.
+	Shard string `json:"shard,omitempty"`
+	// File is the article's own file under xml/: only between its
+	// download and its packing, or in a mirror written before shards.
+	File string `json:"file,omitempty"`
 }
 
 // state is the committed checkpoint.
 type state struct {
 	// Inventory is the date folder of the last inventory applied.
 	Inventory string `json:"inventory,omitempty"`
-	// ETags maps every metadata key of that inventory to its ETag.
-	ETags map[string]string `json:"etags"`
+	// Keys is the keys file (see keys.go) of that inventory: every
+	// metadata key with its ETag, sorted.
+	Keys string `json:"keys,omitempty"`
+	// ETags is the former form of Keys (a JSON map), read once to write
+	// the first keys file.
+	ETags map[string]string `json:"etags,omitempty"`
 	// Articles maps a PMCID ("PMC123") to its newest fetched version.
 	Articles map[string]article `json:"articles"`
+	// Shards maps each shard of the mirror to its number of members.
+	Shards map[string]int `json:"shards,omitempty"`
 }
 
 // Metadata is the per-article JSON of the bucket (metadata/PMCxxx.N.json);
@@ -90,114 +107,218 @@ var (
 	pmcidRE   = regexp.MustCompile(`^PMC\d{1,12}$`)
 )
 
+// ErrShrunk means the new inventory lists fewer than half the keys of the
+// last one applied: a broken report is refused rather than emptying the
+// mirror, whatever the archive's size.
+var ErrShrunk = errors.New("pmc-oa: inventory lost half the bucket")
+
+// batch is how many changed keys are fetched between two reads of the
+// changed-keys file.
+const batch = 4096
+
 // Fetch implements remote.Adapter.
 func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, error) {
-	st := state{ETags: map[string]string{}, Articles: map[string]article{}}
-	statePath := filepath.Join(env.Dir, remote.StateFile)
-	if _, err := remote.LoadJSON(statePath, &st); err != nil {
+	st := state{Articles: map[string]article{}}
+	if _, err := remote.LoadJSON(filepath.Join(env.Dir, remote.StateFile), &st); err != nil {
+		return nil, err
+	}
+	if err := migrate(env.Dir, &st); err != nil {
 		return nil, err
 	}
 	bucket := remote.BucketBase(env)
-	date, etags, err := inventory(ctx, env, bucket)
+	next, d, withdrawn, err := diffInventory(ctx, env, bucket, &st)
 	if err != nil {
 		return nil, err
-	}
-	// A report that lost most of the bucket is a broken report, not a
-	// mass withdrawal: refuse it rather than empty the mirror.
-	if len(st.ETags) > 100 && len(etags) < len(st.ETags)/2 {
-		return nil, fmt.Errorf("%w: inventory %s lists %d metadata keys, the last one applied %d; refusing a report that lost half the bucket",
-			remote.ErrUpstream, date, len(etags), len(st.ETags))
-	}
-	var changed []string
-	for k, e := range etags {
-		if st.ETags[k] != e {
-			changed = append(changed, k)
-		}
-	}
-	slices.Sort(changed)
-	env.Stats.Add(0, int64(len(etags)-len(changed)), 0)
-	env.Logger.Info("pmc-oa: inventory read", "inventory", date, "keys", len(etags), "changed", len(changed), "previous", st.Inventory)
-	if env.Progress != nil {
-		env.Progress.Plan(len(changed), -1)
-	}
-
-	next := state{Inventory: date, ETags: etags, Articles: map[string]article{}}
-	for k, v := range st.Articles {
-		next.Articles[k] = v
 	}
 	var mu sync.Mutex
-	err = remote.Each(ctx, len(changed), 8, func(ctx context.Context, i int) error {
-		defer func() {
-			if env.Progress != nil {
-				env.Progress.Done(1)
-			}
-		}()
-		return fetchArticle(ctx, env, bucket, changed[i], etags[changed[i]], &mu, &next)
-	})
-	if err != nil {
+	if err := fetchChanged(ctx, env, bucket, d.Changed, &mu, &next); err != nil {
 		return nil, err
 	}
-	// Keys gone from the inventory: the article version was withdrawn.
-	// The newest version still listed, if any, takes its place.
-	withdrawn := map[string]bool{}
-	for k := range st.ETags {
-		if _, ok := etags[k]; ok {
-			continue
-		}
-		id, v := keyVersion(k)
+	// A withdrawn version leaves unless a newer one arrived tonight.
+	gone := map[string]bool{}
+	for id, v := range withdrawn {
 		if a, ok := next.Articles[id]; ok && a.Version == v {
 			delete(next.Articles, id)
-			withdrawn[id] = true
+			gone[id] = true
 			env.Stats.Add(0, 0, 1)
 		}
 	}
-	if err := replaceWithdrawn(ctx, env, bucket, withdrawn, etags, &mu, &next); err != nil {
+	if err := replaceWithdrawn(ctx, env, bucket, gone, keysPath(env.Dir, next.Keys), &mu, &next); err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(next.Articles))
-	for id := range next.Articles {
-		ids = append(ids, id)
+	err = pack(packEnv{dir: filepath.Join(env.Dir, shardsDir), xmlDir: filepath.Join(env.Dir, "xml"), now: env.Now,
+		shardArticles: intParam(env, "shard_articles", defaultShardArticles),
+		compress:      env.Param("shard_compression", "zstd") != "none"}, st.Shards, &next)
+	if err != nil {
+		return nil, fmt.Errorf("packing the mirror: %w", err)
 	}
-	slices.Sort(ids)
-	files := make([]string, len(ids))
-	for i, id := range ids {
-		files[i] = filepath.Join(env.Dir, "xml", next.Articles[id].File)
+	shards := slices.Sorted(maps.Keys(next.Shards))
+	files := make([]string, len(shards))
+	for i, s := range shards {
+		files[i] = filepath.Join(env.Dir, shardsDir, s)
 	}
-	env.Stats.Cursor = date
+	env.Stats.Cursor = next.Inventory
 	return &remote.Result{
 		Files:   files,
-		Format:  "jats",
+		Format:  "jats-package",
+		Filter:  liveFilter(filepath.Join(env.Dir, shardsDir), next.Articles),
 		State:   next,
 		Changed: !maps.Equal(st.Articles, next.Articles),
-		Cleanup: func() {
-			prune(filepath.Join(env.Dir, "xml"), next.Articles)
-			// The metadata files only spared a resumed run their download.
-			os.RemoveAll(filepath.Join(env.Dir, "metadata"))
-		},
+		Cleanup: func() { cleanup(env.Dir, next) },
 	}, nil
 }
 
+// diffInventory reads the newest inventory and diffs it against the
+// checkpoint st on disk. It returns the next state (the new inventory and
+// keys file, st's articles), the diff, and the articles whose mirrored
+// version the inventory no longer lists (PMCID to version). A shrunk
+// inventory is refused.
+func diffInventory(ctx context.Context, env *remote.Env, bucket string, st *state) (state, diff, map[string]int, error) {
+	work := filepath.Join(env.Dir, "work")
+	if err := os.RemoveAll(work); err != nil {
+		return state{}, diff{}, nil, err
+	}
+	date, runs, err := inventory(ctx, env, bucket, work)
+	if err != nil {
+		return state{}, diff{}, nil, err
+	}
+	next := state{Inventory: date, Keys: keysName(env.Now, st.Keys), Articles: maps.Clone(st.Articles)}
+	withdrawn := map[string]int{}
+	d, err := diffKeys(runs, keysPath(env.Dir, st.Keys), keysPath(env.Dir, next.Keys), filepath.Join(work, "changed"), func(key string) {
+		id, v := keyVersion(key)
+		if a, ok := st.Articles[id]; ok && a.Version == v {
+			withdrawn[id] = v
+		}
+	})
+	if err == nil {
+		err = shrunk(date, d)
+	}
+	if err != nil {
+		os.Remove(keysPath(env.Dir, next.Keys))
+		return state{}, diff{}, nil, err
+	}
+	env.Stats.Add(0, d.Keys-d.Count, 0)
+	env.Logger.Info("pmc-oa: inventory read", "inventory", date, "keys", d.Keys, "changed", d.Count, "previous", st.Inventory)
+	if env.Progress != nil {
+		env.Progress.Plan(int(d.Count), -1)
+	}
+	return next, d, withdrawn, nil
+}
+
+// fetchChanged fetches the changed keys listed in the file changed, a
+// batch at a time.
+func fetchChanged(ctx context.Context, env *remote.Env, bucket, changed string, mu *sync.Mutex, next *state) error {
+	r, err := openRun(changed)
+	if err != nil {
+		return err
+	}
+	return eachBatch(r, batch, func(keys, etags []string) error {
+		return remote.Each(ctx, len(keys), 8, func(ctx context.Context, i int) error {
+			defer func() {
+				if env.Progress != nil {
+					env.Progress.Done(1)
+				}
+			}()
+			return fetchArticle(ctx, env, bucket, keys[i], etags[i], mu, next)
+		})
+	})
+}
+
+// shrunk refuses an inventory listing fewer than half the keys of the last
+// one applied. The rule holds at every size, without a floor: on a bucket
+// of 3 keys, a report of 1 is refused too.
+func shrunk(date string, d diff) error {
+	if d.Previous > 0 && 2*d.Keys < d.Previous {
+		return fmt.Errorf("%w: inventory %s lists %d metadata keys, the last one applied %d; a report listing fewer than half the keys of the last one is refused at any size (nothing fetched, the mirror kept)",
+			ErrShrunk, date, d.Keys, d.Previous)
+	}
+	return nil
+}
+
+// migrate turns a checkpoint of the former format (every key and ETag in
+// state.json) into a keys file, once.
+func migrate(dir string, st *state) error {
+	if st.Keys != "" || len(st.ETags) == 0 {
+		return nil
+	}
+	st.Keys = "keys-migrated.tsv.zst"
+	if err := writeKeysFromMap(keysPath(dir, st.Keys), st.ETags); err != nil {
+		return fmt.Errorf("migrating the checkpoint: %w", err)
+	}
+	st.ETags = nil
+	return nil
+}
+
+// keysName names the keys file of a run (never the committed one).
+func keysName(now time.Time, prev string) string {
+	name := "keys-" + now.UTC().Format("20060102T150405Z") + ".tsv.zst"
+	if name == prev {
+		name = "keys-" + now.UTC().Format("20060102T150405Z") + "-2.tsv.zst"
+	}
+	return name
+}
+
+func keysPath(dir, name string) string {
+	if name == "" {
+		return ""
+	}
+	return filepath.Join(dir, name)
+}
+
+func intParam(env *remote.Env, name string, def int) int {
+	n, err := strconv.Atoi(env.Param(name, strconv.Itoa(def)))
+	if err != nil || n < 1 {
+		return def
+	}
+	return n
+}
+
+// cleanup removes, once next is committed, what it no longer names: older
+// keys files, compacted or emptied shards, and the downloads that only
+// spared a resumed run its requests.
+func cleanup(dir string, next state) {
+	if old, err := filepath.Glob(filepath.Join(dir, "keys-*.tsv.zst")); err == nil {
+		for _, f := range old {
+			if filepath.Base(f) != next.Keys {
+				os.Remove(f)
+			}
+		}
+	}
+	pruneShards(filepath.Join(dir, shardsDir), next.Shards)
+	for _, d := range []string{"metadata", "xml", "work"} {
+		os.RemoveAll(filepath.Join(dir, d))
+	}
+}
+
 // replaceWithdrawn fetches, for each article whose mirrored version was
-// withdrawn, the newest version the inventory still lists.
-func replaceWithdrawn(ctx context.Context, env *remote.Env, bucket string, withdrawn map[string]bool, etags map[string]string, mu *sync.Mutex, next *state) error {
+// withdrawn, the newest version the inventory (the keys file) still lists.
+func replaceWithdrawn(ctx context.Context, env *remote.Env, bucket string, withdrawn map[string]bool, keys string, mu *sync.Mutex, next *state) error {
 	if len(withdrawn) == 0 {
 		return nil
 	}
-	best := map[string]string{} // id -> key of its newest listed version
-	for k := range etags {
-		id, v := keyVersion(k)
-		if !withdrawn[id] {
-			continue
-		}
-		if b, ok := best[id]; ok {
-			if _, bv := keyVersion(b); bv >= v {
-				continue
+	type best struct {
+		key, etag string
+		v         int
+	}
+	found := map[string]best{}
+	r, err := openKeys(keys)
+	if err != nil {
+		return err
+	}
+	err = eachBatch(r, batch, func(keys, etags []string) error {
+		for i, k := range keys {
+			id, v := keyVersion(k)
+			if b, ok := found[id]; withdrawn[id] && (!ok || v > b.v) {
+				found[id] = best{k, etags[i], v}
 			}
 		}
-		best[id] = k
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	for _, k := range best {
-		if err := fetchArticle(ctx, env, bucket, k, etags[k], mu, next); err != nil {
+	for _, id := range slices.Sorted(maps.Keys(found)) {
+		if err := fetchArticle(ctx, env, bucket, found[id].key, found[id].etag, mu, next); err != nil {
 			return err
 		}
 	}
@@ -300,9 +421,10 @@ func gate(env *remote.Env, m *Metadata) string {
 	return ""
 }
 
-// inventory finds the newest inventory report and returns its date folder
-// and the (key, ETag) pairs of the metadata keys the source includes.
-func inventory(ctx context.Context, env *remote.Env, bucket string) (string, map[string]string, error) {
+// inventory finds the newest inventory report and cuts the (key, ETag)
+// pairs of the metadata keys the source includes into sorted runs under
+// work. It returns the report's date folder and the runs.
+func inventory(ctx context.Context, env *remote.Env, bucket, work string) (string, []string, error) {
 	prefix := env.Param("inventory", "inventory-reports/pmc-oa-opendata/metadata/")
 	if !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
@@ -339,15 +461,21 @@ func inventory(ctx context.Context, env *remote.Env, bucket string) (string, map
 	if keyCol < 0 || etagCol < 0 {
 		return "", nil, fmt.Errorf("%w: inventory schema %q has no Key or ETag", remote.ErrUpstream, man.FileSchema)
 	}
-	etags := map[string]string{}
+	sorter, err := newRunSorter(work)
+	if err != nil {
+		return "", nil, err
+	}
 	for _, f := range man.Files {
 		dst := filepath.Join(env.Dir, "inventory", newest, path.Base(f.Key))
 		if _, err := env.Client.File(ctx, bucket+f.Key, dst, download.Expect{MD5: strings.ToLower(f.MD5checksum), Size: f.Size}); err != nil {
 			return "", nil, err
 		}
-		if err := readInventory(dst, keyCol, etagCol, &env.Source, etags); err != nil {
+		if err := readInventory(dst, keyCol, etagCol, &env.Source, sorter.add); err != nil {
 			return "", nil, fmt.Errorf("inventory %s: %w", path.Base(f.Key), err)
 		}
+	}
+	if err := sorter.flush(); err != nil {
+		return "", nil, err
 	}
 	// Only the newest report is needed again.
 	if ents, err := os.ReadDir(filepath.Join(env.Dir, "inventory")); err == nil {
@@ -357,24 +485,25 @@ func inventory(ctx context.Context, env *remote.Env, bucket string) (string, map
 			}
 		}
 	}
-	return newest, etags, nil
+	return newest, sorter.runs, nil
 }
 
 // readInventory reads one gzip CSV inventory file. S3 Inventory writes
 // keys URL-encoded.
-func readInventory(file string, keyCol, etagCol int, src *pipelines.Source, into map[string]string) error {
+func readInventory(file string, keyCol, etagCol int, src *pipelines.Source, add func(key, etag string) error) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	gz, err := gzip.NewReader(f)
+	gz, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return err
 	}
 	defer gz.Close()
-	cr := csv.NewReader(gz)
+	cr := csv.NewReader(bufio.NewReaderSize(gz, 1<<20))
 	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -390,25 +519,13 @@ func readInventory(file string, keyCol, etagCol int, src *pipelines.Source, into
 		if err != nil {
 			key = rec[keyCol]
 		}
-		if strings.HasPrefix(key, "metadata/") && remote.Match(src, key, "metadata/PMC*.json") {
-			into[key] = strings.Trim(rec[etagCol], `"`)
+		if strings.ContainsAny(key, "\t\n") {
+			continue // never a metadata key; would break the keys file
 		}
-	}
-}
-
-// prune removes mirror files no article points to (older versions).
-func prune(dir string, arts map[string]article) {
-	keep := map[string]bool{}
-	for _, a := range arts {
-		keep[a.File] = true
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !keep[e.Name()] {
-			os.Remove(filepath.Join(dir, e.Name()))
+		if strings.HasPrefix(key, "metadata/") && remote.Match(src, key, "metadata/PMC*.json") {
+			if err := add(key, strings.Trim(rec[etagCol], `"`)); err != nil {
+				return err
+			}
 		}
 	}
 }

@@ -2,7 +2,9 @@
 // (kind "file-sequence"): https://ftp.ncbi.nlm.nih.gov/pubmed/updatefiles/
 // lists pubmedYYnNNNN.xml.gz, each with a .md5 beside it
 // ("MD5(pubmed26n1275.xml.gz)= <hex>"). Files newer than the cursor are
-// fetched in order, verified against their MD5 and kept in the mirror.
+// fetched in order, verified against their MD5 and kept in the mirror. The
+// annual baseline (pubmed/baseline/, same names, numbered before the
+// update files) is a source of the same kind, listed first.
 //
 // DeleteCitation is honoured without losing documents licensed elsewhere:
 // the merger would drop a whole merged document named by a deletion (the

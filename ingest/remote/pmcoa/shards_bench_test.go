@@ -1,0 +1,132 @@
+package pmcoa
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/ingest/detect"
+	"github.com/openshelf/openshelf/internal/fixtures"
+	"github.com/openshelf/openshelf/pipelines/run"
+)
+
+// benchArticles is the size of the mirror the build benchmark reads: what
+// fits in about ten minutes for both builds on the shared 2-core machine
+// (a million articles would take hours per build there).
+const benchArticles = 10_000
+
+// BenchmarkMirrorBuild builds a snapshot from a mirror of benchArticles
+// articles kept two ways: one file per article (the former mirror) and
+// the tar shards the adapter writes (5000 members or 64 MiB, zstd), read
+// through the source's filter. The articles are copies of the real
+// shared/fixtures/jats/pmc/PMC5828200.nxml given distinct PMCIDs, PMIDs
+// and DOIs (and a comment of random bytes), generated before the timer in
+// a temporary directory.
+//
+//	go test -run '^$' -bench MirrorBuild -benchtime 1x -timeout 30m ./ingest/remote/pmcoa
+func BenchmarkMirrorBuild(b *testing.B) {
+	dir := b.TempDir()
+	src, err := os.ReadFile(filepath.Join(fixtures.Dir(b), "jats", "pmc", "PMC5828200.nxml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	xmlDir := filepath.Join(dir, "xml")
+	if err := os.MkdirAll(xmlDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	next := state{Articles: map[string]article{}}
+	rng := rand.NewChaCha8([32]byte{1})
+	for i := range benchArticles {
+		id := fmt.Sprintf("PMC%d", 20_000_000+i)
+		x := bytes.ReplaceAll(src, []byte(">5828200<"), []byte(">"+id[3:]+"<"))
+		x = bytes.ReplaceAll(x, []byte(">29535835<"), []byte(fmt.Sprintf(">%d<", 40_000_000+i)))
+		x = bytes.ReplaceAll(x, []byte("10.18632/oncotarget.24369"), []byte(fmt.Sprintf("10.5555/bench.%d", i)))
+		// Copies of one article would compress a hundredfold in a shard:
+		// 8 KB of random hex in a comment keeps the ratio near a real one.
+		noise := make([]byte, 4096)
+		rng.Read(noise)
+		x = bytes.Replace(x, []byte("</article>"), []byte("<!-- "+hex.EncodeToString(noise)+" -->\n</article>"), 1)
+		name := id + ".1.xml"
+		if err := os.WriteFile(filepath.Join(xmlDir, name), x, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		next.Articles[id] = article{Version: 1, File: name}
+	}
+	t0 := time.Now()
+	if err := pack(packEnv{dir: filepath.Join(dir, shardsDir), xmlDir: xmlDir, now: time.Now(), shardArticles: defaultShardArticles, compress: true}, nil, &next); err != nil {
+		b.Fatal(err)
+	}
+	packed := time.Since(t0)
+	var shards []run.Input
+	for name := range next.Shards {
+		shards = append(shards, run.Input{Path: filepath.Join(dir, shardsDir, name), Format: "jats-package", Source: "pmc-oa"})
+	}
+	files := []run.Input{{Path: xmlDir, Format: "jats", Source: "pmc-oa"}}
+	filter := liveFilter(filepath.Join(dir, shardsDir), next.Articles)
+	for b.Loop() {
+		perFile := build(b, filepath.Join(dir, "data-files"), files, nil)
+		sharded := build(b, filepath.Join(dir, "data-shards"), shards, filter)
+		if perFile.docs != benchArticles || sharded.docs != benchArticles {
+			b.Fatalf("documents: %d from files, %d from shards, want %d", perFile.docs, sharded.docs, benchArticles)
+		}
+		b.ReportMetric(perFile.wall.Seconds(), "files-build-s")
+		b.ReportMetric(sharded.wall.Seconds(), "shards-build-s")
+		b.Logf("%d articles; one file each: %d files listed, build %s; shards: %d files listed (packed in %s), build %s",
+			benchArticles, perFile.files, perFile.wall.Round(time.Millisecond), sharded.files, packed.Round(time.Millisecond), sharded.wall.Round(time.Millisecond))
+	}
+}
+
+type buildResult struct {
+	files int
+	docs  int64
+	wall  time.Duration
+}
+
+func build(b *testing.B, data string, inputs []run.Input, filter func(string, *ingest.Document) bool) buildResult {
+	b.Helper()
+	os.RemoveAll(data)
+	runtime.GC()
+	readers := detect.Default()
+	if filter != nil {
+		readers = filtered(readers, filter)
+	}
+	start := time.Now()
+	sum, err := run.Run(context.Background(), run.Config{DataDir: data, Inputs: inputs, Fresh: true, Workers: 2, Readers: readers, Now: time.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return buildResult{files: sum.Files, docs: sum.Accepted, wall: time.Since(start)}
+}
+
+// filtered applies the source's filter as the nightly run does.
+func filtered(rs detect.Readers, filter func(string, *ingest.Document) bool) detect.Readers {
+	out := detect.Readers{}
+	for f, read := range rs {
+		out[f] = func(ctx context.Context, r io.Reader, origin string, sink ingest.Sink) error {
+			return read(ctx, r, origin, filterSink{sink, origin, filter})
+		}
+	}
+	return out
+}
+
+type filterSink struct {
+	ingest.Sink
+	origin string
+	keep   func(string, *ingest.Document) bool
+}
+
+func (s filterSink) Document(d *ingest.Document) error {
+	if !s.keep(s.origin, d) {
+		return nil
+	}
+	return s.Sink.Document(d)
+}
