@@ -74,7 +74,7 @@ func BenchmarkTools(b *testing.B) {
 				srv0, srvReq0 := c.Calls(), c.Requests()
 				for b.Loop() {
 					if mode == "cold" {
-						evm.Cache.Clear()
+						evm.Forget()
 						tools.abis.Clear()
 					}
 					if err := tc.call(); err != nil {

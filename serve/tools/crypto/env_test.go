@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -30,7 +32,14 @@ type env struct {
 	sourcify, etherscan map[string]string
 	mu                  sync.Mutex
 	explorerHits        int
+	// skew is added to the wall clock of the RPC clients: a test moves it
+	// past the head's TTL to make the tools ask for the head again.
+	skew atomic.Int64
 }
+
+// later moves the RPC clients' clock past the head's TTL, as the next
+// block's time would.
+func (e *env) later() { e.skew.Add(int64(time.Minute)) }
 
 func upstream(t testing.TB, elem ...string) string {
 	return fixtures.Path(t, append([]string{"upstreams"}, elem...)...)
@@ -68,7 +77,8 @@ func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
 	}
 	e.Env = servetest.New(t, func(cfg *serve.Config) {
 		cfg.Crypto = crypto.Config{Chains: cc,
-			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api"}
+			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api",
+			RPCOptions: chain.Options{Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }}}
 	})
 	return e
 }

@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -295,17 +294,17 @@ func confidenceLabel(c float64) string {
 }
 
 // header is a block's number and time.
-type header struct {
-	Number uint64
-	Time   int64
-}
+type header = chain.Header
 
+// getHeader reads block n's header (nil: the call's pinned block); headers
+// are kept.
 func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
+	if n == nil {
+		return c.Pin(ctx)
+	}
 	key := "hdr:" + chain.Block(n)
-	if n != nil {
-		if v, ok := c.Cache.Get(key); ok {
-			return v.(header), nil
-		}
+	if v, ok := c.Cache.Get(key); ok {
+		return v.(header), nil
 	}
 	var raw struct {
 		Number    hexutil.Uint64 `json:"number"`
@@ -315,7 +314,7 @@ func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
 		return header{}, err
 	}
 	h := header{Number: uint64(raw.Number), Time: int64(raw.Timestamp)}
-	c.Cache.Put("hdr:"+hexutil.EncodeUint64(h.Number), h, time.Hour)
+	c.Cache.Put(key, h, chain.Forever)
 	return h, nil
 }
 

@@ -1,63 +1,88 @@
 package chain
 
 import (
+	"container/list"
 	"sync"
 	"time"
 )
 
-// Cache is a small TTL cache of decoded answers, shared by the tools of a
-// chain, so repeated questions within seconds (the same gas figures, the
-// same pair address) cost no RPC call.
+// Cache is a bounded cache of decoded answers, shared by the tools of a
+// chain: facts that cannot change (a token's decimals, a pair's address,
+// a balance slot) are kept until the least recently used go first, facts
+// that may change (gas figures, a contract's proxy slots) for their TTL.
 type Cache struct {
 	mu  sync.Mutex
 	max int
-	m   map[string]cacheEntry
+	ll  *list.List // front: most recently used
+	m   map[string]*list.Element
 	now func() time.Time
 }
 
 type cacheEntry struct {
+	key string
 	v   any
-	exp time.Time
+	exp time.Time // zero: no expiry
 }
+
+// Forever is the TTL of a fact that cannot change.
+const Forever time.Duration = 0
 
 // NewCache returns a cache holding at most max entries.
 func NewCache(max int) *Cache {
-	return &Cache{max: max, m: map[string]cacheEntry{}, now: time.Now}
+	return &Cache{max: max, ll: list.New(), m: map[string]*list.Element{}, now: time.Now}
 }
 
 // Get returns a live entry.
 func (c *Cache) Get(key string) (any, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[key]
-	if !ok || c.now().After(e.exp) {
+	el, ok := c.m[key]
+	if !ok {
 		return nil, false
 	}
+	e := el.Value.(*cacheEntry)
+	if !e.exp.IsZero() && c.now().After(e.exp) {
+		c.ll.Remove(el)
+		delete(c.m, key)
+		return nil, false
+	}
+	c.ll.MoveToFront(el)
 	return e.v, true
 }
 
-// Put stores v for ttl; when full, expired entries go first, then
-// everything (a crude but bounded policy: entries are cheap to refetch).
+// Put stores v for ttl (Forever: until evicted); when full, the least
+// recently used entry goes.
 func (c *Cache) Put(key string, v any, ttl time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		now := c.now()
-		for k, e := range c.m {
-			if now.After(e.exp) {
-				delete(c.m, k)
-			}
-		}
-		if len(c.m) >= c.max {
-			clear(c.m)
-		}
+	var exp time.Time
+	if ttl != Forever {
+		exp = c.now().Add(ttl)
 	}
-	c.m[key] = cacheEntry{v: v, exp: c.now().Add(ttl)}
+	if el, ok := c.m[key]; ok {
+		el.Value = &cacheEntry{key: key, v: v, exp: exp}
+		c.ll.MoveToFront(el)
+		return
+	}
+	c.m[key] = c.ll.PushFront(&cacheEntry{key: key, v: v, exp: exp})
+	for c.ll.Len() > c.max {
+		last := c.ll.Back()
+		c.ll.Remove(last)
+		delete(c.m, last.Value.(*cacheEntry).key)
+	}
+}
+
+// Len is the number of entries held.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ll.Len()
 }
 
 // Clear drops every entry (benchmarks measure cold calls with it).
 func (c *Cache) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ll.Init()
 	clear(c.m)
 }

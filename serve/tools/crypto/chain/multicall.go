@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 )
@@ -33,35 +35,41 @@ type call3 struct {
 }
 
 // Multicall runs calls in one eth_call to Multicall3's aggregate3 at block
-// (nil: latest), so a tool reading twenty balances makes one RPC call.
-// Calls may fail one by one.
+// (nil: the call's pinned block), so a tool reading twenty balances makes
+// one RPC call. Calls may fail one by one. Each call's answer is kept for
+// its block: calls already answered at that block are left out of the
+// aggregate, and a multicall whose calls are all known makes no request.
 func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Result, error) {
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	in := make([]call3, len(calls))
-	for i, cl := range calls {
-		in[i] = call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)}
-	}
-	c.stats.Reads.Add(int64(len(calls) - 1)) // the eth_call itself counts one
-	mc := c.Chain.Multicall3
-	ret, err := c.EthCall(ctx, CallArgs{To: &mc, Data: Pack("aggregate3", in)}, block, nil)
+	tag, err := c.tag(ctx, block)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := ABI.Unpack("aggregate3", ret)
-	if err != nil || len(outs) != 1 {
-		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: Multicall3 answer does not decode", c.Chain.Name))
+	raw := make([]*mcAnswer, len(calls))
+	keys := make([]string, len(calls))
+	var in []call3
+	var at []int
+	for i, cl := range calls {
+		data := Pack(cl.Method, cl.Args...)
+		keys[i] = "mc:" + tag + ":" + cl.Target.Hex() + ":" + hexutil.Encode(data)
+		if v, ok := c.reads.Get(keys[i]); ok {
+			raw[i] = v.(*mcAnswer)
+			continue
+		}
+		in = append(in, call3{Target: cl.Target, AllowFailure: true, CallData: data})
+		at = append(at, i)
 	}
-	raw := *abi.ConvertType(outs[0], new([]struct {
-		Success    bool
-		ReturnData []byte
-	})).(*[]struct {
-		Success    bool
-		ReturnData []byte
-	})
-	if len(raw) != len(calls) {
-		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", c.Chain.Name+": Multicall3 answer has the wrong shape")
+	if len(in) > 0 {
+		v, err, _ := c.flight.Do(strings.Join(keys, "|"), func() (any, error) { return c.aggregate(ctx, in, tag) })
+		if err != nil {
+			return nil, err
+		}
+		for j, a := range v.([]*mcAnswer) {
+			raw[at[j]] = a
+			c.reads.Put(keys[at[j]], a, Forever)
+		}
 	}
 	res := make([]Result, len(calls))
 	for i, r := range raw {
@@ -76,6 +84,35 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 		res[i] = Result{OK: true, Out: out, Raw: r.ReturnData}
 	}
 	return res, nil
+}
+
+// mcAnswer is one call's answer in an aggregate3 result.
+type mcAnswer struct {
+	Success    bool
+	ReturnData []byte
+}
+
+// aggregate sends one aggregate3 eth_call at tag.
+func (c *EVM) aggregate(ctx context.Context, in []call3, tag string) ([]*mcAnswer, error) {
+	c.stats.Reads.Add(int64(len(in) - 1)) // the eth_call itself counts one
+	mc := c.Chain.Multicall3
+	var ret hexutil.Bytes
+	if err := c.send(ctx, &ret, "eth_call", CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag); err != nil {
+		return nil, err
+	}
+	outs, err := ABI.Unpack("aggregate3", ret)
+	if err != nil || len(outs) != 1 {
+		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: Multicall3 answer does not decode", c.Chain.Name))
+	}
+	raw := *abi.ConvertType(outs[0], new([]mcAnswer)).(*[]mcAnswer)
+	if len(raw) != len(in) {
+		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", c.Chain.Name+": Multicall3 answer has the wrong shape")
+	}
+	out := make([]*mcAnswer, len(raw))
+	for i := range raw {
+		out[i] = &raw[i]
+	}
+	return out, nil
 }
 
 // Big returns the i-th output as *big.Int (nil when absent).
