@@ -2,17 +2,21 @@ package crypto
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-// value wraps a tool function as a registry handler; its node requests
-// are counted for the tool and its reads pinned to one block per chain.
+// value wraps a tool function as a registry handler: its node requests
+// are counted for the tool, its reads pinned to one block per chain, and
+// recorded so that the same call at a later block prefetches them.
 func value[In, Out any](tool string, f func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*registry.Result, error) {
 	return func(ctx context.Context, in *In) (*registry.Result, error) {
-		out, err := f(chain.WithCall(ctx, tool), in)
+		ctx = planned(ctx, tool, "handle", in)
+		out, err := f(ctx, in)
+		chain.EndCall(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -22,7 +26,22 @@ func value[In, Out any](tool string, f func(context.Context, *In) (*Out, error))
 
 // check wraps a check before payment as value wraps a handler.
 func check[In any](tool string, f func(context.Context, *In) error) func(context.Context, *In) error {
-	return func(ctx context.Context, in *In) error { return f(chain.WithCall(ctx, tool), in) }
+	return func(ctx context.Context, in *In) error {
+		ctx = planned(ctx, tool, "check", in)
+		err := f(ctx, in)
+		chain.EndCall(ctx)
+		return err
+	}
+}
+
+// planned starts a tool call keyed by the tool, the stage (check or
+// handle) and the input.
+func planned[In any](ctx context.Context, tool, stage string, in *In) context.Context {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return chain.WithCall(ctx, tool)
+	}
+	return chain.WithPlan(ctx, tool, tool+" "+stage+" "+string(b))
 }
 
 // tool marks every crypto tool as reaching outside the archive.

@@ -73,6 +73,7 @@ type EVM struct {
 	// block (reads.go).
 	Cache  *Cache
 	reads  *Cache
+	plans  *Cache // prefetch.go
 	rpc    *rpc.Client
 	lim    *rate.Limiter
 	opts   Options
@@ -103,7 +104,7 @@ func NewEVM(ch *Chain, opts Options) (*EVM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s RPC %q: %v", ErrConfig, ch.Name, ch.RPC[0], err)
 	}
-	return &EVM{Chain: ch, Cache: NewCache(8192), reads: NewCache(opts.ReadCache), rpc: c,
+	return &EVM{Chain: ch, Cache: NewCache(8192), reads: NewCache(opts.ReadCache), plans: NewCache(1024), rpc: c,
 		lim: rate.NewLimiter(rate.Limit(opts.RatePerSecond), opts.Burst), opts: opts}, nil
 }
 
@@ -122,6 +123,7 @@ func (c *EVM) Call(ctx context.Context, result any, method string, args ...any) 
 	if key == "" {
 		return c.send(ctx, result, method, args...)
 	}
+	stateOf(ctx).addRead(c, method, args)
 	raw, err := c.read(key, func() (json.RawMessage, error) {
 		var raw json.RawMessage
 		err := c.send(ctx, &raw, method, args...)
@@ -163,6 +165,7 @@ func (c *EVM) Batch(ctx context.Context, b []rpc.BatchElem) error {
 		}
 		b[i].Args = args
 		if keys[i] = readKey(b[i].Method, args); keys[i] != "" {
+			stateOf(ctx).addRead(c, b[i].Method, args)
 			if e, ok := c.cachedRead(keys[i]); ok {
 				b[i].Error = e.fill(b[i].Result)
 				continue

@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -51,14 +52,16 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 	keys := make([]string, len(calls))
 	var in []call3
 	var at []int
+	s := stateOf(ctx)
 	for i, cl := range calls {
-		data := Pack(cl.Method, cl.Args...)
-		keys[i] = "mc:" + tag + ":" + cl.Target.Hex() + ":" + hexutil.Encode(data)
+		c3 := call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)}
+		s.addCall(c, tag, c3)
+		keys[i] = mcKey(tag, c3)
 		if v, ok := c.reads.Get(keys[i]); ok {
 			raw[i] = v.(*mcAnswer)
 			continue
 		}
-		in = append(in, call3{Target: cl.Target, AllowFailure: true, CallData: data})
+		in = append(in, c3)
 		at = append(at, i)
 	}
 	if len(in) > 0 {
@@ -100,13 +103,22 @@ func (c *EVM) aggregate(ctx context.Context, in []call3, tag string) ([]*mcAnswe
 	if err := c.send(ctx, &ret, "eth_call", CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag); err != nil {
 		return nil, err
 	}
+	out, err := decodeAggregate(ret, len(in))
+	if err != nil {
+		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: %v", c.Chain.Name, err))
+	}
+	return out, nil
+}
+
+// decodeAggregate decodes the n answers of an aggregate3 result.
+func decodeAggregate(ret []byte, n int) ([]*mcAnswer, error) {
 	outs, err := ABI.Unpack("aggregate3", ret)
 	if err != nil || len(outs) != 1 {
-		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: Multicall3 answer does not decode", c.Chain.Name))
+		return nil, errors.New("Multicall3 answer does not decode")
 	}
 	raw := *abi.ConvertType(outs[0], new([]mcAnswer)).(*[]mcAnswer)
-	if len(raw) != len(in) {
-		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", c.Chain.Name+": Multicall3 answer has the wrong shape")
+	if len(raw) != n {
+		return nil, errors.New("Multicall3 answer has the wrong shape")
 	}
 	out := make([]*mcAnswer, len(raw))
 	for i := range raw {

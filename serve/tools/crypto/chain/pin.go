@@ -27,8 +27,13 @@ func (h Header) Big() *big.Int { return new(big.Int).SetUint64(h.Number) }
 // of the same block are answered from the read cache.
 type callState struct {
 	tool string
+	key  string // the tool and input, for prefetching (prefetch.go)
 	mu   sync.Mutex
 	pins map[string]Header // chain name → pinned head
+	// plans are the reads of each chain's pinned block, for the next call
+	// with the same key.
+	plans   map[string]*plan
+	clients map[string]*EVM
 }
 
 type callKey struct{}
@@ -37,7 +42,8 @@ type callKey struct{}
 // are counted for tool, and the first read of each chain pins that
 // chain's head block for the rest of the call.
 func WithCall(ctx context.Context, tool string) context.Context {
-	return context.WithValue(ctx, callKey{}, &callState{tool: tool, pins: map[string]Header{}})
+	return context.WithValue(ctx, callKey{}, &callState{tool: tool, pins: map[string]Header{},
+		plans: map[string]*plan{}, clients: map[string]*EVM{}})
 }
 
 func stateOf(ctx context.Context) *callState {
@@ -134,12 +140,16 @@ func (c *EVM) Pin(ctx context.Context) (Header, error) {
 	}
 	if s != nil {
 		s.mu.Lock()
-		if old, ok := s.pins[c.Chain.Name]; ok {
+		old, ok := s.pins[c.Chain.Name]
+		if ok {
 			h = old // a concurrent read of the same call pinned first
 		} else {
 			s.pins[c.Chain.Name] = h
 		}
 		s.mu.Unlock()
+		if !ok && s.key != "" {
+			c.prefetch(ctx, s.key, h)
+		}
 	}
 	return h, nil
 }

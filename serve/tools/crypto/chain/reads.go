@@ -139,5 +139,6 @@ func (c *EVM) SpentBy(f func(tool string, s *Spent)) {
 func (c *EVM) Forget() {
 	c.Cache.Clear()
 	c.reads.Clear()
+	c.plans.Clear()
 	c.ForgetHead()
 }
