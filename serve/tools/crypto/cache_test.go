@@ -3,6 +3,9 @@ package crypto_test
 import (
 	"math/big"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,8 +89,45 @@ func TestNextBlockSeesChanges(t *testing.T) {
 	if got := tax(r2); !near(got, 12, 1e-3) {
 		t.Errorf("FEE tax after setFee(1200) %v%%, want 12%%", got)
 	}
+	// The same call again at the block it was answered for: nothing asked.
+	calls = c.Calls()
+	report()
+	if n := c.Calls() - calls; n != 0 {
+		t.Errorf("a repeated token_report at the new block asked the node %d times", n)
+	}
 	supply := c.Read(c.FEE, "Token", "totalSupply")[0].(*big.Int)
 	if got := r2["token"].(map[string]any)["total_supply"]; got != supply.String() {
 		t.Errorf("FEE total supply %v, chain says %v (before %v)", got, supply, r["token"].(map[string]any)["total_supply"])
+	}
+}
+
+// /metrics says how many node requests each tool spent; they add up to
+// what the node served.
+func TestNodeRequestsInMetrics(t *testing.T) {
+	e := newEnv(t)
+	c := e.chain
+	e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{"tokens": "GOOD,ETH"})
+	e.PaidCall(t, http.MethodPost, "/v1/crypto/token-audit", map[string]any{"chain": "ethereum", "address": c.GOOD.Hex()})
+	rec := httptest.NewRecorder()
+	e.App.HTTP.Metrics().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	per := map[string]float64{}
+	total := 0.0
+	for _, line := range strings.Split(rec.Body.String(), "\n") {
+		name, val, ok := strings.Cut(line, " ")
+		if !ok || !strings.HasPrefix(name, `openshelf_crypto_node_requests_total{chain="ethereum",tool="`) {
+			continue
+		}
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			t.Fatal(line)
+		}
+		per[strings.TrimSuffix(strings.TrimPrefix(name, `openshelf_crypto_node_requests_total{chain="ethereum",tool="`), `"}`)] = f
+		total += f
+	}
+	if per["crypto_prices"] == 0 || per["token_audit"] == 0 {
+		t.Errorf("requests by tool: %v\n%s", per, rec.Body.String())
+	}
+	if total != float64(c.Requests()) {
+		t.Errorf("metrics count %v node requests, the node served %d (%v)", total, c.Requests(), per)
 	}
 }

@@ -120,6 +120,13 @@ func (c *EVM) Call(ctx context.Context, result any, method string, args ...any) 
 		return err
 	}
 	key := readKey(method, args)
+	if headReads[method] && len(args) == 0 {
+		h, err := c.Pin(ctx)
+		if err != nil {
+			return err
+		}
+		key = headKey(method, h.Tag())
+	}
 	if key == "" {
 		return c.send(ctx, result, method, args...)
 	}

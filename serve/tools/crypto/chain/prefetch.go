@@ -76,7 +76,7 @@ func (s *callState) addRead(c *EVM, method string, args []any) {
 		return
 	}
 	b, err := json.Marshal(args)
-	if err != nil || !strings.Contains(string(b), `"`+h.Tag()+`"`) {
+	if err != nil || !headReads[method] && !strings.Contains(string(b), `"`+h.Tag()+`"`) {
 		return
 	}
 	if p := s.planOf(c, h.Tag()); p != nil {
@@ -147,6 +147,9 @@ func (c *EVM) prefetch(ctx context.Context, key string, h Header) {
 			continue
 		}
 		k := readKey(r.method, args)
+		if headReads[r.method] {
+			k, args = headKey(r.method, tag), nil
+		}
 		if _, ok := c.reads.Get(k); ok || k == "" {
 			continue
 		}
@@ -191,7 +194,7 @@ func (c *EVM) prefetch(ctx context.Context, key string, h Header) {
 
 // retag moves a recorded read from block old to block h: the block
 // parameter, and for eth_getLogs a range ending at the old block shifted
-// to end at h.
+// to end at h (a range from genesis keeps its start).
 func retag(r planRead, old string, h Header) ([]any, bool) {
 	s := strings.ReplaceAll(r.args, `"`+old+`"`, `"`+h.Tag()+`"`)
 	var raw []json.RawMessage
@@ -209,7 +212,9 @@ func retag(r planRead, old string, h Header) ([]any, bool) {
 		if !ok || err1 != nil || err2 != nil || f["toBlock"] != h.Tag() || h.Number < o {
 			return nil, false
 		}
-		f["fromBlock"] = hexutil.EncodeBig(new(big.Int).SetUint64(fb + h.Number - o))
+		if fb > 0 { // a range from genesis stays from genesis
+			f["fromBlock"] = hexutil.EncodeBig(new(big.Int).SetUint64(fb + h.Number - o))
+		}
 		b, err := json.Marshal(f)
 		if err != nil {
 			return nil, false

@@ -23,6 +23,13 @@ var blockReads = map[string]bool{
 	"eth_feeHistory": true, "eth_getTransactionCount": true, "eth_getProof": true,
 }
 
+// headReads are the methods without a block parameter whose answer is
+// about the head block (the gas price): kept for the call's pinned block.
+var headReads = map[string]bool{"eth_gasPrice": true, "eth_maxPriorityFeePerGas": true}
+
+// headKey is the read cache key of a head read at block tag.
+func headKey(method, tag string) string { return method + "@" + tag }
+
 // maxKept bounds the size of one kept answer (a large log range or
 // contract is read again rather than kept).
 const maxKept = 1 << 20
