@@ -77,6 +77,8 @@ func BenchmarkNodeCost(b *testing.B) {
 					b.Fatal(err)
 				}
 				var calls, reqs int64
+				st := tools.evm["ethereum"].Stats()
+				creq0 := st.Requests.Load()
 				for b.Loop() {
 					b.StopTimer()
 					switch mode {
@@ -93,6 +95,9 @@ func BenchmarkNodeCost(b *testing.B) {
 					}
 					calls += c.Calls() - calls0
 					reqs += c.Requests() - reqs0
+				}
+				if got := st.Requests.Load() - creq0; got != reqs {
+					b.Errorf("the node served %d requests, the client counted %d", reqs, got)
 				}
 				n := float64(b.N)
 				b.ReportMetric(float64(reqs)/n, "http-req/op")

@@ -35,13 +35,17 @@ func check[In any](tool string, f func(context.Context, *In) error) func(context
 }
 
 // planned starts a tool call keyed by the tool, the stage (check or
-// handle) and the input.
+// handle) and the input; a check prefetches the paid call's reads too.
 func planned[In any](ctx context.Context, tool, stage string, in *In) context.Context {
 	b, err := json.Marshal(in)
 	if err != nil {
 		return chain.WithCall(ctx, tool)
 	}
-	return chain.WithPlan(ctx, tool, tool+" "+stage+" "+string(b))
+	key := func(stage string) string { return tool + " " + stage + " " + string(b) }
+	if stage == "check" {
+		return chain.WithPlan(ctx, tool, key(stage), key("handle"))
+	}
+	return chain.WithPlan(ctx, tool, key(stage))
 }
 
 // tool marks every crypto tool as reaching outside the archive.

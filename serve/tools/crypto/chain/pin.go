@@ -27,7 +27,8 @@ func (h Header) Big() *big.Int { return new(big.Int).SetUint64(h.Number) }
 // of the same block are answered from the read cache.
 type callState struct {
 	tool string
-	key  string // the tool and input, for prefetching (prefetch.go)
+	key  string   // the tool and input, for prefetching (prefetch.go)
+	also []string // plans prefetched with the call's own
 	mu   sync.Mutex
 	pins map[string]Header // chain name → pinned head
 	// plans are the reads of each chain's pinned block, for the next call
@@ -148,7 +149,7 @@ func (c *EVM) Pin(ctx context.Context) (Header, error) {
 		}
 		s.mu.Unlock()
 		if !ok && s.key != "" {
-			c.prefetch(ctx, s.key, h)
+			c.prefetch(ctx, append([]string{s.key}, s.also...), h)
 		}
 	}
 	return h, nil

@@ -95,11 +95,13 @@ func mcKey(tag string, in call3) string {
 
 // WithPlan is WithCall for a call identified by key (its tool and input):
 // its reads are recorded, and a later call with the same key prefetches
-// them at its own block. EndCall stores the plan.
-func WithPlan(ctx context.Context, tool, key string) context.Context {
+// them at its own block, with those of the plans of also (the paid call a
+// check before payment precedes) in the same request. EndCall stores the
+// plan.
+func WithPlan(ctx context.Context, tool, key string, also ...string) context.Context {
 	ctx = WithCall(ctx, tool)
 	s := stateOf(ctx)
-	s.key = key
+	s.key, s.also = key, also
 	return ctx
 }
 
@@ -116,23 +118,27 @@ func EndCall(ctx context.Context) {
 	}
 }
 
-// prefetch sends the reads of the call's last plan that are not known at
-// block h. Failures are left to the reads themselves.
-func (c *EVM) prefetch(ctx context.Context, key string, h Header) {
-	v, ok := c.plans.Get(key)
-	if !ok {
-		return
-	}
-	p := v.(*plan)
+// prefetch sends the reads of the last plans of keys that are not known
+// at block h. Failures are left to the reads themselves.
+func (c *EVM) prefetch(ctx context.Context, keys []string, h Header) {
 	tag := h.Tag()
-	if p.tag == tag {
-		return
+	var ps []*plan
+	for _, k := range keys {
+		if v, ok := c.plans.Get(k); ok && v.(*plan).tag != tag {
+			ps = append(ps, v.(*plan))
+		}
 	}
 	var elems []rpc.BatchElem
 	var in []call3
-	for _, e := range p.mc {
-		if _, ok := c.reads.Get(mcKey(tag, e)); !ok {
-			in = append(in, e)
+	seen := map[string]bool{}
+	for _, p := range ps {
+		for _, e := range p.mc {
+			if k := mcKey(tag, e); !seen[k] {
+				seen[k] = true
+				if _, ok := c.reads.Get(k); !ok {
+					in = append(in, e)
+				}
+			}
 		}
 	}
 	var agg hexutil.Bytes
@@ -140,21 +146,24 @@ func (c *EVM) prefetch(ctx context.Context, key string, h Header) {
 		mc := c.Chain.Multicall3
 		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag}, Result: &agg})
 	}
-	var keys []string
-	for _, r := range p.reads {
-		args, ok := retag(r, p.tag, h)
-		if !ok {
-			continue
+	var rkeys []string
+	for _, p := range ps {
+		for _, r := range p.reads {
+			args, ok := retag(r, p.tag, h)
+			if !ok {
+				continue
+			}
+			k := readKey(r.method, args)
+			if headReads[r.method] {
+				k, args = headKey(r.method, tag), nil
+			}
+			if _, ok := c.reads.Get(k); ok || k == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			elems = append(elems, rpc.BatchElem{Method: r.method, Args: args, Result: new(json.RawMessage)})
+			rkeys = append(rkeys, k)
 		}
-		k := readKey(r.method, args)
-		if headReads[r.method] {
-			k, args = headKey(r.method, tag), nil
-		}
-		if _, ok := c.reads.Get(k); ok || k == "" {
-			continue
-		}
-		elems = append(elems, rpc.BatchElem{Method: r.method, Args: args, Result: new(json.RawMessage)})
-		keys = append(keys, k)
 	}
 	if len(elems) == 0 {
 		return
@@ -188,7 +197,7 @@ func (c *EVM) prefetch(ctx context.Context, key string, h Header) {
 		} else {
 			re.raw = *e.Result.(*json.RawMessage)
 		}
-		c.keep(keys[i], re)
+		c.keep(rkeys[i], re)
 	}
 }
 
