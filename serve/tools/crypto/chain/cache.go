@@ -13,15 +13,18 @@ import (
 type Cache struct {
 	mu  sync.Mutex
 	max int
-	ll  *list.List // front: most recently used
-	m   map[string]*list.Element
-	now func() time.Time
+	// maxBytes bounds the sum of the sizes given to PutSized (0: none).
+	maxBytes, bytes int
+	ll              *list.List // front: most recently used
+	m               map[string]*list.Element
+	now             func() time.Time
 }
 
 type cacheEntry struct {
-	key string
-	v   any
-	exp time.Time // zero: no expiry
+	key  string
+	v    any
+	exp  time.Time // zero: no expiry
+	size int
 }
 
 // Forever is the TTL of a fact that cannot change.
@@ -30,6 +33,14 @@ const Forever time.Duration = 0
 // NewCache returns a cache holding at most max entries.
 func NewCache(max int) *Cache {
 	return &Cache{max: max, ll: list.New(), m: map[string]*list.Element{}, now: time.Now}
+}
+
+// NewSizedCache returns a cache holding at most max entries whose sizes
+// (PutSized) add up to at most maxBytes.
+func NewSizedCache(max, maxBytes int) *Cache {
+	c := NewCache(max)
+	c.maxBytes = maxBytes
+	return c
 }
 
 // Get returns a live entry.
@@ -42,8 +53,7 @@ func (c *Cache) Get(key string) (any, bool) {
 	}
 	e := el.Value.(*cacheEntry)
 	if !e.exp.IsZero() && c.now().After(e.exp) {
-		c.ll.Remove(el)
-		delete(c.m, key)
+		c.remove(el)
 		return nil, false
 	}
 	c.ll.MoveToFront(el)
@@ -52,7 +62,11 @@ func (c *Cache) Get(key string) (any, bool) {
 
 // Put stores v for ttl (Forever: until evicted); when full, the least
 // recently used entry goes.
-func (c *Cache) Put(key string, v any, ttl time.Duration) {
+func (c *Cache) Put(key string, v any, ttl time.Duration) { c.PutSized(key, v, ttl, 0) }
+
+// PutSized is Put of a value of size bytes, counted against the cache's
+// byte bound.
+func (c *Cache) PutSized(key string, v any, ttl time.Duration, size int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var exp time.Time
@@ -60,16 +74,20 @@ func (c *Cache) Put(key string, v any, ttl time.Duration) {
 		exp = c.now().Add(ttl)
 	}
 	if el, ok := c.m[key]; ok {
-		el.Value = &cacheEntry{key: key, v: v, exp: exp}
-		c.ll.MoveToFront(el)
-		return
+		c.remove(el)
 	}
-	c.m[key] = c.ll.PushFront(&cacheEntry{key: key, v: v, exp: exp})
-	for c.ll.Len() > c.max {
-		last := c.ll.Back()
-		c.ll.Remove(last)
-		delete(c.m, last.Value.(*cacheEntry).key)
+	c.m[key] = c.ll.PushFront(&cacheEntry{key: key, v: v, exp: exp, size: size})
+	c.bytes += size
+	for c.ll.Len() > c.max || c.maxBytes > 0 && c.bytes > c.maxBytes && c.ll.Len() > 1 {
+		c.remove(c.ll.Back())
 	}
+}
+
+func (c *Cache) remove(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	c.ll.Remove(el)
+	delete(c.m, e.key)
+	c.bytes -= e.size
 }
 
 // Len is the number of entries held.
@@ -85,4 +103,5 @@ func (c *Cache) Clear() {
 	defer c.mu.Unlock()
 	c.ll.Init()
 	clear(c.m)
+	c.bytes = 0
 }

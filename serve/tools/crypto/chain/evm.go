@@ -37,9 +37,10 @@ type Options struct {
 	// asked again (reads in between are answered for that block); default
 	// half the chain's block time, at most 1s; negative: always ask.
 	HeadTTL time.Duration
-	// ReadCache bounds the answers of reads of named blocks kept (entries,
-	// least recently used first out); default 16384.
-	ReadCache int
+	// ReadCache and ReadCacheBytes bound the answers of reads of named
+	// blocks kept (entries, and bytes of answers and keys; least recently
+	// used first out); default 16384 and 64 MiB.
+	ReadCache, ReadCacheBytes int
 	// Now is the clock of the head's TTL; default time.Now.
 	Now func() time.Time
 }
@@ -59,6 +60,9 @@ func (o *Options) fill() {
 	}
 	if o.ReadCache <= 0 {
 		o.ReadCache = 16384
+	}
+	if o.ReadCacheBytes <= 0 {
+		o.ReadCacheBytes = 64 << 20
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -104,7 +108,7 @@ func NewEVM(ch *Chain, opts Options) (*EVM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s RPC %q: %v", ErrConfig, ch.Name, ch.RPC[0], err)
 	}
-	return &EVM{Chain: ch, Cache: NewCache(8192), reads: NewCache(opts.ReadCache), plans: NewCache(1024), rpc: c,
+	return &EVM{Chain: ch, Cache: NewCache(8192), reads: NewSizedCache(opts.ReadCache, opts.ReadCacheBytes), plans: NewSizedCache(1024, 16<<20), rpc: c,
 		lim: rate.NewLimiter(rate.Limit(opts.RatePerSecond), opts.Burst), opts: opts}, nil
 }
 

@@ -71,7 +71,7 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 		}
 		for j, a := range v.([]*mcAnswer) {
 			raw[at[j]] = a
-			c.reads.Put(keys[at[j]], a, Forever)
+			c.keepAnswer(keys[at[j]], a)
 		}
 	}
 	res := make([]Result, len(calls))
@@ -87,6 +87,11 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 		res[i] = Result{OK: true, Out: out, Raw: r.ReturnData}
 	}
 	return res, nil
+}
+
+// keepAnswer keeps one Multicall3 entry's answer for its block.
+func (c *EVM) keepAnswer(key string, a *mcAnswer) {
+	c.reads.PutSized(key, a, Forever, len(key)+len(a.ReturnData))
 }
 
 // mcAnswer is one call's answer in an aggregate3 result.

@@ -89,6 +89,18 @@ func (s *callState) addRead(c *EVM, method string, args []any) {
 	}
 }
 
+// size is about the bytes a plan holds.
+func (p *plan) size() int {
+	n := 0
+	for _, e := range p.mc {
+		n += len(e.CallData) + 64
+	}
+	for _, r := range p.reads {
+		n += len(r.args) + len(r.method)
+	}
+	return n
+}
+
 func mcKey(tag string, in call3) string {
 	return "mc:" + tag + ":" + in.Target.Hex() + ":" + hexutil.Encode(in.CallData)
 }
@@ -114,7 +126,8 @@ func EndCall(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, p := range s.plans {
-		s.clients[name].plans.Put(s.key, p, Forever)
+		p.seen = nil // recorded: the plan is read only from now on
+		s.clients[name].plans.PutSized(s.key, p, Forever, p.size())
 	}
 }
 
@@ -182,7 +195,7 @@ func (c *EVM) prefetch(ctx context.Context, keys []string, h Header) {
 		if elems[0].Error == nil {
 			if outs, err := decodeAggregate(agg, len(in)); err == nil {
 				for i, a := range outs {
-					c.reads.Put(mcKey(tag, in[i]), a, Forever)
+					c.keepAnswer(mcKey(tag, in[i]), a)
 				}
 			}
 		}

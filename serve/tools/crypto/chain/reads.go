@@ -90,7 +90,7 @@ func (c *EVM) cachedRead(key string) (*readEntry, bool) {
 
 func (c *EVM) keep(key string, e *readEntry) {
 	if len(e.raw) <= maxKept {
-		c.reads.Put(key, e, Forever)
+		c.reads.PutSized(key, e, Forever, len(key)+len(e.raw))
 	}
 }
 
