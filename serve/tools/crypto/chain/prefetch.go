@@ -127,7 +127,7 @@ func EndCall(ctx context.Context) {
 	defer s.mu.Unlock()
 	for name, p := range s.plans {
 		p.seen = nil // recorded: the plan is read only from now on
-		s.clients[name].plans.PutSized(s.key, p, Forever, p.size())
+		s.clients[name].plans.PutSized(s.key, p, Forever, len(s.key)+p.size())
 	}
 }
 
