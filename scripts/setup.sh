@@ -76,6 +76,17 @@ if [ -f datasets/package.json ]; then
     (cd datasets && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
 fi
+# Token lists the crypto tools resolve symbols from (BTC, LINK, UNI, ...):
+# the Uniswap Labs default token list, pinned in tokenlists/package-lock.json,
+# installed without scripts, read from disk, never fetched at run time.
+if [ -f tokenlists/package.json ]; then
+  if (cd tokenlists && npm ls --all >/dev/null 2>&1); then
+    echo "setup: token lists already installed"
+  else
+    echo "setup: token lists (npm, ~1 MB download)"
+    (cd tokenlists && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  fi
+fi
 # embed_text (serve/tools/knowledge/embed): the ONNX Runtime CPU library,
 # taken from the npm package onnxruntime-node (MIT; Debian 12 has no
 # onnxruntime). 1.24.1 matches the C API headers of

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve/alarm"
 	"github.com/openshelf/openshelf/serve/archive"
@@ -263,6 +265,11 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	a.HTTP = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
 		Logger: cfg.Logger, Now: cfg.Now, Metrics: metrics}, reg, a.Payments)
 	metrics.reg.MustRegister(newLedgerCollector(ledger))
+	for _, f := range families {
+		if c, ok := f.(prometheus.Collector); ok {
+			metrics.reg.MustRegister(c) // the crypto tools' node requests
+		}
+	}
 	a.closers = append(a.closers, startMaintenance(ctx, core, cfg.Payments))
 	alarms.Start()
 	for _, f := range families {

@@ -147,6 +147,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.Embed.MaxWait, "embed-wait", 5*time.Millisecond, "embed_text: how long a batch waits for more requests")
 	fs.StringVar(&cfg.Crypto.ChainsFile, "crypto-chains", "", "crypto tools: chain configuration file (default: the embedded chains.json)")
 	fs.Var(&stringList{&cfg.Crypto.RPC}, "crypto-rpc", "crypto tools: RPC endpoint of a chain, chain=URL[,URL] (repeatable)")
+	fs.StringVar(&cfg.Crypto.TokenLists, "crypto-token-lists", "tokenlists", "crypto tools: directory of the token lists symbols are resolved from (npm packages installed by scripts/setup.sh)")
 	fs.StringVar(&cfg.Crypto.SourcifyURL, "crypto-sourcify-url", "https://sourcify.dev/server", "crypto tools: Sourcify server (v2 API) for verified ABIs")
 	fs.StringVar(&cfg.Crypto.EtherscanURL, "crypto-etherscan-url", "https://api.etherscan.io/v2/api", "crypto tools: Etherscan-style v2 API, the ABI fallback")
 	fs.StringVar(&cfg.Crypto.EtherscanKey, "crypto-etherscan-key", "", "crypto tools: Etherscan API key")

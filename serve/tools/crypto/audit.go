@@ -146,7 +146,11 @@ type audit struct {
 	c     *chain.EVM
 	token common.Address
 	meta  *tokenMeta
-	q, wq *quote
+	// supply and owner are read at the pinned block (owner nil: the
+	// token has no owner()).
+	supply *big.Int
+	owner  *common.Address
+	q, wq  *quote
 }
 
 // checkToken refuses, before payment, an address without code (or, on
@@ -197,8 +201,15 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 		return nil, apierr.NotFound("not_a_token", in.Address+" does not answer decimals(): not an ERC-20 token")
 	}
 	a.out.Token = TokenSummary{Name: a.meta.Name, Symbol: a.meta.Symbol, Decimals: a.meta.Decimals}
-	if a.meta.Supply != nil {
-		a.out.Token.TotalSupply = a.meta.Supply.String()
+	res, err := c.Multicall(ctx, []chain.Call{{Target: tok, Method: "owner"}, {Target: tok, Method: "totalSupply"}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if o, ok := res[0].Addr(0); ok {
+		a.owner = &o
+	}
+	if a.supply = res[1].Big(0); a.supply != nil {
+		a.out.Token.TotalSupply = a.supply.String()
 	}
 	qs, err := usdPrices(ctx, c, []common.Address{tok, c.Chain.WrappedNative}, nil)
 	if err != nil {
@@ -212,9 +223,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	if st.Proxy != nil && len(st.ImplCode) > 0 {
 		code = st.ImplCode
 	}
-	if err := a.privileges(ctx, selectors(code)); err != nil {
-		return nil, err
-	}
+	a.privileges(selectors(code))
 	if err := a.liquidity(ctx); err != nil {
 		return nil, err
 	}
@@ -222,7 +231,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 		return nil, err
 	}
 	if sellUSD > 0 {
-		s := simulateSell(ctx, c, tok, a.meta.Decimals, a.q, a.wq, sellUSD)
+		s := simulateSells(ctx, c, a.wq, []sale{{tok, a.meta.Decimals, a.q, sellUSD}})[0]
 		a.out.SellTest = &s
 		a.sellFlags(s)
 	}
@@ -236,13 +245,10 @@ func (a *audit) flag(id, sev, title, detail string) {
 
 // privileges reads owner() and flags privileged functions; a privilege is
 // serious only while someone holds it.
-func (a *audit) privileges(ctx context.Context, sel map[[4]byte]bool) error {
-	res, err := a.c.Multicall(ctx, []chain.Call{{Target: a.token, Method: "owner"}}, nil)
-	if err != nil {
-		return err
-	}
+func (a *audit) privileges(sel map[[4]byte]bool) {
 	owned := false
-	if o, ok := res[0].Addr(0); ok {
+	if a.owner != nil {
+		o := *a.owner
 		if o == (common.Address{}) || o == deadAddr {
 			a.flag("ownership_renounced", "info", "Ownership renounced", "owner() is "+o.Hex()+": owner-only functions can no longer be called.")
 		} else {
@@ -283,7 +289,6 @@ func (a *audit) privileges(ctx context.Context, sel map[[4]byte]bool) error {
 		}
 		a.flag("upgradeable", "high", "Upgradeable proxy", d+".")
 	}
-	return nil
 }
 
 var deadAddr = common.HexToAddress("0x000000000000000000000000000000000000dEaD")
@@ -334,7 +339,7 @@ func (a *audit) liquidity(ctx context.Context) error {
 // holders reads Transfer logs of the last window blocks (one eth_getLogs)
 // and the balances of the receivers (one Multicall3 call, at most 300).
 func (a *audit) holders(ctx context.Context, head, window uint64) error {
-	if a.meta.Supply == nil || a.meta.Supply.Sign() == 0 {
+	if a.supply == nil || a.supply.Sign() == 0 {
 		return nil
 	}
 	from := uint64(0)
@@ -383,7 +388,7 @@ func (a *audit) holders(ctx context.Context, head, window uint64) error {
 	var shares []HolderShare
 	for i, r := range res {
 		if v := r.Big(0); v != nil && v.Sign() > 0 {
-			f, _ := new(big.Float).Quo(new(big.Float).SetInt(v), new(big.Float).SetInt(a.meta.Supply)).Float64()
+			f, _ := new(big.Float).Quo(new(big.Float).SetInt(v), new(big.Float).SetInt(a.supply)).Float64()
 			shares = append(shares, HolderShare{Address: who[i].Hex(), Pct: round(f*100, 6)})
 		}
 	}

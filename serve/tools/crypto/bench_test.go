@@ -18,14 +18,7 @@ import (
 //	go test -run '^$' -bench BenchmarkTools -benchtime 3s ./serve/tools/crypto/
 func BenchmarkTools(b *testing.B) {
 	c := evmtest.New(b)
-	cc := &chain.Config{Version: "bench", Chains: map[string]*chain.Chain{
-		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
-			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
-			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
-				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: c.V3Router, FeeTiers: []int64{500, 3000}, V2Factory: c.Factory}},
-			Lending: []chain.Lending{{Name: "aave-v3", Kind: "aave-v3", Address: c.AavePool}, {Name: "compound-v3-usdc", Kind: "compound-v3", Address: c.Comet}},
-			Tokens:  []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18}, {Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
-	}}
+	cc := benchChains(c)
 	tools, err := New(Config{Chains: cc, RPCOptions: chain.Options{RatePerSecond: 1e6, Burst: 1e6}})
 	if err != nil {
 		b.Fatal(err)
@@ -74,7 +67,7 @@ func BenchmarkTools(b *testing.B) {
 				srv0, srvReq0 := c.Calls(), c.Requests()
 				for b.Loop() {
 					if mode == "cold" {
-						evm.Cache.Clear()
+						evm.Forget()
 						tools.abis.Clear()
 					}
 					if err := tc.call(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,12 @@ type Config struct {
 	ChainsFile string
 	// RPC overrides endpoints, each "chain=url[,url]".
 	RPC []string
+	// TokenLists is the directory scripts/setup.sh installs the token
+	// lists into (npm packages, chain.UniswapDefaultList); symbols are
+	// resolved from them after the configured tokens. Default
+	// "tokenlists"; a missing list is logged and symbols then come from
+	// the chain configuration only.
+	TokenLists string
 	// SourcifyURL is the Sourcify server (v2 API); default
 	// https://sourcify.dev/server.
 	SourcifyURL string
@@ -97,6 +104,14 @@ func New(cfg Config) (*Tools, error) {
 		if err := cc.SetRPC(spec); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.TokenLists == "" {
+		cfg.TokenLists = "tokenlists"
+	}
+	if l, err := chain.LoadTokenList(filepath.Join(cfg.TokenLists, chain.UniswapDefaultList)); err != nil {
+		cfg.Logger.Warn("crypto: no token list; symbols come from the chain configuration only", "err", err)
+	} else {
+		cc.AddList(l)
 	}
 	t := &Tools{cfg: cfg, chains: cc, evm: map[string]*chain.EVM{}, abis: chain.NewCache(512),
 		hc: &http.Client{Timeout: cfg.ExplorerTimeout}}

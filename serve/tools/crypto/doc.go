@@ -9,7 +9,11 @@
 // gas, bytecode and storage for audits, eth_call with state overrides for
 // simulated sells and transactions. Verified ABIs come
 // from a Sourcify-style server with an Etherscan-style fallback. Nothing is
-// ever signed or broadcast.
+// ever signed or broadcast. Symbols resolve through the chain configuration,
+// then the token list setup installs (the Uniswap default list). Each tool
+// call runs under chain.WithPlan (endpoints.go): its reads see one block,
+// are kept for it and are prefetched when the same call comes at a later
+// block, and its node requests are counted per tool (metrics.go).
 //
 // simulate_tx traces calls with go-ethereum's callTracer: the node's
 // debug_traceCall where offered (trace.go), else a local EVM over state

@@ -2,20 +2,50 @@ package crypto
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/openshelf/openshelf/serve/registry"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-// value wraps a tool function as a registry handler.
-func value[In, Out any](f func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*registry.Result, error) {
+// value wraps a tool function as a registry handler: its node requests
+// are counted for the tool, its reads pinned to one block per chain, and
+// recorded so that the same call at a later block prefetches them.
+func value[In, Out any](tool string, f func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*registry.Result, error) {
 	return func(ctx context.Context, in *In) (*registry.Result, error) {
+		ctx = planned(ctx, tool, "handle", in)
 		out, err := f(ctx, in)
+		chain.EndCall(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return &registry.Result{Value: out}, nil
 	}
+}
+
+// check wraps a check before payment as value wraps a handler.
+func check[In any](tool string, f func(context.Context, *In) error) func(context.Context, *In) error {
+	return func(ctx context.Context, in *In) error {
+		ctx = planned(ctx, tool, "check", in)
+		err := f(ctx, in)
+		chain.EndCall(ctx)
+		return err
+	}
+}
+
+// planned starts a tool call keyed by the tool, the stage (check or
+// handle) and the input; a check prefetches the paid call's reads too.
+func planned[In any](ctx context.Context, tool, stage string, in *In) context.Context {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return chain.WithCall(ctx, tool)
+	}
+	key := func(stage string) string { return tool + " " + stage + " " + string(b) }
+	if stage == "check" {
+		return chain.WithPlan(ctx, tool, key(stage), key("handle"))
+	}
+	return chain.WithPlan(ctx, tool, key(stage))
 }
 
 // tool marks every crypto tool as reaching outside the archive.
@@ -50,7 +80,7 @@ func (t *Tools) walletReportEndpoint() *registry.Endpoint {
 		Output: WalletReportOutput{}, Tool: tool(),
 		// A real mainnet example (USDC, a well-known wallet): what discovery shows.
 		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
-		Handle:  value(t.walletReport),
+		Handle:  value("wallet_report", t.walletReport),
 	}.Endpoint()
 }
 
@@ -66,7 +96,7 @@ func (t *Tools) simulateEndpoint() *registry.Endpoint {
 		Output: SimOutput{}, Tool: tool(),
 		Example: map[string]any{"chain": "ethereum", "from": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045", "to": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
 			"data": "0x70a08231000000000000000000000000d8da6bf26964af9d7eed9e03e53415d37aa96045"},
-		Handle: value(t.simulate),
+		Handle: value("simulate_tx", t.simulate),
 	}.Endpoint()
 }
 
@@ -80,7 +110,7 @@ func (t *Tools) portfolioEndpoint() *registry.Endpoint {
 			"whose node fails is reported with an error; the call fails only when every chain does.",
 		Output: PortfolioOutput{}, Tool: tool(),
 		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
-		Handle:  value(t.portfolio),
+		Handle:  value("wallet_portfolio", t.portfolio),
 	}.Endpoint()
 }
 
@@ -95,8 +125,8 @@ func (t *Tools) swapEndpoint() *registry.Endpoint {
 			"routes. native is handled as the wrapped token. Quotes only: no transaction is sent.",
 		Output: SwapOutput{}, Tool: tool(),
 		Example: map[string]any{"chain": "ethereum", "token_in": "WETH", "token_out": "USDC", "amount": "1"},
-		Check:   t.checkSwap,
-		Handle:  value(t.swapRoute),
+		Check:   check("swap_route", t.checkSwap),
+		Handle:  value("swap_route", t.swapRoute),
 	}.Endpoint()
 }
 
@@ -109,8 +139,8 @@ func (t *Tools) auditEndpoint() *registry.Endpoint {
 			"100 USD sale to USDC is simulated with eth_call state overrides (nothing is sent). An address without code is a 404 before payment.",
 		Output: AuditOutput{}, Tool: tool(),
 		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   t.checkToken,
-		Handle:  value(t.tokenAudit),
+		Check:   check("token_audit", t.checkToken),
+		Handle:  value("token_audit", t.tokenAudit),
 	}.Endpoint()
 }
 
@@ -124,8 +154,8 @@ func (t *Tools) reportEndpoint() *registry.Endpoint {
 			"sales are quotes from Orca Whirlpool pool state (quote_only), not simulations.",
 		Output: ReportOutput{}, Tool: tool(),
 		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   t.checkToken,
-		Handle:  value(t.tokenReport),
+		Check:   check("token_report", t.checkToken),
+		Handle:  value("token_report", t.tokenReport),
 	}.Endpoint()
 }
 
@@ -138,7 +168,7 @@ func (t *Tools) gasEndpoint() *registry.Endpoint {
 			"the head block; USD from the wrapped-native/USDC pool. A chain whose node fails is reported with an error; the " +
 			"call fails only when every chain does.",
 		Output: GasOutput{}, Tool: tool(),
-		Handle: value(t.gas),
+		Handle: value("gas_tracker", t.gas),
 	}.Endpoint()
 }
 
@@ -153,8 +183,8 @@ func (t *Tools) pricesEndpoint() *registry.Endpoint {
 			"supply and borrow APR and APY from the chain's lending markets. A token with no pool is a 404 before payment.",
 		Output: PricesOutput{}, Tool: tool(),
 		Example: map[string]any{"tokens": "ETH,USDC"},
-		Check:   t.checkPrices,
-		Handle:  value(t.prices),
+		Check:   check("crypto_prices", t.checkPrices),
+		Handle:  value("crypto_prices", t.prices),
 	}.Endpoint()
 }
 
@@ -167,7 +197,7 @@ func (t *Tools) contractABIEndpoint() *registry.Endpoint {
 			"EIP-1167 minimal proxies, ZeppelinOS) are resolved from chain state. An unverified contract is a 404 before payment.",
 		Output: ABIOutput{}, Tool: tool(),
 		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   t.checkABI,
-		Handle:  value(t.contractABI),
+		Check:   check("contract_abi", t.checkABI),
+		Handle:  value("contract_abi", t.contractABI),
 	}.Endpoint()
 }

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -30,7 +32,14 @@ type env struct {
 	sourcify, etherscan map[string]string
 	mu                  sync.Mutex
 	explorerHits        int
+	// skew is added to the wall clock of the RPC clients: a test moves it
+	// past the head's TTL to make the tools ask for the head again.
+	skew atomic.Int64
 }
+
+// later moves the RPC clients' clock past the head's TTL, as the next
+// block's time would.
+func (e *env) later() { e.skew.Add(int64(time.Minute)) }
 
 func upstream(t testing.TB, elem ...string) string {
 	return fixtures.Path(t, append([]string{"upstreams"}, elem...)...)
@@ -39,16 +48,9 @@ func upstream(t testing.TB, elem ...string) string {
 // testChains is the configuration of the test chain as "ethereum", plus
 // solana served by sol.
 func testChains(c *evmtest.Chain, solURL string) *chain.Config {
-	return &chain.Config{Version: "test", Chains: map[string]*chain.Chain{
-		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
-			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
-			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
-				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: c.V3Router, FeeTiers: []int64{500, 3000}, V2Factory: c.Factory}},
-			Lending: []chain.Lending{{Name: "aave-v3", Kind: "aave-v3", Address: c.AavePool}, {Name: "compound-v3-usdc", Kind: "compound-v3", Address: c.Comet}},
-			Tokens: []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18},
-				{Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
-		"solana": {Name: "solana", Kind: "solana", RPC: []string{solURL}, Native: "SOL"},
-	}}
+	cc := crypto.TestChains(c)
+	cc.Chains["solana"] = &chain.Chain{Name: "solana", Kind: "solana", RPC: []string{solURL}, Native: "SOL"}
+	return cc
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
@@ -68,7 +70,8 @@ func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
 	}
 	e.Env = servetest.New(t, func(cfg *serve.Config) {
 		cfg.Crypto = crypto.Config{Chains: cc,
-			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api"}
+			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api",
+			RPCOptions: chain.Options{Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }}}
 	})
 	return e
 }

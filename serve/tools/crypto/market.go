@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/big"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -53,18 +52,18 @@ func (p *pool) amountOut(in common.Address, amt *big.Int) *big.Int {
 
 func keyString(k pairKey) string { return k.dex.Hex() + k.a.Hex() + k.b.Hex() }
 
-// tokenMeta is what the tools show of a token.
+// tokenMeta is what the tools show of a token: facts that do not change.
 type tokenMeta struct {
 	Address  common.Address
 	Symbol   string
 	Name     string
 	Decimals uint8
-	Supply   *big.Int
 	OK       bool // decimals answered: an ERC-20
 }
 
-// tokenInfo reads name, symbol, decimals and total supply of tokens in one
-// Multicall3 call (cached for an hour; supply is refreshed with it).
+// tokenInfo reads name, symbol and decimals of tokens in one Multicall3
+// call; they are kept until least recently used (a token's metadata does
+// not change).
 func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[common.Address]*tokenMeta, error) {
 	out := map[common.Address]*tokenMeta{}
 	var calls []chain.Call
@@ -80,7 +79,7 @@ func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[
 		out[t] = nil
 		miss = append(miss, t)
 		calls = append(calls, chain.Call{Target: t, Method: "symbol"}, chain.Call{Target: t, Method: "name"},
-			chain.Call{Target: t, Method: "decimals"}, chain.Call{Target: t, Method: "totalSupply"})
+			chain.Call{Target: t, Method: "decimals"})
 	}
 	if len(calls) > 0 {
 		res, err := c.Multicall(ctx, calls, nil)
@@ -89,23 +88,24 @@ func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[
 		}
 		for i, t := range miss {
 			m := &tokenMeta{Address: t}
-			if r := res[4*i]; r.OK {
+			if r := res[3*i]; r.OK {
 				m.Symbol, _ = r.Out[0].(string)
 			}
-			if r := res[4*i+1]; r.OK {
+			if r := res[3*i+1]; r.OK {
 				m.Name, _ = r.Out[0].(string)
 			}
-			if r := res[4*i+2]; r.OK {
+			if r := res[3*i+2]; r.OK {
 				m.Decimals, m.OK = r.Out[0].(uint8)
 			}
-			m.Supply = res[4*i+3].Big(0)
 			if m.Symbol == "" {
 				if k, ok := c.Chain.TokenByAddress(t); ok {
 					m.Symbol = k.Symbol
 				}
 			}
 			out[t] = m
-			c.Cache.Put("meta:"+t.Hex(), m, time.Hour)
+			if m.OK {
+				c.Cache.Put("meta:"+t.Hex(), m, chain.Forever)
+			}
 		}
 	}
 	return out, nil

@@ -48,9 +48,10 @@ type poolSet struct {
 
 // findPools returns the pools of the given token pairs on every DEX of the
 // chain (V2-style pairs and V3-style pools of every fee tier) with their
-// state at block (nil: latest). Pool addresses are cached (they never
-// change once created; a missing one is rechecked after a minute), so a
-// warm lookup is one Multicall3 eth_call, a cold one two.
+// state at block (nil: the call's pinned block). Pool addresses are kept
+// (they never change once created; a missing one is rechecked after a
+// minute), so a warm lookup is one Multicall3 eth_call, a cold one two,
+// and none when the same pools were read at the same block before.
 func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, block *big.Int) (*poolSet, error) {
 	type found struct {
 		dex  chain.DEX
@@ -84,7 +85,7 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 				}
 				lookups.add(call, func(r chain.Result) {
 					f.addr, _ = r.Addr(0)
-					ttl := time.Hour
+					ttl := chain.Forever
 					if f.addr == (common.Address{}) {
 						ttl = time.Minute
 					}

@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -295,17 +294,17 @@ func confidenceLabel(c float64) string {
 }
 
 // header is a block's number and time.
-type header struct {
-	Number uint64
-	Time   int64
-}
+type header = chain.Header
 
+// getHeader reads block n's header (nil: the call's pinned block); headers
+// are kept.
 func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
+	if n == nil {
+		return c.Pin(ctx)
+	}
 	key := "hdr:" + chain.Block(n)
-	if n != nil {
-		if v, ok := c.Cache.Get(key); ok {
-			return v.(header), nil
-		}
+	if v, ok := c.Cache.Get(key); ok {
+		return v.(header), nil
 	}
 	var raw struct {
 		Number    hexutil.Uint64 `json:"number"`
@@ -315,7 +314,7 @@ func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
 		return header{}, err
 	}
 	h := header{Number: uint64(raw.Number), Time: int64(raw.Timestamp)}
-	c.Cache.Put("hdr:"+hexutil.EncodeUint64(h.Number), h, time.Hour)
+	c.Cache.Put(key, h, chain.Forever)
 	return h, nil
 }
 
@@ -323,7 +322,7 @@ func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
 // known headers (starting from the configured block time), alternating with
 // bisection so irregular block times (a halted chain, a test chain that
 // jumped a day) still converge; at most 32 header reads, a handful on a
-// regular chain.
+// regular chain, none when the last search's bracket still holds.
 func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint64, error) {
 	if head.Time <= target {
 		return head.Number, nil
@@ -334,6 +333,18 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint
 	}
 	lo := header{Number: 0, Time: math.MinInt64} // unknown lower bound
 	hi := head
+	// The last search's bracket still holds the target when the chain
+	// moved on by less than the gap (the target moves with the head).
+	if v, ok := c.Cache.Get("blockAt"); ok {
+		m := v.([2]header)
+		if m[0].Time <= target && m[0].Number < hi.Number {
+			lo = m[0]
+			if m[1].Time > target && m[1].Number <= hi.Number {
+				hi = m[1]
+			}
+		}
+	}
+	defer func() { c.Cache.Put("blockAt", [2]header{lo, hi}, chain.Forever) }()
 	guess := int64(head.Number) - int64(float64(head.Time-target)/bt)
 	for i := 0; i < 32 && hi.Number-lo.Number > 1; i++ {
 		if guess <= int64(lo.Number) {

@@ -66,6 +66,9 @@ type TokenPrice struct {
 	Price24hAgo   *float64 `json:"price_24h_ago_usd,omitempty"`
 	Block24hAgo   uint64   `json:"block_24h_ago,omitempty"`
 	PegAssumption bool     `json:"peg_assumed,omitempty"` // USDC is priced at 1 USD
+	// Resolved is the token a symbol input stood for: its symbol,
+	// address, chain and the list it was found in (absent for addresses).
+	Resolved *Resolution `json:"resolved,omitempty"`
 }
 
 // tokenRef is a resolved token of a chain.
@@ -74,13 +77,59 @@ type tokenRef struct {
 	Chain string
 	Addr  common.Address
 	Mint  string // solana
+	// Resolved says which token a symbol stood for (nil for addresses).
+	Resolved *Resolution
+}
+
+// Resolution is the token a symbol was resolved to, and from where.
+type Resolution struct {
+	Symbol  string `json:"symbol"`
+	Name    string `json:"name,omitempty"`
+	Address string `json:"address"`
+	Chain   string `json:"chain"`
+	// Source is "chain configuration", "native coin" or the token list
+	// and its version.
+	Source string `json:"source"`
+	// Note explains an alias: BTC priced as a wrapped form.
+	Note string `json:"note,omitempty"`
 }
 
 // nativeSymbols map a native coin to its chain (priced as its wrapped token).
 var nativeSymbols = map[string]string{"ETH": "ethereum", "POL": "polygon", "MATIC": "polygon", "BNB": "bsc"}
 
+// symbolRef resolves a symbol on one chain: the native coin (as its wrapped
+// token), a configured token, a token of the installed lists, or a wrapped
+// form of a coin without an EVM contract (BTC).
+func symbolRef(input, sym string, c *chain.EVM) (tokenRef, bool) {
+	ch := c.Chain
+	if strings.EqualFold(sym, "native") || strings.EqualFold(sym, ch.Native) {
+		return nativeRef(input, c), true
+	}
+	tok, alias, ok := ch.Resolve(sym)
+	if !ok {
+		return tokenRef{}, false
+	}
+	r := &Resolution{Symbol: tok.Symbol, Name: tok.Name, Address: tok.Address.Hex(), Chain: ch.Name, Source: tok.Source}
+	if r.Source == "" {
+		r.Source = "chain configuration"
+	}
+	if alias != "" {
+		r.Note = strings.ToUpper(sym) + " has no contract on " + ch.Name + ": priced as " + alias + ", its wrapped form there"
+	}
+	return tokenRef{Input: input, Chain: ch.Name, Addr: tok.Address, Resolved: r}, true
+}
+
+// nativeRef is the chain's native coin, priced as its wrapped token.
+func nativeRef(input string, c *chain.EVM) tokenRef {
+	ch := c.Chain
+	return tokenRef{Input: input, Chain: ch.Name, Addr: ch.WrappedNative, Resolved: &Resolution{Symbol: ch.Native,
+		Address: ch.WrappedNative.Hex(), Chain: ch.Name, Source: "native coin",
+		Note: ch.Native + " is priced as its wrapped token"}}
+}
+
 // resolveToken turns "chain:0x..", "chain:SYM", "SYM" or "native" (with a
-// chain) into an address on a configured EVM chain.
+// chain) into an address on a configured EVM chain. A bare symbol is
+// looked up chain by chain, ethereum first.
 func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 	s = strings.TrimSpace(s)
 	name, rest, ok := strings.Cut(s, ":")
@@ -94,16 +143,16 @@ func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 	if name == "" {
 		up := strings.ToUpper(rest)
 		if ch, ok := nativeSymbols[up]; ok && t.evm[ch] != nil {
-			return tokenRef{Input: s, Chain: ch, Addr: t.evm[ch].Chain.WrappedNative}, nil
+			return nativeRef(s, t.evm[ch]), nil
 		}
 		for _, ch := range chain.EVMChains {
 			if c := t.evm[ch]; c != nil {
-				if tok, ok := c.Chain.TokenBySymbol(rest); ok {
-					return tokenRef{Input: s, Chain: ch, Addr: tok.Address}, nil
+				if r, ok := symbolRef(s, rest, c); ok {
+					return r, nil
 				}
 			}
 		}
-		return tokenRef{}, apierr.Invalid(field, "unknown symbol "+quoteStr(rest)+"; use chain:0x... for other tokens")
+		return tokenRef{}, apierr.Invalid(field, "unknown symbol "+quoteStr(rest)+" (not in the configured tokens nor the installed token lists of any chain); use chain:0x... for other tokens")
 	}
 	c, err := t.client(field, name)
 	if err != nil {
@@ -112,11 +161,8 @@ func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 	if common.IsHexAddress(rest) && strings.HasPrefix(rest, "0x") {
 		return tokenRef{Input: s, Chain: name, Addr: common.HexToAddress(rest)}, nil
 	}
-	if strings.EqualFold(rest, "native") || strings.EqualFold(rest, c.Chain.Native) {
-		return tokenRef{Input: s, Chain: name, Addr: c.Chain.WrappedNative}, nil
-	}
-	if tok, ok := c.Chain.TokenBySymbol(rest); ok {
-		return tokenRef{Input: s, Chain: name, Addr: tok.Address}, nil
+	if r, ok := symbolRef(s, rest, c); ok {
+		return r, nil
 	}
 	return tokenRef{}, apierr.Invalid(field, "not an address or known symbol of "+name+": "+quoteStr(rest))
 }
@@ -211,7 +257,7 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 			}
 			tp := TokenPrice{Input: r.Input, Chain: ch, Address: r.Addr.Hex(), PriceUSD: round(q.PriceUSD, 10),
 				DepthUSD: round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
-				QuoteToken: q.Quote, Sources: q.Sources, Block: head.Number, PegAssumption: r.Addr == c.Chain.USDC}
+				QuoteToken: q.Quote, Sources: q.Sources, Block: head.Number, PegAssumption: r.Addr == c.Chain.USDC, Resolved: r.Resolved}
 			if tp.Sources == nil {
 				tp.Sources = []PriceSource{}
 			}

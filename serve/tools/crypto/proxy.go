@@ -3,6 +3,7 @@ package crypto
 import (
 	"bytes"
 	"context"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -44,9 +45,27 @@ type codeState struct {
 	ImplCode []byte
 }
 
+// codeRecheck is how long a contract's code and proxy implementation are
+// trusted before they are read again: code cannot change, but a proxy's
+// implementation can be upgraded.
+const codeRecheck = 10 * time.Minute
+
 // readCode reads code and proxy slots (one batch), then the beacon's
-// implementation or the implementation's code when needed.
+// implementation or the implementation's code when needed; a contract's
+// state is kept for codeRecheck (an address without code is asked again).
 func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
+	key := "code:" + addr.Hex()
+	if v, ok := c.Cache.Get(key); ok {
+		return v.(*codeState), nil
+	}
+	st, err := readCodeNow(ctx, c, addr)
+	if err == nil && len(st.Code) > 0 {
+		c.Cache.Put(key, st, codeRecheck)
+	}
+	return st, err
+}
+
+func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
 	var code hexutil.Bytes
 	slots := []common.Hash{slotEIP1967Impl, slotEIP1967Beacon, slotEIP1967Admin, slotEIP1822, slotZeppelinOS}
 	vals := make([]common.Hash, len(slots))

@@ -44,8 +44,11 @@ func (t *Tools) tokenReport(ctx context.Context, in *TokenInput) (*ReportOutput,
 		if err != nil {
 			return nil, err
 		}
+		var sales []sale
 		for _, usd := range reportSellUSD {
-			s := simulateSell(ctx, a.c, a.token, a.meta.Decimals, a.q, a.wq, usd)
+			sales = append(sales, sale{a.token, a.meta.Decimals, a.q, usd})
+		}
+		for _, s := range simulateSells(ctx, a.c, a.wq, sales) {
 			out.SellTests = append(out.SellTests, s)
 			a.sellFlags(s)
 		}

@@ -2,8 +2,8 @@ package crypto
 
 import (
 	"context"
+	"errors"
 	"math/big"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -36,37 +36,37 @@ type balanceSlot struct {
 	Vyper bool
 }
 
-// findBalanceSlot finds where the token keeps balances by overriding each
-// candidate slot for the seller and asking balanceOf: one JSON-RPC batch of
-// 20 eth_calls, cached per token.
+// findBalanceSlot finds where the token keeps balances: one eth_call that
+// overrides every candidate slot for the seller with its own probe value
+// and asks balanceOf, whose answer names the slot read. Kept per token.
 func findBalanceSlot(ctx context.Context, c *chain.EVM, token common.Address) (*balanceSlot, error) {
 	key := "slot:" + token.Hex()
 	if v, ok := c.Cache.Get(key); ok {
 		return v.(*balanceSlot), nil
 	}
-	probe := common.BigToHash(big.NewInt(0x5e11e7_0000_0001))
 	var cands []balanceSlot
+	diff := map[common.Hash]common.Hash{}
+	probe := func(i int) common.Hash { return common.BigToHash(big.NewInt(0x5e11e7_0000_0000 + int64(i) + 1)) }
 	for s := int64(0); s < 10; s++ {
-		cands = append(cands, balanceSlot{s, false}, balanceSlot{s, true})
+		for _, vyper := range []bool{false, true} {
+			diff[mappingSlot(sellerAddr, s, vyper)] = probe(len(cands))
+			cands = append(cands, balanceSlot{s, vyper})
+		}
 	}
-	outs := make([]hexutil.Bytes, len(cands))
-	b := make([]rpc.BatchElem, len(cands))
-	data := hexutil.Bytes(chain.Pack("balanceOf", sellerAddr))
-	for i, cd := range cands {
-		over := map[common.Address]chain.Override{token: {StateDiff: map[common.Hash]common.Hash{mappingSlot(sellerAddr, cd.Slot, cd.Vyper): probe}}}
-		b[i] = rpc.BatchElem{Method: "eth_call", Args: []any{chain.CallArgs{To: &token, Data: data}, "latest", over}, Result: &outs[i]}
-	}
-	if err := c.Batch(ctx, b); err != nil {
+	over := map[common.Address]chain.Override{token: {StateDiff: diff}}
+	out, err := c.EthCall(ctx, chain.CallArgs{To: &token, Data: chain.Pack("balanceOf", sellerAddr)}, nil, over)
+	var re *chain.RevertError
+	if err != nil && !errors.As(err, &re) {
 		return nil, err
 	}
 	var found *balanceSlot
 	for i := range cands {
-		if b[i].Error == nil && len(outs[i]) >= 32 && common.BytesToHash(outs[i][:32]) == probe {
+		if err == nil && len(out) >= 32 && common.BytesToHash(out[:32]) == probe(i) {
 			found = &cands[i]
 			break
 		}
 	}
-	c.Cache.Put(key, found, time.Hour)
+	c.Cache.Put(key, found, chain.Forever)
 	return found, nil
 }
 
@@ -88,21 +88,57 @@ type SellTest struct {
 	QuoteOnly bool `json:"quote_only,omitempty"`
 }
 
-// simulateSell sells usd worth of token to USDC through the deepest pool
-// (and the wrapped-native/USDC pool when the deepest quotes in it), by
-// eth_call with state overrides: nothing is sent.
-func simulateSell(ctx context.Context, c *chain.EVM, token common.Address, dec uint8, q *quote, wq *quote, usd float64) SellTest {
+// sale is one simulated sale: usd worth of token, priced by q.
+type sale struct {
+	token common.Address
+	dec   uint8
+	q     *quote
+	usd   float64
+}
+
+// simulateSells sells each usd worth of token to USDC through the deepest
+// pool (and the wrapped-native/USDC pool when the deepest quotes in it),
+// by eth_call with state overrides, all in one JSON-RPC batch: nothing is
+// sent. A sale already simulated at the call's block (token_audit's and
+// token_report's 100 USD sale) is answered from the read cache.
+func simulateSells(ctx context.Context, c *chain.EVM, wq *quote, sales []sale) []SellTest {
+	sts := make([]SellTest, len(sales))
+	var elems []rpc.BatchElem
+	var at []int
+	for i, sl := range sales {
+		st, args := sellCall(ctx, c, sl.token, sl.dec, sl.q, wq, sl.usd)
+		sts[i] = st
+		if args != nil {
+			elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: args, Result: new(hexutil.Bytes)})
+			at = append(at, i)
+		}
+	}
+	if err := c.Batch(ctx, elems); err != nil {
+		for _, i := range at {
+			sts[i].Skipped = "simulation failed: " + err.Error()
+		}
+		return sts
+	}
+	for j, e := range elems {
+		sellResult(c, &sts[at[j]], *e.Result.(*hexutil.Bytes), e.Error)
+	}
+	return sts
+}
+
+// sellCall is the eth_call parameters of one sale, nil with the reason in
+// Skipped when it cannot be simulated.
+func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8, q *quote, wq *quote, usd float64) (SellTest, []any) {
 	st := SellTest{USD: usd, Path: []string{}}
 	if q == nil || q.Pool == nil || q.PriceUSD <= 0 {
 		st.Skipped = "no pool to sell into"
-		return st
+		return st, nil
 	}
 	tokens := []common.Address{token}
 	pairs := []common.Address{q.Pool.Addr}
 	if q.Pool.other(token) != c.Chain.USDC {
 		if wq == nil || wq.Pool == nil {
 			st.Skipped = "no wrapped-native/USDC pool for the second hop"
-			return st
+			return st, nil
 		}
 		tokens = append(tokens, c.Chain.WrappedNative)
 		pairs = append(pairs, wq.Pool.Addr)
@@ -114,11 +150,11 @@ func simulateSell(ctx context.Context, c *chain.EVM, token common.Address, dec u
 	slot, err := findBalanceSlot(ctx, c, token)
 	if err != nil {
 		st.Skipped = "balance slot lookup failed: " + err.Error()
-		return st
+		return st, nil
 	}
 	if slot == nil {
 		st.Skipped = "the token's balance storage could not be located (non-standard layout)"
-		return st
+		return st, nil
 	}
 	amt := fromFloat(usd/q.PriceUSD, dec)
 	st.AmountIn = amt.String()
@@ -127,22 +163,28 @@ func simulateSell(ctx context.Context, c *chain.EVM, token common.Address, dec u
 		token:      {StateDiff: map[common.Hash]common.Hash{mappingSlot(sellerAddr, slot.Slot, slot.Vyper): common.BigToHash(amt)}},
 	}
 	gas := hexutil.Uint64(5_000_000)
-	ret, err := c.EthCall(ctx, chain.CallArgs{From: &callerAddr, To: &sellerAddr, Gas: &gas, Data: chain.Pack("sell", tokens, pairs, amt)}, nil, over)
+	msg := chain.CallArgs{From: &callerAddr, To: &sellerAddr, Gas: &gas, Data: chain.Pack("sell", tokens, pairs, amt)}
+	return st, []any{msg, "latest", over}
+}
+
+// sellResult reads a sale's answer into st.
+func sellResult(c *chain.EVM, st *SellTest, ret []byte, err error) {
 	if err != nil {
-		if re, ok := err.(*chain.RevertError); ok {
+		var re *chain.RevertError
+		if errors.As(err, &re) {
 			st.Reverted, st.RevertReason = true, re.Reason
 			if st.RevertReason == "" {
 				st.RevertReason = "reverted without a reason"
 			}
-			return st
+			return
 		}
 		st.Skipped = "simulation failed: " + err.Error()
-		return st
+		return
 	}
 	out, err := chain.ABI.Unpack("sell", ret)
 	if err != nil || len(out) != 2 {
 		st.Skipped = "the simulation's answer does not decode"
-		return st
+		return
 	}
 	d := usdcDecimals(c)
 	exp, rec := out[0].(*big.Int), out[1].(*big.Int)
@@ -154,7 +196,6 @@ func simulateSell(ctx context.Context, c *chain.EVM, token common.Address, dec u
 			st.EffectiveTaxPc = ptr(0.0)
 		}
 	}
-	return st
 }
 
 // usdcDecimals of the chain's USDC, from the token list (6 when unlisted).

@@ -47,6 +47,7 @@ func TestSwapRouteMultiHop(t *testing.T) {
 	c.Send(c.Deployer, c.USDC, nil, "Token", "transfer", c.WalletAddr, evmtest.Units(100_000, 6))
 	maxU := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 	ask := func(amount string) map[string]any {
+		e.later() // see the approvals and swaps made since the last ask
 		return e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
 			"chain": "ethereum", "token_in": "USDC", "token_out": c.VTT.Hex(), "amount": amount, "sender": c.WalletAddr.Hex(), "slippage_bps": 100})
 	}

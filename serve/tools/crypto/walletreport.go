@@ -315,14 +315,16 @@ func (t *Tools) scamTokens(ctx context.Context, c *chain.EVM, held []common.Addr
 	if err != nil {
 		return err
 	}
+	var sales []sale
 	for _, tk := range held {
-		m := meta[tk]
-		if m == nil || !m.OK || qs[tk] == nil {
-			continue
+		if m := meta[tk]; m != nil && m.OK && qs[tk] != nil {
+			sales = append(sales, sale{tk, m.Decimals, qs[tk], 10})
 		}
-		s := simulateSell(ctx, c, tk, m.Decimals, qs[tk], qs[c.Chain.WrappedNative], 10)
+	}
+	for i, s := range simulateSells(ctx, c, qs[c.Chain.WrappedNative], sales) {
 		if s.Reverted {
-			rep.ScamTokens = append(rep.ScamTokens, ScamToken{Token: tk.Hex(), Symbol: m.Symbol, Reason: "a simulated sale reverts: " + s.RevertReason})
+			tk := sales[i].token
+			rep.ScamTokens = append(rep.ScamTokens, ScamToken{Token: tk.Hex(), Symbol: meta[tk].Symbol, Reason: "a simulated sale reverts: " + s.RevertReason})
 		}
 	}
 	return nil

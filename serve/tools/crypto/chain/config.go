@@ -45,6 +45,9 @@ type Chain struct {
 	Multicall3    common.Address `json:"multicall3"`
 	DEXes         []DEX          `json:"dexes,omitempty"`
 	Tokens        []Token        `json:"tokens,omitempty"`
+	// Listed are the tokens of the installed token lists (AddList), for
+	// symbol lookups only.
+	Listed []Token `json:"-"`
 	// Flagged are known malicious contracts and accounts (drainers,
 	// phishing spenders); wallet_report reports interactions with them.
 	Flagged []Flagged `json:"flagged,omitempty"`
@@ -102,8 +105,11 @@ type DEX struct {
 // Token is a known token of a chain.
 type Token struct {
 	Symbol   string         `json:"symbol"`
+	Name     string         `json:"name,omitempty"`
 	Address  common.Address `json:"address"`
 	Decimals uint8          `json:"decimals"`
+	// Source is the token list it came from; "" is the configuration.
+	Source string `json:"-"`
 }
 
 // Default returns the embedded configuration.
@@ -172,11 +178,14 @@ func (c *Config) SetRPC(spec string) error {
 	return nil
 }
 
-// TokenBySymbol finds a known token of the chain, case-insensitively.
+// TokenBySymbol finds a token of the chain by symbol, case-insensitively:
+// a configured one first, then a listed one.
 func (ch *Chain) TokenBySymbol(sym string) (Token, bool) {
-	for _, t := range ch.Tokens {
-		if strings.EqualFold(t.Symbol, sym) {
-			return t, true
+	for _, l := range [][]Token{ch.Tokens, ch.Listed} {
+		for _, t := range l {
+			if strings.EqualFold(t.Symbol, sym) {
+				return t, true
+			}
 		}
 	}
 	return Token{}, false

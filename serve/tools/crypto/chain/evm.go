@@ -2,11 +2,13 @@ package chain
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
+	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
 	"github.com/openshelf/openshelf/serve/apierr"
@@ -23,12 +26,23 @@ import (
 type Options struct {
 	// Timeout bounds each RPC request (a batch is one request). Default 10s.
 	Timeout time.Duration
-	// RatePerSecond and Burst limit requests per chain (a batch counts
-	// once). Default 20/s, burst 40.
+	// RatePerSecond and Burst limit HTTP requests per chain (a batch
+	// counts once; answers from the read cache not at all). Default 20/s,
+	// burst 40.
 	RatePerSecond float64
 	Burst         int
 	// HTTPClient carries the requests; default a client with Timeout.
 	HTTPClient *http.Client
+	// HeadTTL is how long the head block number is trusted before it is
+	// asked again (reads in between are answered for that block); default
+	// half the chain's block time, at most 1s; negative: always ask.
+	HeadTTL time.Duration
+	// ReadCache and ReadCacheBytes bound the answers of reads of named
+	// blocks kept (entries, and bytes of answers and keys; least recently
+	// used first out); default 16384 and 64 MiB.
+	ReadCache, ReadCacheBytes int
+	// Now is the clock of the head's TTL; default time.Now.
+	Now func() time.Time
 }
 
 func (o *Options) fill() {
@@ -44,16 +58,33 @@ func (o *Options) fill() {
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: o.Timeout}
 	}
+	if o.ReadCache <= 0 {
+		o.ReadCache = 16384
+	}
+	if o.ReadCacheBytes <= 0 {
+		o.ReadCacheBytes = 64 << 20
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
 
 // EVM talks JSON-RPC to one EVM chain.
 type EVM struct {
 	Chain *Chain
-	Cache *Cache
-	rpc   *rpc.Client
-	lim   *rate.Limiter
-	opts  Options
-	stats Stats
+	// Cache keeps decoded facts (token metadata, pool addresses) and
+	// short-lived figures; reads keeps raw answers of reads of a named
+	// block (reads.go).
+	Cache  *Cache
+	reads  *Cache
+	plans  *Cache // prefetch.go
+	rpc    *rpc.Client
+	lim    *rate.Limiter
+	opts   Options
+	stats  Stats
+	spent  sync.Map // tool name → *Spent
+	head   head
+	flight singleflight.Group
 }
 
 // Stats count what a client asked of its node: HTTP requests, JSON-RPC
@@ -77,29 +108,84 @@ func NewEVM(ch *Chain, opts Options) (*EVM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s RPC %q: %v", ErrConfig, ch.Name, ch.RPC[0], err)
 	}
-	return &EVM{Chain: ch, Cache: NewCache(4096), rpc: c, lim: rate.NewLimiter(rate.Limit(opts.RatePerSecond), opts.Burst), opts: opts}, nil
+	return &EVM{Chain: ch, Cache: NewCache(8192), reads: NewSizedCache(opts.ReadCache, opts.ReadCacheBytes), plans: NewSizedCache(1024, 16<<20), rpc: c,
+		lim: rate.NewLimiter(rate.Limit(opts.RatePerSecond), opts.Burst), opts: opts}, nil
 }
 
 // Close releases the connection.
 func (c *EVM) Close() { c.rpc.Close() }
 
-// Call makes one JSON-RPC call.
+// Call makes one JSON-RPC call. A read of a named block ("latest" is
+// the call's pinned block) is answered from the read cache when the same
+// read was made before; concurrent identical reads share one request.
 func (c *EVM) Call(ctx context.Context, result any, method string, args ...any) error {
+	args, err := c.pinArgs(ctx, args)
+	if err != nil {
+		return err
+	}
+	key := readKey(method, args)
+	if headReads[method] && len(args) == 0 {
+		h, err := c.Pin(ctx)
+		if err != nil {
+			return err
+		}
+		key = headKey(method, h.Tag())
+	}
+	if key == "" {
+		return c.send(ctx, result, method, args...)
+	}
+	stateOf(ctx).addRead(c, method, args)
+	raw, err := c.read(key, func() (json.RawMessage, error) {
+		var raw json.RawMessage
+		err := c.send(ctx, &raw, method, args...)
+		return raw, err
+	})
+	if err != nil || result == nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return apierr.New(apierr.ErrUpstream, "rpc_bad_answer", c.Chain.Name+": "+method+" answer does not decode")
+	}
+	return nil
+}
+
+// send makes one JSON-RPC call, uncached.
+func (c *EVM) send(ctx context.Context, result any, method string, args ...any) error {
 	ctx, cancel, err := c.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	c.stats.Requests.Add(1)
-	c.stats.Calls.Add(1)
+	c.count(ctx, 1)
 	c.stats.Reads.Add(1)
 	return c.classify(c.rpc.CallContext(ctx, result, method, args...))
 }
 
 // Batch sends calls in one JSON-RPC batch. Per-call errors are left in each
-// element's Error; the returned error is a transport failure.
+// element's Error; the returned error is a transport failure. Reads of a
+// named block already made are answered from the read cache and left out
+// of the batch.
 func (c *EVM) Batch(ctx context.Context, b []rpc.BatchElem) error {
-	if len(b) == 0 {
+	keys := make([]string, len(b))
+	var miss []rpc.BatchElem
+	var at []int
+	for i := range b {
+		args, err := c.pinArgs(ctx, b[i].Args)
+		if err != nil {
+			return err
+		}
+		b[i].Args = args
+		if keys[i] = readKey(b[i].Method, args); keys[i] != "" {
+			stateOf(ctx).addRead(c, b[i].Method, args)
+			if e, ok := c.cachedRead(keys[i]); ok {
+				b[i].Error = e.fill(b[i].Result)
+				continue
+			}
+		}
+		miss = append(miss, rpc.BatchElem{Method: b[i].Method, Args: args, Result: new(json.RawMessage)})
+		at = append(at, i)
+	}
+	if len(miss) == 0 {
 		return nil
 	}
 	ctx, cancel, err := c.begin(ctx)
@@ -107,16 +193,27 @@ func (c *EVM) Batch(ctx context.Context, b []rpc.BatchElem) error {
 		return err
 	}
 	defer cancel()
-	c.stats.Requests.Add(1)
-	c.stats.Calls.Add(int64(len(b)))
-	c.stats.Reads.Add(int64(len(b)))
-	if err := c.classify(c.rpc.BatchCallContext(ctx, b)); err != nil {
+	c.count(ctx, len(miss))
+	c.stats.Reads.Add(int64(len(miss)))
+	if err := c.classify(c.rpc.BatchCallContext(ctx, miss)); err != nil {
 		return err
 	}
-	for i := range b {
-		if b[i].Error != nil {
-			b[i].Error = c.classify(b[i].Error)
+	for j, m := range miss {
+		i := at[j]
+		e := &readEntry{}
+		if m.Error != nil {
+			m.Error = c.classify(m.Error)
+			if !e.setErr(m.Error) {
+				b[i].Error = m.Error
+				continue
+			}
+		} else {
+			e.raw = *m.Result.(*json.RawMessage)
 		}
+		if keys[i] != "" {
+			c.keep(keys[i], e)
+		}
+		b[i].Error = e.fill(b[i].Result)
 	}
 	return nil
 }

@@ -2,11 +2,14 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 )
@@ -33,35 +36,43 @@ type call3 struct {
 }
 
 // Multicall runs calls in one eth_call to Multicall3's aggregate3 at block
-// (nil: latest), so a tool reading twenty balances makes one RPC call.
-// Calls may fail one by one.
+// (nil: the call's pinned block), so a tool reading twenty balances makes
+// one RPC call. Calls may fail one by one. Each call's answer is kept for
+// its block: calls already answered at that block are left out of the
+// aggregate, and a multicall whose calls are all known makes no request.
 func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Result, error) {
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	in := make([]call3, len(calls))
-	for i, cl := range calls {
-		in[i] = call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)}
-	}
-	c.stats.Reads.Add(int64(len(calls) - 1)) // the eth_call itself counts one
-	mc := c.Chain.Multicall3
-	ret, err := c.EthCall(ctx, CallArgs{To: &mc, Data: Pack("aggregate3", in)}, block, nil)
+	tag, err := c.tag(ctx, block)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := ABI.Unpack("aggregate3", ret)
-	if err != nil || len(outs) != 1 {
-		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: Multicall3 answer does not decode", c.Chain.Name))
+	raw := make([]*mcAnswer, len(calls))
+	keys := make([]string, len(calls))
+	var in []call3
+	var at []int
+	s := stateOf(ctx)
+	for i, cl := range calls {
+		c3 := call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)}
+		s.addCall(c, tag, c3)
+		keys[i] = mcKey(tag, c3)
+		if v, ok := c.reads.Get(keys[i]); ok {
+			raw[i] = v.(*mcAnswer)
+			continue
+		}
+		in = append(in, c3)
+		at = append(at, i)
 	}
-	raw := *abi.ConvertType(outs[0], new([]struct {
-		Success    bool
-		ReturnData []byte
-	})).(*[]struct {
-		Success    bool
-		ReturnData []byte
-	})
-	if len(raw) != len(calls) {
-		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", c.Chain.Name+": Multicall3 answer has the wrong shape")
+	if len(in) > 0 {
+		v, err, _ := c.flight.Do(strings.Join(keys, "|"), func() (any, error) { return c.aggregate(ctx, in, tag) })
+		if err != nil {
+			return nil, err
+		}
+		for j, a := range v.([]*mcAnswer) {
+			raw[at[j]] = a
+			c.keepAnswer(keys[at[j]], a)
+		}
 	}
 	res := make([]Result, len(calls))
 	for i, r := range raw {
@@ -76,6 +87,49 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 		res[i] = Result{OK: true, Out: out, Raw: r.ReturnData}
 	}
 	return res, nil
+}
+
+// keepAnswer keeps one Multicall3 entry's answer for its block.
+func (c *EVM) keepAnswer(key string, a *mcAnswer) {
+	c.reads.PutSized(key, a, Forever, len(key)+len(a.ReturnData))
+}
+
+// mcAnswer is one call's answer in an aggregate3 result.
+type mcAnswer struct {
+	Success    bool
+	ReturnData []byte
+}
+
+// aggregate sends one aggregate3 eth_call at tag.
+func (c *EVM) aggregate(ctx context.Context, in []call3, tag string) ([]*mcAnswer, error) {
+	c.stats.Reads.Add(int64(len(in) - 1)) // the eth_call itself counts one
+	mc := c.Chain.Multicall3
+	var ret hexutil.Bytes
+	if err := c.send(ctx, &ret, "eth_call", CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag); err != nil {
+		return nil, err
+	}
+	out, err := decodeAggregate(ret, len(in))
+	if err != nil {
+		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: %v", c.Chain.Name, err))
+	}
+	return out, nil
+}
+
+// decodeAggregate decodes the n answers of an aggregate3 result.
+func decodeAggregate(ret []byte, n int) ([]*mcAnswer, error) {
+	outs, err := ABI.Unpack("aggregate3", ret)
+	if err != nil || len(outs) != 1 {
+		return nil, errors.New("Multicall3 answer does not decode")
+	}
+	raw := *abi.ConvertType(outs[0], new([]mcAnswer)).(*[]mcAnswer)
+	if len(raw) != n {
+		return nil, errors.New("Multicall3 answer has the wrong shape")
+	}
+	out := make([]*mcAnswer, len(raw))
+	for i := range raw {
+		out[i] = &raw[i]
+	}
+	return out, nil
 }
 
 // Big returns the i-th output as *big.Int (nil when absent).
