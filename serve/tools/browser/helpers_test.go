@@ -30,6 +30,11 @@ func TestMain(m *testing.M) {
 	// own processes), so more of them run at once than there are cores,
 	// unless -parallel says otherwise.
 	flag.Parse()
+	if testing.Short() {
+		// The inner loop (go test -short) leaves the family out: its
+		// tests drive Chromium, which the full run has.
+		os.Exit(0)
+	}
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
