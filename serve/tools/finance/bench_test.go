@@ -126,7 +126,7 @@ func BenchmarkFinanceSnapshotWarm(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			out := &FinanceOutput{Fundamentals: fund, Ratios: ratios(fund)}
+			out := &FundamentalsOutput{Fundamentals: fund, Ratios: ratios(fund)}
 			if _, err := json.Marshal(out); err != nil {
 				b.Fatal(err)
 			}

@@ -76,8 +76,8 @@ func (f *Family) Close() error {
 	return nil
 }
 
-// FinanceInput is the input of finance_snapshot.
-type FinanceInput struct {
+// FundamentalsInput is the input of finance_snapshot.
+type FundamentalsInput struct {
 	Ticker string `json:"ticker" doc:"Stock ticker as listed by the SEC, such as AAPL or BRK.B (case-insensitive)." minLength:"1" maxLength:"10" pattern:"^[A-Za-z0-9][A-Za-z0-9./-]*$"`
 }
 
@@ -100,8 +100,8 @@ func (in *CompanyInput) Validate() error {
 	return nil
 }
 
-// FinanceOutput is the answer of finance_snapshot.
-type FinanceOutput struct {
+// FundamentalsOutput is the answer of finance_snapshot.
+type FundamentalsOutput struct {
 	Ticker       string        `json:"ticker"`
 	CIK          string        `json:"cik"`
 	Name         string        `json:"name"`
@@ -127,7 +127,7 @@ const marketNote = "pe_ratio and market_cap need a market price, which SEC EDGAR
 // Endpoints returns the registry entries of the two tools.
 func (f *Family) Endpoints() []*registry.Endpoint {
 	return []*registry.Endpoint{
-		registry.Spec[FinanceInput]{
+		registry.Spec[FundamentalsInput]{
 			Name: "finance_snapshot", Method: http.MethodGet, Path: "/v1/finance", Group: registry.GroupTools,
 			Price:   "0.001",
 			Summary: "Company fundamentals and ratios from the latest annual report filed with the SEC (10-K, 20-F or 40-F).",
@@ -136,10 +136,13 @@ func (f *Family) Endpoints() []*registry.Endpoint {
 				"form and accession number; margins, ROE, ROA, debt to equity and current ratio with their formulas. " +
 				"Restated figures resolve to the latest filing. P/E and market cap are null (EDGAR has no prices). " +
 				"An unknown ticker is a 404 and is not charged.",
-			Output: FinanceOutput{},
+			Output: FundamentalsOutput{},
 			Tool:   &registry.Tool{OpenWorld: true},
-			Check:  func(ctx context.Context, in *FinanceInput) error { _, err := f.resolve(ctx, in.Ticker); return err },
-			Handle: func(ctx context.Context, in *FinanceInput) (*registry.Result, error) {
+			Check: func(ctx context.Context, in *FundamentalsInput) error {
+				_, err := f.resolve(ctx, in.Ticker)
+				return err
+			},
+			Handle: func(ctx context.Context, in *FundamentalsInput) (*registry.Result, error) {
 				out, err := f.Finance(ctx, in.Ticker)
 				if err != nil {
 					return nil, err
@@ -184,7 +187,7 @@ func (f *Family) resolve(ctx context.Context, ticker string) (edgar.Ticker, erro
 
 // Finance runs finance_snapshot: the facts and the filing list (for the
 // year's amendments) are read in parallel.
-func (f *Family) Finance(ctx context.Context, ticker string) (*FinanceOutput, error) {
+func (f *Family) Finance(ctx context.Context, ticker string) (*FundamentalsOutput, error) {
 	t, err := f.resolve(ctx, ticker)
 	if err != nil {
 		return nil, err
@@ -208,7 +211,7 @@ func (f *Family) Finance(ctx context.Context, ticker string) (*FinanceOutput, er
 			return nil, err
 		}
 	}
-	return &FinanceOutput{Ticker: t.Ticker, CIK: t.CIK.Padded(), Name: t.Title, Fundamentals: fund, Ratios: ratios(fund),
+	return &FundamentalsOutput{Ticker: t.Ticker, CIK: t.CIK.Padded(), Name: t.Title, Fundamentals: fund, Ratios: ratios(fund),
 		Note: marketNote, Source: f.source(t.CIK)}, nil
 }
 
