@@ -27,7 +27,7 @@ import (
 //     enter it.
 //
 // The total is as exact as a visit of every match, and the page the same.
-// A conjunction may also hold one prefix or stemmed word (conjexp.go).
+// A conjunction may also hold one prefix or stemmed word (conjexpansion.go).
 
 // countWindow is the documents a count bitset covers (Index.conjWindow,
 // smaller in tests).
@@ -39,10 +39,10 @@ type conj struct {
 	and      *andIter
 	pos, neg []*termIter // pos by cost, the rarest first
 	// exp is the conjunction's expansion of a prefix or a stemmed word
-	// (conjexp.go), nil if none.
+	// (conjexpansion.go), nil if none.
 	exp *expMember
 	// spans are the terms' bounds over spans of span documents, for a
-	// rank with an expansion (conjexp.go).
+	// rank with an expansion (conjexpansion.go).
 	spans [][]float64
 	span  int32
 	// build marks the lists, pos then neg, whose sets the count builds
@@ -315,7 +315,7 @@ func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 	switch {
 	case s.top.k == 0:
 	case c.exp != nil:
-		err = c.rankBest(ctx, ev, s) // conjexp.go
+		err = c.rankBest(ctx, ev, s) // conjexpansion.go
 	default:
 		err = c.rank(ctx, s)
 	}

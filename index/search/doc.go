@@ -53,7 +53,7 @@
 // lists' block bounds over the same documents, beats the worst score kept
 // (conj.go). A conjunction may hold one prefix or stemmed word: it counts
 // by the expansion's bitset, and ranks the expansion's lists one after
-// another from the highest bound, as a prefix alone does (conjexp.go).
+// another from the highest bound, as a prefix alone does (conjexpansion.go).
 // An OR in such a scan is counted a window of documents at a
 // time from the window's bitset, and only the documents whose summed
 // bounds beat the worst score kept are offered to the page. A prefix or

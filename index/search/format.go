@@ -64,6 +64,10 @@ var FieldParams = [NumFields]struct{ Weight, B float64 }{
 	FieldFulltext: {0.3, 0.75},
 }
 
+// B is the length normalisation the former three-field ranking used for
+// every field (search/fields.parquet keeps its parameters).
+const B = 0.75
+
 // K1 is the BM25 saturation parameter.
 const K1 = 1.2
 

@@ -18,7 +18,7 @@ import (
 // other out, rebuilt on every search (git history of BENCHMARKS.md). The same cache
 // keeps the documents of a prefix or a stemmed word (expand.go) dense
 // enough, counted by their postings' sum, and searched more than once,
-// alone or in a conjunction (conjexp.go): it then counts by popcount or
+// alone or in a conjunction (conjexpansion.go): it then counts by popcount or
 // word-wise AND instead of unpacking hundreds of lists, and the second
 // search keeps the bitset the first one counted (sets.probation). It
 // keeps the matches of a phrase (phraseset.go) whose rarest list is

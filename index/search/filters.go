@@ -28,7 +28,3 @@ func (f Filters) Apply(r *Request) {
 		r.Where[FacetFulltext] = []string{"true"}
 	}
 }
-
-// B is the length normalisation the former three-field ranking used for
-// every field (search/fields.parquet keeps its parameters).
-const B = 0.75
