@@ -157,7 +157,7 @@ type App struct {
 	Config   Config
 	Registry *registry.Registry
 	Store    *archive.Store
-	Payments *X402
+	Payments *HTTPPayments
 	HTTP     *Server
 	Fetch    *fetch.Client
 	Alarms   *alarm.Service
@@ -191,7 +191,7 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, ledger.Close)
-	a.Payments = &X402{Core: core}
+	a.Payments = &HTTPPayments{Core: core}
 	pcfg := core.Config()
 	reg := registry.New()
 	a.Registry = reg

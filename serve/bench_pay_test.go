@@ -280,7 +280,7 @@ func BenchmarkPaidPath(b *testing.B) {
 		b.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	s := NewHTTP(HTTPConfig{BaseURL: base}, reg, &X402{Core: core})
+	s := NewHTTP(HTTPConfig{BaseURL: base}, reg, &HTTPPayments{Core: core})
 	srv := &http.Server{Handler: s}
 	go srv.Serve(ln)
 	defer srv.Close()

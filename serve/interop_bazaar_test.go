@@ -22,7 +22,7 @@ import (
 // Each endpoint is called without payment with the example input of its
 // own extension; where that example does not reach the challenge (the
 // fixture snapshot has no such document, say), the challenge the endpoint
-// would send is built by the same code path (X402.Required).
+// would send is built by the same code path (HTTPPayments.Required).
 // resolvesUpstream names the paid endpoints whose check before payment
 // calls an upstream.
 var resolvesUpstream = map[string]bool{"finance_snapshot": true, "company_snapshot": true}

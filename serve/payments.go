@@ -5,14 +5,44 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/x402"
 )
 
-// X402 adapts the x402 core to HTTP: PAYMENT-SIGNATURE in, 402 with
+// Payments is the x402 core as a transport sees it.
+type Payments interface {
+	// ServeHTTP runs a paid call for an HTTP request: it answers 402 with
+	// requirements when the payment is missing or bad, otherwise runs the
+	// handler and settles only on its success.
+	ServeHTTP(w http.ResponseWriter, r *http.Request, e *registry.Endpoint, resource string,
+		run func(context.Context, registry.Charge) (*registry.Result, error), write func(*registry.Result, http.Header), fail func(error))
+}
+
+// servePaid runs a paid endpoint's call through the payments, which ask
+// for payment first and settle only when it succeeds.
+func (s *Server) servePaid(w http.ResponseWriter, r *http.Request, e *registry.Endpoint, in any) {
+	if s.pay == nil {
+		s.writeError(w, r, apierr.New(apierr.ErrUnavailable, "payments_unavailable", "payments are not configured"))
+		return
+	}
+	resource, err := e.Resource(s.cfg.BaseURL, in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	run := func(ctx context.Context, c registry.Charge) (*registry.Result, error) {
+		return e.HandlePaid(ctx, in, c)
+	}
+	write := func(res *registry.Result, extra http.Header) { s.writeResult(w, r, res, extra) }
+	fail := func(err error) { s.writeError(w, r, err) }
+	s.pay.ServeHTTP(w, r, e, resource, run, write, fail)
+}
+
+// HTTPPayments adapts the x402 core to HTTP: PAYMENT-SIGNATURE in, 402 with
 // PAYMENT-REQUIRED or 200 with PAYMENT-RESPONSE out. MCP calls the same
 // core (serve/mcp), with the same requirements, ledger and stored answers.
-type X402 struct {
+type HTTPPayments struct {
 	Core *x402.Core
 
 	bazaar sync.Map // *registry.Endpoint → its Bazaar extension, built once
@@ -21,7 +51,7 @@ type X402 struct {
 // Required returns the requirements of a paid endpoint at resource, from
 // the price parsed at registration. A paid endpoint whose price did not
 // parse never gets here: the server refuses to start.
-func (p *X402) Required(e *registry.Endpoint, resource string) x402.PaymentRequired {
+func (p *HTTPPayments) Required(e *registry.Endpoint, resource string) x402.PaymentRequired {
 	pr, err := p.Core.RequirementsFor(resource, e.Summary, mimeType(e), e.Amount)
 	if err != nil {
 		// Requirements without accepts: Pay answers 500, never a panic.
@@ -36,7 +66,7 @@ func (p *X402) Required(e *registry.Endpoint, resource string) x402.PaymentRequi
 // registry, to a 402 challenge, so facilitators' catalogues can list the
 // endpoint. It depends on the endpoint alone and is only read (encoded)
 // afterwards, so it is built once per endpoint, not per request.
-func (p *X402) withBazaar(req *x402.PaymentRequired, e *registry.Endpoint) {
+func (p *HTTPPayments) withBazaar(req *x402.PaymentRequired, e *registry.Endpoint) {
 	if req.Extensions == nil {
 		req.Extensions = map[string]any{}
 	}
@@ -72,7 +102,7 @@ func Charge(p x402.Payment) registry.Charge {
 }
 
 // ServeHTTP implements Payments.
-func (p *X402) ServeHTTP(w http.ResponseWriter, r *http.Request, e *registry.Endpoint, resource string,
+func (p *HTTPPayments) ServeHTTP(w http.ResponseWriter, r *http.Request, e *registry.Endpoint, resource string,
 	run func(context.Context, registry.Charge) (*registry.Result, error), write func(*registry.Result, http.Header), fail func(error)) {
 	req := p.Required(e, resource)
 	handler := func(ctx context.Context, pay x402.Payment) (*registry.Result, error) { return run(ctx, Charge(pay)) }
