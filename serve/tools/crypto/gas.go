@@ -14,7 +14,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
@@ -134,27 +133,27 @@ func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, er
 		GasUsedRatio []float64        `json:"gasUsedRatio"`
 		Reward       [][]*hexutil.Big `json:"reward"`
 	}
-	var latest struct {
-		Number    hexutil.Uint64 `json:"number"`
-		Timestamp hexutil.Uint64 `json:"timestamp"`
+	// The native price first: its Multicall3 read pins the call's block
+	// without a separate read of the head.
+	var nativeUSD *float64
+	if usd {
+		w := c.Chain.WrappedNative
+		qs, err := usdPrices(ctx, c, []common.Address{w}, nil)
+		if err == nil && qs[w] != nil {
+			nativeUSD = &qs[w].PriceUSD
+		}
 	}
-	// One JSON-RPC batch: fee history and the head block.
-	b := []rpc.BatchElem{
-		{Method: "eth_feeHistory", Args: []any{hexutil.Uint64(feeBlocks), "latest", []float64{10, 50, 90}}, Result: &fh},
-		{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &latest},
-	}
-	if err := c.Batch(ctx, b); err != nil {
+	latest, err := c.Pin(ctx)
+	if err != nil {
 		return GasChain{}, err
 	}
-	for _, e := range b {
-		if e.Error != nil {
-			return GasChain{}, e.Error
-		}
+	if err := c.Call(ctx, &fh, "eth_feeHistory", hexutil.Uint64(feeBlocks), "latest", []float64{10, 50, 90}); err != nil {
+		return GasChain{}, err
 	}
 	if len(fh.BaseFee) == 0 {
 		return GasChain{}, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", name+": eth_feeHistory has no base fees (pre-London chain?)")
 	}
-	g := GasChain{Chain: name, Native: c.Chain.Native, Block: uint64(latest.Number), SampledBlocks: len(fh.GasUsedRatio)}
+	g := GasChain{Chain: name, Native: c.Chain.Native, Block: latest.Number, SampledBlocks: len(fh.GasUsedRatio)}
 	next := gwei(fh.BaseFee[len(fh.BaseFee)-1])
 	g.BaseFeeGwei = ptr(round(next, 6))
 	levels := []*GasLevel{{}, {}, {}}
@@ -192,21 +191,16 @@ func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, er
 			g.BaseFeeTrend = "falling"
 		}
 	}
-	if old := uint64(fh.OldestBlock); old < uint64(latest.Number) {
+	if old := uint64(fh.OldestBlock); old < latest.Number {
 		h, err := getHeader(ctx, c, new(big.Int).SetUint64(old))
-		if err == nil && int64(latest.Timestamp) > h.Time {
-			g.BlockTimeSeconds = ptr(round(float64(int64(latest.Timestamp)-h.Time)/float64(uint64(latest.Number)-old), 4))
+		if err == nil && latest.Time > h.Time {
+			g.BlockTimeSeconds = ptr(round(float64(latest.Time-h.Time)/float64(latest.Number-old), 4))
 		}
 	}
-	if usd {
-		w := c.Chain.WrappedNative
-		qs, err := usdPrices(ctx, c, []common.Address{w}, nil)
-		if err == nil && qs[w] != nil {
-			p := qs[w].PriceUSD
-			g.NativeUSD = ptr(round(p, 8))
-			for _, l := range levels {
-				l.TransferUSD = ptr(round(l.TransferNative*p, 6))
-			}
+	if p := nativeUSD; p != nil {
+		g.NativeUSD = ptr(round(*p, 8))
+		for _, l := range levels {
+			l.TransferUSD = ptr(round(l.TransferNative**p, 6))
 		}
 	}
 	c.Cache.Put(key, g, 3*time.Second)

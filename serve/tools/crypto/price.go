@@ -320,8 +320,8 @@ func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
 
 // blockAt finds the last block at or before target: interpolation between
 // known headers (starting from the configured block time), alternating with
-// bisection so irregular block times (a halted chain, a test chain that
-// jumped a day) still converge; at most 32 header reads, a handful on a
+// bisection, and bisection alone across irregular block times (a halted
+// chain, a test chain that jumped a day); at most 32 header reads, a handful on a
 // regular chain, none when the last search's bracket still holds.
 func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint64, error) {
 	if head.Time <= target {
@@ -379,7 +379,11 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint
 		}
 		frac := float64(target-lo.Time) / float64(hi.Time-lo.Time)
 		guess = int64(lo.Number) + int64(frac*float64(hi.Number-lo.Number))
-		if i%2 == 1 {
+		// Interpolation only pays between blocks of regular times: a
+		// bracket whose mean block time is far from the configured one
+		// holds a halt or a jump, which bisection crosses faster.
+		mean := float64(hi.Time-lo.Time) / float64(hi.Number-lo.Number)
+		if i%2 == 1 || mean > 4*bt || mean < bt/4 {
 			guess = int64(lo.Number+hi.Number) / 2
 		}
 		if guess == int64(lo.Number) && hi.Number-lo.Number > 1 {

@@ -7,7 +7,8 @@
 // Multicall3 aggregate3); and a minimal Solana JSON-RPC client.
 //
 // The EVM client asks the node as little as answers allow. A tool call
-// (WithCall) pins each chain's head block at its first read (pin.go);
+// (WithCall) pins each chain's head block at its first read (pin.go; a
+// first Multicall3 read names the block it was read at, multicall.go);
 // answers of reads naming a block are kept for that block, Multicall3
 // entries one by one, so repeated and concurrent calls in one block share
 // them (reads.go, multicall.go); facts that cannot change are kept in a

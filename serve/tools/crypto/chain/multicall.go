@@ -44,6 +44,11 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 	if len(calls) == 0 {
 		return nil, nil
 	}
+	if block == nil {
+		if res, ok, err := c.multicallPinning(ctx, calls); ok || err != nil {
+			return res, err
+		}
+	}
 	tag, err := c.tag(ctx, block)
 	if err != nil {
 		return nil, err
@@ -74,6 +79,11 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 			c.keepAnswer(keys[at[j]], a)
 		}
 	}
+	return results(calls, raw), nil
+}
+
+// results decodes the answers of calls.
+func results(calls []Call, raw []*mcAnswer) []Result {
 	res := make([]Result, len(calls))
 	for i, r := range raw {
 		res[i].Raw = r.ReturnData
@@ -86,7 +96,61 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 		}
 		res[i] = Result{OK: true, Out: out, Raw: r.ReturnData}
 	}
-	return res, nil
+	return res
+}
+
+// multicallPinning runs the first multicall of a call that has no pin on
+// this chain, when the head is not known either: instead of reading the
+// head, then the calls at its block, it sends the calls at "latest" with
+// Multicall3's getBlockNumber and getCurrentBlockTimestamp, which name the
+// block they were read at (the node evaluates an eth_call in the context
+// of the block it reads), and pins the call to that block. ok is false
+// when the call did not go this way (a pin or a fresh head exists, or a
+// concurrent read of the call pinned another block first: the caller
+// reads at the pin).
+func (c *EVM) multicallPinning(ctx context.Context, calls []Call) (res []Result, ok bool, err error) {
+	if stateOf(ctx) == nil {
+		return nil, false, nil
+	}
+	if _, ok := c.pinOf(ctx); ok {
+		return nil, false, nil
+	}
+	if _, ok := c.freshHead(); ok {
+		return nil, false, nil
+	}
+	mc := c.Chain.Multicall3
+	in := make([]call3, 0, len(calls)+2)
+	for _, cl := range calls {
+		in = append(in, call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)})
+	}
+	in = append(in, call3{Target: mc, AllowFailure: true, CallData: Pack("getBlockNumber")},
+		call3{Target: mc, AllowFailure: true, CallData: Pack("getCurrentBlockTimestamp")})
+	raw, err := c.aggregate(ctx, in, "latest")
+	if err != nil {
+		return nil, false, err
+	}
+	bn, bt := raw[len(calls)], raw[len(calls)+1]
+	n, t := new(big.Int).SetBytes(bn.ReturnData), new(big.Int).SetBytes(bt.ReturnData)
+	if !bn.Success || !bt.Success || len(bn.ReturnData) != 32 || len(bt.ReturnData) != 32 || !n.IsUint64() || !t.IsInt64() {
+		// A Multicall3 without the two (not the canonical one): the
+		// caller reads the head.
+		return nil, false, nil
+	}
+	h := Header{Number: n.Uint64(), Time: t.Int64()}
+	c.sawHead(h)
+	tag := h.Tag()
+	for i := range calls {
+		// Kept before pinning, so the prefetch started by the pin leaves
+		// them out.
+		c.keepAnswer(mcKey(tag, in[i]), raw[i])
+	}
+	if c.pinTo(ctx, h) != h {
+		return nil, false, nil
+	}
+	for i := range calls {
+		stateOf(ctx).addCall(c, tag, in[i])
+	}
+	return results(calls, raw[:len(calls)]), true, nil
 }
 
 // keepAnswer keeps one Multicall3 entry's answer for its block.

@@ -72,13 +72,9 @@ type head struct {
 // Head returns the head block: asked of the node at most once per
 // HeadTTL, one request shared by concurrent callers.
 func (c *EVM) Head(ctx context.Context) (Header, error) {
-	c.head.mu.Lock()
-	if c.opts.Now().Before(c.head.exp) {
-		h := c.head.h
-		c.head.mu.Unlock()
+	if h, ok := c.freshHead(); ok {
 		return h, nil
 	}
-	c.head.mu.Unlock()
 	v, err, _ := c.flight.Do("head", func() (any, error) {
 		var msg json.RawMessage
 		if err := c.send(ctx, &msg, "eth_getBlockByNumber", "latest", false); err != nil {
@@ -92,20 +88,33 @@ func (c *EVM) Head(ctx context.Context) (Header, error) {
 			return Header{}, err
 		}
 		h := Header{Number: uint64(raw.Number), Time: int64(raw.Timestamp)}
-		c.Cache.Put("hdr:"+h.Tag(), h, Forever)
 		// The header itself answers a later read of the block by number.
 		c.keep(readKey("eth_getBlockByNumber", []any{h.Tag(), false}), &readEntry{raw: msg})
-		c.head.mu.Lock()
-		if h.Number >= c.head.h.Number {
-			c.head.h, c.head.exp = h, c.opts.Now().Add(c.headTTL())
-		}
-		c.head.mu.Unlock()
+		c.sawHead(h)
 		return h, nil
 	})
 	if err != nil {
 		return Header{}, err
 	}
 	return v.(Header), nil
+}
+
+// freshHead is the last head asked of the node while it is trusted.
+func (c *EVM) freshHead() (Header, bool) {
+	c.head.mu.Lock()
+	defer c.head.mu.Unlock()
+	return c.head.h, c.opts.Now().Before(c.head.exp)
+}
+
+// sawHead records h, the head block just read, as the head for HeadTTL and
+// keeps its header.
+func (c *EVM) sawHead(h Header) {
+	c.Cache.Put("hdr:"+h.Tag(), h, Forever)
+	c.head.mu.Lock()
+	defer c.head.mu.Unlock()
+	if h.Number >= c.head.h.Number {
+		c.head.h, c.head.exp = h, c.opts.Now().Add(c.headTTL())
+	}
 }
 
 // headTTL is Options.HeadTTL, else half the block time, at most a second.
@@ -126,33 +135,48 @@ func (c *EVM) ForgetHead() {
 // Pin is the block the call's reads of this chain are pinned to: the head
 // when first asked in the call (outside a tool call, the head).
 func (c *EVM) Pin(ctx context.Context) (Header, error) {
-	s := stateOf(ctx)
-	if s != nil {
-		s.mu.Lock()
-		h, ok := s.pins[c.Chain.Name]
-		s.mu.Unlock()
-		if ok {
-			return h, nil
-		}
+	if h, ok := c.pinOf(ctx); ok {
+		return h, nil
 	}
 	h, err := c.Head(ctx)
 	if err != nil {
 		return Header{}, err
 	}
-	if s != nil {
-		s.mu.Lock()
-		old, ok := s.pins[c.Chain.Name]
-		if ok {
-			h = old // a concurrent read of the same call pinned first
-		} else {
-			s.pins[c.Chain.Name] = h
-		}
-		s.mu.Unlock()
-		if !ok && s.key != "" {
-			c.prefetch(ctx, append([]string{s.key}, s.also...), h)
-		}
+	return c.pinTo(ctx, h), nil
+}
+
+// pinOf is the call's pin of this chain, if it has one.
+func (c *EVM) pinOf(ctx context.Context) (Header, bool) {
+	s := stateOf(ctx)
+	if s == nil {
+		return Header{}, false
 	}
-	return h, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.pins[c.Chain.Name]
+	return h, ok
+}
+
+// pinTo pins the call's reads of this chain to h, the head, unless a
+// concurrent read of the call pinned first, and returns the pin; a new pin
+// starts the prefetch of the reads of the last call with the same key.
+func (c *EVM) pinTo(ctx context.Context, h Header) Header {
+	s := stateOf(ctx)
+	if s == nil {
+		return h
+	}
+	s.mu.Lock()
+	old, ok := s.pins[c.Chain.Name]
+	if ok {
+		h = old
+	} else {
+		s.pins[c.Chain.Name] = h
+	}
+	s.mu.Unlock()
+	if !ok && s.key != "" {
+		c.prefetch(ctx, append([]string{s.key}, s.also...), h)
+	}
+	return h
 }
 
 // tag is the block parameter of a read at n, or at the pinned block when

@@ -78,6 +78,10 @@ contract Multicall3 {
     function getBasefee() external view returns (uint256) {
         return block.basefee;
     }
+
+    function getCurrentBlockTimestamp() external view returns (uint256) {
+        return block.timestamp;
+    }
 }
 
 interface IERC20 {
