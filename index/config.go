@@ -55,6 +55,12 @@ type Config struct {
 	// documents of this run's inputs. By default (incremental) the previous
 	// snapshot's documents are carried over.
 	Fresh bool
+	// Merge carries every document of the previous snapshot into the new
+	// one, which is then a single segment in its own directory: a full
+	// merge. By default a build whose previous snapshot allows it is a
+	// delta build (delta.go): it writes one new segment with the
+	// documents the run adds or changes and shares the others.
+	Merge bool
 	// Topics is the taxonomy, for the names and parents in topics.parquet.
 	// Every listed topic gets a row and a bundle, empty when it has no
 	// documents; a document's topic missing from the list is kept with its

@@ -277,6 +277,8 @@ func (m *Numbering) Locate(doc int32) (seg int, d int32) {
 const (
 	SegmentsDir    = "segments"
 	DeletionsTable = "deletions"
+	DeletionsDir   = "deletions" // deletions/<segment id>.bin
+	DeletionsExt   = ".bin"
 )
 
 // LiveSQL returns a DuckDB query of the live rows of a per-document table
