@@ -83,6 +83,9 @@ type Builder struct {
 
 	// segments are a delta build's segments, for the manifest.
 	segments []snapshot.Segment
+	// dated are the documents whose licence decision may change with
+	// time (delta_merge.go).
+	dated []string
 	// extraFiles are files written beside the tables (citekeys.go).
 	extraFiles []snapshot.File
 	lastID     string
@@ -156,6 +159,9 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	}
 	if err := b.open(); err != nil {
 		return nil, err
+	}
+	if cfg.hook != nil {
+		b.testHook = func() { cfg.hook("switch") }
 	}
 	ok = true
 	return b, nil
@@ -531,6 +537,9 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		b.fieldLen[f] += int64(lens[f])
 	}
 
+	if datedLicence(d, b.cfg.Now) {
+		b.dated = append(b.dated, d.ID)
+	}
 	if err := b.bundle(&row); err != nil {
 		return err
 	}
@@ -657,6 +666,11 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 		return nil, err
 	}
 	files = append(files, more...)
+	if f, err := b.writeDated(); err != nil {
+		return nil, err
+	} else if f != nil {
+		files = append(files, *f)
+	}
 	if b.delta != nil {
 		if files, err = b.finishDelta(ctx, files); err != nil {
 			return nil, err

@@ -60,6 +60,9 @@ type oldSegment struct {
 	deleted []int32
 	// touched are the live documents this run touches, increasing.
 	touched []int32
+	// merged means the new segment takes all its live documents and the
+	// segment leaves the snapshot (the merge policy, delta_merge.go).
+	merged bool
 }
 
 // deltaCapable reports whether every segment of prev has the files a delta
@@ -167,6 +170,9 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 	defer closeSegments(segs)
 	b.delta.segs = segs
 	b.delta.topics, b.delta.licences = map[string]bool{}, map[string]int64{}
+	for i, merge := range cfg.Tiers.plan(segs) {
+		segs[i].merged = merge
+	}
 	mc := ingest.MergeConfig{Dir: b.WorkDir(), Now: cfg.Now, Decide: cfg.Decide, Problem: cfg.Problem, Logger: cfg.Logger}
 	run, err := ingest.NewMerger(mc)
 	if err != nil {
@@ -198,7 +204,13 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 		return nil, err
 	}
 	run.Close()
-	cfg.Logger.Info("index: delta build", "previous", b.prev.ID, "segments", len(segs), "carried", n)
+	merged := 0
+	for _, g := range segs {
+		if g.merged {
+			merged++
+		}
+	}
+	cfg.Logger.Info("index: delta build", "previous", b.prev.ID, "segments", len(segs), "merged", merged, "carried", n)
 	if err := addMerged(ctx, b, m); err != nil {
 		return nil, err
 	}
@@ -209,8 +221,9 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 	return b.Finish(ctx)
 }
 
-// touch finds the live documents of the previous snapshot that the run's
-// records or deletions name.
+// touch finds the live documents of the previous snapshot that the new
+// segment takes: those the run's records or deletions name, those whose
+// licence decision depends on the date, and all of the segments merged.
 func (b *Builder) touch(run *ingest.Merger) error {
 	err := run.IDs(func(id string) error {
 		for _, g := range b.delta.segs {
@@ -220,11 +233,32 @@ func (b *Builder) touch(run *ingest.Merger) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	for _, g := range b.delta.segs {
+		if g.merged {
+			g.touched = g.touched[:0]
+			for d := range int32(g.cat.Len()) {
+				if g.live(d) {
+					g.touched = append(g.touched, d)
+				}
+			}
+			continue
+		}
+		dated, err := readDated(g.dir)
+		if err != nil {
+			return err
+		}
+		for _, id := range dated {
+			if d := g.cat.Find(id); d >= 0 && g.live(d) {
+				g.touched = append(g.touched, d)
+			}
+		}
 		slices.Sort(g.touched)
 		g.touched = slices.Compact(g.touched)
 	}
-	return err
+	return nil
 }
 
 // carryTouched carries the touched documents into m and marks them deleted
@@ -337,6 +371,7 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 			files[i].Name = prefix + f.Name
 		}
 	}
+	b.delta.segs = slices.DeleteFunc(slices.Clone(b.delta.segs), func(g *oldSegment) bool { return g.merged })
 	newCat, err := catalog.Open(filepath.Join(b.dir, filepath.FromSlash(catalog.File)))
 	if err != nil {
 		return nil, err
@@ -352,6 +387,9 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 		b.segments = append(b.segments, g.Segment)
 	}
 	b.segments = append(b.segments, snapshot.Segment{ID: b.id, Documents: b.ndocs})
+	if b.cfg.hook != nil {
+		b.cfg.hook("linked")
+	}
 	more, err := b.writeDeletions()
 	if err != nil {
 		return nil, err

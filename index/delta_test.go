@@ -17,6 +17,7 @@ import (
 	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -40,12 +41,18 @@ func deltaRuns() []Feed {
 		}
 		return d
 	}
+	// Licensed CC BY, and CC BY-NC from the third run's day on: a full
+	// build rejects it from then, whatever the runs bring.
+	embargo := synth(45, "cc-by")
+	embargo.Licence.Evidence = append(embargo.Licence.Evidence, licence.Evidence{Kind: licence.KindJATSHref,
+		Source: licence.SourceCrossref, Value: "cc-by-nc", Start: testNow.Add(36 * time.Hour)})
+	embargo.Licence = datedDecide(embargo.Licence.Evidence, testNow)
 	return []Feed{
 		func(ctx context.Context, sink ingest.Sink) error {
 			if err := feedRange(0, 30)(ctx, sink); err != nil {
 				return err
 			}
-			return feedDocs(citing(40, 3, 7, 12, 20), citing(41, 40, 5))(ctx, sink)
+			return feedDocs(citing(40, 3, 7, 12, 20), citing(41, 40, 5), embargo)(ctx, sink)
 		},
 		func(ctx context.Context, sink ingest.Sink) error {
 			if err := feedRange(30, 35)(ctx, sink); err != nil {
@@ -74,23 +81,51 @@ func deltaRuns() []Feed {
 	}
 }
 
+// datedDecide is testDecide for the evidence in effect at now.
+func datedDecide(ev []licence.Evidence, now time.Time) licence.Decision {
+	var live []licence.Evidence
+	for _, e := range ev {
+		if !e.Start.After(now) {
+			live = append(live, e)
+		}
+	}
+	d := testDecide(live, now)
+	d.Evidence = ev
+	return d
+}
+
 // TestDeltaBuildEqualsMergedBuild builds one archive twice through the
 // same runs: by delta builds (each run one new segment, the others
 // shared) and by full merges. Everything the snapshot answers must be the
 // same: catalog, content, analysts' tables, citations, bundles, topics,
 // counts and search results.
 func TestDeltaBuildEqualsMergedBuild(t *testing.T) {
+	for _, tiers := range []Tiers{{}, {PerTier: 2}, {MaxDeleted: 0.01}} {
+		t.Run(fmt.Sprintf("%+v", tiers), func(t *testing.T) { testDeltaBuild(t, tiers) })
+	}
+}
+
+func testDeltaBuild(t *testing.T, tiers Tiers) {
 	deltaDir, mergedDir := t.TempDir(), t.TempDir()
 	for run, feed := range deltaRuns() {
 		for _, dir := range []string{deltaDir, mergedDir} {
 			cfg := testConfig(dir)
 			cfg.Now = testNow.Add(time.Duration(run) * 24 * time.Hour)
-			cfg.Merge = dir == mergedDir
+			cfg.Merge, cfg.Tiers, cfg.Decide = dir == mergedDir, tiers, datedDecide
 			build(t, cfg, feed)
 		}
 		got, want := open(t, deltaDir), open(t, mergedDir)
-		if run > 0 && len(got.Manifest.Segments) != run+1 {
-			t.Fatalf("run %d: %d segments, want %d", run, len(got.Manifest.Segments), run+1)
+		segs := len(got.Manifest.Segments)
+		switch {
+		case run > 0 && segs == 0:
+			t.Fatalf("run %d: the delta build wrote no segments", run)
+		case tiers == Tiers{} && run == 2 && segs != 3:
+			t.Fatalf("run %d: %d segments, want 3", run, segs)
+		case tiers.PerTier == 2 && segs > 2:
+			t.Fatalf("run %d: %d segments; two a tier at most", run, segs)
+		}
+		if run == 2 && queryInt(t, duck(t), "SELECT count(*) FROM "+tbl(got, snapshot.Documents)+" WHERE id = 'pmc-1045'") != 0 {
+			t.Fatal("a document whose licence became non-commercial is still served")
 		}
 		compareSnapshots(t, got, want)
 	}

@@ -117,14 +117,11 @@ func duck(t testing.TB) *sql.DB {
 // its file, or for a per-document table of a segmented snapshot the
 // analysts' query of its live rows (snapshot.LiveSQL).
 func tbl(s *snapshot.Snapshot, name string) string {
-	if s.Segmented() && perDocument[name] {
+	if s.Segmented() && snapshot.PerDocument[name] {
 		return "(" + snapshot.LiveSQL(s.Dir, name) + " ORDER BY id)"
 	}
 	return "'" + strings.ReplaceAll(s.Path(name), "'", "''") + "'"
 }
-
-var perDocument = map[string]bool{snapshot.Documents: true, snapshot.Fulltext: true, snapshot.References: true,
-	snapshot.LicenceEvidence: true, snapshot.Aliases: true, snapshot.Specs: true}
 
 func queryStrings(t testing.TB, db *sql.DB, q string, args ...any) []string {
 	t.Helper()

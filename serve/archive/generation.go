@@ -142,12 +142,7 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot, opts search.Op
 func (g *generation) load(ctx context.Context, opts search.Options) error {
 	// Views read the immutable Parquet files on demand; over segments,
 	// the live rows (the analysts' query, snapshot.LiveSQL).
-	p := func(name string) string {
-		if g.snap.Segmented() {
-			return "(" + snapshot.LiveSQL(g.snap.Dir, name) + ")"
-		}
-		return "read_parquet(" + quote(g.snap.Path(name)) + ")"
-	}
+	p := g.snap.TableSQL
 	stmts := []string{
 		"CREATE VIEW documents AS SELECT * FROM " + p(snapshot.Documents),
 		"CREATE VIEW fulltext AS SELECT * FROM " + p(snapshot.Fulltext),
