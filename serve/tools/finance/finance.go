@@ -23,7 +23,7 @@ type Config struct {
 	ArchiveURL string
 	// Website checks a company's website for company_snapshot; nil leaves
 	// the website section out with a note. Family.Open builds it from the
-	// server's Probe and WebsiteURL.
+	// server's shared probe (web.SharedProbe) and WebsiteURL.
 	Website *Website
 	// WebsiteURL builds the URL checked for the domain input; default
 	// "https://" + domain + "/" (tests point it at a local server). The
