@@ -210,13 +210,13 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	if datasets == "" {
 		datasets = "datasets"
 	}
-	families, err := a.openFamilies(ctx, cfg, tools.Deps{Fetch: fc, Archive: arch, DataDir: cfg.DataDir,
+	groups, err := a.openFamilies(ctx, cfg, tools.Deps{Fetch: fc, Archive: arch, DataDir: cfg.DataDir,
 		Datasets: datasets, BaseURL: cfg.BaseURL, Logger: cfg.Logger, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range families {
-		reg.Add(f.Endpoints()...)
+	for _, g := range groups {
+		reg.Add(g.Endpoints()...)
 	}
 
 	// Alarms (serve/alarm): store, scheduler and endpoints.
@@ -241,15 +241,15 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	a.HTTP = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
 		Logger: cfg.Logger, Now: cfg.Now, Metrics: metrics}, reg, a.Payments)
 	metrics.reg.MustRegister(newLedgerCollector(ledger))
-	for _, f := range families {
-		if c, ok := f.(prometheus.Collector); ok {
+	for _, g := range groups {
+		if c, ok := g.(prometheus.Collector); ok {
 			metrics.reg.MustRegister(c) // the crypto tools' node requests
 		}
 	}
 	a.closers = append(a.closers, startMaintenance(ctx, core, cfg.Payments))
 	alarms.Start()
-	for _, f := range families {
-		if s, ok := f.(tools.Starter); ok {
+	for _, g := range groups {
+		if s, ok := g.(tools.Starter); ok {
 			if err := s.Start(ctx); err != nil {
 				return nil, fmt.Errorf("serve: starting tools: %w", err)
 			}

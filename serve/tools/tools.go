@@ -35,9 +35,10 @@ type Family interface {
 	// RegisterFlags registers the family's flags on fs, bound to its
 	// configuration; each flag's default is the family's default.
 	RegisterFlags(fs *flag.FlagSet)
-	// Open builds the family's tools. It is called once, in the order of
-	// the list, before the registry is frozen; an error stops the server
-	// from starting.
+	// Open builds the family's tools. The server calls it once, in the
+	// order of the list, before the registry is frozen; an error stops
+	// the server from starting. Open leaves the family as it was, so one
+	// configuration may open more than one server (tests do).
 	Open(ctx context.Context, deps Deps) ([]Tools, error)
 }
 
