@@ -25,9 +25,9 @@ import (
 )
 
 // Family is one family of live tools, configured before the server starts.
-// Its zero value, or the values its flags leave, is a working
-// configuration; the exported Config of a family's type is there for
-// tests and embedders.
+// Its zero value, and what its flags leave after parsing, are working
+// configurations; the exported fields of a family's type (its Config) are
+// set directly by tests and by programs embedding the server.
 type Family interface {
 	// Name is the family's package name under serve/tools/ and the NAME of
 	// its page docs/tools-NAME.md.
