@@ -70,6 +70,9 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	if err != nil {
 		return nil, err
 	}
+	if cur.Segmented() {
+		return nil, fmt.Errorf("%w: snapshot %s has segments; merge it first (openshelf ingest -merge)", ErrConfig, cur.ID)
+	}
 	id, err := nextID(cfg.DataDir, cfg.Now)
 	if err != nil {
 		return nil, err
