@@ -1,10 +1,15 @@
 package index
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"path"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -12,10 +17,21 @@ import (
 )
 
 // bundle is the open bundles/<slug>.jsonl.zst of one topic.
+//
+// A bundle is a sequence of independent zstd frames (one zstd stream to
+// any decoder), cut after each line whose document id is a cut
+// (bundleCut): where frames end depends only on the lines themselves, so
+// a delta build rewrites only the frames whose lines changed and copies
+// the others, and its bundles are byte for byte a full build's
+// (delta_bundles.go). Beside each bundle, bundles/<slug>.frames lists
+// its frames (bundleFrames).
 type bundle struct {
-	out  *hashFile
-	zw   *zstd.Encoder
-	docs int64
+	out    *hashFile
+	frames []bundleFrame
+	chunk  []byte // lines of the frame being filled
+	lines  int64  // in chunk
+	last   string // id of chunk's last line
+	docs   int64
 }
 
 // bundleAuthor and bundleLine are the JSON form of a bundle line: metadata
@@ -87,11 +103,7 @@ func (b *Builder) writeBundle(slug string, line []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := bu.zw.Write(line); err != nil {
-		return fmt.Errorf("index: bundle %s: %w", slug, err)
-	}
-	bu.docs++
-	return nil
+	return bu.add(line)
 }
 
 // stopBundler waits until every queued line is written and returns the
@@ -143,7 +155,11 @@ func (b *Builder) openBundle(slug string) (*bundle, error) {
 	if !snapshot.ValidSlug(slug) {
 		return nil, fmt.Errorf("%w: topic slug %q", ErrInvalidDocument, slug)
 	}
-	bu, err := createBundle(b.dir, slug)
+	dir := b.dir
+	if b.delta != nil {
+		dir = b.work // scratch: the archive's bundles are written from them
+	}
+	bu, err := createBundle(dir, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -158,35 +174,117 @@ func createBundle(dir, slug string) (*bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: bundle %s: %w", slug, err)
 	}
-	// One encoder per topic stays open for the whole run: a small window
-	// and a single goroutine keep tens of them cheap.
-	zw, err := zstd.NewWriter(out, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
-		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
-	if err != nil {
-		out.abort()
-		return nil, err
-	}
-	return &bundle{out: out, zw: zw}, nil
+	return &bundle{out: out}, nil
 }
 
-func (bu *bundle) close() (snapshot.File, error) {
-	if err := bu.zw.Close(); err != nil {
-		bu.out.abort()
-		return snapshot.File{}, fmt.Errorf("index: bundle %s: %w", bu.out.name, err)
+// add appends a line (JSON and newline), cutting a frame after it when
+// its id is a cut.
+func (bu *bundle) add(line []byte) error {
+	id, err := lineID(line)
+	if err != nil {
+		return err
 	}
-	return bu.out.close(bu.docs)
+	bu.chunk = append(bu.chunk, line...)
+	bu.lines++
+	bu.last = id
+	bu.docs++
+	if isCut(id) {
+		return bu.flush()
+	}
+	return nil
+}
+
+// flush writes the lines added since the last frame as one frame.
+func (bu *bundle) flush() error {
+	if bu.lines == 0 {
+		return nil
+	}
+	frame := bundleEncoder.EncodeAll(bu.chunk, make([]byte, 0, len(bu.chunk)/3))
+	return bu.frame(frame, bu.lines, bu.last)
+}
+
+// frame writes an encoded frame of lines lines ending with the line of id
+// last.
+func (bu *bundle) frame(frame []byte, lines int64, last string) error {
+	if _, err := bu.out.Write(frame); err != nil {
+		return fmt.Errorf("index: bundle %s: %w", bu.out.name, err)
+	}
+	bu.frames = append(bu.frames, bundleFrame{last: last, bytes: int64(len(frame)), lines: lines})
+	bu.chunk, bu.lines = bu.chunk[:0], 0
+	return nil
+}
+
+// bundleEncoder encodes every bundle frame: EncodeAll is safe for
+// concurrent use and gives the same bytes for the same lines.
+var bundleEncoder = mustEncoder(zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+	zstd.WithLowerEncoderMem(true))
+
+func mustEncoder(opts ...zstd.EOption) *zstd.Encoder {
+	e, err := zstd.NewWriter(nil, opts...)
+	if err != nil {
+		panic(err) // the options are constant
+	}
+	return e
+}
+
+// bundleCut makes a frame end after 1 line in bundleCut on average: about
+// 40 KB of JSON, which zstd compresses nearly as well as a whole stream,
+// and a 1 % delta leaves about three frames in four untouched.
+const bundleCut = 32
+
+// isCut reports whether a frame ends after the line of document id.
+func isCut(id string) bool {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()%bundleCut == 0
+}
+
+// lineID returns the document id a bundle line starts with (bundleLine's
+// first field).
+func lineID(line []byte) (string, error) {
+	const head = `{"id":"`
+	rest, ok := bytes.CutPrefix(line, []byte(head))
+	end := bytes.IndexByte(rest, '"')
+	if !ok || end < 0 {
+		return "", fmt.Errorf("index: bundle line without an id")
+	}
+	return string(rest[:end]), nil
+}
+
+func (bu *bundle) close() (snapshot.File, snapshot.File, error) {
+	if err := bu.flush(); err != nil {
+		bu.out.abort()
+		return snapshot.File{}, snapshot.File{}, err
+	}
+	f, err := bu.out.close(bu.docs)
+	if err != nil {
+		return snapshot.File{}, snapshot.File{}, err
+	}
+	idx, err := writeFrames(bu.out.dir, strings.TrimSuffix(f.Name, snapshot.BundleExt)+framesExt, bu.frames)
+	return f, idx, err
 }
 
 func (bu *bundle) abort() {
-	bu.zw.Close()
 	bu.out.abort()
 }
 
 // writeTopics closes the bundles (opening empty ones for taxonomy topics
-// without documents) and writes topics.parquet.
+// without documents) and writes topics.parquet. A delta build's segment
+// bundles are scratch files (delta_bundles.go): it writes the topics of
+// the whole archive itself.
 func (b *Builder) writeTopics() ([]snapshot.File, error) {
 	if err := b.stopBundler(); err != nil {
 		return nil, err
+	}
+	if b.delta != nil {
+		for slug, bu := range b.bundles {
+			if _, _, err := bu.close(); err != nil {
+				return nil, err
+			}
+			b.delta.added[slug] = filepath.Join(b.work, filepath.FromSlash(bundleName(slug)))
+			delete(b.bundles, slug)
+		}
+		return nil, nil
 	}
 	known := map[string]Topic{}
 	for _, t := range b.cfg.Topics {
@@ -195,34 +293,26 @@ func (b *Builder) writeTopics() ([]snapshot.File, error) {
 			return nil, err
 		}
 	}
-	slugs := make([]string, 0, len(b.bundles))
-	for slug := range b.bundles {
-		slugs = append(slugs, slug)
-	}
-	slices.Sort(slugs)
 	tt, err := newTable[topicRow](b.dir, snapshot.Topics+".parquet", 0)
 	if err != nil {
 		return nil, err
 	}
 	var files []snapshot.File
-	for _, slug := range slugs {
+	for _, slug := range slices.Sorted(maps.Keys(b.bundles)) {
 		bu := b.bundles[slug]
-		f, err := bu.close()
+		f, idx, err := bu.close()
 		delete(b.bundles, slug)
 		if err != nil {
 			tt.abort()
 			return nil, err
 		}
-		files = append(files, f)
+		files = append(files, f, idx)
 		t, ok := known[slug]
 		if !ok {
 			t = Topic{Slug: slug, Name: slug}
 		}
 		if bu.docs > 0 {
 			b.counts.Topics++
-			if b.delta != nil {
-				b.delta.topics[slug] = true
-			}
 		}
 		row := topicRow{Slug: slug, Name: clean(t.Name), Parent: t.Parent, Documents: bu.docs,
 			BundleBytes: f.Bytes, BundleSHA256: f.SHA256, BundlePath: f.Name}

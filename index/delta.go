@@ -41,9 +41,11 @@ var errNoDelta = errors.New("index: the previous snapshot cannot take a delta bu
 // delta is a delta build's state besides the Builder's.
 type delta struct {
 	segs []*oldSegment
-	// topics are the topics of the documents the run removed or
-	// replaced: their bundles are rebuilt.
-	topics map[string]bool
+	// removed are, by topic, the documents whose bundle lines go (the
+	// touched documents' old copies); added are the new segment's
+	// scratch bundles by topic (delta_bundles.go).
+	removed map[string]map[string]bool
+	added   map[string]string
 	// licences counts the removed or replaced documents by licence.
 	licences map[string]int64
 }
@@ -88,9 +90,16 @@ func segmentDirs(s *snapshot.Snapshot) []string {
 	return dirs
 }
 
-// snapshotFiles are the files of a snapshot's top directory that belong
-// to the whole archive, never to a segment.
-var snapshotFiles = map[string]bool{snapshot.Rejects + ".parquet": true}
+// archiveFile reports whether a file of a snapshot's top directory belongs
+// to the whole archive rather than to its one segment (a snapshot without
+// segments becomes a segment of the next one without these).
+func archiveFile(name string) bool {
+	switch name {
+	case snapshot.Rejects + ".parquet", snapshot.Topics + ".parquet", snapshot.Citations + ".parquet":
+		return true
+	}
+	return strings.HasPrefix(name, snapshot.BundlesDir+"/")
+}
 
 // openSegments opens the segments of the previous snapshot.
 func openSegments(prev *snapshot.Snapshot) ([]*oldSegment, error) {
@@ -118,7 +127,7 @@ func openSegments(prev *snapshot.Snapshot) ([]*oldSegment, error) {
 					continue
 				}
 				f.Name = name
-			} else if snapshotFiles[f.Name] {
+			} else if archiveFile(f.Name) {
 				continue
 			}
 			g.files = append(g.files, f)
@@ -169,7 +178,7 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 	}
 	defer closeSegments(segs)
 	b.delta.segs = segs
-	b.delta.topics, b.delta.licences = map[string]bool{}, map[string]int64{}
+	b.delta.removed, b.delta.added, b.delta.licences = map[string]map[string]bool{}, map[string]string{}, map[string]int64{}
 	for i, merge := range cfg.Tiers.plan(segs) {
 		segs[i].merged = merge
 	}
@@ -277,7 +286,10 @@ func (b *Builder) carryTouched(ctx context.Context, m *ingest.Merger) (int64, er
 				return n, fmt.Errorf("index: segment %s: %w", g.ID, err)
 			}
 			for _, t := range doc.Topics {
-				b.delta.topics[t] = true
+				if b.delta.removed[t] == nil {
+					b.delta.removed[t] = map[string]bool{}
+				}
+				b.delta.removed[t][doc.ID] = true
 			}
 			b.delta.licences[string(doc.Licence.Family)]++
 			if err := m.Carry(doc); err != nil {
@@ -367,7 +379,7 @@ func mergeSorted(a, b []int32) []int32 {
 func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]snapshot.File, error) {
 	prefix := snapshot.SegmentsDir + "/segment=" + b.id + "/"
 	for i, f := range files {
-		if !snapshotFiles[f.Name] {
+		if f.Name != snapshot.Rejects+".parquet" {
 			files[i].Name = prefix + f.Name
 		}
 	}
@@ -417,7 +429,7 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 		return nil, err
 	}
 	files = append(files, more...)
-	more, err = b.writeArchiveTopics(dirs, cats, deleted)
+	more, err = b.writeArchiveTopics()
 	if err != nil {
 		return nil, err
 	}

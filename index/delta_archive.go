@@ -6,16 +6,12 @@ import (
 	"container/heap"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/klauspost/compress/zstd"
+	"strings"
 
 	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/snapshot"
@@ -194,15 +190,14 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 
 // writeArchiveTopics writes the bundles and topics.parquet of a delta
 // build: a topic none of whose documents changed keeps the previous
-// snapshot's bundle (linked); the others are written again from the
-// segments' own bundles, without deleted documents, through the same
-// encoder a full build uses, so they are byte for byte a full build's.
-func (b *Builder) writeArchiveTopics(dirs []string, cats []snapshot.SegmentIDs, deleted [][]int32) ([]snapshot.File, error) {
+// snapshot's bundle (linked); the others are rewritten from it
+// (mergeBundle), byte for byte what a full build writes.
+func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
 	prev := map[string]topicRow{}
 	err := snapshot.ReadParquet[topicRow](b.prev.Path(snapshot.Topics), func(rows []topicRow) error {
 		for _, r := range rows {
-			prev[r.Slug] = topicRow{Slug: r.Slug, Name: r.Name, Parent: r.Parent, Documents: r.Documents,
-				BundleBytes: r.BundleBytes, BundleSHA256: r.BundleSHA256, BundlePath: r.BundlePath}
+			prev[strings.Clone(r.Slug)] = topicRow{Slug: strings.Clone(r.Slug), Documents: r.Documents,
+				BundleBytes: r.BundleBytes, BundleSHA256: strings.Clone(r.BundleSHA256)}
 		}
 		return nil
 	})
@@ -218,10 +213,9 @@ func (b *Builder) writeArchiveTopics(dirs []string, cats []snapshot.SegmentIDs, 
 	for s := range prev {
 		slugs[s] = true
 	}
-	for s := range b.delta.topics {
+	for s := range b.delta.added {
 		slugs[s] = true
 	}
-	gone := make([]map[string]bool, len(dirs)) // deleted ids per segment, made when needed
 	tt, err := newTable[topicRow](b.tmp, snapshot.Topics+".parquet", 0)
 	if err != nil {
 		return nil, err
@@ -229,13 +223,7 @@ func (b *Builder) writeArchiveTopics(dirs []string, cats []snapshot.SegmentIDs, 
 	b.counts.Topics = 0
 	var files []snapshot.File
 	for _, slug := range slices.Sorted(maps.Keys(slugs)) {
-		var f snapshot.File
-		if p, ok := prev[slug]; ok && !b.delta.topics[slug] {
-			f = snapshot.File{Name: bundleName(slug), Rows: p.Documents, Bytes: p.BundleBytes, SHA256: p.BundleSHA256}
-			err = linkFile(filepath.Join(b.prev.Dir, filepath.FromSlash(f.Name)), filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
-		} else {
-			f, err = b.mergeBundle(slug, dirs, cats, deleted, gone)
-		}
+		f, idx, err := b.archiveBundle(slug, prev)
 		if err != nil {
 			tt.abort()
 			return nil, err
@@ -246,6 +234,7 @@ func (b *Builder) writeArchiveTopics(dirs []string, cats []snapshot.SegmentIDs, 
 				// Neither in the taxonomy nor with a document: a full
 				// build has no bundle for it.
 				os.Remove(filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
+				os.Remove(filepath.Join(b.tmp, filepath.FromSlash(idx.Name)))
 				continue
 			}
 			t = Topic{Slug: slug, Name: slug}
@@ -253,7 +242,7 @@ func (b *Builder) writeArchiveTopics(dirs []string, cats []snapshot.SegmentIDs, 
 		if f.Rows > 0 {
 			b.counts.Topics++
 		}
-		files = append(files, f)
+		files = append(files, f, idx)
 		row := topicRow{Slug: slug, Name: clean(t.Name), Parent: t.Parent, Documents: f.Rows,
 			BundleBytes: f.Bytes, BundleSHA256: f.SHA256, BundlePath: f.Name}
 		if err := tt.write(row, 128); err != nil {
@@ -268,6 +257,45 @@ func (b *Builder) writeArchiveTopics(dirs []string, cats []snapshot.SegmentIDs, 
 	return append(files, f), nil
 }
 
+// archiveBundle writes or links the bundle of slug and its frames.
+func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (snapshot.File, snapshot.File, error) {
+	p, had := prev[slug]
+	removed, add := b.delta.removed[slug], b.delta.added[slug]
+	if had && len(removed) == 0 && add == "" {
+		name := bundleName(slug)
+		frames := strings.TrimSuffix(name, snapshot.BundleExt) + framesExt
+		src, srcFrames := bundleFiles(b.prev.Dir, slug)
+		if err := linkFile(src, filepath.Join(b.tmp, filepath.FromSlash(name))); err != nil {
+			return snapshot.File{}, snapshot.File{}, err
+		}
+		if err := linkFile(srcFrames, filepath.Join(b.tmp, filepath.FromSlash(frames))); err != nil {
+			return snapshot.File{}, snapshot.File{}, err
+		}
+		idx, err := HashInput(srcFrames, "")
+		if err != nil {
+			return snapshot.File{}, snapshot.File{}, err
+		}
+		n := int64(0)
+		if fr, err := readFrames(srcFrames); err == nil {
+			n = int64(len(fr))
+		}
+		return snapshot.File{Name: name, Rows: p.Documents, Bytes: p.BundleBytes, SHA256: p.BundleSHA256},
+			snapshot.File{Name: frames, Rows: n, Bytes: idx.Bytes, SHA256: idx.SHA256}, nil
+	}
+	var lines bundleLines
+	if add != "" {
+		var err error
+		if lines, err = readBundleLines(add); err != nil {
+			return snapshot.File{}, snapshot.File{}, err
+		}
+	}
+	src := ""
+	if had {
+		src, _ = bundleFiles(b.prev.Dir, slug)
+	}
+	return b.mergeBundle(slug, src, lines, removed)
+}
+
 // linkFile hard-links src to dst, creating dst's directory.
 func linkFile(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -277,103 +305,4 @@ func linkFile(src, dst string) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	return nil
-}
-
-// lineCursor walks the lines of one segment's bundle of a topic.
-type lineCursor struct {
-	seg  int
-	f    *os.File
-	zr   *zstd.Decoder
-	br   *bufio.Reader
-	line []byte
-	id   []byte
-}
-
-func (c *lineCursor) advance() error {
-	line, err := c.br.ReadBytes('\n')
-	if errors.Is(err, io.EOF) && len(line) == 0 {
-		c.line = nil
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("index: bundle: %w", err)
-	}
-	// Every line starts {"id":"<id>", (bundleLine's first field).
-	const head = `{"id":"`
-	rest, ok := bytes.CutPrefix(line, []byte(head))
-	end := bytes.IndexByte(rest, '"')
-	if !ok || end < 0 {
-		return fmt.Errorf("index: bundle: line without an id")
-	}
-	c.line, c.id = line, rest[:end]
-	return nil
-}
-
-func (c *lineCursor) close() {
-	c.zr.Close()
-	c.f.Close()
-}
-
-// mergeBundle writes the bundle of slug from the segments' own bundles of
-// it, leaving out deleted documents.
-func (b *Builder) mergeBundle(slug string, dirs []string, cats []snapshot.SegmentIDs, deleted [][]int32,
-	gone []map[string]bool) (snapshot.File, error) {
-	var curs []*lineCursor
-	defer func() {
-		for _, c := range curs {
-			c.close()
-		}
-	}()
-	for i, dir := range dirs {
-		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(bundleName(slug))))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return snapshot.File{}, err
-		}
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			f.Close()
-			return snapshot.File{}, err
-		}
-		c := &lineCursor{seg: i, f: f, zr: zr, br: bufio.NewReaderSize(zr, 64<<10)}
-		curs = append(curs, c)
-		if err := c.advance(); err != nil {
-			return snapshot.File{}, err
-		}
-		if gone[i] == nil {
-			gone[i] = map[string]bool{}
-			for _, d := range deleted[i] {
-				gone[i][string(cats[i].ID(d))] = true
-			}
-		}
-	}
-	bu, err := createBundle(b.tmp, slug)
-	if err != nil {
-		return snapshot.File{}, err
-	}
-	for {
-		var next *lineCursor
-		for _, c := range curs {
-			if c.line != nil && (next == nil || bytes.Compare(c.id, next.id) < 0) {
-				next = c
-			}
-		}
-		if next == nil {
-			break
-		}
-		if !gone[next.seg][string(next.id)] {
-			if _, err := bu.zw.Write(next.line); err != nil {
-				bu.abort()
-				return snapshot.File{}, fmt.Errorf("index: bundle %s: %w", slug, err)
-			}
-			bu.docs++
-		}
-		if err := next.advance(); err != nil {
-			bu.abort()
-			return snapshot.File{}, err
-		}
-	}
-	return bu.close()
 }

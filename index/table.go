@@ -22,6 +22,7 @@ import (
 // manifest needs no second pass over the data.
 type hashFile struct {
 	name string // slash-separated, relative to the snapshot directory
+	dir  string // the directory name is relative to
 	f    *os.File
 	bw   interface {
 		io.Writer
@@ -40,7 +41,7 @@ func createHashFile(dir, name string) (*hashFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &hashFile{name: name, f: f, bw: bufio.NewWriterSize(f, 256<<10), h: sha256.New()}, nil
+	return &hashFile{name: name, dir: dir, f: f, bw: bufio.NewWriterSize(f, 256<<10), h: sha256.New()}, nil
 }
 
 // mapped makes h write in aligned 2 MiB chunks (resident.Writer), for a
