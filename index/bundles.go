@@ -227,6 +227,9 @@ func mustEncoder(opts ...zstd.EOption) *zstd.Encoder {
 	return e
 }
 
+// emptyFrame is the zstd frame of no bytes.
+var emptyFrame = mustEncoder(zstd.WithZeroFrames(true)).EncodeAll(nil, nil)
+
 // bundleCut makes a frame end after 1 line in bundleCut on average: about
 // 40 KB of JSON, which zstd compresses nearly as well as a whole stream,
 // and a 1 % delta leaves about three frames in four untouched.
@@ -255,6 +258,14 @@ func (bu *bundle) close() (snapshot.File, snapshot.File, error) {
 	if err := bu.flush(); err != nil {
 		bu.out.abort()
 		return snapshot.File{}, snapshot.File{}, err
+	}
+	if bu.docs == 0 {
+		// One empty frame, so that every decoder reads an empty stream;
+		// the frames list has no entry for it.
+		if _, err := bu.out.Write(emptyFrame); err != nil {
+			bu.out.abort()
+			return snapshot.File{}, snapshot.File{}, err
+		}
 	}
 	f, err := bu.out.close(bu.docs)
 	if err != nil {
