@@ -1,9 +1,6 @@
 package search
 
-import (
-	"errors"
-	"slices"
-)
+import "slices"
 
 // What the read server asks of a snapshot's index besides searches
 // (serve/archive's searcher), over segments.
@@ -36,16 +33,4 @@ func (m *Multi) CitedByCount(doc int32) int32 {
 		return m.lone.CitedByCount(doc)
 	}
 	return m.cites.Count(doc)
-}
-
-// Close closes the segments' indexes: a Multi owns them.
-func (m *Multi) Close() error {
-	if m.lone != nil {
-		return m.lone.Close()
-	}
-	var errs []error
-	for _, g := range m.segs {
-		errs = append(errs, g.Index.Close())
-	}
-	return errors.Join(errs...)
 }

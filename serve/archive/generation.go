@@ -49,9 +49,10 @@ type generation struct {
 	// snapshot written before the content store existed, whose content
 	// is read from Parquet through DuckDB.
 	content contentReader
-	// closers are the segments' readers of a segmented snapshot
-	// (segments.go), closed with the generation.
-	closers []io.Closer
+	// segments are the ids of the segments a segmented snapshot took
+	// from cache (segments.go), given back when it closes.
+	segments []string
+	cache    *segmentCache
 }
 
 // catalogReader is a snapshot's catalog: one catalog file, or the
@@ -91,15 +92,15 @@ func (g *generation) closeReaders() {
 			c.Close()
 		}
 	}
-	for _, c := range g.closers {
-		c.Close()
+	if g.cache != nil {
+		g.cache.release(g.segments)
 	}
 }
 
 // quote makes a SQL string literal of a path.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-func openGeneration(ctx context.Context, snap *snapshot.Snapshot, opts search.Options) (*generation, error) {
+func openGeneration(ctx context.Context, snap *snapshot.Snapshot, cache *segmentCache, opts search.Options) (*generation, error) {
 	c, err := duckdb.NewConnector("", func(execer driver.ExecerContext) error {
 		// Per connection; ctx is the opener's, so use a fresh one.
 		ctx := context.Background()
@@ -127,7 +128,7 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot, opts search.Op
 		return nil, err
 	}
 	db := sql.OpenDB(c)
-	g := &generation{snap: snap, db: db, connector: c}
+	g := &generation{snap: snap, db: db, connector: c, cache: cache}
 	if err := g.load(ctx, opts); err != nil {
 		g.closeReaders()
 		db.Close()
@@ -165,7 +166,7 @@ func (g *generation) load(ctx context.Context, opts search.Options) error {
 		return err
 	}
 	if g.snap.Segmented() {
-		return g.openSegments(opts) // segments.go
+		return g.openSegments(g.cache, opts) // segments.go
 	}
 	// The catalog (with the aliases) and the search index are files
 	// mapped in place: see catalogstore.go and package index/search.

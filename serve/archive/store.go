@@ -21,6 +21,9 @@ type Store struct {
 	search  search.Options
 	cur     atomic.Pointer[generation]
 	mu      sync.Mutex // serialises reloads
+	// segments keeps the open segments of segmented snapshots across
+	// switches (segments.go).
+	segments segmentCache
 }
 
 // StoreConfig configures a Store.
@@ -61,7 +64,7 @@ func (s *Store) Reload(ctx context.Context) error {
 		return fmt.Errorf("archive: open snapshot: %w", err)
 	}
 	start := time.Now()
-	g, err := openGeneration(ctx, snap, s.search)
+	g, err := openGeneration(ctx, snap, &s.segments, s.search)
 	if err != nil {
 		return fmt.Errorf("archive: load snapshot %s: %w", snap.ID, err)
 	}
