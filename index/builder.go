@@ -150,7 +150,10 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	b.tmp = filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, tmpPrefix+b.id)
 	b.work = filepath.Join(b.tmp, workDir)
 	b.dir = b.tmp
-	if deltaBuild && b.prev != nil && !cfg.Merge && deltaCapable(b.prev) {
+	if deltaBuild && b.prev != nil && !cfg.Merge && b.prev.Manifest.Policy != cfg.Policy {
+		b.log.Info("index: the publication policy changed; merging every document again",
+			"previous", b.prev.Manifest.Policy, "now", cfg.Policy)
+	} else if deltaBuild && b.prev != nil && !cfg.Merge && deltaCapable(b.prev) {
 		b.delta = &delta{}
 		b.dir = filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+b.id)
 	}
@@ -688,7 +691,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	b.counts.Deleted = b.merge.Deleted + b.merge.Retracted
 	man := &snapshot.Manifest{
 		ID: b.id, Created: b.cfg.Now.Truncate(time.Second), SchemaVersion: snapshot.SchemaVersion,
-		Inputs: b.cfg.Inputs, Counts: b.counts, Files: files, Segments: b.segments,
+		Inputs: b.cfg.Inputs, Counts: b.counts, Files: files, Segments: b.segments, Policy: b.cfg.Policy,
 	}
 	if man.Inputs == nil {
 		man.Inputs = []snapshot.Input{}

@@ -61,6 +61,13 @@ type Config struct {
 	// delta build (delta.go): it writes one new segment with the
 	// documents the run adds or changes and shares the others.
 	Merge bool
+	// Policy names everything besides a document's own records that
+	// decides whether and how it is published: the licence rules'
+	// version, the caller's licence filter and topic rules (Prepare). A
+	// delta build leaves untouched documents as they are, so a build
+	// whose Policy differs from the previous snapshot's is a full merge,
+	// which decides every document again.
+	Policy string
 	// Tiers is the merge policy of delta builds (delta_merge.go).
 	Tiers Tiers
 

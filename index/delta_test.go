@@ -305,3 +305,28 @@ func linkCount(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// TestPolicyChangeMergesAll: a build under another publication policy
+// (licence rules, filters) decides every document again, so it is a full
+// merge, not a delta that would leave untouched documents as they were.
+func TestPolicyChangeMergesAll(t *testing.T) {
+	data := t.TempDir()
+	cfg := testConfig(data)
+	cfg.Policy = "rules 1"
+	build(t, cfg, feedRange(0, 10))
+	cfg.Now = testNow.Add(time.Hour)
+	build(t, cfg, feedRange(10, 12))
+	if s := open(t, data); len(s.Manifest.Segments) != 2 || s.Manifest.Policy != "rules 1" {
+		t.Fatalf("same policy: segments %+v, policy %q", s.Manifest.Segments, s.Manifest.Policy)
+	}
+	cfg.Policy, cfg.Now = "rules 2", testNow.Add(2*time.Hour)
+	// Rules 2 rejects what was accepted: every carried document is
+	// decided again (the new record keeps its reader's decision).
+	cfg.Decide = func(ev []licence.Evidence, now time.Time) licence.Decision {
+		return licence.Decision{Reason: licence.NonCommercial, Evidence: ev}
+	}
+	m := build(t, cfg, feedRange(12, 13))
+	if s := open(t, data); s.Segmented() || m.Counts.Accepted != 1 {
+		t.Fatalf("new policy: segmented %v, %d documents published", s.Segmented(), m.Counts.Accepted)
+	}
+}

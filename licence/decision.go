@@ -104,6 +104,12 @@ const (
 	SourcePubMed    Source = "pubmed"
 )
 
+// RulesVersion names the present rules of Decide. Change it with any
+// change that can turn a decision: a build under another version decides
+// every document of the archive again (a full merge, package index)
+// instead of only those its inputs touch.
+const RulesVersion = "2026-12-07"
+
 // Evidence is one observation about a document's licence.
 type Evidence struct {
 	Kind   Kind   `json:"kind"`

@@ -75,6 +75,9 @@ type Manifest struct {
 	// Previous is the id of the snapshot whose documents this one carries
 	// over ("" for a fresh build).
 	Previous string  `json:"previous,omitempty"`
+	// Policy names what decided publication besides the documents'
+	// evidence (index.Config.Policy).
+	Policy string `json:"policy,omitempty"`
 	Inputs   []Input `json:"inputs"`
 	Counts   Counts  `json:"counts"`
 	Files    []File  `json:"files"`

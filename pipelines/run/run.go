@@ -17,6 +17,7 @@ import (
 
 	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/ingest/detect"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -97,7 +98,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		Keep:       cfg.Keep,
 		Fresh:      cfg.Fresh,
 		Merge:      cfg.Merge,
-		Topics:     taxonomy,
+		Policy: fmt.Sprintf("licence rules %s; licences %v; topics %s", licence.RulesVersion, families,
+			cfg.Taxonomy.Fingerprint()),
+		Topics: taxonomy,
 		// Prepare sees every accepted merged document, from one goroutine.
 		Prepare: func(d *ingest.Document) error {
 			if !slices.Contains(families, d.Licence.Family) {

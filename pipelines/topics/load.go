@@ -1,6 +1,8 @@
 package topics
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -71,6 +73,10 @@ func (r *rule) matches(words []string, i int) bool {
 // strength). Errors wrap ErrInvalid and name the table and line.
 func Load(topicsCSV, rulesCSV io.Reader) (*Taxonomy, error) {
 	t := &Taxonomy{index: map[string]int{}, byWord: map[string][]int{}, byStem: map[string][]int{}}
+	// The fingerprint is of the bytes read: the tables as given.
+	h := sha256.New()
+	topicsCSV, rulesCSV = io.TeeReader(topicsCSV, h), io.TeeReader(rulesCSV, h)
+	defer func() { t.fingerprint = hex.EncodeToString(h.Sum(nil))[:16] }()
 	if err := readTable(topicsCSV, "topics.csv", []string{"slug", "name", "parent", "description"}, func(line int, f []string) error {
 		tp := Topic{Slug: f[0], Name: f[1], Parent: f[2], Description: f[3]}
 		if !slugRE.MatchString(tp.Slug) {

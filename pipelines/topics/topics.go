@@ -38,7 +38,13 @@ type Taxonomy struct {
 	// words, and the first three letters of prefix words.
 	byWord map[string][]int
 	byStem map[string][]int
+	// fingerprint identifies the tables it was loaded from.
+	fingerprint string
 }
+
+// Fingerprint identifies the taxonomy and its rules: two taxonomies with
+// the same fingerprint assign the same topics.
+func (t *Taxonomy) Fingerprint() string { return t.fingerprint }
 
 var defaultTaxonomy = sync.OnceValues(func() (*Taxonomy, error) {
 	t, err := pipelines.Files.Open("topics.csv")
