@@ -284,3 +284,21 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestFingerprint: the same tables give the same fingerprint, another rule
+// another one.
+func TestFingerprint(t *testing.T) {
+	const topics = "slug,name,parent,description\nlife,Life,,\nneuro,Neuro,life,\ngeneral-science,General,,\n"
+	const rules = "slug,kind,match,pattern,strength\nneuro,any,phrase,neuro*,\n"
+	load := func(rules string) string {
+		tx, err := Load(strings.NewReader(topics), strings.NewReader(rules))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx.Fingerprint()
+	}
+	a, b, c := load(rules), load(rules), load(rules+"life,any,phrase,cells,\n")
+	if a == "" || a != b || a == c {
+		t.Errorf("fingerprints %q, %q (same tables), %q (another rule)", a, b, c)
+	}
+}
