@@ -81,6 +81,9 @@ func (e *expMember) cost(ix *Index) int64 {
 	if e.set, e.build = ix.sets.getKey(e.u.key, e.df, ix.n); e.set != nil || e.build || ix.sets.onProbation(e.u.key) {
 		return 0
 	}
+	if e.u.docs != nil {
+		return int64(e.u.docs.p.df) / expansionWalk
+	}
 	return e.df / expansionWalk
 }
 

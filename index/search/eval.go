@@ -172,6 +172,14 @@ func (e *evaluator) term(t *query.Term) iterator {
 			// changes from snapshot to snapshot: the kept set is of these.
 			u.key.words += idsKey(ids)
 		}
+		if t.Prefix {
+			if id := e.ix.prefixDocs(word, ids, e.st.m == nil); id >= 0 {
+				// Only filled, never scored: no statistics.
+				p := e.ix.open(id, mask)
+				e.postings = append(e.postings, p)
+				u.docs = &termIter{p: p, ix: e.ix, st: e.st}
+			}
+		}
 		if e.scoring {
 			// Its scorers are made on the first score: a plain scan
 			// (expand.go) scores the lists themselves, and a prefix has
@@ -827,6 +835,9 @@ type unionIter struct {
 	scoring bool
 	best    bool
 	key     setKey // an expansion's, for its set (expand.go)
+	// docs is a prefix's term of its expansion's documents (prefixes.go),
+	// nil if the index has none: its count fills the set from it.
+	docs *termIter
 	// copies makes the scorers of an expansion on its first score.
 	copies func() []iterator
 	base   int32 // the window is base .. end-1

@@ -46,7 +46,7 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	if !ok {
 		return nil // a damaged term record: Search reports it
 	}
-	set, done, err := s.ix.expansionSet(ctx, u.key, ts, df)
+	set, done, err := s.ix.expansionSet(ctx, u.key, u.fillLists(ts), df)
 	if err != nil || set == nil {
 		return err // nil set: a damaged list, which Search reports
 	}
@@ -60,6 +60,15 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	// Every match not kept ranks after the page.
 	s.beyond = s.total - int64(len(s.top.heap))
 	return nil
+}
+
+// fillLists are the lists whose documents are the expansion's: its
+// prefix term's if it has one (prefixes.go), else its words', ts.
+func (u *unionIter) fillLists(ts []*termIter) []*termIter {
+	if u.docs != nil {
+		return []*termIter{u.docs}
+	}
+	return ts
 }
 
 // words returns the expansion's term iterators and the sum of their
@@ -77,8 +86,8 @@ func (u *unionIter) words() ([]*termIter, int64, bool) {
 	return ts, df, true
 }
 
-// expansionSet returns the documents of the expansion named key (its
-// lists ts, df postings in all) as a bitset of the corpus, its kept set
+// expansionSet returns the documents of the expansion named key (the
+// documents of lists ts, df postings in its words) as a bitset of the corpus, its kept set
 // or expansionBits'; done is to be called once the bitset is no longer
 // read.
 func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, df int64) (set []uint64, done func(), err error) {
@@ -102,6 +111,9 @@ func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, 
 	if m == nil {
 		m = ix.scratchSet()
 		ix.expansionFills.Add(1)
+		if len(ts) == 1 && isPrefixTerm(string(ix.term(ts[0].p.term))) {
+			ix.prefixFills.Add(1)
+		}
 		if ok, err := fillExpansion(ctx, *m, ts, ix.n); err != nil || !ok {
 			ix.putSet(m)
 			return nil, nil, err

@@ -79,6 +79,8 @@ type Writer struct {
 	docMap       []byte
 	docLens      []docRec
 	norm0, normK [NumFields]float64
+
+	prefixes prefixTracker // the prefix terms to write (prefixes.go)
 }
 
 // blockBuf is the postings block being filled.
@@ -395,6 +397,7 @@ func (w *Writer) endCitations() error {
 // the length normalisation of the reader (the same float64 operations on
 // the same average lengths), so that block bounds hold for its scores.
 func (w *Writer) mapDocs() error {
+	w.prefixes.minPostings = max(int64(w.n)/prefixShare, 1)
 	avg := w.avgLens()
 	for f := range NumFields {
 		w.norm0[f] = 1 - FieldParams[f].B
@@ -446,7 +449,7 @@ func (w *Writer) AddPosting(term []byte, doc int32, field int, positions []uint3
 		}
 	}
 	if w.phase != 2 || doc < 0 || doc >= w.n || field < 0 || field >= NumFields || len(positions) == 0 ||
-		len(term) == 0 || len(term) > MaxTermBytes {
+		len(term) == 0 || len(term) > MaxTermBytes || isPrefixTerm(string(term)) {
 		return fmt.Errorf("%w: posting %q doc %d field %d", ErrWriteOrder, term, doc, field)
 	}
 	if w.blk.doc < 0 || string(term) != string(w.term) {
@@ -608,6 +611,9 @@ func (w *Writer) endTerm() error {
 	if err := w.termStr.write(w.term); err != nil {
 		return err
 	}
+	if !isPairTerm(string(w.term)) {
+		w.prefixes.add(w.term, prefixWord{df: w.df, skipOff: uint64(skipOff), ord: w.nTerms})
+	}
 	w.nTerms++
 	w.df = 0
 	w.blk.doc = -1
@@ -638,6 +644,9 @@ func (w *Writer) Close() (int64, error) {
 		if err := w.endTerm(); err != nil {
 			return 0, err
 		}
+	}
+	if err := w.writePrefixes(); err != nil {
+		return 0, err
 	}
 	w.end(secPostings)
 	if err := w.termRecord(uint64(w.off), 0); err != nil { // the sentinel
