@@ -87,10 +87,10 @@ type Index struct {
 	expansionFills atomic.Int64
 	// noPrefixTerms (tests) leaves the prefix terms unread; prefixFills
 	// counts the expansions filled from one (prefixes.go).
-	noPrefixTerms  bool
-	prefixFills    atomic.Int64
-	sets           sets      // the dense term sets (sets.go)
-	matches        sync.Pool // *[]uint64: bitsets of the corpus (scratchSet)
+	noPrefixTerms bool
+	prefixFills   atomic.Int64
+	sets          sets      // the dense term sets (sets.go)
+	matches       sync.Pool // *[]uint64: bitsets of the corpus (scratchSet)
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's
