@@ -205,7 +205,8 @@ func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 }
 
 // writePrefixTerm writes the union's documents as the term of prefix p,
-// in blocks of a doc part alone (FORMAT.md), and clears the union.
+// in blocks of a doc part alone (FORMAT.md; the frequency and position
+// parts stay empty), and clears the union.
 func (w *Writer) writePrefixTerm(p string, u *prefixUnion) error {
 	bk := &w.blk
 	bk.prevLast, bk.last = -1, -1
@@ -220,59 +221,24 @@ func (w *Writer) writePrefixTerm(p string, u *prefixUnion) error {
 			bk.masks = append(bk.masks, u.masks[d])
 			bk.impacts = append(bk.impacts, 255)
 			bk.maskOr |= u.masks[d]
+			// No frequencies: bounds no score can exceed.
+			bk.wAny, bk.wAll = math.MaxFloat32, math.MaxFloat32
 			u.masks[d] = 0
 			bk.last = d
 			df++
 			if len(bk.deltas) == blockDocs {
-				if err := w.flushPrefixBlock(); err != nil {
+				if err := w.flushBlock(); err != nil {
 					return err
 				}
 			}
 		}
 		u.set[k] = 0
 	}
-	if err := w.flushPrefixBlock(); err != nil {
+	if err := w.flushBlock(); err != nil {
 		return err
 	}
-	skipOff := w.off
-	var b [skipEntrySize]byte
-	for _, s := range w.skips {
-		putSkip(b[:], s)
-		if err := w.write(b[:]); err != nil {
-			return err
-		}
-	}
-	if err := w.termRecord(uint64(skipOff), df); err != nil {
-		return err
-	}
-	if err := w.termStr.write([]byte(PrefixTerm(p))); err != nil {
-		return err
-	}
-	w.nTerms++
-	return nil
-}
-
-// flushPrefixBlock writes a prefix term's block: its doc part, no
-// frequencies or positions, and bounds no score can exceed.
-func (w *Writer) flushPrefixBlock() error {
-	bk := &w.blk
-	if len(bk.deltas) == 0 {
-		return nil
-	}
-	width := bitWidth(bk.deltas)
-	bk.packed = append(bk.packed[:0], byte(width))
-	bk.packed = appendPacked(bk.packed, bk.deltas, width)
-	bk.packed = append(bk.packed, bk.masks...)
-	bk.packed = append(bk.packed, bk.impacts...)
-	end := uint32(len(bk.packed))
-	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, WAny: math.MaxFloat32, WAll: math.MaxFloat32,
-		FreqOff: end, PosOff: end, Off: uint64(w.off)})
-	if err := w.write(bk.packed); err != nil {
-		return err
-	}
-	bk.prevLast, bk.last = bk.last, -1
-	bk.reset()
-	return nil
+	_, err := w.writeTerm([]byte(PrefixTerm(p)), df)
+	return err
 }
 
 // prefixDocs returns the term of prefix p's documents if the index has

@@ -597,27 +597,37 @@ func (w *Writer) endTerm() error {
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
-	skipOff := w.off
+	skipOff, err := w.writeTerm(w.term, w.df)
+	if err != nil {
+		return err
+	}
+	if !isPairTerm(string(w.term)) {
+		w.prefixes.add(w.term, prefixWord{df: w.df, skipOff: skipOff, ord: w.nTerms - 1})
+	}
+	w.df = 0
+	w.blk.doc = -1
+	return nil
+}
+
+// writeTerm writes the skip table of a term whose blocks are written and
+// its records, and returns the skip table's offset.
+func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
+	skipOff := uint64(w.off)
 	var b [skipEntrySize]byte
 	for _, s := range w.skips {
 		putSkip(b[:], s)
 		if err := w.write(b[:]); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	if err := w.termRecord(uint64(skipOff), w.df); err != nil {
-		return err
+	if err := w.termRecord(skipOff, df); err != nil {
+		return 0, err
 	}
-	if err := w.termStr.write(w.term); err != nil {
-		return err
-	}
-	if !isPairTerm(string(w.term)) {
-		w.prefixes.add(w.term, prefixWord{df: w.df, skipOff: uint64(skipOff), ord: w.nTerms})
+	if err := w.termStr.write(term); err != nil {
+		return 0, err
 	}
 	w.nTerms++
-	w.df = 0
-	w.blk.doc = -1
-	return nil
+	return skipOff, nil
 }
 
 func (w *Writer) termRecord(skipOff uint64, df uint32) error {
