@@ -33,8 +33,8 @@
 // the far shorter lists of "state of", "of the" and "the art", and
 // "resource management" one list; a prefix is the union of at
 // most query.MaxExpansions terms, the most frequent, whose documents the
-// index also holds as one list of their own where they are many (its
-// prefix term, FORMAT.md); with Stem, a word is the union of the indexed
+// index also holds as a bitset where they are many (its prefix term,
+// FORMAT.md); with Stem, a word is the union of the indexed
 // words with its English Snowball stem.
 //
 // Every match is visited, so Total and the facet counts are exact: each
@@ -60,8 +60,8 @@
 // time from the window's bitset, and only the documents whose summed
 // bounds beat the worst score kept are offered to the page. A prefix or
 // a stemmed word alone in it (expand.go) is counted by ORing its lists
-// (a prefix's prefix term alone where the index has one) into a bitset
-// of the corpus, and ranked list by list from the highest
+// into a bitset of the corpus (a prefix's bitset in the index, its prefix
+// term, copied where it has one), and ranked list by list from the highest
 // bound, unpacking only the blocks whose bound can enter the page. The
 // lists of terms in at least 1/64 of the documents that such counted
 // conjunctions ask for more than once, and the bitsets of such

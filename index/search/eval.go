@@ -173,12 +173,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 			u.key.words += idsKey(ids)
 		}
 		if t.Prefix {
-			if id := e.ix.prefixDocs(word, ids, e.st.m == nil); id >= 0 {
-				// Only filled, never scored: no statistics.
-				p := e.ix.open(id, mask)
-				e.postings = append(e.postings, p)
-				u.docs = &termIter{p: p, ix: e.ix, st: e.st}
-			}
+			u.prefixBits = e.ix.prefixBits(word, ids, mask, e.st.m == nil)
 		}
 		if e.scoring {
 			// Its scorers are made on the first score: a plain scan
@@ -835,9 +830,9 @@ type unionIter struct {
 	scoring bool
 	best    bool
 	key     setKey // an expansion's, for its set (expand.go)
-	// docs is a prefix's term of its expansion's documents (prefixes.go),
-	// nil if the index has none: its count fills the set from it.
-	docs *termIter
+	// prefixBits are a prefix's documents as its prefix term's bitset in
+	// the index (prefixes.go), nil if none: its count copies them.
+	prefixBits []uint64
 	// copies makes the scorers of an expansion on its first score.
 	copies func() []iterator
 	base   int32 // the window is base .. end-1

@@ -3,8 +3,8 @@ package search
 import (
 	"cmp"
 	"container/heap"
+	"encoding/binary"
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 	"syscall"
@@ -20,11 +20,16 @@ import (
 // up to query.MaxExpansions lists: at 10M documents 7.3M postings for
 // "cons*", 55–59 ms of CPU (git history of BENCHMARKS.md), while its
 // second search read the kept bitset. The index therefore holds, for
-// each prefix whose expansion is long, one list of the documents of its
-// expansion (each once, with the union of its words' field masks), so
-// that a first search unpacks each matching document once instead of
-// once per word. The page is still ranked from the words' own lists
-// (expand.go), which the list does not replace: it has no frequencies.
+// each prefix whose expansion is long, that bitset itself: the documents
+// of its expansion in the default fields (title, abstract, author,
+// keyword, doi) and in all fields, so that a first search copies it
+// instead of unpacking every posting. Such an expansion covers a large
+// share of the corpus (at 1M documents, 42 % on average of those
+// indexed), where the two bitsets take about a quarter of the bytes of a
+// list of its documents with their field masks. The
+// page is still ranked from the words' own lists (expand.go). A prefix
+// searched in one field, or with another field set, is counted from its
+// words' lists.
 
 // prefixMark opens a prefix term: 0xff is in no UTF-8 string, so the
 // prefix terms sort after every word and pair term and no word prefix
@@ -40,12 +45,16 @@ func isPrefixTerm(t string) bool { return len(t) > 0 && t[0] == prefixMark[0] }
 // The prefixes indexed: 2 to 8 bytes, ending on a character boundary,
 // whose expansion has at least two words and, in all, postings in at
 // least 1/prefixShare of the documents (a shorter expansion fills its
-// bitset quickly: at 10M documents, 625 000 postings take about 5 ms).
+// bitset quickly: at 10M documents, 2.5M postings take about 20 ms).
 const (
 	minPrefixBytes = 2
 	maxPrefixBytes = 8
-	prefixShare    = 16
+	prefixShare    = 4
 )
+
+// termPrefixBits is the kind (termRec.Kind) of a prefix term: two
+// bitsets of the corpus at its SkipOff (FORMAT.md).
+const termPrefixBits = 1
 
 // prefixWord is a word of an open prefix range: its documents, the file
 // offset of its skip table and its rank in the dictionary.
@@ -145,7 +154,7 @@ func (pt *prefixTracker) finish() []prefixList {
 }
 
 // writePrefixes appends the prefix terms after the words: each one's
-// documents, read back from the words' lists written so far.
+// bitsets, from the words' lists written so far, read back.
 func (w *Writer) writePrefixes() error {
 	lists := w.prefixes.finish()
 	if len(lists) == 0 {
@@ -159,16 +168,37 @@ func (w *Writer) writePrefixes() error {
 		return fmt.Errorf("search: mmap the postings written: %w", err)
 	}
 	defer syscall.Munmap(mm)
-	u := prefixUnion{set: make([]uint64, (w.n+63)/64), masks: make([]byte, w.n)}
+	words := (int(w.n) + 63) / 64
+	u := prefixUnion{set: make([]uint64, words), masks: make([]byte, w.n), def: make([]uint64, words)}
+	buf := make([]byte, 0, 8*words)
 	for _, l := range lists {
 		for _, word := range l.words {
 			if err := u.addList(mm, word); err != nil {
 				return err
 			}
 		}
-		if err := w.writePrefixTerm(l.prefix, &u); err != nil {
+		df := u.split()
+		if err := w.align(); err != nil {
 			return err
 		}
+		off := uint64(w.off)
+		for _, bits := range [][]uint64{u.def, u.set} {
+			buf = buf[:0]
+			for _, x := range bits {
+				buf = binary.LittleEndian.AppendUint64(buf, x)
+			}
+			if err := w.write(buf); err != nil {
+				return err
+			}
+			clear(bits)
+		}
+		if err := w.termRecordKind(off, df, termPrefixBits); err != nil {
+			return err
+		}
+		if err := w.termStr.write([]byte(PrefixTerm(l.prefix))); err != nil {
+			return err
+		}
+		w.nTerms++
 	}
 	return nil
 }
@@ -176,8 +206,9 @@ func (w *Writer) writePrefixes() error {
 // prefixUnion collects the documents of a prefix's words and the union
 // of each one's field masks.
 type prefixUnion struct {
-	set   []uint64
-	masks []byte
+	set   []uint64 // the documents
+	masks []byte   // each document's fields
+	def   []uint64 // the documents in the default fields (split)
 	delta [blockDocs]uint32
 }
 
@@ -204,53 +235,47 @@ func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 	return nil
 }
 
-// writePrefixTerm writes the union's documents as the term of prefix p,
-// in blocks of a doc part alone (FORMAT.md; the frequency and position
-// parts stay empty), and clears the union.
-func (w *Writer) writePrefixTerm(p string, u *prefixUnion) error {
-	bk := &w.blk
-	bk.prevLast, bk.last = -1, -1
-	bk.reset()
-	w.skips = w.skips[:0]
-	df := uint32(0)
+// split sets def to the documents with a word in the default fields,
+// clears the masks and returns the number of documents.
+func (u *prefixUnion) split() uint32 {
+	n := 0
 	for k, word := range u.set {
+		n += bits.OnesCount64(word)
 		for word != 0 {
-			d := int32(k<<6 + bits.TrailingZeros64(word))
+			d := k<<6 + bits.TrailingZeros64(word)
 			word &= word - 1
-			bk.deltas = append(bk.deltas, uint32(d-max(bk.last, bk.prevLast)-1))
-			bk.masks = append(bk.masks, u.masks[d])
-			bk.impacts = append(bk.impacts, 255)
-			bk.maskOr |= u.masks[d]
-			// No frequencies: bounds no score can exceed.
-			bk.wAny, bk.wAll = math.MaxFloat32, math.MaxFloat32
-			u.masks[d] = 0
-			bk.last = d
-			df++
-			if len(bk.deltas) == blockDocs {
-				if err := w.flushBlock(); err != nil {
-					return err
-				}
+			if u.masks[d]&anyFields != 0 {
+				u.def[k] |= 1 << (d & 63)
 			}
+			u.masks[d] = 0
 		}
-		u.set[k] = 0
 	}
-	if err := w.flushBlock(); err != nil {
-		return err
-	}
-	_, err := w.writeTerm([]byte(PrefixTerm(p)), df)
-	return err
+	return uint32(n)
 }
 
-// prefixDocs returns the term of prefix p's documents if the index has
-// one and it holds exactly the words ids (expandPrefix's choice for this
-// index), else -1.
-func (ix *Index) prefixDocs(p string, ids []int, own bool) int {
-	if len(ids) < 2 || ix.noPrefixTerms {
-		return -1
+// prefixBits returns the documents of the expansion of prefix p in the
+// fields of mask as the index's bitset, if it has one (its prefix term,
+// for the default fields or all fields) and it is of the words ids
+// (expandPrefix's choice for this index: own says ids are); else nil.
+func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 {
+	if len(ids) < 2 || ix.noPrefixTerms || (mask != anyFields && mask != anyFieldsFulltext) {
+		return nil
 	}
 	t := ix.lookup(PrefixTerm(p))
-	if t < 0 || (!own && !slices.Equal(ids, ix.expandPrefix(p, query.MaxExpansions))) {
-		return -1
+	if t < 0 || ix.terms[t].Kind != termPrefixBits {
+		return nil
 	}
-	return t
+	size := uint64(setBytes(ix.n))
+	off := ix.terms[t].SkipOff
+	if mask == anyFieldsFulltext {
+		off += size
+	}
+	if off%8 != 0 || off < ix.postLo || off+size > ix.postHi || off+size < off {
+		return nil // damaged: the words' lists count it
+	}
+	if !own && !slices.Equal(ids, ix.expandPrefix(p, query.MaxExpansions)) {
+		return nil
+	}
+	ix.res.Touch(int(off), int(off+size))
+	return castSlice[uint64](ix.mm[off : off+size])
 }

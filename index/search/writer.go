@@ -631,10 +631,16 @@ func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
 }
 
 func (w *Writer) termRecord(skipOff uint64, df uint32) error {
+	return w.termRecordKind(skipOff, df, 0)
+}
+
+// termRecordKind writes a term record of the given kind (termRec.Kind).
+func (w *Writer) termRecordKind(skipOff uint64, df, kind uint32) error {
 	var b [termRecSize]byte
 	binary.LittleEndian.PutUint64(b[0:], uint64(w.termStr.n))
 	binary.LittleEndian.PutUint64(b[8:], skipOff)
 	binary.LittleEndian.PutUint32(b[16:], df)
+	binary.LittleEndian.PutUint32(b[20:], kind)
 	return w.termTab.write(b[:])
 }
 
