@@ -47,6 +47,10 @@ type Config struct {
 	Concurrency, StatsConcurrency int
 	// Queries is the size of the search query list.
 	Queries int
+	// FirstSearches is the number of queries of each class of the
+	// first-searches scenario (first.go), each searched once: 0 for 150,
+	// negative for none.
+	FirstSearches int
 	// Postgres enables the PostgreSQL side.
 	Postgres bool
 	PGBin    string // directory of initdb, pg_ctl (Debian: /usr/lib/postgresql/15/bin)
@@ -125,6 +129,9 @@ func (c *Config) defaults() error {
 	if c.Queries <= 0 {
 		c.Queries = 700
 	}
+	if c.FirstSearches == 0 {
+		c.FirstSearches = defaultFirstSearches
+	}
 	if c.LuceneJars == "" {
 		c.LuceneJars = "/usr/share/java"
 	}
@@ -166,7 +173,7 @@ func (c *Config) defaults() error {
 
 // scenarioOrder is the order of the report's rows, whatever the order of
 // the measurements.
-var scenarioOrder = []string{"search", "catalog", "catalog by topic", "stats"}
+var scenarioOrder = []string{scenarioFirst, "search", "catalog", "catalog by topic", "stats"}
 
 // Run performs the whole benchmark and writes the report to cfg.Out.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
@@ -222,6 +229,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for len(deepQs) < cfg.DeepQueries && len(top) > 0 {
 		deepQs = append(deepQs, squery{class: classDeep, node: word(top[rng.IntN(len(top))])})
 	}
+	var firstQs []squery
+	if cfg.FirstSearches > 0 {
+		seen := map[string]bool{}
+		for _, q := range append(slices.Clone(queries), deepQs...) {
+			seen[q.label()] = true
+		}
+		frng := rand.New(rand.NewPCG(cfg.Seed, 101))
+		firstQs = makeFirstSearches(stats, cfg.FirstSearches, frng, func() *ingest.Document { return c.gen.Doc(frng.IntN(c.n)) }, seen)
+	}
 	log.Info("bench: queries ready", "queries", len(queries), "known_items", len(probes), "deep", len(deepQs))
 
 	srv, err := startServer(ctx, &cfg, c.dataDir)
@@ -261,13 +277,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Quality = append(rep.Quality, knownItems(ctx, s, probes))
 	}
 
-	searchTargets := func(s system) []target {
-		out := make([]target, len(queries))
-		for i, q := range queries {
-			out[i] = target{class: q.class, path: s.searchPath(q, 10, ""), label: q.label()}
-		}
-		return out
-	}
+	searchTargets := func(s system) []target { return targetsOf(s, queries) }
 	offsets := make([]int, 2000)
 	for i := range offsets {
 		offsets[i] = rng.IntN(max(cfg.N-20, 1))
@@ -305,6 +315,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			log.Info("bench: page cache turn", "system", s.name, "read", t.Read, "took", t.Took, "skipped", t.Skipped)
 			rep.Turns = append(rep.Turns, t)
 		}
+		if len(firstQs) > 0 {
+			// Before the search scenario, whose queries would warm the
+			// caches the first searches must find cold.
+			log.Info("bench: measuring", "scenario", scenarioFirst, "system", s.name, "queries", len(firstQs))
+			res := driveOnce(ctx, s.base, targetsOf(s, firstQs), cfg.Concurrency)
+			res.Scenario, res.System = scenarioFirst, s.name
+			rep.Results = append(rep.Results, res)
+			log.Info("bench: done", "scenario", scenarioFirst, "system", s.name, "requests", res.Requests,
+				"p50", res.All.P50, "p99", res.All.P99, "errors", res.Errors)
+		}
 		run("search", s, searchTargets(s), cfg.Concurrency, cfg.Duration)
 		log.Info("bench: deep pages", "system", s.name)
 		rep.Deep = append(rep.Deep, deepPages(ctx, s, deepQs, cfg.DeepPages, 10, cfg.DeepBudget))
@@ -336,4 +356,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Finished = time.Now().UTC()
 	rep.Markdown(cfg.Out)
 	return rep, nil
+}
+
+// targetsOf are the searches of qs on system s, first pages of 10 hits.
+func targetsOf(s system, qs []squery) []target {
+	out := make([]target, len(qs))
+	for i, q := range qs {
+		out[i] = target{class: q.class, path: s.searchPath(q, 10, ""), label: q.label()}
+	}
+	return out
 }

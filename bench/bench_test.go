@@ -141,6 +141,9 @@ func TestMarkdown(t *testing.T) {
 			Queries: map[string]SlowQuery{"x y": {Label: "x y", Class: classTwo, Median: 7 * time.Millisecond},
 				"x z": {Label: "x z", Class: classTwo, Median: 4 * time.Millisecond},
 				"x w": {Label: "x w", Class: classTwo, Median: 9 * time.Millisecond}}},
+		{Scenario: scenarioFirst, System: "openshelf", Requests: 3, All: Latency{N: 3, P99: 4 * time.Millisecond},
+			ByClass: map[string]Latency{classFirstPrefix: {N: 2, P50: time.Millisecond, P99: 4 * time.Millisecond, Max: 4 * time.Millisecond}},
+			Slowest: map[string]SlowQuery{classFirstPrefix: {Label: "co*", Median: 4 * time.Millisecond, N: 1}}},
 	}, ByClass: map[string][]ClassAgreement{"PostgreSQL": {{Class: classPhrase, Compared: 2, Equal: 1, Example: "a|b"}}},
 		Quality: []Quality{{System: "Lucene", Probes: 4, WordsAt1: 1, WordsAt10: 2, PhraseAt1: 3, PhraseAt10: 4}},
 		Deep:    []Deep{{System: "PostgreSQL", Queries: 1, Depth: 2, Pages: 2}},
@@ -151,7 +154,8 @@ func TestMarkdown(t *testing.T) {
 	for _, want := range []string{"| search | openshelf | 0 | 10 | 5 | 1.0 |", "| 2 words (AND) | 2.0 / 0.0 (n=4) | 0.0 / 0.0 (n=3) |",
 		"| phrase, 2–4 words | 1 / 2 | 0 | a\\|b |", "| Lucene | 4 | 0.250 | 0.500 | 0.750 | 1.000 | 0 |",
 		"| PostgreSQL | 1 × 2 | 2 |", "| a OR b | `a OR b\\|c` 3.0 (5) | |",
-		"| 2 words (AND) | 1 of 2, 2.0 / 4.0 |",
+		"| 2 words (AND) | 1 of 2, 2.0 / 4.0 |", "| first: prefix* of 2–5 letters | 1.0 / 4.0 / 4.0 (n=2) |",
+		"| all | 0.0 / 4.0 / 0.0 (n=3) |", "| first: prefix* of 2–5 letters | `co*` 4.0 |",
 		"others' dropped from the cache (-turns): openshelf 3 MiB in 1.5s; PostgreSQL 1 MiB in 0s (2 files could not be read or dropped)."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

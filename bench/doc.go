@@ -59,14 +59,19 @@
 //     from the cache (POSIX_FADV_DONTNEED) and its own read in once, as if
 //     it ran alone on the machine; at 10M the three systems' files do not
 //     fit in memory together, and without turns the order of the phases
-//     decides what each finds cached. In its turn a system is driven over
+//     decides what each finds cached. In its turn a system first answers
+//     the first searches (first.go): distinct prefixes of 2 to 5 letters,
+//     alone and with a frequent word, and phrases of frequent words, none
+//     in the list above, each sent once, so that no cache of a repeated
+//     query helps; then it is driven over
 //     loopback HTTP by one load generator (bounded concurrency, fixed
 //     duration after an unrecorded warm-up, keep-alive connections), then
 //     the next cursor of a few frequent words is followed 120 pages deep,
 //     timing each page, and catalog pages and statistics are measured as
 //     the first version of the benchmark did;
 //  7. prints Markdown tables: p50/p95/p99 latency and throughput per
-//     scenario and system, per query class side by side, each system's
+//     scenario and system, per query class side by side (the first
+//     searches' classes apart), each system's
 //     slowest query of each class (highest median over its repeats: the
 //     query behind the class's p99), each peer against ours on the very
 //     queries the peer answered (PostgreSQL answers a few dozen in 30 s

@@ -69,11 +69,34 @@ func summarise(ds []time.Duration) Latency {
 // recorded) then d. A request fails on a transport error or a status other
 // than 200; every body is read to the end.
 func drive(ctx context.Context, base string, targets []target, conc int, warmup, d time.Duration) Result {
+	return runTargets(ctx, base, targets, conc, func(run func(more func(int64) bool, record bool) time.Duration) time.Duration {
+		if warmup > 0 {
+			until := time.Now().Add(warmup)
+			run(func(int64) bool { return time.Now().Before(until) }, false)
+		}
+		until := time.Now().Add(d)
+		return run(func(int64) bool { return time.Now().Before(until) }, true)
+	})
+}
+
+// driveOnce sends each target once, from conc workers, without a
+// warm-up: first searches, each query new to the server's caches.
+func driveOnce(ctx context.Context, base string, targets []target, conc int) Result {
+	return runTargets(ctx, base, targets, conc, func(run func(more func(int64) bool, record bool) time.Duration) time.Duration {
+		return run(func(i int64) bool { return i < int64(len(targets)) }, true)
+	})
+}
+
+// runTargets measures requests to targets: phases calls run for each
+// phase, whose workers each take the next target (the i-th request takes
+// target i modulo their number) while more(i), recording their latencies
+// if record, and returns the recorded phase's elapsed time.
+func runTargets(ctx context.Context, base string, targets []target, conc int,
+	phases func(run func(more func(int64) bool, record bool) time.Duration) time.Duration) Result {
 	tr := &http.Transport{MaxIdleConns: conc, MaxIdleConnsPerHost: conc, DisableCompression: true,
 		IdleConnTimeout: time.Minute}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
-	var next atomic.Int64
 	type sample struct {
 		class, target int
 		d             time.Duration
@@ -113,7 +136,8 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 		}
 		return el, nil
 	}
-	run := func(until time.Time, record bool) time.Duration {
+	var next atomic.Int64 // shared by the phases: a recorded phase goes on after the warm-up's targets
+	run := func(more func(int64) bool, record bool) time.Duration {
 		start := time.Now()
 		var wg sync.WaitGroup
 		for w := 0; w < conc; w++ {
@@ -122,8 +146,12 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 				defer wg.Done()
 				var mine []sample
 				nerr, ferr := 0, ""
-				for time.Now().Before(until) && ctx.Err() == nil {
-					ti := int(next.Add(1)-1) % len(targets)
+				for ctx.Err() == nil {
+					i := next.Add(1) - 1
+					if !more(i) {
+						break
+					}
+					ti := int(i % int64(len(targets)))
 					t := targets[ti]
 					el, err := one(t)
 					if !record {
@@ -150,10 +178,7 @@ func drive(ctx context.Context, base string, targets []target, conc int, warmup,
 		wg.Wait()
 		return time.Since(start)
 	}
-	if warmup > 0 {
-		run(time.Now().Add(warmup), false)
-	}
-	elapsed := run(time.Now().Add(d), true)
+	elapsed := phases(run)
 
 	res := Result{Concurrency: conc, Requests: len(samples), Errors: errs, Elapsed: elapsed,
 		ByClass: map[string]Latency{}, FirstError: firstErr}

@@ -72,6 +72,7 @@ func (r *Report) Markdown(w io.Writer) {
 		slowestMarkdown(w, search)
 		sameQueriesMarkdown(w, search)
 	}
+	firstMarkdown(w, r.Results)
 	fmt.Fprintf(w, "\nMemory and set-up:\n\n")
 	fmt.Fprintf(w, "- openshelf serve: RSS %s after loading (start-up %s), %s at the end (%s of it file pages, %s anonymous), peak (VmHWM) %s; search/index.bin %s.\n",
 		mib(r.RSSAfterLoad.RSS), r.ServerStart.Round(100*time.Millisecond), mib(r.RSSEnd.RSS), mib(r.RSSEnd.File),

@@ -36,6 +36,7 @@ var (
 	benchN      = flag.Int("bench.n", 20000, "documents in the benchmark corpus")
 	benchNoConj = flag.Bool("bench.noconj", false, "conjunctions take the generic path, not the bitset count (conj.go)")
 	benchSets   = flag.Bool("bench.sets", true, "keep the sets of frequent terms and expansions (sets.go) within their default budget")
+	benchPrefix = flag.Bool("bench.prefixterms", true, "count prefixes from the index's prefix terms where it has them (prefixes.go)")
 	benchQ      = flag.String("bench.q", `science;geography business;"natural resource";cons*`,
 		"queries of BenchmarkQueries, in the query language, separated by ';'")
 )
@@ -227,6 +228,7 @@ func BenchmarkQueries(b *testing.B) {
 	}
 	ctx := context.Background()
 	search.SetConj(bc.ix, !*benchNoConj, 0)
+	search.SetPrefixTerms(bc.ix, *benchPrefix)
 	for _, q := range strings.Split(*benchQ, ";") {
 		n, err := query.Parse(q)
 		if err != nil {

@@ -70,7 +70,8 @@ func splitExpansion(a *andIter) ([]*termIter, *expMember) {
 
 // cost asks for the expansion's set and returns what the count pays to
 // read the expansion, in postings of a term's list: nothing when its set
-// is kept, built or on probation, else a share of its lists' postings.
+// is kept, built or on probation, or in the index, else a share of its
+// lists' postings.
 // A walk of the conjunction advances the expansion's lists, up to 256, to
 // each of the rarest term's documents (a window union over them), where
 // filling the expansion's bitset unpacks each posting once. With
@@ -80,6 +81,9 @@ func splitExpansion(a *andIter) ([]*termIter, *expMember) {
 func (e *expMember) cost(ix *Index) int64 {
 	if e.set, e.build = ix.sets.getKey(e.u.key, e.df, ix.n); e.set != nil || e.build || ix.sets.onProbation(e.u.key) {
 		return 0
+	}
+	if e.u.prefixBits != nil {
+		return 0 // the index's bitset of a prefix (prefixes.go): a copy
 	}
 	return e.df / expansionWalk
 }

@@ -32,8 +32,10 @@
 // words; FORMAT.md), of its words elsewhere, so "state of the art" walks
 // the far shorter lists of "state of", "of the" and "the art", and
 // "resource management" one list; a prefix is the union of at
-// most query.MaxExpansions terms, the most frequent; with Stem, a word is
-// the union of the indexed words with its English Snowball stem.
+// most query.MaxExpansions terms, the most frequent, whose documents the
+// index also holds as a bitset where they are many (its prefix term,
+// FORMAT.md); with Stem, a word is the union of the indexed
+// words with its English Snowball stem.
 //
 // Every match is visited, so Total and the facet counts are exact: each
 // match is filtered by its doc values (year, licence, topics, sources,
@@ -58,7 +60,8 @@
 // time from the window's bitset, and only the documents whose summed
 // bounds beat the worst score kept are offered to the page. A prefix or
 // a stemmed word alone in it (expand.go) is counted by ORing its lists
-// into a bitset of the corpus, and ranked list by list from the highest
+// into a bitset of the corpus (a prefix's bitset in the index, its prefix
+// term, copied where it has one), and ranked list by list from the highest
 // bound, unpacking only the blocks whose bound can enter the page. The
 // lists of terms in at least 1/64 of the documents that such counted
 // conjunctions ask for more than once, and the bitsets of such
@@ -123,7 +126,8 @@
 // the segments' best matches merged by sort key, ties by the merged
 // order, which the caller gives as each document's number among the
 // live documents ([Segment].Docs). A prefix or a stemmed word expands to
-// the words one index of the live documents would choose. The bounds an
+// the words one index of the live documents would choose (a segment's
+// prefix term counts it where those are the segment's own choice). The bounds an
 // index was written with (impact bytes, skip entries) used its own
 // average lengths; under the archive's they are scaled up by the ratio
 // of the averages where the archive's are longer, so that pruning stays

@@ -172,6 +172,9 @@ func (e *evaluator) term(t *query.Term) iterator {
 			// changes from snapshot to snapshot: the kept set is of these.
 			u.key.words += idsKey(ids)
 		}
+		if t.Prefix {
+			u.prefixBits = e.ix.prefixBits(word, ids, mask, e.st.m == nil)
+		}
 		if e.scoring {
 			// Its scorers are made on the first score: a plain scan
 			// (expand.go) scores the lists themselves, and a prefix has
@@ -827,6 +830,9 @@ type unionIter struct {
 	scoring bool
 	best    bool
 	key     setKey // an expansion's, for its set (expand.go)
+	// prefixBits are a prefix's documents as its prefix term's bitset in
+	// the index (prefixes.go), nil if none: its count copies them.
+	prefixBits []uint64
 	// copies makes the scorers of an expansion on its first score.
 	copies func() []iterator
 	base   int32 // the window is base .. end-1

@@ -46,7 +46,7 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	if !ok {
 		return nil // a damaged term record: Search reports it
 	}
-	set, done, err := s.ix.expansionSet(ctx, u.key, ts, df)
+	set, done, err := s.ix.expansionSet(ctx, u.key, ts, u.prefixBits, df)
 	if err != nil || set == nil {
 		return err // nil set: a damaged list, which Search reports
 	}
@@ -78,28 +78,35 @@ func (u *unionIter) words() ([]*termIter, int64, bool) {
 }
 
 // expansionSet returns the documents of the expansion named key (its
-// lists ts, df postings in all) as a bitset of the corpus, its kept set
-// or expansionBits'; done is to be called once the bitset is no longer
-// read.
-func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, df int64) (set []uint64, done func(), err error) {
+// lists ts, df postings in all, and its bitset in the index, fromIndex,
+// if it has one) as a bitset of the corpus, its kept set or
+// expansionBits'; done is to be called once the bitset is no longer read.
+func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, fromIndex []uint64, df int64) (set []uint64, done func(), err error) {
 	set, build := ix.sets.getKey(key, df, ix.n)
 	if set != nil {
 		return set, func() {}, nil
 	}
-	return ix.expansionBits(ctx, key, ts, df, build)
+	return ix.expansionBits(ctx, key, ts, fromIndex, df, build)
 }
 
 // expansionBits returns the documents of an expansion without a kept set
 // as a bitset of the corpus: the bitset on probation (sets.probation), so
 // that the ask that builds its set need not fill it again, or one filled
-// now by ORing the lists. done, to be called once the bitset is no
+// now: a copy of fromIndex, the index's bitset of a prefix
+// (prefixes.go), if not nil, else by ORing the lists. done, to be called once the bitset is no
 // longer read, keeps it as the expansion's set if build (sets.getKey),
 // else puts it on probation. The set is nil (and done too) if a list is
 // damaged, which Search reports. The fill leaves the lists where they
 // were, for the rank.
-func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, df int64, build bool) (set []uint64, done func(), err error) {
+func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, fromIndex []uint64, df int64, build bool) (set []uint64, done func(), err error) {
 	m := ix.sets.takeProbation(key)
-	if m == nil {
+	switch {
+	case m != nil:
+	case fromIndex != nil:
+		m = ix.scratchSet()
+		ix.prefixFills.Add(1)
+		copy(*m, fromIndex)
+	default:
 		m = ix.scratchSet()
 		ix.expansionFills.Add(1)
 		if ok, err := fillExpansion(ctx, *m, ts, ix.n); err != nil || !ok {

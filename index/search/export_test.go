@@ -38,3 +38,10 @@ func SetsKept(ix *Index) (int, int64) {
 	defer ix.sets.mu.Unlock()
 	return len(ix.sets.m), ix.sets.bytes
 }
+
+// SetPrefixTerms makes searches read the index's prefix terms
+// (prefixes.go) or not.
+func SetPrefixTerms(ix *Index, on bool) { ix.noPrefixTerms = !on }
+
+// PrefixFills is how many expansions were counted from a prefix term.
+func PrefixFills(ix *Index) int64 { return ix.prefixFills.Load() }

@@ -131,7 +131,7 @@ type termRec struct {
 	StrOff  uint64 // into secTermStr; the term ends at the next record's
 	SkipOff uint64 // file offset of the term's skip table
 	DF      uint32 // documents
-	_       uint32
+	Kind    uint32 // 0: a word's or pair's postings; termPrefixBits: a prefix term's bitsets
 }
 
 const termRecSize = 24

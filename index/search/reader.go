@@ -85,8 +85,12 @@ type Index struct {
 	// expansionFills counts the expansions counted by unpacking their
 	// lists (expand.go), for TestExpansionProbation.
 	expansionFills atomic.Int64
-	sets           sets      // the dense term sets (sets.go)
-	matches        sync.Pool // *[]uint64: bitsets of the corpus (scratchSet)
+	// noPrefixTerms (tests) leaves the prefix terms unread; prefixFills
+	// counts the expansions filled from one (prefixes.go).
+	noPrefixTerms bool
+	prefixFills   atomic.Int64
+	sets          sets      // the dense term sets (sets.go)
+	matches       sync.Pool // *[]uint64: bitsets of the corpus (scratchSet)
 }
 
 // Open maps the snapshot's search index. Its documents must be cat's

@@ -79,6 +79,8 @@ type Writer struct {
 	docMap       []byte
 	docLens      []docRec
 	norm0, normK [NumFields]float64
+
+	prefixes prefixTracker // the prefix terms to write (prefixes.go)
 }
 
 // blockBuf is the postings block being filled.
@@ -395,6 +397,7 @@ func (w *Writer) endCitations() error {
 // the length normalisation of the reader (the same float64 operations on
 // the same average lengths), so that block bounds hold for its scores.
 func (w *Writer) mapDocs() error {
+	w.prefixes.minPostings = max(int64(w.n)/prefixShare, 1)
 	avg := w.avgLens()
 	for f := range NumFields {
 		w.norm0[f] = 1 - FieldParams[f].B
@@ -446,7 +449,7 @@ func (w *Writer) AddPosting(term []byte, doc int32, field int, positions []uint3
 		}
 	}
 	if w.phase != 2 || doc < 0 || doc >= w.n || field < 0 || field >= NumFields || len(positions) == 0 ||
-		len(term) == 0 || len(term) > MaxTermBytes {
+		len(term) == 0 || len(term) > MaxTermBytes || isPrefixTerm(string(term)) {
 		return fmt.Errorf("%w: posting %q doc %d field %d", ErrWriteOrder, term, doc, field)
 	}
 	if w.blk.doc < 0 || string(term) != string(w.term) {
@@ -594,31 +597,50 @@ func (w *Writer) endTerm() error {
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
-	skipOff := w.off
-	var b [skipEntrySize]byte
-	for _, s := range w.skips {
-		putSkip(b[:], s)
-		if err := w.write(b[:]); err != nil {
-			return err
-		}
-	}
-	if err := w.termRecord(uint64(skipOff), w.df); err != nil {
+	skipOff, err := w.writeTerm(w.term, w.df)
+	if err != nil {
 		return err
 	}
-	if err := w.termStr.write(w.term); err != nil {
-		return err
+	if !isPairTerm(string(w.term)) {
+		w.prefixes.add(w.term, prefixWord{df: w.df, skipOff: skipOff, ord: w.nTerms - 1})
 	}
-	w.nTerms++
 	w.df = 0
 	w.blk.doc = -1
 	return nil
 }
 
+// writeTerm writes the skip table of a term whose blocks are written and
+// its records, and returns the skip table's offset.
+func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
+	skipOff := uint64(w.off)
+	var b [skipEntrySize]byte
+	for _, s := range w.skips {
+		putSkip(b[:], s)
+		if err := w.write(b[:]); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.termRecord(skipOff, df); err != nil {
+		return 0, err
+	}
+	if err := w.termStr.write(term); err != nil {
+		return 0, err
+	}
+	w.nTerms++
+	return skipOff, nil
+}
+
 func (w *Writer) termRecord(skipOff uint64, df uint32) error {
+	return w.termRecordKind(skipOff, df, 0)
+}
+
+// termRecordKind writes a term record of the given kind (termRec.Kind).
+func (w *Writer) termRecordKind(skipOff uint64, df, kind uint32) error {
 	var b [termRecSize]byte
 	binary.LittleEndian.PutUint64(b[0:], uint64(w.termStr.n))
 	binary.LittleEndian.PutUint64(b[8:], skipOff)
 	binary.LittleEndian.PutUint32(b[16:], df)
+	binary.LittleEndian.PutUint32(b[20:], kind)
 	return w.termTab.write(b[:])
 }
 
@@ -638,6 +660,9 @@ func (w *Writer) Close() (int64, error) {
 		if err := w.endTerm(); err != nil {
 			return 0, err
 		}
+	}
+	if err := w.writePrefixes(); err != nil {
+		return 0, err
 	}
 	w.end(secPostings)
 	if err := w.termRecord(uint64(w.off), 0); err != nil { // the sentinel

@@ -1,0 +1,281 @@
+package search
+
+import (
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/openshelf/openshelf/index/search/query"
+)
+
+// Prefix terms (FORMAT.md), in the spirit of Elasticsearch's
+// index_prefixes. A prefix alone or beside words ("cons*", "cons*
+// science") is counted from the bitset of its expansion's documents
+// (expand.go, conjexpansion.go), which its first search filled by ORing
+// up to query.MaxExpansions lists: at 10M documents 7.3M postings for
+// "cons*", 55–59 ms of CPU (git history of BENCHMARKS.md), while its
+// second search read the kept bitset. The index therefore holds, for
+// each prefix whose expansion is long, that bitset itself: the documents
+// of its expansion in the default fields (title, abstract, author,
+// keyword, doi) and in all fields, so that a first search copies it
+// instead of unpacking every posting. Such an expansion covers a large
+// share of the corpus (at 1M documents, 42 % on average of those
+// indexed), where the two bitsets take about a quarter of the bytes of a
+// list of its documents with their field masks. The
+// page is still ranked from the words' own lists (expand.go). A prefix
+// searched in one field, or with another field set, is counted from its
+// words' lists.
+
+// prefixMark opens a prefix term: 0xff is in no UTF-8 string, so the
+// prefix terms sort after every word and pair term and no word prefix
+// ranges over them.
+const prefixMark = "\xff"
+
+// PrefixTerm is the term holding the documents of the expansion of
+// prefix p (FORMAT.md).
+func PrefixTerm(p string) string { return prefixMark + p }
+
+func isPrefixTerm(t string) bool { return len(t) > 0 && t[0] == prefixMark[0] }
+
+// The prefixes indexed: 2 to 8 bytes, ending on a character boundary,
+// whose expansion has at least two words and, in all, postings in at
+// least 1/prefixShare of the documents (a shorter expansion fills its
+// bitset quickly: at 10M documents, 2.5M postings take about 20 ms).
+const (
+	minPrefixBytes = 2
+	maxPrefixBytes = 8
+	prefixShare    = 4
+)
+
+// termPrefixBits is the kind (termRec.Kind) of a prefix term: two
+// bitsets of the corpus at its SkipOff (FORMAT.md).
+const termPrefixBits = 1
+
+// prefixWord is a word of an open prefix range: its documents, the file
+// offset of its skip table and its rank in the dictionary.
+type prefixWord struct {
+	df      uint32
+	skipOff uint64
+	ord     int64
+}
+
+// prefixTop is a min-heap of the most frequent words of a range, by the
+// order expandPrefix chooses them (df descending, then term order): its
+// root is the word the next better one pushes out.
+type prefixTop []prefixWord
+
+func (h prefixTop) Len() int { return len(h) }
+func (h prefixTop) Less(i, j int) bool {
+	return h[i].df < h[j].df || (h[i].df == h[j].df && h[i].ord > h[j].ord)
+}
+func (h prefixTop) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *prefixTop) Push(x any)   { *h = append(*h, x.(prefixWord)) }
+func (h *prefixTop) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// prefixRange is the open range of the words starting with prefix.
+type prefixRange struct {
+	prefix []byte // nil: none open
+	words  int
+	top    prefixTop
+}
+
+// prefixList is a prefix to index and the words of its expansion.
+type prefixList struct {
+	prefix string
+	words  []prefixWord
+}
+
+// prefixTracker follows the words as they stream in byte order, one open
+// range per prefix length, and keeps the prefixes to index.
+type prefixTracker struct {
+	open        [maxPrefixBytes + 1]prefixRange
+	minPostings int64
+	lists       []prefixList
+}
+
+// add records word (not a pair term), the ord-th term.
+func (pt *prefixTracker) add(word []byte, w prefixWord) {
+	for l := minPrefixBytes; l <= maxPrefixBytes; l++ {
+		r := &pt.open[l]
+		if r.prefix != nil && (len(word) < l || string(word[:l]) != string(r.prefix)) {
+			pt.close(r)
+		}
+		if r.prefix == nil {
+			if len(word) < l || (l < len(word) && !utf8.RuneStart(word[l])) {
+				continue
+			}
+			r.prefix = append(r.prefix[:0:0], word[:l]...)
+		}
+		r.words++
+		switch {
+		case len(r.top) < query.MaxExpansions:
+			heap.Push(&r.top, w)
+		case w.df > r.top[0].df: // a later word ties below an earlier one
+			r.top[0] = w
+			heap.Fix(&r.top, 0)
+		}
+	}
+}
+
+// close ends range r, keeping its prefix if its expansion is long.
+func (pt *prefixTracker) close(r *prefixRange) {
+	var sum int64
+	for _, w := range r.top {
+		sum += int64(w.df)
+	}
+	if r.words >= 2 && sum >= pt.minPostings {
+		ws := slices.Clone([]prefixWord(r.top))
+		slices.SortFunc(ws, func(a, b prefixWord) int { return cmp.Compare(a.skipOff, b.skipOff) })
+		pt.lists = append(pt.lists, prefixList{prefix: string(r.prefix), words: ws})
+	}
+	r.prefix, r.words, r.top = nil, 0, r.top[:0]
+}
+
+// finish closes every range and returns the prefixes to index in byte
+// order.
+func (pt *prefixTracker) finish() []prefixList {
+	for l := range pt.open {
+		if pt.open[l].prefix != nil {
+			pt.close(&pt.open[l])
+		}
+	}
+	slices.SortFunc(pt.lists, func(a, b prefixList) int { return cmp.Compare(a.prefix, b.prefix) })
+	return pt.lists
+}
+
+// writePrefixes appends the prefix terms after the words: each one's
+// bitsets, from the words' lists written so far, read back.
+func (w *Writer) writePrefixes() error {
+	lists := w.prefixes.finish()
+	if len(lists) == 0 {
+		return nil
+	}
+	if err := w.bw.Flush(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	mm, err := syscall.Mmap(int(w.f.Fd()), 0, int(w.off), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return fmt.Errorf("search: mmap the postings written: %w", err)
+	}
+	defer syscall.Munmap(mm)
+	words := (int(w.n) + 63) / 64
+	u := prefixUnion{set: make([]uint64, words), masks: make([]byte, w.n), def: make([]uint64, words)}
+	buf := make([]byte, 0, 8*words)
+	for _, l := range lists {
+		for _, word := range l.words {
+			if err := u.addList(mm, word); err != nil {
+				return err
+			}
+		}
+		df := u.split()
+		if err := w.align(); err != nil {
+			return err
+		}
+		off := uint64(w.off)
+		for _, bits := range [][]uint64{u.def, u.set} {
+			buf = buf[:0]
+			for _, x := range bits {
+				buf = binary.LittleEndian.AppendUint64(buf, x)
+			}
+			if err := w.write(buf); err != nil {
+				return err
+			}
+			clear(bits)
+		}
+		if err := w.termRecordKind(off, df, termPrefixBits); err != nil {
+			return err
+		}
+		if err := w.termStr.write([]byte(PrefixTerm(l.prefix))); err != nil {
+			return err
+		}
+		w.nTerms++
+	}
+	return nil
+}
+
+// prefixUnion collects the documents of a prefix's words and the union
+// of each one's field masks.
+type prefixUnion struct {
+	set   []uint64 // the documents
+	masks []byte   // each document's fields
+	def   []uint64 // the documents in the default fields (split)
+	delta [blockDocs]uint32
+}
+
+// addList ORs a word's list, as written in mm, into the union.
+func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
+	nblocks := (int(word.df) + blockDocs - 1) / blockDocs
+	doc := int64(-1)
+	for b := range nblocks {
+		e := getSkip(mm[word.skipOff+uint64(b)*skipEntrySize:])
+		cnt := min(int(word.df)-b*blockDocs, blockDocs)
+		blk := mm[e.Off:]
+		width := int(blk[0])
+		unpack(u.delta[:cnt], blk[1:], width)
+		masks := blk[1+packedLen(cnt, width):]
+		for i, d := range u.delta[:cnt] {
+			doc += int64(d) + 1
+			u.set[doc>>6] |= 1 << (doc & 63)
+			u.masks[doc] |= masks[i]
+		}
+		if doc != int64(e.LastDoc) {
+			return fmt.Errorf("search: reading back a list for a prefix: block ends at %d, not %d", doc, e.LastDoc)
+		}
+	}
+	return nil
+}
+
+// split sets def to the documents with a word in the default fields,
+// clears the masks and returns the number of documents.
+func (u *prefixUnion) split() uint32 {
+	n := 0
+	for k, word := range u.set {
+		n += bits.OnesCount64(word)
+		for word != 0 {
+			d := k<<6 + bits.TrailingZeros64(word)
+			word &= word - 1
+			if u.masks[d]&anyFields != 0 {
+				u.def[k] |= 1 << (d & 63)
+			}
+			u.masks[d] = 0
+		}
+	}
+	return uint32(n)
+}
+
+// prefixBits returns the documents of the expansion of prefix p in the
+// fields of mask as the index's bitset, if it has one (its prefix term,
+// for the default fields or all fields) and it is of the words ids
+// (expandPrefix's choice for this index: own says ids are); else nil.
+func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 {
+	if len(ids) < 2 || ix.noPrefixTerms || (mask != anyFields && mask != anyFieldsFulltext) {
+		return nil
+	}
+	t := ix.lookup(PrefixTerm(p))
+	if t < 0 || ix.terms[t].Kind != termPrefixBits {
+		return nil
+	}
+	size := uint64(setBytes(ix.n))
+	off := ix.terms[t].SkipOff
+	if mask == anyFieldsFulltext {
+		off += size
+	}
+	if off%8 != 0 || off < ix.postLo || off+size > ix.postHi || off+size < off {
+		return nil // damaged: the words' lists count it
+	}
+	if !own && !slices.Equal(ids, ix.expandPrefix(p, query.MaxExpansions)) {
+		return nil
+	}
+	ix.res.Touch(int(off), int(off+size))
+	return castSlice[uint64](ix.mm[off : off+size])
+}
