@@ -62,14 +62,17 @@ const (
 
 // NewStore checks cfg and returns a Store. It makes no request.
 func NewStore(cfg StoreConfig) (*Store, error) {
+	// The endpoint is echoed in errors only once it is known to hold no
+	// credentials.
 	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: endpoint %q is not an http(s) URL", ErrConfig, cfg.Endpoint)
-	}
-	if u.User != nil {
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: the endpoint is not a URL", ErrConfig)
+	case u.User != nil:
 		return nil, fmt.Errorf("%w: the endpoint carries credentials; give them in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", ErrConfig)
-	}
-	if strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return nil, fmt.Errorf("%w: endpoint %q is not an http(s) URL", ErrConfig, cfg.Endpoint)
+	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "":
 		return nil, fmt.Errorf("%w: endpoint %q has a path; give the bucket and prefix separately", ErrConfig, cfg.Endpoint)
 	}
 	if cfg.Bucket == "" {
