@@ -175,15 +175,15 @@ func (f *faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // archive builds real snapshots night after night with the index package:
-// a first night of n generated documents, then each night a delta of 2 %
-// (new documents, revisions, deletions), as the nightly job would.
+// a first night of n generated documents, then each night a delta of 1 %
+// of them (half new documents, revisions, deletions), as the nightly job
+// would.
 type archive struct {
 	data   string
 	g      *corpus.Generator
 	topics []index.Topic
 	n      int // documents of the first night
-	next   int // next new document
-	night  int
+	night  int // the next night built
 	now    time.Time
 }
 
@@ -208,25 +208,42 @@ func newArchive(tb testing.TB, n int) *archive {
 // build publishes the next night's snapshot locally and returns its id.
 func (a *archive) build(tb testing.TB) string {
 	tb.Helper()
-	cfg := index.Config{DataDir: a.data, Now: a.now.Add(time.Duration(a.night) * 24 * time.Hour),
-		Logger: slog.New(slog.DiscardHandler), Topics: a.topics, Fresh: a.night == 0}
-	night := a.night
-	feed := func(_ context.Context, sink ingest.Sink) error {
+	id := a.buildAt(tb, a.data, a.night, a.night == 0)
+	a.night++
+	return id
+}
+
+// buildAt builds night's records into data: over the snapshot there, or
+// alone when fresh.
+func (a *archive) buildAt(tb testing.TB, data string, night int, fresh bool) string {
+	tb.Helper()
+	cfg := index.Config{DataDir: data, Now: a.now.Add(time.Duration(night) * 24 * time.Hour),
+		Logger: slog.New(slog.DiscardHandler), Topics: a.topics, Fresh: fresh}
+	m, err := index.Build(context.Background(), cfg, a.feed(night, cfg.Now))
+	if err != nil {
+		tb.Fatalf("night %d: %v", night, err)
+	}
+	return m.ID
+}
+
+// feed returns the records of a night: the whole archive the first night,
+// then k new documents, revisions and deletions.
+func (a *archive) feed(night int, now time.Time) index.Feed {
+	return func(_ context.Context, sink ingest.Sink) error {
 		if night == 0 {
 			for i := range a.n {
 				if err := sink.Document(a.g.Doc(i)); err != nil {
 					return err
 				}
 			}
-			a.next = a.n
 			return nil
 		}
-		k := max(a.n/50, 4)
-		for range k / 2 {
-			if err := sink.Document(a.g.Doc(a.next)); err != nil {
+		k := max(a.n/100, 4)
+		first := a.n + (night-1)*(k/2)
+		for i := first; i < first+k/2; i++ {
+			if err := sink.Document(a.g.Doc(i)); err != nil {
 				return err
 			}
-			a.next++
 		}
 		for j := range k - k/2 {
 			i := (night*7919 + j*131) % a.n
@@ -238,19 +255,13 @@ func (a *archive) build(tb testing.TB) string {
 			}
 			d := a.g.Doc(i)
 			d.Title += " (revised night " + strconv.Itoa(night) + ")"
-			d.Updated = cfg.Now
+			d.Updated = now
 			if err := sink.Document(d); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	m, err := index.Build(context.Background(), cfg, feed)
-	if err != nil {
-		tb.Fatalf("night %d: %v", night, err)
-	}
-	a.night++
-	return m.ID
 }
 
 // current returns the id DATA/current names.

@@ -403,3 +403,16 @@ func TestPullFailureKeepsPrevious(t *testing.T) {
 		})
 	}
 }
+
+// A file over the client's part size goes up as a multipart upload and
+// comes back whole.
+func TestMultipartFile(t *testing.T) {
+	st := newTestStore(t)
+	builder, replica := t.TempDir(), t.TempDir()
+	writeSnap(t, builder, id1, "", map[string][]byte{"search/postings.parquet": randomBytes(17 << 20)})
+	if _, err := Publish(context.Background(), st.Store, PublishConfig{DataDir: builder}); err != nil {
+		t.Fatal(err)
+	}
+	pullOK(t, st, replica)
+	sameSnapshot(t, builder, replica)
+}

@@ -120,11 +120,27 @@ func (s *Store) list(ctx context.Context, dir string) (map[string]int64, error) 
 	return out, nil
 }
 
-// put uploads size bytes from r under key.
+// put uploads size bytes from r under key and checks that the store kept
+// that many.
+//
+// The payload is sent unsigned: every blob is checked against its SHA-256
+// by the replicas, so signing it would hash each byte once more, and over
+// plain http the client would otherwise switch to aws-chunked streaming
+// signatures, which some S3-compatible servers keep undecoded in the parts
+// of a multipart upload.
 func (s *Store) put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
-	_, err := s.client.PutObject(ctx, s.bucket, s.prefix+key, r, size, minio.PutObjectOptions{ContentType: contentType})
+	info, err := s.client.PutObject(ctx, s.bucket, s.prefix+key, r, size,
+		minio.PutObjectOptions{ContentType: contentType, DisableContentSha256: true})
 	if err != nil {
 		return fmt.Errorf("replica: upload %s%s: %w", s.where, key, err)
+	}
+	stat, err := s.client.StatObject(ctx, s.bucket, s.prefix+key, minio.StatObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("replica: upload %s%s: %w", s.where, key, err)
+	}
+	if stat.Size != size {
+		s.remove(ctx, key)
+		return fmt.Errorf("%w: the store kept %d bytes of the %d uploaded to %s%s (reported %d)", ErrChecksum, stat.Size, size, s.where, key, info.Size)
 	}
 	return nil
 }

@@ -12,6 +12,11 @@
 // readers: table names, the manifest layout and [SchemaVersion]. It imports
 // nothing else from this module.
 //
+// install.go holds the steps that make a finished directory the current
+// snapshot, for any writer of a data directory: [Lock], [RemoveLeftovers],
+// [Install] (fsync, rename, atomic switch of current), [SwitchCurrent] and
+// [Prune]. The replica package installs pulled snapshots with them.
+//
 // deletions.go holds the first pieces of the segmented layout described in
 // docs/architecture.md ("Incremental snapshots"): the deletion file of a
 // segment ([WriteDeletions], [ReadDeletions]), the numbering of the live
