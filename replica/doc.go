@@ -16,14 +16,15 @@
 // complete one newer than its current snapshot (a replica that missed
 // nights goes straight to the newest: each manifest names a whole
 // snapshot), and writes it into DATA/snapshots/.tmp-<id>/. A file whose
-// content a kept local snapshot already holds is hard-linked from it;
-// any other is downloaded into DATA/replica/partial/<sha256>.part, resumed
-// with a ranged GET from the part's length when a pull was cut, checked
-// against its SHA-256 (a corrupt download is deleted and fetched again
-// from the start) and fsynced. The directory is then installed as a local
-// build is (package snapshot: rename, atomic switch of DATA/current,
-// pruning beyond the snapshots kept). Any failure leaves the previous
-// snapshot current.
+// content a kept local snapshot already holds is hard-linked from it; any
+// other is downloaded (several at once) into
+// DATA/replica/partial/<sha256>.part, resumed with a ranged GET from the
+// part's length when a pull was cut, checked against its SHA-256 (a
+// corrupt download is deleted and fetched again from the start), fsynced
+// and renamed to partial/<sha256>, where a later pull finds it if this one
+// fails. The directory is then installed as a local build is (package
+// snapshot: rename, atomic switch of DATA/current, pruning beyond the
+// snapshots kept). Any failure leaves the previous snapshot current.
 //
 // DATA/replica/ holds this package's state: hashes.json (the publisher's
 // hash cache), manifests/<id>.json (the replica manifest of each local

@@ -15,8 +15,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -26,8 +29,10 @@ type PublishConfig struct {
 	// DataDir is the data directory holding current and snapshots/.
 	DataDir string
 	// ID is the snapshot to publish; empty for the one current points to.
-	ID     string
-	Logger *slog.Logger
+	ID string
+	// Workers is how many blobs are uploaded at once (0: 4).
+	Workers int
+	Logger  *slog.Logger
 }
 
 // PublishStats reports what a publication did.
@@ -148,18 +153,29 @@ func Publish(ctx context.Context, st *Store, cfg PublishConfig) (*PublishStats, 
 	for _, e := range m.Files {
 		sizes[e.SHA256] = e.Size
 	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers(cfg.Workers))
+	var mu sync.Mutex
 	for _, sum := range sortedKeys(sizes) {
 		if n, ok := have[sum]; ok && n == sizes[sum] {
 			continue
 		}
-		if err := upload(ctx, st, paths[sum], sum, sizes[sum], verify[sum]); err != nil {
-			return nil, err
-		}
-		if verify[sum] {
-			stats.HashedBytes += sizes[sum]
-		}
-		stats.Uploaded++
-		stats.UploadedBytes += sizes[sum]
+		g.Go(func() error {
+			if err := upload(gctx, st, paths[sum], sum, sizes[sum], verify[sum]); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if verify[sum] {
+				stats.HashedBytes += sizes[sum]
+			}
+			stats.Uploaded++
+			stats.UploadedBytes += sizes[sum]
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 
 	body, err := json.MarshalIndent(m, "", " ")
@@ -261,6 +277,14 @@ func writeFileSync(p string, b []byte) error {
 		return err
 	}
 	return snapshot.SyncDir(filepath.Dir(p))
+}
+
+// workers returns n, or the default number of transfers at once.
+func workers(n int) int {
+	if n <= 0 {
+		return 4
+	}
+	return n
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -12,7 +12,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -28,7 +31,9 @@ type PullConfig struct {
 	// a cut download resumes where it stopped, a corrupt one starts over
 	// (0: 3).
 	Attempts int
-	Logger   *slog.Logger
+	// Workers is how many files are downloaded at once (0: 4).
+	Workers int
+	Logger  *slog.Logger
 }
 
 // PullStats reports what a pull did.
@@ -40,7 +45,8 @@ type PullStats struct {
 	// Files and Bytes are the installed snapshot's files and their size.
 	Files int   `json:"files"`
 	Bytes int64 `json:"bytes"`
-	// Linked files were hard-linked from a kept local snapshot.
+	// Linked files were hard-linked from a kept local snapshot (or from
+	// another file of the snapshot with the same content).
 	Linked      int   `json:"linked"`
 	LinkedBytes int64 `json:"linked_bytes"`
 	// Downloaded files came from the store; DownloadedBytes is what
@@ -58,7 +64,7 @@ type PullStats struct {
 // Directories under DATA/replica/.
 const (
 	manifestsDir = "manifests" // replica manifests of the local snapshots
-	partialDir   = "partial"   // <sha256>.part: downloads in progress
+	partialDir   = "partial"   // <sha256>.part in progress, <sha256> verified
 	partExt      = ".part"
 )
 
@@ -78,6 +84,7 @@ func Pull(ctx context.Context, st *Store, cfg PullConfig) (*PullStats, error) {
 	if p.cfg.Attempts <= 0 {
 		p.cfg.Attempts = 3
 	}
+	p.cfg.Workers = workers(p.cfg.Workers)
 	unlock, err := snapshot.Lock(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -119,12 +126,14 @@ func Pull(ctx context.Context, st *Store, cfg PullConfig) (*PullStats, error) {
 }
 
 type puller struct {
-	st    *Store
-	cfg   PullConfig
-	log   *slog.Logger
-	stats *PullStats
-	// local maps a content to a file of a local snapshot holding it.
+	st  *Store
+	cfg PullConfig
+	log *slog.Logger
+	mu  sync.Mutex // guards stats and local while downloads run
+	// local maps a content to a local file holding it: in a kept snapshot,
+	// or downloaded and verified in DATA/replica/partial/.
 	local map[string]string
+	stats *PullStats
 }
 
 func (p *puller) state(elem ...string) string {
@@ -187,10 +196,40 @@ func (p *puller) manifest(ctx context.Context, id string) (*Manifest, error) {
 	return decodeManifest(b, id)
 }
 
-// install writes m into snapshots/.tmp-<id>/ and installs it.
+// install writes m into snapshots/.tmp-<id>/ and installs it: the
+// contents no kept snapshot holds are downloaded first (Workers at once)
+// into DATA/replica/partial/, then every file is linked into place.
 func (p *puller) install(ctx context.Context, m *Manifest) error {
 	if err := p.loadLocal(); err != nil {
 		return err
+	}
+	var need []Entry
+	for _, e := range m.Files {
+		if _, ok := p.local[e.SHA256]; !ok && !slices.ContainsFunc(need, func(n Entry) bool { return n.SHA256 == e.SHA256 }) {
+			need = append(need, e)
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.cfg.Workers)
+	for _, e := range need {
+		g.Go(func() error {
+			path, err := p.fetch(gctx, e)
+			if err != nil {
+				return err
+			}
+			p.mu.Lock()
+			p.local[e.SHA256] = path
+			p.stats.Downloaded++
+			p.mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	downloaded := map[string]bool{}
+	for _, e := range need {
+		downloaded[e.SHA256] = true
 	}
 	tmp := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+m.ID)
 	installed := false
@@ -207,10 +246,15 @@ func (p *puller) install(ctx context.Context, m *Manifest) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("replica: %w", err)
 		}
-		if err := p.place(ctx, e, dst); err != nil {
+		if err := p.place(e, dst); err != nil {
 			return err
 		}
-		p.local[e.SHA256] = dst
+		if downloaded[e.SHA256] {
+			delete(downloaded, e.SHA256) // a second path of it is a link
+		} else {
+			p.stats.Linked++
+			p.stats.LinkedBytes += e.Size
+		}
 		p.stats.Files++
 		p.stats.Bytes += e.Size
 	}
@@ -231,36 +275,44 @@ func (p *puller) install(ctx context.Context, m *Manifest) error {
 	return nil
 }
 
-// place puts the file e at dst: a hard link to a local file with the same
-// content, or a verified download.
-func (p *puller) place(ctx context.Context, e Entry, dst string) error {
-	if src, ok := p.local[e.SHA256]; ok {
-		err := os.Link(src, dst)
-		if err == nil {
-			p.stats.Linked++
-			p.stats.LinkedBytes += e.Size
-			return nil
-		}
-		p.log.Warn("replica: cannot link, downloading instead", "src", src, "err", err)
+// place hard-links the local file holding e's content at dst, or copies
+// it where a link cannot be made (another file system, too many links).
+func (p *puller) place(e Entry, dst string) error {
+	src := p.local[e.SHA256]
+	err := os.Link(src, dst)
+	if err == nil {
+		return nil
 	}
-	part, err := p.fetch(ctx, e)
+	p.log.Debug("replica: cannot link, copying", "src", src, "err", err)
+	in, err := os.Open(src)
 	if err != nil {
-		return err
-	}
-	if err := os.Chmod(part, e.Mode); err != nil {
 		return fmt.Errorf("replica: %w", err)
 	}
-	if err := os.Rename(part, dst); err != nil {
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, e.Mode)
+	if err != nil {
 		return fmt.Errorf("replica: %w", err)
 	}
-	p.stats.Downloaded++
+	_, err = io.Copy(out, in)
+	if serr := out.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("replica: copy %s: %w", src, err)
+	}
 	return nil
 }
 
 // fetch downloads blob e.SHA256 into its partial file, resuming from the
-// part's length, and returns the part once its content checks out.
+// part's length, and once its content checks out renames it to
+// DATA/replica/partial/<sha256>, where it stays until a pull installs a
+// snapshot: a pull that fails later does not lose it.
 func (p *puller) fetch(ctx context.Context, e Entry) (string, error) {
-	part := p.state(partialDir, e.SHA256+partExt)
+	done := p.state(partialDir, e.SHA256)
+	part := done + partExt
 	if err := os.MkdirAll(filepath.Dir(part), 0o755); err != nil {
 		return "", fmt.Errorf("replica: %w", err)
 	}
@@ -279,9 +331,17 @@ func (p *puller) fetch(ctx context.Context, e Entry) (string, error) {
 			return "", err
 		}
 		if sum == e.SHA256 && n == e.Size {
-			return part, nil
+			if err := os.Chmod(part, e.Mode); err != nil {
+				return "", fmt.Errorf("replica: %w", err)
+			}
+			if err := os.Rename(part, done); err != nil {
+				return "", fmt.Errorf("replica: %w", err)
+			}
+			return done, nil
 		}
+		p.mu.Lock()
 		p.stats.Refused++
+		p.mu.Unlock()
 		p.log.Warn("replica: corrupt download refused, fetching again", "path", e.Path,
 			"want_sha256", e.SHA256, "got_sha256", sum, "want_bytes", e.Size, "got_bytes", n)
 		if err := os.Remove(part); err != nil {
@@ -316,7 +376,9 @@ func (p *puller) download(ctx context.Context, part string, e Entry) error {
 		return nil
 	}
 	if off > 0 {
+		p.mu.Lock()
 		p.stats.Resumed++
+		p.mu.Unlock()
 		p.log.Info("replica: resuming a download", "path", e.Path, "offset", off, "bytes", e.Size)
 	}
 	body, err := p.st.get(ctx, blobKey(e.SHA256), off)
@@ -326,7 +388,9 @@ func (p *puller) download(ctx context.Context, part string, e Entry) error {
 	defer body.Close()
 	// One byte more than expected is enough to tell a wrong object.
 	n, cerr := io.Copy(f, io.LimitReader(body, e.Size-off+1))
+	p.mu.Lock()
 	p.stats.DownloadedBytes += n
+	p.mu.Unlock()
 	// Keep what arrived, even when cut: the next attempt resumes after it.
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("replica: %w", err)
@@ -366,6 +430,13 @@ func (p *puller) loadLocal() error {
 			}
 		}
 	}
+	// Downloads a failed pull verified and left.
+	entries, _ := os.ReadDir(p.state(partialDir))
+	for _, e := range entries {
+		if validSum(e.Name()) && e.Type().IsRegular() {
+			p.local[e.Name()] = p.state(partialDir, e.Name())
+		}
+	}
 	return nil
 }
 
@@ -387,7 +458,8 @@ func (p *puller) prune() ([]string, error) {
 			os.Remove(p.state(manifestsDir, e.Name()))
 		}
 	}
-	// Every part left belongs to a snapshot older than the one installed.
+	// Whatever is left was downloaded for this snapshot, which now holds it
+	// (or for an older one, which will not be pulled).
 	if err := os.RemoveAll(p.state(partialDir)); err != nil {
 		return removed, fmt.Errorf("replica: %w", err)
 	}

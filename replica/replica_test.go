@@ -311,13 +311,14 @@ func TestPullRefusesCorruptObject(t *testing.T) {
 		t.Errorf("the corrupt object was fetched %d times, want 3", n)
 	}
 	assertClean(t, replica, id1)
+	assertNoPart(t, replica, sum(big))
 	st.putRaw(t, blobKey(sum(big)), big)
 	pullOK(t, st, replica)
 	sameSnapshot(t, builder, replica)
 }
 
-// assertClean fails unless the replica holds exactly the snapshots ids,
-// no temporary directory and no partial download.
+// assertClean fails unless the replica holds exactly the snapshots ids
+// and no temporary directory.
 func assertClean(tb testing.TB, data string, ids ...string) {
 	tb.Helper()
 	entries, _ := os.ReadDir(filepath.Join(data, snapshot.SnapshotsDir))
@@ -328,10 +329,17 @@ func assertClean(tb testing.TB, data string, ids ...string) {
 	if strings.Join(names, " ") != strings.Join(ids, " ") {
 		tb.Errorf("snapshots/ holds %v, want %v", names, ids)
 	}
+}
+
+// assertNoPart fails if anything of blob sum is kept in partial/.
+func assertNoPart(tb testing.TB, data, sum string) {
+	tb.Helper()
 	parts, _ := os.ReadDir(filepath.Join(data, stateDir, partialDir))
 	for _, p := range parts {
-		if fi, _ := p.Info(); fi != nil && fi.Size() > 0 {
-			tb.Errorf("a partial download of a refused object is kept: %s", p.Name())
+		if strings.HasPrefix(p.Name(), sum) {
+			if fi, _ := p.Info(); fi != nil && fi.Size() > 0 {
+				tb.Errorf("a download of a refused object is kept: %s", p.Name())
+			}
 		}
 	}
 }
@@ -414,5 +422,38 @@ func TestMultipartFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	pullOK(t, st, replica)
+	sameSnapshot(t, builder, replica)
+}
+
+// A pull that fails keeps the files it had downloaded and verified (files
+// are fetched in path order, one at a time here): the next one fetches
+// only the rest.
+func TestFailedPullKeepsDownloads(t *testing.T) {
+	st := newTestStore(t)
+	builder, replica := t.TempDir(), t.TempDir()
+	writeSnap(t, builder, id1, "", map[string][]byte{"a.parquet": randomBytes(1000)})
+	if _, err := Publish(context.Background(), st.Store, PublishConfig{DataDir: builder}); err != nil {
+		t.Fatal(err)
+	}
+	pullOK(t, st, replica)
+	good, bad := randomBytes(200_000), randomBytes(300_000)
+	writeSnap(t, builder, id2, id1, map[string][]byte{"good.bin": good, "z-bad.bin": bad})
+	if _, err := Publish(context.Background(), st.Store, PublishConfig{DataDir: builder}); err != nil {
+		t.Fatal(err)
+	}
+	broken := bytes.Clone(bad)
+	broken[0] ^= 1
+	st.putRaw(t, blobKey(sum(bad)), broken)
+	if _, err := Pull(context.Background(), st.Store, PullConfig{DataDir: replica, Workers: 1, Logger: quiet()}); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("pull: %v, want ErrChecksum", err)
+	}
+	st.putRaw(t, blobKey(sum(bad)), bad)
+	s := pullOK(t, st, replica)
+	if n := len(st.faults.gets(sum(good))); n != 1 {
+		t.Errorf("good.bin was fetched %d times, want once", n)
+	}
+	if s.Downloaded != 1 || s.DownloadedBytes != int64(len(bad)) {
+		t.Errorf("second pull: %+v, want only z-bad.bin downloaded", s)
+	}
 	sameSnapshot(t, builder, replica)
 }

@@ -47,6 +47,7 @@ a timer; serve picks the new snapshot up within its -watch interval.`
 // storeFlags are the flags shared by publish and pull.
 type storeFlags struct {
 	data, endpoint, bucket, prefix, region, logLevel string
+	workers                                          int
 	json                                             bool
 }
 
@@ -56,6 +57,7 @@ func (s *storeFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&s.bucket, "bucket", "", "`bucket` holding the published snapshots")
 	fs.StringVar(&s.prefix, "prefix", "", "key `prefix` inside the bucket (e.g. openshelf/)")
 	fs.StringVar(&s.region, "region", "", "bucket `region` (default $AWS_REGION; empty asks the store)")
+	fs.IntVar(&s.workers, "workers", 0, "files transferred at once (0: the default, 4)")
 	fs.StringVar(&s.logLevel, "log-level", "info", "log `level`: debug, info, warn, error")
 	fs.BoolVar(&s.json, "json", false, "print the outcome as JSON on stdout")
 }
@@ -101,6 +103,9 @@ func parseStoreCommand(e *env, name, synopsis string, fs *flag.FlagSet, s *store
 	if fs.NArg() > 0 {
 		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
+	if s.workers < 0 {
+		return fail(errors.New("-workers cannot be negative"))
+	}
 	level, err := parseLevel(s.logLevel)
 	if err != nil {
 		return fail(err)
@@ -120,7 +125,7 @@ func runPublish(ctx context.Context, e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	stats, err := replica.Publish(ctx, st, replica.PublishConfig{DataDir: s.data, ID: *id, Logger: log})
+	stats, err := replica.Publish(ctx, st, replica.PublishConfig{DataDir: s.data, ID: *id, Workers: s.workers, Logger: log})
 	return report(e, "publish", s.json, stats, err, func(w io.Writer) {
 		fmt.Fprintf(w, "published %s to %s: %d files, %d bytes; uploaded %d blobs, %d bytes\n",
 			stats.ID, st, stats.Files, stats.Bytes, stats.Uploaded, stats.UploadedBytes)
@@ -140,7 +145,8 @@ func runPull(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "openshelf pull: -keep and -attempts cannot be negative")
 		return exitUsage
 	}
-	stats, err := replica.Pull(ctx, st, replica.PullConfig{DataDir: s.data, Keep: *keep, Attempts: *attempts, Logger: log})
+	stats, err := replica.Pull(ctx, st, replica.PullConfig{DataDir: s.data, Keep: *keep, Attempts: *attempts,
+		Workers: s.workers, Logger: log})
 	return report(e, "pull", s.json, stats, err, func(w io.Writer) {
 		if stats.UpToDate {
 			fmt.Fprintf(w, "up to date with %s (current %s)\n", st, stats.Previous)
