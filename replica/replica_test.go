@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -70,6 +72,18 @@ func TestNightsTwoReplicas(t *testing.T) {
 	}
 	sameSnapshot(t, a.data, repB)
 	sameSnapshot(t, repA, repB)
+	title := strings.Fields(a.g.Doc(5).Title)
+	for _, q := range []string{title[0], strings.Join(title[:2], " "), `"` + strings.Join(title[:2], " ") + `"`} {
+		want := searchJSON(t, a.data, q)
+		if !strings.Contains(want, `"Total":`) || strings.Contains(want, `"Total":0`) {
+			t.Fatalf("the builder finds nothing for %q: %s", q, want)
+		}
+		for _, data := range []string{repA, repB} {
+			if got := searchJSON(t, data, q); got != want {
+				t.Errorf("%s answers %q with %s, the builder with %s", filepath.Base(data), q, got, want)
+			}
+		}
+	}
 	if s := pull(repA); !s.UpToDate || s.ID != "" {
 		t.Errorf("a second pull did %+v", s)
 	}
@@ -456,4 +470,30 @@ func TestFailedPullKeepsDownloads(t *testing.T) {
 		t.Errorf("second pull: %+v, want only z-bad.bin downloaded", s)
 	}
 	sameSnapshot(t, builder, replica)
+}
+
+// searchJSON runs query q on the search index of data's current snapshot,
+// as the server does, and returns the first page of results as JSON.
+func searchJSON(tb testing.TB, data, q string) string {
+	tb.Helper()
+	snap, err := snapshot.Open(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ix, err := search.Open(snap, nil, search.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ix.Close()
+	node, err := query.Parse(q)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res, err := ix.Search(context.Background(), search.Request{Query: node, Limit: 20})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res.Next = "" // names the generation, which is the same id anyway
+	b, _ := json.Marshal(res)
+	return string(b)
 }
