@@ -10,7 +10,8 @@
 // (every path with its size, SHA-256 and mode) and the pointer latest.
 // A manifest is written only after all its blobs, so a reader that finds
 // one finds a complete snapshot; a reader also checks that every blob is
-// listed before trusting it.
+// listed before trusting it. With [PublishConfig.StoreKeep] the publisher
+// then deletes the older manifests and the blobs no kept one names.
 //
 // Each replica pulls ([Pull]): it lists the manifests, takes the newest
 // complete one newer than its current snapshot (a replica that missed

@@ -32,7 +32,12 @@ type PublishConfig struct {
 	ID string
 	// Workers is how many blobs are uploaded at once (0: 4).
 	Workers int
-	Logger  *slog.Logger
+	// StoreKeep, when positive, sweeps the store after publishing: only
+	// the newest StoreKeep manifests are kept, and the blobs none of them
+	// names are deleted. A replica in the middle of pulling a swept
+	// snapshot fails, and its next pull takes the newest.
+	StoreKeep int
+	Logger    *slog.Logger
 }
 
 // PublishStats reports what a publication did.
@@ -46,8 +51,13 @@ type PublishStats struct {
 	UploadedBytes int64 `json:"uploaded_bytes"`
 	// HashedBytes were read to compute checksums (the cache and the
 	// snapshot manifest's checksums spare the rest).
-	HashedBytes int64         `json:"hashed_bytes"`
-	Duration    time.Duration `json:"duration_ns"`
+	HashedBytes int64 `json:"hashed_bytes"`
+	// Swept are the manifests and blobs deleted by StoreKeep, SweptBytes
+	// the size of those blobs.
+	SweptSnapshots []string      `json:"swept_snapshots,omitempty"`
+	SweptBlobs     int           `json:"swept_blobs,omitempty"`
+	SweptBytes     int64         `json:"swept_bytes,omitempty"`
+	Duration       time.Duration `json:"duration_ns"`
 }
 
 // hashCacheFile is the publisher's checksum cache, under DATA/replica/.
@@ -188,6 +198,11 @@ func Publish(ctx context.Context, st *Store, cfg PublishConfig) (*PublishStats, 
 	if err := moveLatest(ctx, st, id); err != nil {
 		return nil, err
 	}
+	if cfg.StoreKeep > 0 {
+		if err := sweep(ctx, st, cfg.StoreKeep, stats); err != nil {
+			return nil, err
+		}
+	}
 	if b, err := json.Marshal(seen); err == nil {
 		if err := writeFileSync(cachePath, b); err != nil {
 			log.Warn("replica: cannot save the hash cache", "path", cachePath, "err", err)
@@ -195,8 +210,60 @@ func Publish(ctx context.Context, st *Store, cfg PublishConfig) (*PublishStats, 
 	}
 	stats.Duration = time.Since(start)
 	log.Info("replica: published", "id", id, "store", st.String(), "files", stats.Files, "bytes", stats.Bytes,
-		"uploaded", stats.Uploaded, "uploaded_bytes", stats.UploadedBytes, "hashed_bytes", stats.HashedBytes)
+		"uploaded", stats.Uploaded, "uploaded_bytes", stats.UploadedBytes, "hashed_bytes", stats.HashedBytes,
+		"swept_snapshots", stats.SweptSnapshots, "swept_blobs", stats.SweptBlobs, "swept_bytes", stats.SweptBytes)
 	return stats, nil
+}
+
+// sweep deletes the manifests older than the newest keep, then the blobs
+// that no remaining manifest names. Manifests go first, so that no reader
+// trusts a snapshot whose blobs are going.
+func sweep(ctx context.Context, st *Store, keep int, stats *PublishStats) error {
+	names, err := st.list(ctx, snapshotsDir)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for name := range names {
+		if id, ok := strings.CutSuffix(name, manifestExt); ok && snapshot.ValidID(id) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	if len(ids) <= keep {
+		return nil
+	}
+	for _, id := range ids[:len(ids)-keep] {
+		if err := st.remove(ctx, manifestKey(id)); err != nil {
+			return err
+		}
+		stats.SweptSnapshots = append(stats.SweptSnapshots, id)
+	}
+	named := map[string]bool{}
+	for _, id := range ids[len(ids)-keep:] {
+		m, err := st.manifest(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, e := range m.Files {
+			named[e.SHA256] = true
+		}
+	}
+	blobs, err := st.list(ctx, blobsDir)
+	if err != nil {
+		return err
+	}
+	for _, sum := range sortedKeys(blobs) {
+		if named[sum] {
+			continue
+		}
+		if err := st.remove(ctx, blobKey(sum)); err != nil {
+			return err
+		}
+		stats.SweptBlobs++
+		stats.SweptBytes += blobs[sum]
+	}
+	return nil
 }
 
 // upload puts the file p as blobs/<sum>. When check is set the checksum

@@ -162,7 +162,7 @@ func (p *puller) newest(ctx context.Context, cur string) (*Manifest, error) {
 		return nil, err
 	}
 	for _, id := range slices.Backward(ids) {
-		m, err := p.manifest(ctx, id)
+		m, err := p.st.manifest(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -178,22 +178,6 @@ func (p *puller) newest(ctx context.Context, cur string) (*Manifest, error) {
 		p.log.Warn("replica: skipping an incomplete snapshot", "id", id, "missing_blobs", missing)
 	}
 	return nil, fmt.Errorf("%w newer than %q in %s", ErrNoSnapshot, cur, p.st)
-}
-
-func (p *puller) manifest(ctx context.Context, id string) (*Manifest, error) {
-	body, err := p.st.get(ctx, manifestKey(id), 0)
-	if err != nil {
-		return nil, err
-	}
-	defer body.Close()
-	b, err := io.ReadAll(io.LimitReader(body, maxManifest+1))
-	if err != nil {
-		return nil, fmt.Errorf("replica: read manifest %s: %w", id, err)
-	}
-	if len(b) > maxManifest {
-		return nil, fmt.Errorf("%w: %s is over %d bytes", ErrInvalidManifest, id, maxManifest)
-	}
-	return decodeManifest(b, id)
 }
 
 // install writes m into snapshots/.tmp-<id>/ and installs it: the

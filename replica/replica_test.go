@@ -497,3 +497,42 @@ func searchJSON(tb testing.TB, data, q string) string {
 	b, _ := json.Marshal(res)
 	return string(b)
 }
+
+// With StoreKeep the publisher deletes the manifests beyond the newest
+// ones and the blobs only they named; a replica still pulls the newest.
+func TestPublishSweepsStore(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	builder, replica := t.TempDir(), t.TempDir()
+	seg := randomBytes(5000)
+	writeSnap(t, builder, id1, "", map[string][]byte{"segments/segment=1/a.parquet": seg, "topics.parquet": []byte("t1")})
+	for _, id := range []string{id1, id2, id3} {
+		if id == id2 {
+			writeSnap(t, builder, id2, id1, map[string][]byte{"topics.parquet": []byte("t2")})
+		}
+		if id == id3 {
+			writeSnap(t, builder, id3, id2, map[string][]byte{"topics.parquet": []byte("t3")})
+		}
+		s, err := Publish(ctx, st.Store, PublishConfig{DataDir: builder, StoreKeep: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id != id3 && (len(s.SweptSnapshots) != 0 || s.SweptBlobs != 0) {
+			t.Errorf("publishing %s swept %+v", id, s)
+		}
+		if id == id3 && (strings.Join(s.SweptSnapshots, " ") != id1 || s.SweptBlobs != 2) {
+			t.Errorf("publishing %s swept %v and %d blobs, want %s and 2 (its topics and manifest.json)", id, s.SweptSnapshots, s.SweptBlobs, id1)
+		}
+	}
+	blobs, err := st.list(ctx, blobsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := blobs[sum(seg)]; !ok || len(blobs) != 5 {
+		t.Errorf("blobs left: %d, the shared segment kept: %v", len(blobs), ok)
+	}
+	if s := pullOK(t, st, replica); s.ID != id3 {
+		t.Errorf("pulled %s", s.ID)
+	}
+	sameSnapshot(t, builder, replica)
+}

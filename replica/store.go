@@ -173,3 +173,20 @@ func (s *Store) remove(ctx context.Context, key string) error {
 
 // errNotFound marks a missing object.
 var errNotFound = errors.New("no such object")
+
+// manifest reads and checks the replica manifest of snapshot id.
+func (s *Store) manifest(ctx context.Context, id string) (*Manifest, error) {
+	body, err := s.get(ctx, manifestKey(id), 0)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	b, err := io.ReadAll(io.LimitReader(body, maxManifest+1))
+	if err != nil {
+		return nil, fmt.Errorf("replica: read manifest %s: %w", id, err)
+	}
+	if len(b) > maxManifest {
+		return nil, fmt.Errorf("%w: %s is over %d bytes", ErrInvalidManifest, id, maxManifest)
+	}
+	return decodeManifest(b, id)
+}

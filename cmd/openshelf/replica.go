@@ -121,14 +121,24 @@ func runPublish(ctx context.Context, e *env, args []string) int {
 	var s storeFlags
 	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
 	id := fs.String("id", "", "snapshot `id` to publish (default: the current one)")
+	storeKeep := fs.Int("store-keep", 0, "after publishing, keep only the newest N snapshots in the bucket and delete the blobs no kept one names (0: keep all)")
 	st, log, code := parseStoreCommand(e, "publish", publishSynopsis, fs, &s, args)
 	if code >= 0 {
 		return code
 	}
-	stats, err := replica.Publish(ctx, st, replica.PublishConfig{DataDir: s.data, ID: *id, Workers: s.workers, Logger: log})
+	if *storeKeep < 0 {
+		fmt.Fprintln(e.stderr, "openshelf publish: -store-keep cannot be negative")
+		return exitUsage
+	}
+	stats, err := replica.Publish(ctx, st, replica.PublishConfig{DataDir: s.data, ID: *id, Workers: s.workers,
+		StoreKeep: *storeKeep, Logger: log})
 	return report(e, "publish", s.json, stats, err, func(w io.Writer) {
 		fmt.Fprintf(w, "published %s to %s: %d files, %d bytes; uploaded %d blobs, %d bytes\n",
 			stats.ID, st, stats.Files, stats.Bytes, stats.Uploaded, stats.UploadedBytes)
+		if len(stats.SweptSnapshots) > 0 {
+			fmt.Fprintf(w, "swept %d snapshots from the bucket: %d blobs, %d bytes\n",
+				len(stats.SweptSnapshots), stats.SweptBlobs, stats.SweptBytes)
+		}
 	})
 }
 
