@@ -108,9 +108,10 @@ func Publish(ctx context.Context, st *Store, cfg PublishConfig) (*PublishStats, 
 	}
 	stats := &PublishStats{ID: id}
 	m := Manifest{ID: id, Published: time.Now().UTC()}
-	seen := map[string]string{}  // this run's cache entries
-	verify := map[string]bool{}  // sums taken from the manifest, unchecked
-	paths := map[string]string{} // sum -> a local file with it
+	seen := map[string]string{}   // this run's cache entries: hashed here
+	verified := map[string]bool{} // sums hashed here or earlier (the cache)
+	paths := map[string]string{}  // sum -> a local file with it, hashed if any is
+	keys := map[string][]string{} // sum -> file keys claimed by the manifest
 	err = filepath.WalkDir(snap.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -129,22 +130,29 @@ func Publish(ctx context.Context, st *Store, cfg PublishConfig) (*PublishStats, 
 		}
 		key := fileKey(fi)
 		sum, ok := cache[key]
-		if !ok {
-			if c, found := claimed[rel]; found && c.Bytes == fi.Size() && validSum(c.SHA256) {
-				sum = c.SHA256
-				verify[sum] = true
-			} else {
-				if sum, _, err = hashFile(p); err != nil {
-					return err
-				}
-				stats.HashedBytes += fi.Size()
-				delete(verify, sum)
+		switch c, found := claimed[rel]; {
+		case ok:
+		case found && c.Bytes == fi.Size() && validSum(c.SHA256):
+			// Trusted to find the blob; hashed before any upload.
+			sum = c.SHA256
+			if !verified[sum] {
+				paths[sum] = p
+			}
+			keys[sum] = append(keys[sum], key)
+		default:
+			if sum, _, err = hashFile(p); err != nil {
+				return err
+			}
+			stats.HashedBytes += fi.Size()
+			ok = true
+		}
+		if ok {
+			verified[sum] = true
+			paths[sum] = p
+			if key != "" {
+				seen[key] = sum
 			}
 		}
-		if key != "" {
-			seen[key] = sum
-		}
-		paths[sum] = p
 		m.Files = append(m.Files, Entry{Path: rel, Size: fi.Size(), SHA256: sum, Mode: fi.Mode().Perm()})
 		stats.Files++
 		stats.Bytes += fi.Size()
@@ -171,13 +179,18 @@ func Publish(ctx context.Context, st *Store, cfg PublishConfig) (*PublishStats, 
 			continue
 		}
 		g.Go(func() error {
-			if err := upload(gctx, st, paths[sum], sum, sizes[sum], verify[sum]); err != nil {
+			if err := upload(gctx, st, paths[sum], sum, sizes[sum], !verified[sum]); err != nil {
 				return err
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if verify[sum] {
+			if !verified[sum] {
 				stats.HashedBytes += sizes[sum]
+				for _, k := range keys[sum] {
+					if k != "" {
+						seen[k] = sum // hashed by upload
+					}
+				}
 			}
 			stats.Uploaded++
 			stats.UploadedBytes += sizes[sum]

@@ -536,3 +536,43 @@ func TestPublishSweepsStore(t *testing.T) {
 	}
 	sameSnapshot(t, builder, replica)
 }
+
+// The checksums of the snapshot's manifest spare hashing files whose blob
+// is in the store already; a file is hashed before it is uploaded, so one
+// damaged since the build is refused rather than published under its old
+// checksum.
+func TestPublishRefusesDamagedFile(t *testing.T) {
+	st := newTestStore(t)
+	data := t.TempDir()
+	good := randomBytes(4000)
+	writeSnap(t, data, id1, "", map[string][]byte{"documents.parquet": good})
+	dir := filepath.Join(data, snapshot.SnapshotsDir, id1)
+	m := snapshot.Manifest{ID: id1, SchemaVersion: snapshot.SchemaVersion,
+		Files: []snapshot.File{{Name: "documents.parquet", Bytes: int64(len(good)), SHA256: sum(good)}}}
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, snapshot.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.Clone(good)
+	damaged[7] ^= 1
+	if err := os.WriteFile(filepath.Join(dir, "documents.parquet"), damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Publish(context.Background(), st.Store, PublishConfig{DataDir: data}); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("publishing a damaged file: %v, want ErrChecksum", err)
+	}
+	if blobs, _ := st.list(context.Background(), blobsDir); len(blobs) > 1 {
+		t.Errorf("blobs uploaded: %v", blobs)
+	}
+	if names, _ := st.list(context.Background(), snapshotsDir); len(names) != 0 {
+		t.Errorf("a manifest was published: %v", names)
+	}
+	os.WriteFile(filepath.Join(dir, "documents.parquet"), good, 0o644)
+	s, err := Publish(context.Background(), st.Store, PublishConfig{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.HashedBytes != s.Bytes {
+		t.Errorf("hashed %d of %d bytes: the claimed file is hashed before its upload", s.HashedBytes, s.Bytes)
+	}
+}
