@@ -28,11 +28,14 @@ type Feed func(ctx context.Context, sink ingest.Sink) error
 // Any error leaves the previous snapshot current and removes the temporary
 // directory. Problems go to cfg.Problem when set.
 func Build(ctx context.Context, cfg Config, feed Feed) (*snapshot.Manifest, error) {
-	b, err := NewBuilder(cfg)
+	b, err := newBuilder(cfg, true)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Abort()
+	if b.delta != nil {
+		return buildDelta(ctx, b, feed)
+	}
 	cfg = b.cfg // with defaults
 	m, err := ingest.NewMerger(ingest.MergeConfig{Dir: b.WorkDir(), Now: cfg.Now, Decide: cfg.Decide,
 		Problem: cfg.Problem, Logger: cfg.Logger})
@@ -55,7 +58,18 @@ func Build(ctx context.Context, cfg Config, feed Feed) (*snapshot.Manifest, erro
 	if cfg.FeedInputs != nil {
 		b.cfg.Inputs = cfg.FeedInputs()
 	}
-	if err := emit(ctx, m, func(d *ingest.Document) error {
+	if err := addMerged(ctx, b, m); err != nil {
+		return nil, err
+	}
+	b.SetMergeStats(m.Stats())
+	return b.Finish(ctx)
+}
+
+// addMerged adds the merged documents of m to b, listing those that cannot
+// be published in rejects.
+func addMerged(ctx context.Context, b *Builder, m *ingest.Merger) error {
+	cfg := b.cfg
+	return emit(ctx, m, func(d *ingest.Document) error {
 		if cfg.Prepare != nil && d.Licence.Accepted {
 			if err := cfg.Prepare(d); err != nil {
 				return err
@@ -71,11 +85,7 @@ func Build(ctx context.Context, cfg Config, feed Feed) (*snapshot.Manifest, erro
 			return nil
 		}
 		return err
-	}); err != nil {
-		return nil, err
-	}
-	b.SetMergeStats(m.Stats())
-	return b.Finish(ctx)
+	})
 }
 
 // emit runs the merger in its own goroutine (decoding and merging) and

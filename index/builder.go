@@ -50,13 +50,17 @@ var idPattern = regexp.MustCompile(`^(pmc-[0-9]{1,12}|pmid-[0-9]{1,12}|oa-w[0-9]
 // increasing id order (rejected ones in any order), then Finish to publish
 // it, or Abort. A Builder is not safe for concurrent use.
 type Builder struct {
-	cfg  Config
-	log  *slog.Logger
-	id   string
-	tmp  string // snapshots/.tmp-<id>
-	work string // tmp/.work: spill files, removed before publication
-	lock *os.File
-	prev *snapshot.Snapshot
+	cfg Config
+	log *slog.Logger
+	id  string
+	tmp string // snapshots/.tmp-<id>
+	// dir receives the per-document files: tmp itself, or for a delta
+	// build the new segment's directory inside it (delta.go).
+	dir   string
+	delta *delta // nil unless a delta build
+	work  string // tmp/.work: spill files, removed before publication
+	lock  *os.File
+	prev  *snapshot.Snapshot
 
 	docs     *table[documentRow]
 	fulltext *table[sectionRow]
@@ -77,24 +81,36 @@ type Builder struct {
 	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
 
-	lastID   string
-	ndocs    int64
-	fieldLen [3]int64
-	counts   snapshot.Counts
-	merge    ingest.MergeStats
-	done     bool
-	testHook func() // between rename and switch (crash tests)
-	tokBuf   []string
-	tpBuf    []tokPos
-	ftBuf    []string
-	posBuf   []uint32
-	recBuf   []byte
+	// segments are a delta build's segments, for the manifest.
+	segments []snapshot.Segment
+	// dated are the documents whose licence decision may change with
+	// time (delta_merge.go).
+	dated []string
+	// extraFiles are files written beside the tables (citekeys.go).
+	extraFiles []snapshot.File
+	lastID     string
+	ndocs      int64
+	fieldLen   [3]int64
+	counts     snapshot.Counts
+	merge      ingest.MergeStats
+	done       bool
+	testHook   func() // between rename and switch (crash tests)
+	tokBuf     []string
+	tpBuf      []tokPos
+	ftBuf      []string
+	posBuf     []uint32
+	recBuf     []byte
 }
 
 // NewBuilder takes the data directory's lock, removes what killed runs left
 // behind, opens the previous snapshot (unless cfg.Fresh) and creates the
 // temporary snapshot directory.
-func NewBuilder(cfg Config) (*Builder, error) {
+func NewBuilder(cfg Config) (*Builder, error) { return newBuilder(cfg, false) }
+
+// newBuilder is NewBuilder; with deltaBuild, the build is a delta build when
+// the previous snapshot allows it (Build only: a delta build's Builder
+// needs the previous segments opened, see delta.go).
+func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -133,11 +149,19 @@ func NewBuilder(cfg Config) (*Builder, error) {
 	}
 	b.tmp = filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, tmpPrefix+b.id)
 	b.work = filepath.Join(b.tmp, workDir)
+	b.dir = b.tmp
+	if deltaBuild && b.prev != nil && !cfg.Merge && deltaCapable(b.prev) {
+		b.delta = &delta{}
+		b.dir = filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+b.id)
+	}
 	if err := os.MkdirAll(b.work, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	if err := b.open(); err != nil {
 		return nil, err
+	}
+	if cfg.hook != nil {
+		b.testHook = func() { cfg.hook("switch") }
 	}
 	ok = true
 	return b, nil
@@ -145,31 +169,31 @@ func NewBuilder(cfg Config) (*Builder, error) {
 
 func (b *Builder) open() error {
 	var err error
-	if b.docs, err = newTable[documentRow](b.tmp, snapshot.Documents+".parquet", b.cfg.RowGroupRows); err != nil {
+	if b.docs, err = newTable[documentRow](b.dir, snapshot.Documents+".parquet", b.cfg.RowGroupRows); err != nil {
 		return err
 	}
-	if b.fulltext, err = newTable[sectionRow](b.tmp, snapshot.Fulltext+".parquet", 4*b.cfg.RowGroupRows); err != nil {
+	if b.fulltext, err = newTable[sectionRow](b.dir, snapshot.Fulltext+".parquet", 4*b.cfg.RowGroupRows); err != nil {
 		return err
 	}
-	if b.refs, err = newTable[referenceRow](b.tmp, snapshot.References+".parquet", 8*b.cfg.RowGroupRows); err != nil {
+	if b.refs, err = newTable[referenceRow](b.dir, snapshot.References+".parquet", 8*b.cfg.RowGroupRows); err != nil {
 		return err
 	}
 	if b.rejects, err = newTable[rejectRow](b.tmp, snapshot.Rejects+".parquet", b.cfg.RowGroupRows); err != nil {
 		return err
 	}
-	if b.sdocs, err = newTable[searchDocRow](b.tmp, snapshot.SearchDocs+".parquet", 8*b.cfg.RowGroupRows); err != nil {
+	if b.sdocs, err = newTable[searchDocRow](b.dir, snapshot.SearchDocs+".parquet", 8*b.cfg.RowGroupRows); err != nil {
 		return err
 	}
-	if b.content, err = newContentTable(b.tmp); err != nil {
+	if b.content, err = newContentTable(b.dir); err != nil {
 		return err
 	}
-	if b.catalog, err = newCatalogTable(b.tmp, b.work); err != nil {
+	if b.catalog, err = newCatalogTable(b.dir, b.work); err != nil {
 		return err
 	}
 	if err := b.openReceipts(); err != nil {
 		return err
 	}
-	if b.specs, err = newSpecsTable(b.tmp, 8*b.cfg.RowGroupRows); err != nil {
+	if b.specs, err = newSpecsTable(b.dir, 8*b.cfg.RowGroupRows); err != nil {
 		return err
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
@@ -513,6 +537,9 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		b.fieldLen[f] += int64(lens[f])
 	}
 
+	if datedLicence(d, b.cfg.Now) {
+		b.dated = append(b.dated, d.ID)
+	}
 	if err := b.bundle(&row); err != nil {
 		return err
 	}
@@ -625,7 +652,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, f)
+	files = append(append(files, f), b.extraFiles...)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -639,6 +666,16 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 		return nil, err
 	}
 	files = append(files, more...)
+	if f, err := b.writeDated(); err != nil {
+		return nil, err
+	} else if f != nil {
+		files = append(files, *f)
+	}
+	if b.delta != nil {
+		if files, err = b.finishDelta(ctx, files); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.RemoveAll(b.work); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -651,7 +688,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	b.counts.Deleted = b.merge.Deleted + b.merge.Retracted
 	man := &snapshot.Manifest{
 		ID: b.id, Created: b.cfg.Now.Truncate(time.Second), SchemaVersion: snapshot.SchemaVersion,
-		Inputs: b.cfg.Inputs, Counts: b.counts, Files: files,
+		Inputs: b.cfg.Inputs, Counts: b.counts, Files: files, Segments: b.segments,
 	}
 	if man.Inputs == nil {
 		man.Inputs = []snapshot.Input{}
@@ -687,7 +724,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 // writeAliases writes aliases.parquet and, with the aliases, finishes
 // the catalog file.
 func (b *Builder) writeAliases() ([]snapshot.File, error) {
-	t, err := newTable[aliasRow](b.tmp, snapshot.Aliases+".parquet", 1_000_000)
+	t, err := newTable[aliasRow](b.dir, snapshot.Aliases+".parquet", 1_000_000)
 	if err != nil {
 		return nil, err
 	}
@@ -723,11 +760,11 @@ func (b *Builder) writeAliases() ([]snapshot.File, error) {
 }
 
 func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
-	terms, err := newTable[termRow](b.tmp, snapshot.SearchTerms+".parquet", 1_000_000)
+	terms, err := newTable[termRow](b.dir, snapshot.SearchTerms+".parquet", 1_000_000)
 	if err != nil {
 		return nil, err
 	}
-	posts, err := newTable[postingRow](b.tmp, snapshot.SearchPostings+".parquet", 4_000_000)
+	posts, err := newTable[postingRow](b.dir, snapshot.SearchPostings+".parquet", 4_000_000)
 	if err != nil {
 		terms.abort()
 		return nil, err
@@ -813,7 +850,7 @@ func (b *Builder) writeSearch(ctx context.Context) ([]snapshot.File, error) {
 		}
 		files = append(files, f)
 	}
-	fields, err := newTable[fieldRow](b.tmp, snapshot.SearchFields+".parquet", 0)
+	fields, err := newTable[fieldRow](b.dir, snapshot.SearchFields+".parquet", 0)
 	if err != nil {
 		return nil, err
 	}

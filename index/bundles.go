@@ -143,7 +143,18 @@ func (b *Builder) openBundle(slug string) (*bundle, error) {
 	if !snapshot.ValidSlug(slug) {
 		return nil, fmt.Errorf("%w: topic slug %q", ErrInvalidDocument, slug)
 	}
-	out, err := createHashFile(b.tmp, bundleName(slug))
+	bu, err := createBundle(b.dir, slug)
+	if err != nil {
+		return nil, err
+	}
+	b.bundles[slug] = bu
+	return bu, nil
+}
+
+// createBundle creates the bundle file of a topic in the snapshot (or
+// segment) directory dir.
+func createBundle(dir, slug string) (*bundle, error) {
+	out, err := createHashFile(dir, bundleName(slug))
 	if err != nil {
 		return nil, fmt.Errorf("index: bundle %s: %w", slug, err)
 	}
@@ -155,9 +166,7 @@ func (b *Builder) openBundle(slug string) (*bundle, error) {
 		out.abort()
 		return nil, err
 	}
-	bu := &bundle{out: out, zw: zw}
-	b.bundles[slug] = bu
-	return bu, nil
+	return &bundle{out: out, zw: zw}, nil
 }
 
 func (bu *bundle) close() (snapshot.File, error) {
@@ -191,7 +200,7 @@ func (b *Builder) writeTopics() ([]snapshot.File, error) {
 		slugs = append(slugs, slug)
 	}
 	slices.Sort(slugs)
-	tt, err := newTable[topicRow](b.tmp, snapshot.Topics+".parquet", 0)
+	tt, err := newTable[topicRow](b.dir, snapshot.Topics+".parquet", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +220,9 @@ func (b *Builder) writeTopics() ([]snapshot.File, error) {
 		}
 		if bu.docs > 0 {
 			b.counts.Topics++
+			if b.delta != nil {
+				b.delta.topics[slug] = true
+			}
 		}
 		row := topicRow{Slug: slug, Name: clean(t.Name), Parent: t.Parent, Documents: bu.docs,
 			BundleBytes: f.Bytes, BundleSHA256: f.SHA256, BundlePath: f.Name}

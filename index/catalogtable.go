@@ -74,7 +74,7 @@ func (c *catalogTable) abort() {
 // convertCatalog writes catalog/catalog.bin of the snapshot being built
 // from the Parquet tables of snap (see ConvertCatalog).
 func (b *Builder) convertCatalog(ctx context.Context, snap *snapshot.Snapshot) (snapshot.File, error) {
-	c, err := newCatalogTable(b.tmp, b.work)
+	c, err := newCatalogTable(b.dir, b.work)
 	if err != nil {
 		return snapshot.File{}, err
 	}

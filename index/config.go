@@ -55,6 +55,19 @@ type Config struct {
 	// documents of this run's inputs. By default (incremental) the previous
 	// snapshot's documents are carried over.
 	Fresh bool
+	// Merge carries every document of the previous snapshot into the new
+	// one, which is then a single segment in its own directory: a full
+	// merge. By default a build whose previous snapshot allows it is a
+	// delta build (delta.go): it writes one new segment with the
+	// documents the run adds or changes and shares the others.
+	Merge bool
+	// Tiers is the merge policy of delta builds (delta_merge.go).
+	Tiers Tiers
+
+	// hook, when set, is called at the named stages of a build, where
+	// the crash tests kill it: "linked" (a delta build's previous
+	// segments linked) and "switch" (published, current not switched).
+	hook func(stage string)
 	// Topics is the taxonomy, for the names and parents in topics.parquet.
 	// Every listed topic gets a row and a bundle, empty when it has no
 	// documents; a document's topic missing from the list is kept with its
@@ -133,6 +146,7 @@ func (c *Config) defaults() error {
 	if c.PairSample <= 0 {
 		c.PairSample = defaultPairSample
 	}
+	c.Tiers.defaults()
 	for _, t := range c.Topics {
 		if !snapshot.ValidSlug(t.Slug) {
 			return fmt.Errorf("%w: topic slug %q", ErrConfig, t.Slug)

@@ -78,9 +78,16 @@ func (c *contentTable) add(r *documentRow, receipts string) error {
 		License: r.License, LicenseVersion: r.LicenseVersion, LicenseName: r.LicenseName, LicenseURL: r.LicenseURL,
 		Attribution: r.Attribution, CopyrightNotice: r.CopyrightNotice, ShareAlikeNotice: r.ShareAlikeNotice,
 		LicenseEvidence: receipts}
+	m := &content.MergeFields{Subjects: r.Subjects, Retracted: r.Retracted, Origin: r.Origin,
+		Evidence: r.LicenceEvidence, Given: make([]string, 0, len(r.Authors)), Family: make([]string, 0, len(r.Authors))}
+	if r.Updated != nil {
+		m.Updated = r.Updated.UnixMicro()
+	}
 	for _, a := range r.Authors {
 		d.Authors = append(d.Authors, content.Author{Name: a.Name, ORCID: a.ORCID, Affiliations: a.Affiliations})
+		m.Given, m.Family = append(m.Given, a.Given), append(m.Family, a.Family)
 	}
+	d.Merge = m
 	// The goroutine owns the lists now; the next document gets new ones.
 	if err := c.ops.send(contentOp{d: d, secs: c.secs, refs: c.refs}); err != nil {
 		return err

@@ -50,6 +50,13 @@ func crashChild(dir, mode string) {
 			b.Add(synth(i, "cc-by"))
 		}
 		ready()
+	case "delta-linked", "delta-switch": // a delta build killed while it links segments, or before the switch
+		cfg.hook = func(stage string) {
+			if "delta-"+stage == mode {
+				ready()
+			}
+		}
+		Build(context.Background(), cfg, feedDocs(synth(100, "cc-by"), synth(2, "cc-by-nc")))
 	case "switch": // killed after the rename, before current switches
 		b, err := NewBuilder(cfg)
 		if err != nil {
@@ -67,7 +74,7 @@ func TestCrashSafety(t *testing.T) {
 		crashChild(dir, os.Getenv(crashModeEnv))
 		return
 	}
-	for _, mode := range []string{"feed", "write", "switch"} {
+	for _, mode := range []string{"feed", "write", "switch", "delta-linked", "delta-switch"} {
 		t.Run(mode, func(t *testing.T) {
 			data := t.TempDir()
 			var docs []*ingest.Document
@@ -117,10 +124,11 @@ func TestCrashSafety(t *testing.T) {
 			}
 			dirs := snapshotDirs(t, data)
 			leftover := slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(d, tmpPrefix) })
-			if mode != "switch" && !leftover {
+			switched := strings.HasSuffix(mode, "switch")
+			if !switched && !leftover {
 				t.Errorf("expected a .tmp directory from the killed run, have %q", dirs)
 			}
-			if mode == "switch" && len(dirs) != 2 {
+			if switched && len(dirs) != 2 {
 				t.Errorf("expected the unpublished snapshot beside the current one, have %q", dirs)
 			}
 
@@ -129,6 +137,9 @@ func TestCrashSafety(t *testing.T) {
 			cfg.Now = testNow.Add(2 * time.Hour)
 			next := build(t, cfg, feedDocs(synth(50, "cc-by")))
 			s2 := open(t, data)
+			if n := queryInt(t, db, "SELECT count(*) FROM "+tbl(s2, snapshot.Documents)); n != 6 {
+				t.Errorf("next run serves %d documents, want 6", n)
+			}
 			if s2.ID != next.ID || next.Counts.Accepted != 6 {
 				t.Errorf("next run: current %s, manifest %+v", s2.ID, next.Counts)
 			}

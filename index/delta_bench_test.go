@@ -33,9 +33,12 @@ var (
 // the archive: half new documents, 40 % revisions of existing ones (a new
 // title) and 10 % deletions. It reports the CPU (user+system) and wall
 // time of both builds and the disk each snapshot directory holds on its
-// own (files not hard-linked from another directory). The full build's
+// own (files not hard-linked from another directory, measured right after
+// the build). The full build's
 // CPU includes generating the documents, which gen-cpu-s reports alone
-// (the delta generates 1 % of them), e.g.
+// (the delta generates 1 % of them). Last, a full merge of the
+// segmented snapshot (Config.Merge): its time and documents a second,
+// and the process's peak RSS, e.g.
 //
 //	go test ./index -run '^$' -bench DeltaBuild -benchtime 1x -delta-docs 100000 -delta-fullprofile full.pprof
 func BenchmarkDeltaBuild(b *testing.B) {
@@ -74,6 +77,7 @@ func BenchmarkDeltaBuild(b *testing.B) {
 			}
 			return nil
 		})
+		fullOwn := ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, full.man.ID))
 		k := max(int(float64(n)**deltaShare), 10)
 		added, revised := k/2, k*4/10
 		deleted := k - added - revised
@@ -105,15 +109,24 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		if want := int64(n + added - deleted); delta.man.Counts.Accepted != want {
 			b.Fatalf("delta build published %d documents, want %d", delta.man.Counts.Accepted, want)
 		}
-		report := func(name string, r result) {
+		// A forced full merge of the segmented snapshot (openshelf ingest
+		// -merge with no input): every live document read back and
+		// written into one segment.
+		cfg.Merge, cfg.Now = true, now.Add(48*time.Hour)
+		merge := buildMeasured(b, "", cfg, nil)
+		report := func(name string, r result, own int64) {
 			b.ReportMetric(r.cpu.Seconds(), name+"-cpu-s")
 			b.ReportMetric(r.wall.Seconds(), name+"-wall-s")
-			b.ReportMetric(float64(ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, r.man.ID)))/(1<<20), name+"-own-MiB")
+			b.ReportMetric(float64(own)/(1<<20), name+"-own-MiB")
 		}
+		deltaOwn := ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, delta.man.ID))
 		b.ReportMetric(gen.cpu.Seconds(), "gen-cpu-s")
-		report("full", full)
-		report("delta", delta)
+		report("full", full, fullOwn)
+		report("delta", delta, deltaOwn)
+		report("merge", merge, ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, merge.man.ID)))
 		b.ReportMetric(delta.cpu.Seconds()/full.cpu.Seconds(), "delta/full-cpu")
+		b.ReportMetric(float64(merge.man.Counts.Accepted)/merge.wall.Seconds(), "merge-docs/s")
+		b.ReportMetric(float64(maxRSS())/(1<<20), "peak-rss-MiB")
 	}
 }
 
@@ -141,6 +154,13 @@ func measure(fn func() (*snapshot.Manifest, error)) (result, error) {
 	c0, t0 := cpuTime(), time.Now()
 	m, err := fn()
 	return result{man: m, cpu: cpuTime() - c0, wall: time.Since(t0)}, err
+}
+
+// maxRSS is the process's peak resident set in bytes.
+func maxRSS() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Maxrss << 10
 }
 
 func cpuTime() time.Duration {

@@ -5,10 +5,15 @@
 //
 // # Use
 //
-// [Build] runs a whole incremental build: it carries the current snapshot's
-// documents over, feeds the run's records through an [ingest.Merger] (which
-// merges records of the same work, applies deletions and re-decides
-// licences) and writes the result. [Builder] is the lower-level writer for
+// [Build] runs a build: it feeds the run's records through an
+// [ingest.Merger] (which merges records of the same work, applies
+// deletions and re-decides licences) together with the documents of the
+// current snapshot they concern, and publishes the result. By default it
+// is a delta build (delta.go): the new snapshot shares the current one's
+// segments and adds one segment with the documents the run adds or
+// changes, plus the deletions of their old copies; Config.Merge carries
+// every document into one new segment (a full merge) and Config.Fresh
+// ignores the current snapshot. [Builder] is the lower-level writer for
 // callers that produce merged documents themselves:
 //
 //	b, err := index.NewBuilder(cfg)
@@ -32,18 +37,26 @@
 // 1.4 GiB); the merger adds about 100 bytes per input record (see
 // ingest/merge.go).
 //
-// An incremental build still rewrites every file: it costs about what a
-// fresh build costs (BENCHMARKS.md, "Incremental builds"). The segmented
-// layout that will make a build cost its delta is designed in
-// docs/architecture.md ("Incremental snapshots"); its readers
-// ([github.com/openshelf/openshelf/index/catalog.Multi],
-// [github.com/openshelf/openshelf/index/content.Multi] and package
-// snapshot's Numbering and LiveSQL) are tested against segments this
-// package writes (segments_test.go), but no build writes a segmented
-// snapshot yet.
+// # Segments
 //
-// [Reindex] rebuilds only search/index.bin of the current snapshot, from its
-// own Parquet tables, and publishes it as a new snapshot whose other files
+// A delta build's snapshot is a list of segments (docs/architecture.md,
+// "Incremental snapshots"; data/README.md for the files): each segment is
+// the files this Builder writes for its documents, in
+// segments/segment=<id>/, and the unchanged ones are hard links of the
+// previous snapshot's. What belongs to the whole archive is written from
+// the segments' files (delta_archive.go): the citations from each
+// segment's citation keys, and the bundles of the topics whose documents
+// changed from each segment's own bundles (the others are linked). The
+// readers over segments ([github.com/openshelf/openshelf/index/catalog.Multi],
+// [github.com/openshelf/openshelf/index/content.Multi],
+// [github.com/openshelf/openshelf/index/search.Multi] and package
+// snapshot's Numbering and LiveSQL) answer exactly as one full build of
+// the live documents (delta_test.go). The merge policy (delta_merge.go)
+// folds small segments into the new one so that their number stays
+// bounded.
+//
+// [Reindex] rebuilds only search/index.bin of the current snapshot (one
+// without segments: merge first), from its own Parquet tables, and publishes it as a new snapshot whose other files
 // are hard links to the old one's: a new index format without a rebuild.
 //
 // # Search without the DuckDB fts extension

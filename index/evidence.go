@@ -45,7 +45,7 @@ const maxReceiptValue = 4096
 
 func (b *Builder) openReceipts() error {
 	var err error
-	b.receipts, err = newTable[evidenceRow](b.tmp, snapshot.LicenceEvidence+".parquet", 8*b.cfg.RowGroupRows)
+	b.receipts, err = newTable[evidenceRow](b.dir, snapshot.LicenceEvidence+".parquet", 8*b.cfg.RowGroupRows)
 	return err
 }
 

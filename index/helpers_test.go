@@ -113,8 +113,13 @@ func duck(t testing.TB) *sql.DB {
 	return db
 }
 
-// table returns the quoted path of a table for DuckDB SQL.
+// tbl returns a table of s for a DuckDB FROM clause: the quoted path of
+// its file, or for a per-document table of a segmented snapshot the
+// analysts' query of its live rows (snapshot.LiveSQL).
 func tbl(s *snapshot.Snapshot, name string) string {
+	if s.Segmented() && snapshot.PerDocument[name] {
+		return "(" + snapshot.LiveSQL(s.Dir, name) + " ORDER BY id)"
+	}
 	return "'" + strings.ReplaceAll(s.Path(name), "'", "''") + "'"
 }
 

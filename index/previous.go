@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
+	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
@@ -14,6 +16,9 @@ import (
 // references included, in id order. It reads documents, fulltext and
 // references in lockstep: all three are sorted by id.
 func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Document) error) (n int64, err error) {
+	if s.Segmented() {
+		return readSegmented(ctx, s, fn)
+	}
 	return readSnapshot(ctx, s, func(_ *documentRow, _ []sectionRow, d *ingest.Document) error { return fn(d) })
 }
 
@@ -117,6 +122,44 @@ func documentOf(r *documentRow) (*ingest.Document, error) {
 	for _, a := range r.Authors {
 		d.Authors = append(d.Authors, ingest.Author{Name: a.Name, Given: a.Given, Family: a.Family,
 			ORCID: a.ORCID, Affiliations: a.Affiliations})
+	}
+	return d, nil
+}
+
+// documentFromContent rebuilds a Document from its record in a content
+// store (package content), as documentOf does from its Parquet rows: the
+// delta build reads the few documents a run touches this way.
+func documentFromContent(cd *content.Document, secs []content.Section, refs []content.Reference) (*ingest.Document, error) {
+	m := cd.Merge
+	if m == nil || len(m.Given) != len(cd.Authors) || len(m.Family) != len(cd.Authors) {
+		return nil, fmt.Errorf("%s: %w: the content store lacks the merge fields", cd.ID, errNoDelta)
+	}
+	row := &documentRow{ID: cd.ID, Aliases: cd.Aliases, DOI: cd.DOI, PMID: cd.PMID, PMCID: cd.PMCID,
+		OpenAlex: cd.OpenAlex, Title: cd.Title, Venue: cd.Venue, Publisher: cd.Publisher, Year: cd.Year,
+		Date: cd.Date, Type: cd.Type, Language: cd.Language, Abstract: cd.Abstract, Keywords: cd.Keywords,
+		Subjects: m.Subjects, Topics: cd.Topics, Retracted: m.Retracted, Sources: cd.Sources, Origin: m.Origin,
+		License: cd.License, LicenseVersion: cd.LicenseVersion, LicenseURL: cd.LicenseURL, LicenceEvidence: m.Evidence}
+	if m.Updated != 0 {
+		u := time.UnixMicro(m.Updated).UTC()
+		row.Updated = &u
+	}
+	for i, a := range cd.Authors {
+		row.Authors = append(row.Authors, authorRow{Name: a.Name, Given: m.Given[i], Family: m.Family[i],
+			ORCID: a.ORCID, Affiliations: a.Affiliations})
+	}
+	d, err := documentOf(row)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]sectionRow, len(secs))
+	for i, s := range secs {
+		rows[i] = sectionRow{Ordinal: int32(i), Parent: s.Parent, Title: s.Title, Paragraphs: s.Paragraphs}
+	}
+	d.Sections = sectionTree(rows)
+	for _, r := range refs {
+		d.References = append(d.References, ingest.Reference{Label: r.Label, Authors: r.Authors,
+			Title: r.Title, Source: r.Source, Year: r.Year, Volume: r.Volume, Issue: r.Issue,
+			Pages: r.Pages, DOI: r.DOI, PMID: r.PMID, Raw: r.Raw})
 	}
 	return d, nil
 }

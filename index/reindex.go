@@ -70,13 +70,16 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	if err != nil {
 		return nil, err
 	}
+	if cur.Segmented() {
+		return nil, fmt.Errorf("%w: snapshot %s has segments; merge it first (openshelf ingest -merge)", ErrConfig, cur.ID)
+	}
 	id, err := nextID(cfg.DataDir, cfg.Now)
 	if err != nil {
 		return nil, err
 	}
 	b := &Builder{cfg: cfg, log: cfg.Logger, id: id,
 		tmp: filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, tmpPrefix+id)}
-	b.work = filepath.Join(b.tmp, workDir)
+	b.dir, b.work = b.tmp, filepath.Join(b.tmp, workDir)
 	published := false
 	defer func() {
 		if b.postings != nil {
@@ -129,7 +132,7 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 			b.ndocs, cur.Manifest.Counts.Accepted)
 	}
 	b.log.Info("index: reindex: documents read", "documents", b.ndocs, "elapsed", time.Since(start))
-	if err := b.resolveCitations(func(cited, citing int32, _, _ string) error {
+	if err := b.resolveCitations(nil, func(cited, citing int32, _, _ string) error {
 		return b.sidx.AddCitation(cited, citing)
 	}); err != nil {
 		return nil, err

@@ -199,7 +199,7 @@ func (b *Builder) citeRecord(key string, kind byte, doc int32, id string) error 
 
 // openSearchIndex creates the index writer and the citation sorters.
 func (b *Builder) openSearchIndex() error {
-	path := filepath.Join(b.tmp, filepath.FromSlash(isearch.File))
+	path := filepath.Join(b.dir, filepath.FromSlash(isearch.File))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
@@ -217,11 +217,16 @@ func (b *Builder) openSearchIndex() error {
 
 // writeCitations writes citations.parquet and the index's cited-by lists.
 func (b *Builder) writeCitations() (snapshot.File, error) {
-	t, err := newTable[citationRow](b.tmp, snapshot.Citations+".parquet", 1_000_000)
+	t, err := newTable[citationRow](b.dir, snapshot.Citations+".parquet", 1_000_000)
 	if err != nil {
 		return snapshot.File{}, err
 	}
-	err = b.resolveCitations(func(cited, citing int32, citedID, citingID string) error {
+	keys, err := newCiteKeyWriter(b.dir)
+	if err != nil {
+		t.abort()
+		return snapshot.File{}, err
+	}
+	err = b.resolveCitations(keys, func(cited, citing int32, citedID, citingID string) error {
 		if err := b.sidx.AddCitation(cited, citing); err != nil {
 			return err
 		}
@@ -229,15 +234,23 @@ func (b *Builder) writeCitations() (snapshot.File, error) {
 	})
 	if err != nil {
 		t.abort()
+		keys.abort()
 		return snapshot.File{}, err
 	}
+	kf, err := keys.close()
+	if err != nil {
+		t.abort()
+		return snapshot.File{}, err
+	}
+	b.extraFiles = append(b.extraFiles, kf)
 	return t.close()
 }
 
 // resolveCitations resolves the references to archive documents: the
 // cites records in key order put each key's owner before its citers. fn
-// gets every (cited, citing) pair once, in that order.
-func (b *Builder) resolveCitations(fn func(cited, citing int32, citedID, citingID string) error) error {
+// gets every (cited, citing) pair once, in that order. Every record also
+// goes to keys (citekeys.go).
+func (b *Builder) resolveCitations(keys *citeKeyWriter, fn func(cited, citing int32, citedID, citingID string) error) error {
 	pairs := newSorter(b.work, b.cfg.SortMemory/4)
 	defer pairs.cleanup()
 	var key []byte
@@ -246,6 +259,11 @@ func (b *Builder) resolveCitations(fn func(cited, citing int32, citedID, citingI
 		i := strings.IndexByte(string(rec), 0)
 		if i < 0 || len(rec) < i+6 {
 			return fmt.Errorf("index: malformed citation record")
+		}
+		if keys != nil {
+			if err := keys.add(rec); err != nil {
+				return err
+			}
 		}
 		k, kind := rec[:i], rec[i+1]
 		doc, id := int32(binary.BigEndian.Uint32(rec[i+2:])), rec[i+6:]
@@ -356,7 +374,7 @@ func (b *Builder) closeSearchIndex() (snapshot.File, error) {
 	if err != nil {
 		return snapshot.File{}, err
 	}
-	in, err := HashInput(filepath.Join(b.tmp, filepath.FromSlash(isearch.File)), "")
+	in, err := HashInput(filepath.Join(b.dir, filepath.FromSlash(isearch.File)), "")
 	if err != nil {
 		return snapshot.File{}, err
 	}

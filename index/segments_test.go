@@ -106,6 +106,7 @@ func TestSegmentsAnswerAsMergedBuild(t *testing.T) {
 	for run, feed := range runs {
 		cfg := testConfig(data)
 		cfg.Now = testNow.Add(time.Duration(run) * 24 * time.Hour)
+		cfg.Merge = true // this test makes the segments itself
 		build(t, cfg, feed)
 		s, err := snapshot.Open(data)
 		if err != nil {
@@ -264,7 +265,7 @@ func checkLiveTables(t *testing.T, segs []served, deleted [][]int32, want *snaps
 		t.Fatal(err)
 	}
 	for _, table := range tables {
-		live, merged := "("+snapshot.LiveSQL(root, table)+")", "(SELECT * FROM read_parquet("+tbl(want, table)+"))"
+		live, merged := "("+snapshot.LiveSQL(root, table)+")", "(SELECT * FROM "+tbl(want, table)+")"
 		var n, m, extra, missing int64
 		err := db.QueryRow("SELECT (SELECT count(*) FROM "+live+"), (SELECT count(*) FROM "+merged+"), "+
 			"(SELECT count(*) FROM ("+live+" EXCEPT ALL "+merged+")), (SELECT count(*) FROM ("+merged+" EXCEPT ALL "+live+"))").

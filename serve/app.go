@@ -19,13 +19,6 @@ import (
 	"github.com/openshelf/openshelf/serve/mcp"
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools"
-	"github.com/openshelf/openshelf/serve/tools/browser"
-	"github.com/openshelf/openshelf/serve/tools/crypto"
-	"github.com/openshelf/openshelf/serve/tools/finance"
-	"github.com/openshelf/openshelf/serve/tools/knowledge"
-	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
-	"github.com/openshelf/openshelf/serve/tools/place"
-	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/x402"
 )
 
@@ -58,20 +51,15 @@ type Config struct {
 	// Fetch configures the one guarded outbound client every live tool and
 	// alarm delivery uses. Its AllowLoopback is for tests only.
 	Fetch fetch.Config
-	// Probe configures ping_status and domain_intel upstreams (DNS
-	// resolver, RDAP bootstrap).
-	Probe web.ProbeConfig
-	// Tools configures extract_webpage, site_metadata and read_feed.
-	Tools web.ToolsConfig
-	// Finance configures finance_snapshot and company_snapshot (EDGAR
-	// URLs, User-Agent, rate). Its Website is set from the Probe above.
-	Finance finance.Config
 	// Datasets is the directory of the offline reference data (npm
-	// packages installed by scripts/setup.sh); default "datasets", the
-	// repository's directory when run from its root.
+	// packages installed by scripts/setup.sh) that the place and data
+	// families read; default "datasets", the repository's directory when
+	// run from its root.
 	Datasets string
-	// Place configures geocode, weather_risk and location_report.
-	Place place.Config
+	// Families are the families of live tools, each with its own
+	// configuration, opened in order; nil is every family of Families
+	// with its zero configuration. Use replaces one.
+	Families []tools.Family
 
 	// Ledger is the payment ledger: "" for SQLite at DATA/state/x402.db,
 	// a postgres:// URL to share it between instances, or another SQLite
@@ -79,20 +67,6 @@ type Config struct {
 	Ledger string
 	// Payments tunes the payment core (leases, waits, recovery, pruning).
 	Payments PaymentsConfig
-	// Knowledge configures search_specs, query_specs and research_brief
-	// (live scholarly sources); its DataDir is set from DataDir.
-	Knowledge knowledge.Config
-	// Embed configures embed_text; its ModelsDir defaults to DATA/models.
-	Embed embed.Config
-
-	// Crypto configures the crypto tools (chains, RPC endpoints,
-	// explorers).
-	Crypto crypto.Config
-
-	// Browser configures screenshot, site_speed, site_audit and
-	// render_document (Chromium, its pool and the render files); empty
-	// RenderDir, BaseURL, Logger and Now are taken from this Config.
-	Browser browser.Config
 
 	// AlarmDB is the alarm store: "" for SQLite at DATA/state/alarms.db,
 	// a postgres:// URL to share alarms between instances, or another
@@ -232,15 +206,17 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	}
 	fc := fetch.New(cfg.Fetch)
 	a.Fetch = fc
-	families, err := a.toolFamilies(&cfg, fc, arch)
+	datasets := cfg.Datasets
+	if datasets == "" {
+		datasets = "datasets"
+	}
+	groups, err := a.openFamilies(ctx, cfg, tools.Deps{Fetch: fc, Archive: arch, DataDir: cfg.DataDir,
+		Datasets: datasets, BaseURL: cfg.BaseURL, Logger: cfg.Logger, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range families {
-		reg.Add(f.Endpoints()...)
-		if c, ok := f.(tools.Closer); ok {
-			a.closers = append(a.closers, c.Close)
-		}
+	for _, g := range groups {
+		reg.Add(g.Endpoints()...)
 	}
 
 	// Alarms (serve/alarm): store, scheduler and endpoints.
@@ -265,15 +241,15 @@ func NewApp(ctx context.Context, cfg Config) (*App, error) {
 	a.HTTP = NewHTTP(HTTPConfig{BaseURL: cfg.BaseURL, RateLimit: cfg.RateLimit, AccessLog: cfg.AccessLog,
 		Logger: cfg.Logger, Now: cfg.Now, Metrics: metrics}, reg, a.Payments)
 	metrics.reg.MustRegister(newLedgerCollector(ledger))
-	for _, f := range families {
-		if c, ok := f.(prometheus.Collector); ok {
+	for _, g := range groups {
+		if c, ok := g.(prometheus.Collector); ok {
 			metrics.reg.MustRegister(c) // the crypto tools' node requests
 		}
 	}
 	a.closers = append(a.closers, startMaintenance(ctx, core, cfg.Payments))
 	alarms.Start()
-	for _, f := range families {
-		if s, ok := f.(tools.Starter); ok {
+	for _, g := range groups {
+		if s, ok := g.(tools.Starter); ok {
 			if err := s.Start(ctx); err != nil {
 				return nil, fmt.Errorf("serve: starting tools: %w", err)
 			}

@@ -277,7 +277,24 @@ func (m *Numbering) Locate(doc int32) (seg int, d int32) {
 const (
 	SegmentsDir    = "segments"
 	DeletionsTable = "deletions"
+	DeletionsDir   = "deletions" // deletions/<segment id>.bin
+	DeletionsExt   = ".bin"
 )
+
+// TableSQL returns what a DuckDB FROM clause reads for a table of the
+// snapshot: read_parquet of its file, or for a per-document table of a
+// segmented snapshot its live rows (LiveSQL) in parentheses.
+func (s *Snapshot) TableSQL(table string) string {
+	if s.Segmented() && PerDocument[table] {
+		return "(" + LiveSQL(s.Dir, table) + ")"
+	}
+	return "read_parquet('" + strings.ReplaceAll(s.Path(table), "'", "''") + "')"
+}
+
+// PerDocument are the tables each segment of a segmented snapshot holds
+// for its own documents; the others belong to the whole snapshot.
+var PerDocument = map[string]bool{Documents: true, Fulltext: true, References: true, LicenceEvidence: true,
+	Aliases: true, Specs: true}
 
 // LiveSQL returns a DuckDB query of the live rows of a per-document table
 // (one whose rows carry the document's canonical id in an id column:

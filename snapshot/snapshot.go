@@ -78,6 +78,20 @@ type Manifest struct {
 	Inputs   []Input `json:"inputs"`
 	Counts   Counts  `json:"counts"`
 	Files    []File  `json:"files"`
+	// Segments lists a segmented snapshot's segments, oldest first
+	// (docs/architecture.md, "Incremental snapshots"); empty for a
+	// snapshot whose directory holds its one segment's files itself.
+	Segments []Segment `json:"segments,omitempty"`
+}
+
+// Segment is one segment of a segmented snapshot, in
+// segments/segment=<ID>/.
+type Segment struct {
+	ID string `json:"id"`
+	// Documents is how many documents the segment holds, Deleted how
+	// many of them this snapshot no longer serves (deletions/<ID>.bin).
+	Documents int64 `json:"documents"`
+	Deleted   int64 `json:"deleted"`
 }
 
 // Input is one file read by the run.
@@ -195,6 +209,21 @@ func OpenDir(dir string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: manifest id %q does not match directory %s", ErrInvalidManifest, m.ID, abs)
 	}
 	return &Snapshot{Dir: abs, ID: m.ID, Manifest: m}, nil
+}
+
+// Segmented reports whether the snapshot's documents are in segment
+// directories (Manifest.Segments) rather than in its own directory.
+func (s *Snapshot) Segmented() bool { return len(s.Manifest.Segments) > 0 }
+
+// SegmentDir returns the directory of the segment with the given id.
+func (s *Snapshot) SegmentDir(id string) string {
+	return filepath.Join(s.Dir, SegmentsDir, "segment="+id)
+}
+
+// DeletionsPath returns the path of the deletion file of the segment with
+// the given id (which exists only when the segment has deleted documents).
+func (s *Snapshot) DeletionsPath(id string) string {
+	return filepath.Join(s.Dir, DeletionsDir, id+DeletionsExt)
 }
 
 // Path returns the file path of a table (one of [Tables], e.g. Documents or

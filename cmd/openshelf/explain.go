@@ -119,8 +119,8 @@ func explain(ctx context.Context, dataDir, id string) (*explanation, error) {
 	for _, c := range candidates(id) {
 		var canon, ev string
 		err := db.QueryRowContext(ctx, fmt.Sprintf(`SELECT d.id, d.license, d.license_name, d.license_url, d.origin, d.licence_evidence
-			FROM read_parquet('%s') d JOIN read_parquet('%s') a ON a.id = d.id WHERE a.alias = ? LIMIT 1`,
-			sqlPath(snap.Path(snapshot.Documents)), sqlPath(snap.Path(snapshot.Aliases))), c).
+			FROM %s d JOIN %s a ON a.id = d.id WHERE a.alias = ? LIMIT 1`,
+			snap.TableSQL(snapshot.Documents), snap.TableSQL(snapshot.Aliases)), c).
 			Scan(&canon, &x.License, &x.Name, &x.URL, &x.Input, &ev)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue

@@ -37,6 +37,7 @@ type ingestConfig struct {
 	Workers  int
 	Keep     int
 	Fresh    bool
+	Merge    bool
 	Licences string
 	Now      string
 	JSON     bool
@@ -73,6 +74,7 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	fs.IntVar(&c.Workers, "workers", 0, "files read at once (0: one per CPU)")
 	fs.IntVar(&c.Keep, "keep", 0, "snapshots to keep, current included (0: the default, 3)")
 	fs.BoolVar(&c.Fresh, "fresh", false, "build from these inputs only, without carrying over the current snapshot")
+	fs.BoolVar(&c.Merge, "merge", false, "write the whole archive into one new segment (a full merge) instead of a delta segment beside the current ones")
 	fs.StringVar(&c.Licences, "licences", "", "comma-separated licence `families` to publish (CC0,PDM,CC-BY,CC-BY-SA; default all)")
 	fs.StringVar(&c.Now, "now", "", "run `time` (RFC 3339) for licence embargoes and the snapshot id (default: the clock)")
 	fs.BoolVar(&c.JSON, "json", false, "print the summary as JSON on stdout")
@@ -120,7 +122,7 @@ func parseLevel(s string) (slog.Level, error) {
 
 // runConfig turns the flags into the run package's Config.
 func (c *ingestConfig) runConfig() (run.Config, error) {
-	cfg := run.Config{DataDir: c.Data, Workers: c.Workers, Keep: c.Keep, Fresh: c.Fresh}
+	cfg := run.Config{DataDir: c.Data, Workers: c.Workers, Keep: c.Keep, Fresh: c.Fresh, Merge: c.Merge}
 	for _, p := range c.Paths {
 		cfg.Inputs = append(cfg.Inputs, run.Input{Path: p})
 	}

@@ -52,23 +52,22 @@ func readable(t *testing.T, data string, want int64) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	q := func(query string, table string) int64 {
+	q := func(query string, from string) int64 {
 		var n int64
-		path := strings.ReplaceAll(s.Path(table), "'", "''")
-		if err := db.QueryRow(strings.ReplaceAll(query, "TABLE", "'"+path+"'")).Scan(&n); err != nil {
-			t.Fatalf("%s of %s: %v", query, table, err)
+		if err := db.QueryRow(strings.ReplaceAll(query, "TABLE", from)).Scan(&n); err != nil {
+			t.Fatalf("%s of %s: %v", query, from, err)
 		}
 		return n
 	}
-	if n := q("SELECT count(*) FROM TABLE", snapshot.Documents); n != want {
+	if n := q("SELECT count(*) FROM TABLE", s.TableSQL(snapshot.Documents)); n != want {
 		t.Errorf("current snapshot %s has %d documents, want %d", s.ID, n, want)
 	}
 	for _, f := range s.Manifest.Files {
 		if !strings.HasSuffix(f.Name, ".parquet") {
 			continue
 		}
-		table := strings.TrimSuffix(f.Name, ".parquet")
-		if n := q("SELECT count(*) FROM TABLE", table); n != f.Rows {
+		path := filepath.Join(s.Dir, filepath.FromSlash(f.Name))
+		if n := q("SELECT count(*) FROM TABLE", "read_parquet('"+strings.ReplaceAll(path, "'", "''")+"')"); n != f.Rows {
 			t.Errorf("%s: %d rows, manifest says %d", f.Name, n, f.Rows)
 		}
 	}

@@ -19,12 +19,6 @@ import (
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/fetch"
-	"github.com/openshelf/openshelf/serve/tools/browser"
-	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
-	"github.com/openshelf/openshelf/serve/tools/knowledge"
-	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
-	"github.com/openshelf/openshelf/serve/tools/place"
-	"github.com/openshelf/openshelf/serve/tools/place/weather"
 )
 
 func init() {
@@ -84,21 +78,6 @@ func (l targetList) Set(v string) error {
 	return nil
 }
 
-// stringList is a repeatable string flag.
-type stringList struct{ p *[]string }
-
-func (l *stringList) String() string {
-	if l.p == nil {
-		return ""
-	}
-	return strings.Join(*l.p, " ")
-}
-
-func (l *stringList) Set(v string) error {
-	*l.p = append(*l.p, v)
-	return nil
-}
-
 func runServe(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -132,42 +111,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.Var(targetList{&cfg.Fetch.AllowTargets}, "unsafe-allow-targets", "UNSAFE, tests only: comma-separated CIDR prefixes (127.0.0.0/8,::1/128,10.9.0.0/16) that live tools, alarms and the browser may reach on any port although not public (repeatable)")
 	fs.BoolVar(&cfg.Fetch.AllowLoopback, "unsafe-allow-loopback-targets", false, "UNSAFE, tests only: shorthand for -unsafe-allow-targets 127.0.0.0/8,::1/128")
 	fs.StringVar(&cfg.AlarmDB, "alarm-db", "", "alarm store: empty for SQLite at DATA/state/alarms.db, or a postgres:// URL shared by several instances")
-	fs.StringVar(&cfg.Finance.EDGAR.UserAgent, "sec-user-agent", "", `User-Agent for SEC EDGAR: "Company Name contact@example.com" (the SEC requires one)`)
-	fs.StringVar(&cfg.Finance.EDGAR.TickersURL, "sec-tickers-url", edgar.DefaultTickersURL, "SEC ticker map (company_tickers.json)")
-	fs.StringVar(&cfg.Finance.EDGAR.DataURL, "sec-data-url", edgar.DefaultDataURL, "base URL of EDGAR submissions/ and api/xbrl/")
-	fs.StringVar(&cfg.Finance.ArchiveURL, "sec-archive-url", edgar.DefaultArchiveURL, "base URL of EDGAR filing links in answers")
-	fs.Float64Var(&cfg.Finance.EDGAR.Rate, "sec-rate", edgar.MaxRate, "requests per second to EDGAR, process-wide (at most 8)")
-	fs.StringVar(&cfg.Knowledge.OpenAlexURL, "openalex-url", knowledge.DefaultOpenAlexURL, "OpenAlex API base URL (research_brief)")
-	fs.StringVar(&cfg.Knowledge.CrossrefURL, "crossref-url", knowledge.DefaultCrossrefURL, "Crossref API base URL (research_brief)")
-	fs.StringVar(&cfg.Knowledge.Mailto, "scholarly-mailto", "", "contact e-mail sent to OpenAlex and Crossref (their polite pools)")
-	fs.DurationVar(&cfg.Knowledge.LiveTimeout, "scholarly-timeout", 8*time.Second, "timeout of each OpenAlex or Crossref request")
-	fs.StringVar(&cfg.Embed.ModelsDir, "models-dir", "", "embedding models, one directory per model with model.onnx and tokenizer.json (default DATA/models)")
-	fs.StringVar(&cfg.Embed.Library, "ort-library", embed.DefaultLibrary, "ONNX Runtime shared library for embed_text")
-	fs.IntVar(&cfg.Embed.MaxBatch, "embed-batch", 32, "embed_text: texts run together at most")
-	fs.DurationVar(&cfg.Embed.MaxWait, "embed-wait", 5*time.Millisecond, "embed_text: how long a batch waits for more requests")
-	fs.StringVar(&cfg.Crypto.ChainsFile, "crypto-chains", "", "crypto tools: chain configuration file (default: the embedded chains.json)")
-	fs.Var(&stringList{&cfg.Crypto.RPC}, "crypto-rpc", "crypto tools: RPC endpoint of a chain, chain=URL[,URL] (repeatable)")
-	fs.StringVar(&cfg.Crypto.TokenLists, "crypto-token-lists", "tokenlists", "crypto tools: directory of the token lists symbols are resolved from (npm packages installed by scripts/setup.sh)")
-	fs.StringVar(&cfg.Crypto.SourcifyURL, "crypto-sourcify-url", "https://sourcify.dev/server", "crypto tools: Sourcify server (v2 API) for verified ABIs")
-	fs.StringVar(&cfg.Crypto.EtherscanURL, "crypto-etherscan-url", "https://api.etherscan.io/v2/api", "crypto tools: Etherscan-style v2 API, the ABI fallback")
-	fs.StringVar(&cfg.Crypto.EtherscanKey, "crypto-etherscan-key", "", "crypto tools: Etherscan API key")
-	fs.Uint64Var(&cfg.Crypto.History.Blocks, "crypto-history-blocks", 2_000_000, "crypto tools: how many blocks back wallet_report scans a wallet's logs (more than the chain's height: from genesis)")
-	fs.IntVar(&cfg.Crypto.History.MaxRequests, "crypto-history-requests", 300, "crypto tools: bound on the eth_getLogs batches of one chain's wallet history scan")
-	fs.IntVar(&cfg.Crypto.SimStateReads, "crypto-sim-state-reads", 1000, "crypto tools: bound on the RPC calls simulate_tx's local EVM makes to read state (nodes without debug_traceCall)")
-	fs.StringVar(&cfg.Browser.ChromiumPath, "chromium", "chromium", "Chromium binary for screenshot, site_speed, site_audit and PDF rendering")
-	fs.IntVar(&cfg.Browser.Concurrency, "browser-concurrency", 2, "pages open in the browser at once (about one per core)")
-	fs.DurationVar(&cfg.Browser.CallTimeout, "browser-timeout", 45*time.Second, "deadline of one browser tool call")
-	fs.StringVar(&cfg.Browser.AxePath, "axe", browser.DefaultAxePath, "axe-core's axe.min.js, run in pages by site_audit (npm package installed by scripts/setup.sh)")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.Datasets, "datasets", "datasets", "directory of the offline place and reference data (npm packages installed by scripts/setup.sh)")
-	fs.StringVar(&cfg.Place.GeocoderURL, "geocoder-url", place.DefaultGeocoderURL, "base URL of the Open-Meteo-compatible geocoding API asked for postcodes")
-	fs.StringVar(&cfg.Place.Weather.Provider, "weather-provider", "open-meteo", `forecast provider: "open-meteo" or "met-norway"`)
-	fs.StringVar(&cfg.Place.Weather.OpenMeteoURL, "open-meteo-url", "", "Open-Meteo forecast base URL (default the free API, or the commercial one with -open-meteo-key)")
-	fs.StringVar(&cfg.Place.Weather.OpenMeteoKey, "open-meteo-key", "", "Open-Meteo commercial API key (the free API is non-commercial)")
-	fs.StringVar(&cfg.Place.Weather.METNorwayURL, "met-norway-url", weather.METNorwayURL, "MET Norway Locationforecast base URL")
-	fs.Float64Var(&cfg.Place.Weather.RequestsPerSecond, "weather-rps", 10, "forecast provider calls per second (cache misses); beyond it 503")
-	fs.Float64Var(&cfg.Place.GeocoderPerSecond, "geocoder-rps", 5, "postcode geocoder calls per second; beyond it 503")
-	thresholdFlags(fs, &cfg.Place.Weather.Thresholds)
+	cfg.Families = serve.Families()
+	for _, f := range cfg.Families {
+		f.RegisterFlags(fs)
+	}
 	fs.Usage = flagUsage(fs, e.stderr, "openshelf serve [flags]")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -206,9 +155,6 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 
-	if cfg.Finance.EDGAR.UserAgent == "" {
-		log.Warn("no -sec-user-agent: EDGAR may refuse the default; set \"Company Name contact@example.com\"")
-	}
 	app, err := serve.NewApp(ctx, cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)
@@ -259,33 +205,6 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// thresholdFlags makes every weather-flag threshold overridable, each
-// flag defaulting to the documented value.
-func thresholdFlags(fs *flag.FlagSet, t *weather.Thresholds) {
-	t.Complete = true // every field has a flag, so 0 means 0 °C, not "default"
-	for _, f := range []struct {
-		name string
-		dst  *float64
-		def  float64
-	}{
-		{"drone-max-wind-kmh", &t.DroneMaxWindKmh, weather.DefaultThresholds.DroneMaxWindKmh},
-		{"drone-max-gust-kmh", &t.DroneMaxGustKmh, weather.DefaultThresholds.DroneMaxGustKmh},
-		{"drone-max-precipitation-mm", &t.DroneMaxPrecipMM, weather.DefaultThresholds.DroneMaxPrecipMM},
-		{"drone-max-precipitation-probability", &t.DroneMaxPrecipProbPct, weather.DefaultThresholds.DroneMaxPrecipProbPct},
-		{"drone-min-temperature-c", &t.DroneMinTempC, weather.DefaultThresholds.DroneMinTempC},
-		{"drone-max-temperature-c", &t.DroneMaxTempC, weather.DefaultThresholds.DroneMaxTempC},
-		{"rain-min-precipitation-mm", &t.RainMinMM, weather.DefaultThresholds.RainMinMM},
-		{"rain-min-probability", &t.RainMinProbPct, weather.DefaultThresholds.RainMinProbPct},
-		{"frost-max-temperature-c", &t.FrostMaxTempC, weather.DefaultThresholds.FrostMaxTempC},
-		{"high-wind-kmh", &t.HighWindKmh, weather.DefaultThresholds.HighWindKmh},
-		{"high-wind-gust-kmh", &t.HighWindGustKmh, weather.DefaultThresholds.HighWindGustKmh},
-		{"event-high-gust-kmh", &t.EventHighGustKmh, weather.DefaultThresholds.EventHighGustKmh},
-		{"event-high-precipitation-mm", &t.EventHighPrecipMM, weather.DefaultThresholds.EventHighPrecipMM},
-	} {
-		fs.Float64Var(f.dst, "weather-"+f.name, f.def, "weather flag threshold "+f.name+" (see docs/tools-place.md)")
-	}
 }
 
 // serveGCPercent is the server's GOGC unless the environment sets one.

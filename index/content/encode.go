@@ -37,6 +37,26 @@ type Document struct {
 	// licence.Receipt. It is encoded last: records written before it
 	// existed decode with it empty.
 	LicenseEvidence string
+	// Merge is what a later build needs to merge the document again
+	// from this store alone; the server does not serve it. Encoded after
+	// LicenseEvidence: records written before it decode with it nil.
+	Merge *MergeFields
+}
+
+// MergeFields are the fields of a published document that a delta build
+// carries into the merger (package index) besides the served ones.
+type MergeFields struct {
+	Subjects []string
+	// Given and Family are each author's name parts, in Authors' order.
+	Given, Family []string
+	Retracted     bool
+	Origin        string
+	// Updated is the source's update time in Unix microseconds (the
+	// precision of documents.parquet), 0 when unknown.
+	Updated int64
+	// Evidence is the licence evidence as documents.parquet stores it
+	// (a JSON array of licence.Evidence).
+	Evidence string
 }
 
 // Section is one full-text section, in document order (depth first); Parent
@@ -101,6 +121,15 @@ func AppendDocument(b []byte, d *Document) []byte {
 		d.CopyrightNotice, d.ShareAlikeNotice, d.LicenseEvidence} {
 		b = appendString(b, s)
 	}
+	if m := d.Merge; m != nil {
+		b = appendStrings(b, m.Subjects)
+		b = appendStrings(b, m.Given)
+		b = appendStrings(b, m.Family)
+		b = appendBool(b, m.Retracted)
+		b = appendString(b, m.Origin)
+		b = binary.AppendVarint(b, m.Updated)
+		b = appendString(b, m.Evidence)
+	}
 	return b
 }
 
@@ -159,6 +188,16 @@ func (d *decoder) int32(what string) int32 {
 	}
 	d.b = d.b[n:]
 	return int32(v)
+}
+
+func (d *decoder) int64(what string) int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail(what)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
 }
 
 func (d *decoder) string(what string) string {
@@ -230,6 +269,11 @@ func DecodeDocument(b []byte) (*Document, error) {
 	doc.CopyrightNotice, doc.ShareAlikeNotice = d.string("copyright_notice"), d.string("share_alike_notice")
 	if d.err == nil && len(d.b) > 0 {
 		doc.LicenseEvidence = d.string("license_evidence")
+	}
+	if d.err == nil && len(d.b) > 0 {
+		doc.Merge = &MergeFields{Subjects: d.strings("subjects"), Given: d.strings("given"), Family: d.strings("family"),
+			Retracted: d.bool("retracted"), Origin: d.string("origin"), Updated: d.int64("updated"),
+			Evidence: d.string("evidence")}
 	}
 	if err := d.done("document"); err != nil {
 		return nil, err

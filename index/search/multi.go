@@ -64,6 +64,8 @@ type Multi struct {
 	cache multiCache
 	// topics keeps each topic's topicLists (catalogPage).
 	topics sync.Map
+	// topicDocs keeps each topic's live documents (TopicDocs).
+	topicDocs sync.Map
 	// order is the segments' order of search, the largest first: its
 	// best matches make a floor that prunes the others' (floorOf).
 	order []int

@@ -66,6 +66,9 @@ type Config struct {
 	// Fresh builds the snapshot from this run's inputs only, instead of
 	// carrying over the previous snapshot's documents.
 	Fresh bool
+	// Merge writes every document into one new segment (a full merge)
+	// rather than a delta segment beside the previous snapshot's.
+	Merge bool
 	// Keep is how many snapshots to retain; 0 means the index default.
 	Keep int
 

@@ -96,6 +96,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		Logger:     log,
 		Keep:       cfg.Keep,
 		Fresh:      cfg.Fresh,
+		Merge:      cfg.Merge,
 		Topics:     taxonomy,
 		// Prepare sees every accepted merged document, from one goroutine.
 		Prepare: func(d *ingest.Document) error {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -42,12 +43,35 @@ type generation struct {
 	topicsJSON sync.Map
 	topics     []Topic
 	byTopic    map[string]*Topic
-	catalog    *catalog.Reader // every entry and alias, mapped (catalogstore.go)
+	catalog    catalogReader // every entry and alias, mapped (catalogstore.go)
 	index      searcher
 	// content serves the paid content (content/docs.bin); nil for a
 	// snapshot written before the content store existed, whose content
 	// is read from Parquet through DuckDB.
-	content *content.Reader
+	content contentReader
+	// closers are the segments' readers of a segmented snapshot
+	// (segments.go), closed with the generation.
+	closers []io.Closer
+}
+
+// catalogReader is a snapshot's catalog: one catalog file, or the
+// catalogs of its segments (catalog.Multi).
+type catalogReader interface {
+	Len() int
+	ID(doc int32) []byte
+	Record(doc int32) (catalog.Record, error)
+	Find(id string) int32
+	After(id string) int32
+	Lookup(name string) int32
+}
+
+// contentReader is a snapshot's content store: one file, or its
+// segments' (content.Multi).
+type contentReader interface {
+	Len() int
+	Document(doc int) (*content.Document, error)
+	Sections(doc int) ([]content.Section, error)
+	References(doc int) ([]content.Reference, error)
 }
 
 func (g *generation) release() {
@@ -55,16 +79,20 @@ func (g *generation) release() {
 		g.closeOnce.Do(func() {
 			g.db.Close()
 			g.connector.Close()
-			if g.catalog != nil {
-				g.catalog.Close()
-			}
-			if g.content != nil {
-				g.content.Close()
-			}
-			if g.index != nil {
-				g.index.Close()
-			}
+			g.closeReaders()
 		})
+	}
+}
+
+// closeReaders closes the catalog, content store and index.
+func (g *generation) closeReaders() {
+	for _, c := range []any{g.catalog, g.content, g.index} {
+		if c, ok := c.(io.Closer); ok && c != nil {
+			c.Close()
+		}
+	}
+	for _, c := range g.closers {
+		c.Close()
 	}
 }
 
@@ -101,12 +129,7 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot, opts search.Op
 	db := sql.OpenDB(c)
 	g := &generation{snap: snap, db: db, connector: c}
 	if err := g.load(ctx, opts); err != nil {
-		if g.index != nil {
-			g.index.Close()
-		}
-		if g.catalog != nil {
-			g.catalog.Close()
-		}
+		g.closeReaders()
 		db.Close()
 		c.Close()
 		return nil, err
@@ -117,13 +140,14 @@ func openGeneration(ctx context.Context, snap *snapshot.Snapshot, opts search.Op
 // load creates the views over the snapshot's files and the small in-memory
 // tables that make pagination and search fast.
 func (g *generation) load(ctx context.Context, opts search.Options) error {
-	p := func(name string) string { return quote(g.snap.Path(name)) }
+	// Views read the immutable Parquet files on demand; over segments,
+	// the live rows (the analysts' query, snapshot.LiveSQL).
+	p := g.snap.TableSQL
 	stmts := []string{
-		// Views read the immutable Parquet files on demand.
-		"CREATE VIEW documents AS SELECT * FROM read_parquet(" + p(snapshot.Documents) + ")",
-		"CREATE VIEW fulltext AS SELECT * FROM read_parquet(" + p(snapshot.Fulltext) + ")",
-		"CREATE VIEW refs AS SELECT * FROM read_parquet(" + p(snapshot.References) + ")",
-		"CREATE VIEW aliases AS SELECT * FROM read_parquet(" + p(snapshot.Aliases) + ")",
+		"CREATE VIEW documents AS SELECT * FROM " + p(snapshot.Documents),
+		"CREATE VIEW fulltext AS SELECT * FROM " + p(snapshot.Fulltext),
+		"CREATE VIEW refs AS SELECT * FROM " + p(snapshot.References),
+		"CREATE VIEW aliases AS SELECT * FROM " + p(snapshot.Aliases),
 	}
 	for _, q := range stmts {
 		if _, err := g.db.ExecContext(ctx, q); err != nil {
@@ -139,6 +163,9 @@ func (g *generation) load(ctx context.Context, opts search.Options) error {
 	var err error
 	if g.statsJSON, err = encodeJSON(g.stats); err != nil {
 		return err
+	}
+	if g.snap.Segmented() {
+		return g.openSegments(opts) // segments.go
 	}
 	// The catalog (with the aliases) and the search index are files
 	// mapped in place: see catalogstore.go and package index/search.

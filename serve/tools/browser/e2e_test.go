@@ -16,14 +16,14 @@ import (
 
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/servetest"
+	"github.com/openshelf/openshelf/serve/tools/browser"
 )
 
 // newEnv runs the whole server with short browser deadlines.
 func newEnv(t *testing.T) *servetest.Env {
 	t.Helper()
 	return servetest.New(t, func(c *serve.Config) {
-		c.Browser.CallTimeout = 15 * time.Second
-		c.Browser.WaitTimeout = 2 * time.Second
+		c.Use(&browser.Family{Config: browser.Config{CallTimeout: 15 * time.Second, WaitTimeout: 2 * time.Second}})
 	})
 }
 

@@ -69,9 +69,9 @@ func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
 		mod(c, cc)
 	}
 	e.Env = servetest.New(t, func(cfg *serve.Config) {
-		cfg.Crypto = crypto.Config{Chains: cc,
+		cfg.Use(&crypto.Family{Config: crypto.Config{Chains: cc,
 			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api",
-			RPCOptions: chain.Options{Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }}}
+			RPCOptions: chain.Options{Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }}}})
 	})
 	return e
 }

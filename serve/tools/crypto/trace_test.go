@@ -45,7 +45,7 @@ func envOn(t *testing.T, c *evmtest.Chain, mod func(*crypto.Config)) *env {
 	if mod != nil {
 		mod(&cfg)
 	}
-	e.Env = servetest.New(t, func(sc *serve.Config) { sc.Crypto = cfg })
+	e.Env = servetest.New(t, func(sc *serve.Config) { sc.Use(&crypto.Family{Config: cfg}) })
 	return e
 }
 

@@ -95,7 +95,7 @@ const recentFilings = 10
 
 // Company runs company_snapshot: submissions and facts are read in
 // parallel, then the website is checked.
-func (f *Family) Company(ctx context.Context, in *CompanyInput) (*CompanyOutput, error) {
+func (f *Tools) Company(ctx context.Context, in *CompanyInput) (*CompanyOutput, error) {
 	t, err := f.resolve(ctx, in.Ticker)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (f *Family) Company(ctx context.Context, in *CompanyInput) (*CompanyOutput,
 	return out, nil
 }
 
-func (f *Family) profile(s *edgar.Submissions, t edgar.Ticker) Profile {
+func (f *Tools) profile(s *edgar.Submissions, t edgar.Ticker) Profile {
 	p := Profile{Name: s.Name, CIK: t.CIK.Padded(), EntityType: s.EntityType, Category: s.Category, SIC: s.SIC,
 		SICDescription: s.SICDescription, StateOfIncorporation: s.StateOfIncorporation, FiscalYearEnd: s.FiscalYearEnd,
 		EIN: s.EIN, LEI: s.LEI, Phone: s.Phone, Website: s.Website, InvestorWebsite: s.InvestorWebsite,
@@ -180,7 +180,7 @@ func dateOnly(s string) string {
 	return s
 }
 
-func (f *Family) recent(cik edgar.CIK, fl *edgar.Filings) []FilingLink {
+func (f *Tools) recent(cik edgar.CIK, fl *edgar.Filings) []FilingLink {
 	out := []FilingLink{}
 	for i := 0; i < fl.Len() && len(out) < recentFilings; i++ {
 		r := fl.At(i)

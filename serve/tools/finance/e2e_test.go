@@ -23,6 +23,7 @@ import (
 	"github.com/openshelf/openshelf/serve/servetest"
 	"github.com/openshelf/openshelf/serve/tools/finance"
 	"github.com/openshelf/openshelf/serve/tools/finance/edgar"
+	"github.com/openshelf/openshelf/serve/tools/web"
 	"github.com/openshelf/openshelf/serve/tools/web/webtest"
 )
 
@@ -128,13 +129,16 @@ func (f *fakeEDGAR) failPath(path string, status int) {
 const testUA = "openshelf-tests tests@openshelf.example"
 
 // newEnv runs the server with finance pointed at fake; mod adjusts more.
-func newEnv(t testing.TB, fake *fakeEDGAR, mod func(*serve.Config)) *servetest.Env {
+func newEnv(t testing.TB, fake *fakeEDGAR, mod func(*finance.Config, *web.ProbeConfig)) *servetest.Env {
 	return servetest.New(t, func(c *serve.Config) {
-		c.Finance.EDGAR = edgar.Config{TickersURL: fake.URL + "/files/company_tickers.json", DataURL: fake.URL,
-			UserAgent: testUA, Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}
+		fc := finance.Config{EDGAR: edgar.Config{TickersURL: fake.URL + "/files/company_tickers.json", DataURL: fake.URL,
+			UserAgent: testUA, Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}}
+		var pc web.ProbeConfig
 		if mod != nil {
-			mod(c)
+			mod(&fc, &pc)
 		}
+		c.Use(&web.Family{Probe: pc})
+		c.Use(&finance.Family{Config: fc})
 	})
 }
 
@@ -301,11 +305,11 @@ func TestCompanySnapshotPaid(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 	dns := webtest.StartDNS(t, "example.com. 300 IN A 93.184.215.14\nexample.com. 300 IN NS a.iana-servers.net.")
-	env := newEnv(t, fake, func(c *serve.Config) {
-		c.Finance.WebsiteURL = func(d string) string { return site.URL + "/" + d }
-		c.Probe.DNSServer = dns.Addr
-		c.Probe.RDAPBootstrapURL = site.URL + "/no-bootstrap.json" // registration fails; dns and tech answer
-		c.Probe.HomepageURL = func(d string) string { return site.URL + "/" + d }
+	env := newEnv(t, fake, func(c *finance.Config, p *web.ProbeConfig) {
+		c.WebsiteURL = func(d string) string { return site.URL + "/" + d }
+		p.DNSServer = dns.Addr
+		p.RDAPBootstrapURL = site.URL + "/no-bootstrap.json" // registration fails; dns and tech answer
+		p.HomepageURL = func(d string) string { return site.URL + "/" + d }
 	})
 	in := map[string]any{"ticker": "AAPL", "domain": "https://Example.COM/about"}
 	m := env.PaidCall(t, http.MethodGet, "/v1/company-snapshot", in)

@@ -19,7 +19,7 @@ import (
 // added: the filing is the earliest original report (a form without "/A"),
 // every other one an amendment. fund is shared between calls and is not
 // modified.
-func (f *Family) withFilings(ctx context.Context, fund *Fundamentals, cik edgar.CIK, sub *edgar.Submissions) (*Fundamentals, error) {
+func (f *Tools) withFilings(ctx context.Context, fund *Fundamentals, cik edgar.CIK, sub *edgar.Submissions) (*Fundamentals, error) {
 	list, err := f.annualFilings(ctx, sub, fund.FiscalYearEnd)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (f *Family) withFilings(ctx context.Context, fund *Fundamentals, cik edgar.
 // company whose report date is fyEnd. Such filings come after fyEnd, so
 // the older pages of the list are read only when the recent list does not
 // reach back to it (a company with more than a year of filings in it).
-func (f *Family) annualFilings(ctx context.Context, sub *edgar.Submissions, fyEnd string) ([]edgar.Filing, error) {
+func (f *Tools) annualFilings(ctx context.Context, sub *edgar.Submissions, fyEnd string) ([]edgar.Filing, error) {
 	var out []edgar.Filing
 	add := func(fl *edgar.Filings) {
 		for i := range fl.Len() {

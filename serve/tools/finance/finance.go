@@ -14,7 +14,7 @@ import (
 )
 
 // Config configures the company tools. The zero value is the production
-// setup, without website health (serve.NewApp sets Website).
+// setup, without website health (Family.Open sets Website).
 type Config struct {
 	// EDGAR configures the EDGAR client: base URLs, User-Agent, rate.
 	EDGAR edgar.Config
@@ -22,8 +22,8 @@ type Config struct {
 	// edgar.DefaultArchiveURL. Links are returned, never fetched.
 	ArchiveURL string
 	// Website checks a company's website for company_snapshot; nil leaves
-	// the website section out with a note. serve.NewApp builds it from the
-	// server's Probe and WebsiteURL.
+	// the website section out with a note. Family.Open builds it from the
+	// server's shared probe (web.SharedProbe) and WebsiteURL.
 	Website *Website
 	// WebsiteURL builds the URL checked for the domain input; default
 	// "https://" + domain + "/" (tests point it at a local server). The
@@ -32,8 +32,8 @@ type Config struct {
 	Logger     *slog.Logger
 }
 
-// Family serves finance_snapshot and company_snapshot.
-type Family struct {
+// Tools serves finance_snapshot and company_snapshot.
+type Tools struct {
 	sec *edgar.Client
 	cfg Config
 	log *slog.Logger
@@ -53,8 +53,8 @@ type memoEntry struct {
 // maxMemo bounds memo; past it the map starts afresh.
 const maxMemo = 1024
 
-// New returns the family with its EDGAR client.
-func New(cfg Config) *Family {
+// New returns the tools with its EDGAR client.
+func New(cfg Config) *Tools {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -67,11 +67,11 @@ func New(cfg Config) *Family {
 	if ec.Logger == nil {
 		ec.Logger = cfg.Logger
 	}
-	return &Family{sec: edgar.New(ec), cfg: cfg, log: cfg.Logger, memo: map[edgar.CIK]memoEntry{}}
+	return &Tools{sec: edgar.New(ec), cfg: cfg, log: cfg.Logger, memo: map[edgar.CIK]memoEntry{}}
 }
 
 // Close releases the EDGAR client's connections.
-func (f *Family) Close() error {
+func (f *Tools) Close() error {
 	f.sec.Close()
 	return nil
 }
@@ -125,7 +125,7 @@ type Source struct {
 const marketNote = "pe_ratio and market_cap need a market price, which SEC EDGAR does not publish; they are null."
 
 // Endpoints returns the registry entries of the two tools.
-func (f *Family) Endpoints() []*registry.Endpoint {
+func (f *Tools) Endpoints() []*registry.Endpoint {
 	return []*registry.Endpoint{
 		registry.Spec[FundamentalsInput]{
 			Name: "finance_snapshot", Method: http.MethodGet, Path: "/v1/finance", Group: registry.GroupTools,
@@ -174,7 +174,7 @@ func (f *Family) Endpoints() []*registry.Endpoint {
 
 // resolve maps a ticker to its EDGAR entry; an unknown ticker is 404
 // unknown_ticker.
-func (f *Family) resolve(ctx context.Context, ticker string) (edgar.Ticker, error) {
+func (f *Tools) resolve(ctx context.Context, ticker string) (edgar.Ticker, error) {
 	t, ok, err := f.sec.Lookup(ctx, ticker)
 	if err != nil {
 		return edgar.Ticker{}, err
@@ -187,7 +187,7 @@ func (f *Family) resolve(ctx context.Context, ticker string) (edgar.Ticker, erro
 
 // Finance runs finance_snapshot: the facts and the filing list (for the
 // year's amendments) are read in parallel.
-func (f *Family) Finance(ctx context.Context, ticker string) (*FundamentalsOutput, error) {
+func (f *Tools) Finance(ctx context.Context, ticker string) (*FundamentalsOutput, error) {
 	t, err := f.resolve(ctx, ticker)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func (f *Family) Finance(ctx context.Context, ticker string) (*FundamentalsOutpu
 // fundamentals reads the latest annual report of cik; 404
 // no_financial_data when EDGAR has no XBRL facts or no annual report. The
 // result is shared between calls and must not be modified.
-func (f *Family) fundamentals(ctx context.Context, cik edgar.CIK) (*Fundamentals, error) {
+func (f *Tools) fundamentals(ctx context.Context, cik edgar.CIK) (*Fundamentals, error) {
 	cf, err := f.sec.CompanyFacts(ctx, cik)
 	if errors.Is(err, edgar.ErrNotFound) {
 		return nil, apierr.NotFound("no_financial_data", "EDGAR has no XBRL financial data for this company")
@@ -246,7 +246,7 @@ func (f *Family) fundamentals(ctx context.Context, cik edgar.CIK) (*Fundamentals
 }
 
 // read extracts the fundamentals and links the filings.
-func (f *Family) read(cik edgar.CIK, cf *edgar.CompanyFacts) (*Fundamentals, error) {
+func (f *Tools) read(cik edgar.CIK, cf *edgar.CompanyFacts) (*Fundamentals, error) {
 	fund, err := fundamentals(cf)
 	if errors.Is(err, errNoAnnual) {
 		return nil, apierr.NotFound("no_financial_data", "the company has filed no annual report (10-K, 20-F, 40-F) with XBRL financial data")
@@ -261,20 +261,20 @@ func (f *Family) read(cik edgar.CIK, cf *edgar.CompanyFacts) (*Fundamentals, err
 	return fund, nil
 }
 
-func (f *Family) source(cik edgar.CIK) Source {
+func (f *Tools) source(cik edgar.CIK) Source {
 	return Source{Name: "SEC EDGAR XBRL company facts",
 		URL:     "https://data.sec.gov/api/xbrl/companyfacts/CIK" + cik.Padded() + ".json",
 		Licence: "U.S. government public data (SEC EDGAR), free to reuse"}
 }
 
 // filingIndex is the EDGAR index page of a filing.
-func (f *Family) filingIndex(cik edgar.CIK, accn string) string {
+func (f *Tools) filingIndex(cik edgar.CIK, accn string) string {
 	if accn == "" {
 		return ""
 	}
 	return f.filingDir(cik, accn) + accn + "-index.htm"
 }
 
-func (f *Family) filingDir(cik edgar.CIK, accn string) string {
+func (f *Tools) filingDir(cik edgar.CIK, accn string) string {
 	return f.cfg.ArchiveURL + "/" + cikNumber(cik) + "/" + strings.ReplaceAll(accn, "-", "") + "/"
 }

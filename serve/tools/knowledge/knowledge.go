@@ -20,7 +20,7 @@ import (
 // Config configures the knowledge tools.
 type Config struct {
 	// DataDir is the data directory whose current snapshot holds the
-	// specs table (set by the server from its own --data).
+	// specs table (Family.Open sets it to the server's --data).
 	DataDir string
 	// OpenAlexURL and CrossrefURL are the live sources' API base URLs;
 	// defaults https://api.openalex.org and https://api.crossref.org.

@@ -13,6 +13,7 @@ import (
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/servetest"
+	"github.com/openshelf/openshelf/serve/tools/knowledge"
 )
 
 func TestMain(m *testing.M) {
@@ -94,9 +95,8 @@ func newFakes(t *testing.T) *fakes {
 func newEnv(t *testing.T, f *fakes) *servetest.Env {
 	env := servetest.New(t, func(c *serve.Config) {
 		if f != nil {
-			c.Knowledge.OpenAlexURL = f.openalex.URL
-			c.Knowledge.CrossrefURL = f.crossref.URL
-			c.Knowledge.Mailto = "ops@openshelf.test"
+			c.Use(&knowledge.Family{Config: knowledge.Config{OpenAlexURL: f.openalex.URL,
+				CrossrefURL: f.crossref.URL, Mailto: "ops@openshelf.test"}})
 		}
 	})
 	waitSpecs(t, env, "ready")

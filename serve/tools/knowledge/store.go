@@ -65,62 +65,77 @@ type docInfo struct {
 	first, n                                    int32 // its entries, contiguous
 }
 
-// loadTable reads DATA/current/specs.parquet, reporting to p (nil: no
-// reports).
+// loadTable reads the specs table of DATA/current, reporting to p (nil:
+// no reports): specs.parquet, or each segment's of a segmented snapshot
+// (segments.go).
 func loadTable(ctx context.Context, dataDir string, p *progress) (*table, error) {
 	snap, err := snapshot.Open(dataDir)
 	if err != nil {
 		return nil, err
 	}
+	if snap.Segmented() {
+		return loadSegmented(ctx, snap, p)
+	}
 	return loadTableFile(ctx, snap.ID, filepath.Join(snap.Dir, specs.TableFile), p)
 }
 
-// loadTableFile reads a specs table file. A damaged file is an error,
-// never a crash: parquet-go panics on some malformed input, and the load
-// runs in the background of a serving process.
-func loadTableFile(ctx context.Context, snapID, path string, p *progress) (t *table, err error) {
+// loadTableFile reads a specs table file.
+func loadTableFile(ctx context.Context, snapID, path string, p *progress) (*table, error) {
+	t := newTable(snapID)
+	if err := readRows(ctx, path, p, t.add); err != nil {
+		if errors.Is(err, errNoTable) {
+			return t, err
+		}
+		return nil, err
+	}
+	t.finish()
+	return t, nil
+}
+
+// readRows calls fn with each row of a specs table file, valid during the
+// call only. A damaged file is an error, never a crash: parquet-go panics
+// on some malformed input, and the load runs in the background of a
+// serving process.
+func readRows(ctx context.Context, path string, p *progress, fn func(*specs.Row) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			t, err = nil, fmt.Errorf("knowledge: read %s: %v", path, r)
+			err = fmt.Errorf("knowledge: read %s: %v", path, r)
 		}
 	}()
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &table{snapID: snapID}, errNoTable
+		return errNoTable
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	r := parquet.NewGenericReader[specs.Row](f)
 	defer r.Close()
 	if p != nil {
-		p.total.Store(r.NumRows())
+		p.total.Add(r.NumRows())
 	}
-	t = newTable(snapID)
 	buf := make([]specs.Row, 1024)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		n, err := r.Read(buf)
 		for i := range buf[:n] {
-			if aerr := t.add(&buf[i]); aerr != nil {
-				return nil, aerr
+			if ferr := fn(&buf[i]); ferr != nil {
+				return ferr
 			}
 		}
 		if p != nil {
 			p.rows.Add(int64(n))
 		}
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("knowledge: read %s: %w", path, err)
+			return fmt.Errorf("knowledge: read %s: %w", path, err)
 		}
 	}
-	t.finish()
-	return t, nil
 }
 
 func newTable(snapID string) *table {

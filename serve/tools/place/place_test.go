@@ -12,6 +12,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/servetest"
+	"github.com/openshelf/openshelf/serve/tools/place"
+	"github.com/openshelf/openshelf/serve/tools/place/weather"
 )
 
 // repoDir is the repository root (where go.mod is).
@@ -88,9 +90,8 @@ func newEnv(t *testing.T) (*servetest.Env, *upstreams) {
 	u := newUpstreams(t)
 	e := servetest.New(t, func(c *serve.Config) {
 		c.Datasets = filepath.Join(repoDir(t), "datasets")
-		c.Place.GeocoderURL = u.srv.URL
-		c.Place.Weather.OpenMeteoURL = u.srv.URL
-		c.Place.Now = func() time.Time { return fixtureNow }
+		c.Use(&place.Family{Config: place.Config{GeocoderURL: u.srv.URL,
+			Weather: weather.Config{OpenMeteoURL: u.srv.URL}, Now: func() time.Time { return fixtureNow }}})
 	})
 	return e, u
 }

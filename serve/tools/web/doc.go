@@ -10,9 +10,9 @@
 //
 // with what they share about reading a page (charset, HTML-to-text, URL
 // resolution) in internal/page and the test stand-ins in webtest. This
-// package constructs them and declares them to the server: Tools (the
-// first three, configured by ToolsConfig) and Probe (the last three,
-// configured by ProbeConfig) are the families serve.NewApp registers.
+// package constructs them and declares them to the server: its Family opens
+// Tools (the first three, configured by ToolsConfig) and Probe (the last
+// three, configured by ProbeConfig), the groups serve.NewApp registers.
 //
 // Every request to a user-given URL goes through the guarded client of
 // package fetch (SSRF guard at dial time, robots.txt, size and time caps);

@@ -257,14 +257,16 @@ func newLiveToolsApp(t *testing.T) *ltEnv {
 
 	e.app = servetest.New(t, func(c *serve.Config) {
 		c.Fetch = fetch.Config{AllowLoopback: true, Resolver: e.dns.Resolver(), Timeout: 2 * time.Second, RootCAs: ca.Pool}
-		c.Probe = web.ProbeConfig{
-			PingTimeout:      5 * time.Second,
-			RootCAs:          ca.Pool,
-			DNSServer:        e.dns.Addr,
-			RDAPBootstrapURL: rdap.URL + "/rdap/dns.json",
-			HomepageURL:      func(d string) string { return home.URL + "/" + d },
-		}
-		c.Tools = web.ToolsConfig{ExtractMaxBytes: 256 << 10}
+		c.Use(&web.Family{
+			Probe: web.ProbeConfig{
+				PingTimeout:      5 * time.Second,
+				RootCAs:          ca.Pool,
+				DNSServer:        e.dns.Addr,
+				RDAPBootstrapURL: rdap.URL + "/rdap/dns.json",
+				HomepageURL:      func(d string) string { return home.URL + "/" + d },
+			},
+			Tools: web.ToolsConfig{ExtractMaxBytes: 256 << 10},
+		})
 	}).App
 	var err error
 	if e.key, err = crypto.GenerateKey(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/servetest"
+	"github.com/openshelf/openshelf/serve/tools/knowledge"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed"
 	"github.com/openshelf/openshelf/serve/tools/knowledge/embed/embedtest"
 )
@@ -49,7 +50,7 @@ func TestHTTPEmbed(t *testing.T) {
 	if err := embedtest.Write(filepath.Join(dir, embed.DefaultModel)); err != nil {
 		t.Fatal(err)
 	}
-	env := servetest.New(t, func(c *serve.Config) { c.Embed.ModelsDir = dir })
+	env := servetest.New(t, func(c *serve.Config) { c.Use(&knowledge.Family{Embed: embed.Config{ModelsDir: dir}}) })
 	m := env.PaidCall(t, http.MethodPost, "/v1/embed", map[string]any{"input": []string{"band gap", "the alloy"}})
 	data, _ := m["data"].([]any)
 	if len(data) != 2 || m["model"] != embed.DefaultModel || m["dimensions"] != float64(embedtest.Dim) {
@@ -93,7 +94,7 @@ func TestHTTPEmbedM3(t *testing.T) {
 	if err := embedtest.WriteM3(filepath.Join(dir, "bge-m3"), nil); err != nil {
 		t.Fatal(err)
 	}
-	env := servetest.New(t, func(c *serve.Config) { c.Embed.ModelsDir = dir })
+	env := servetest.New(t, func(c *serve.Config) { c.Use(&knowledge.Family{Embed: embed.Config{ModelsDir: dir}}) })
 	m := env.PaidCall(t, http.MethodPost, "/v1/embed", map[string]any{"input": []string{"the cafe is high", "日本語"}, "model": "bge-m3"})
 	data, _ := m["data"].([]any)
 	if len(data) != 2 || m["model"] != "bge-m3" || m["dimensions"] != float64(1024) {

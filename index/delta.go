@@ -1,0 +1,518 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/openshelf/openshelf/index/catalog"
+	"github.com/openshelf/openshelf/index/content"
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// A delta build (docs/architecture.md, "Incremental snapshots") writes one
+// new segment holding the documents its run adds or changes and shares
+// every other segment of the previous snapshot by hard links:
+//
+//  1. the run is read into a Merger of its own, whose ids say which
+//     documents of the previous snapshot it touches (looked up in each
+//     segment's catalog);
+//  2. those documents are read back from the segments' content stores
+//     and carried into a second Merger, which then receives the run's
+//     records replayed in their order (ingest.Merger.Replay): the same
+//     merge a full build makes of them;
+//  3. the merged documents go through the ordinary Builder into
+//     segments/segment=<id>/; the touched documents' old copies become
+//     the snapshot's deletions;
+//  4. what belongs to the whole archive is written at the top of the
+//     snapshot: the deletions, the citations (delta_citations.go), the
+//     bundles of the topics whose documents changed (the others are
+//     linked) and topics.parquet (delta_topics.go).
+
+// errNoDelta means the previous snapshot cannot take a delta build (it was
+// written before the files a delta build reads existed).
+var errNoDelta = errors.New("index: the previous snapshot cannot take a delta build")
+
+// delta is a delta build's state besides the Builder's.
+type delta struct {
+	segs []*oldSegment
+	// topics are the topics of the documents the run removed or
+	// replaced: their bundles are rebuilt.
+	topics map[string]bool
+	// licences counts the removed or replaced documents by licence.
+	licences map[string]int64
+}
+
+// oldSegment is a segment of the previous snapshot.
+type oldSegment struct {
+	snapshot.Segment
+	dir   string          // its directory in the previous snapshot
+	files []snapshot.File // names relative to dir
+	cat   *catalog.Reader
+	con   *content.Reader
+	// deleted are its documents the new snapshot does not serve: the
+	// previous snapshot's deletions and the documents this run touched.
+	deleted []int32
+	// touched are the live documents this run touches, increasing.
+	touched []int32
+	// merged means the new segment takes all its live documents and the
+	// segment leaves the snapshot (the merge policy, delta_merge.go).
+	merged bool
+}
+
+// deltaCapable reports whether every segment of prev has the files a delta
+// build reads (the citation keys stand for them: they came together).
+func deltaCapable(prev *snapshot.Snapshot) bool {
+	for _, dir := range segmentDirs(prev) {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(citeKeysFile))); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentDirs lists the directories of a snapshot's segments, oldest first.
+func segmentDirs(s *snapshot.Snapshot) []string {
+	if !s.Segmented() {
+		return []string{s.Dir}
+	}
+	dirs := make([]string, len(s.Manifest.Segments))
+	for i, g := range s.Manifest.Segments {
+		dirs[i] = s.SegmentDir(g.ID)
+	}
+	return dirs
+}
+
+// snapshotFiles are the files of a snapshot's top directory that belong
+// to the whole archive, never to a segment.
+var snapshotFiles = map[string]bool{snapshot.Rejects + ".parquet": true}
+
+// openSegments opens the segments of the previous snapshot.
+func openSegments(prev *snapshot.Snapshot) ([]*oldSegment, error) {
+	var segs []*oldSegment
+	ok := false
+	defer func() {
+		if !ok {
+			closeSegments(segs)
+		}
+	}()
+	infos := prev.Manifest.Segments
+	if !prev.Segmented() {
+		infos = []snapshot.Segment{{ID: prev.ID, Documents: prev.Manifest.Counts.Accepted}}
+	}
+	for i, info := range infos {
+		g := &oldSegment{Segment: info, dir: segmentDirs(prev)[i]}
+		prefix := ""
+		if prev.Segmented() {
+			prefix = snapshot.SegmentsDir + "/segment=" + info.ID + "/"
+		}
+		for _, f := range prev.Manifest.Files {
+			if prev.Segmented() {
+				name, found := strings.CutPrefix(f.Name, prefix)
+				if !found {
+					continue
+				}
+				f.Name = name
+			} else if snapshotFiles[f.Name] {
+				continue
+			}
+			g.files = append(g.files, f)
+		}
+		segs = append(segs, g)
+		var err error
+		if g.cat, err = catalog.Open(filepath.Join(g.dir, filepath.FromSlash(catalog.File))); err != nil {
+			return nil, err
+		}
+		if g.con, err = content.Open(filepath.Join(g.dir, filepath.FromSlash(content.File))); err != nil {
+			return nil, err
+		}
+		if int64(g.cat.Len()) != g.Documents || g.con.Len() != g.cat.Len() {
+			return nil, fmt.Errorf("%w: segment %s holds %d documents, its manifest says %d", errNoDelta, g.ID, g.cat.Len(), g.Documents)
+		}
+		if g.Deleted > 0 {
+			if g.deleted, err = snapshot.ReadDeletions(prev.DeletionsPath(g.ID), int32(g.cat.Len())); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ok = true
+	return segs, nil
+}
+
+func closeSegments(segs []*oldSegment) {
+	for _, g := range segs {
+		if g.cat != nil {
+			g.cat.Close()
+		}
+		if g.con != nil {
+			g.con.Close()
+		}
+	}
+}
+
+func (g *oldSegment) live(d int32) bool {
+	_, found := slices.BinarySearch(g.deleted, d)
+	return !found
+}
+
+// buildDelta is Build for a delta build (b.delta set).
+func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest, error) {
+	cfg := b.cfg
+	segs, err := openSegments(b.prev)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSegments(segs)
+	b.delta.segs = segs
+	b.delta.topics, b.delta.licences = map[string]bool{}, map[string]int64{}
+	for i, merge := range cfg.Tiers.plan(segs) {
+		segs[i].merged = merge
+	}
+	mc := ingest.MergeConfig{Dir: b.WorkDir(), Now: cfg.Now, Decide: cfg.Decide, Problem: cfg.Problem, Logger: cfg.Logger}
+	run, err := ingest.NewMerger(mc)
+	if err != nil {
+		return nil, err
+	}
+	defer run.Close()
+	if feed != nil {
+		if err := withProvenance(feed, cfg.Now)(ctx, run); err != nil {
+			return nil, fmt.Errorf("index: feed: %w", err)
+		}
+	}
+	if cfg.FeedInputs != nil {
+		b.cfg.Inputs = cfg.FeedInputs()
+	}
+	if err := b.touch(run); err != nil {
+		return nil, err
+	}
+	mc.Problem = nil // the run's problems were reported once
+	m, err := ingest.NewMerger(mc)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	n, err := b.carryTouched(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if err := run.Replay(ctx, m); err != nil {
+		return nil, err
+	}
+	run.Close()
+	merged := 0
+	for _, g := range segs {
+		if g.merged {
+			merged++
+		}
+	}
+	cfg.Logger.Info("index: delta build", "previous", b.prev.ID, "segments", len(segs), "merged", merged, "carried", n)
+	if err := addMerged(ctx, b, m); err != nil {
+		return nil, err
+	}
+	st := m.Stats()
+	// Every previous document is carried over, shared or merged again.
+	st.Read, st.Carried = run.Stats().Read, b.prev.Manifest.Counts.Accepted
+	b.SetMergeStats(st)
+	return b.Finish(ctx)
+}
+
+// touch finds the live documents of the previous snapshot that the new
+// segment takes: those the run's records or deletions name, those whose
+// licence decision depends on the date, and all of the segments merged.
+func (b *Builder) touch(run *ingest.Merger) error {
+	err := run.IDs(func(id string) error {
+		for _, g := range b.delta.segs {
+			if d := g.cat.Lookup(id); d >= 0 && g.live(d) {
+				g.touched = append(g.touched, d)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range b.delta.segs {
+		if g.merged {
+			g.touched = g.touched[:0]
+			for d := range int32(g.cat.Len()) {
+				if g.live(d) {
+					g.touched = append(g.touched, d)
+				}
+			}
+			continue
+		}
+		dated, err := readDated(g.dir)
+		if err != nil {
+			return err
+		}
+		for _, id := range dated {
+			if d := g.cat.Find(id); d >= 0 && g.live(d) {
+				g.touched = append(g.touched, d)
+			}
+		}
+		slices.Sort(g.touched)
+		g.touched = slices.Compact(g.touched)
+	}
+	return nil
+}
+
+// carryTouched carries the touched documents into m and marks them deleted
+// in their segments.
+func (b *Builder) carryTouched(ctx context.Context, m *ingest.Merger) (int64, error) {
+	var n int64
+	for _, g := range b.delta.segs {
+		for _, d := range g.touched {
+			if n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return n, err
+				}
+			}
+			doc, err := readSegmentDoc(g.con, int(d))
+			if err != nil {
+				return n, fmt.Errorf("index: segment %s: %w", g.ID, err)
+			}
+			for _, t := range doc.Topics {
+				b.delta.topics[t] = true
+			}
+			b.delta.licences[string(doc.Licence.Family)]++
+			if err := m.Carry(doc); err != nil {
+				return n, err
+			}
+			n++
+		}
+		g.deleted = mergeSorted(g.deleted, g.touched)
+	}
+	return n, nil
+}
+
+// readSegmented streams the live documents of a segmented snapshot in id
+// order, from the segments' content stores.
+func readSegmented(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Document) error) (int64, error) {
+	segs, err := openSegments(s)
+	if err != nil {
+		return 0, err
+	}
+	defer closeSegments(segs)
+	cats := make([]*catalog.Reader, len(segs))
+	cons := make([]*content.Reader, len(segs))
+	deleted := make([][]int32, len(segs))
+	for i, g := range segs {
+		cats[i], cons[i], deleted[i] = g.cat, g.con, g.deleted
+	}
+	cat, err := catalog.NewMulti(cats, deleted)
+	if err != nil {
+		return 0, err
+	}
+	con, err := content.NewMulti(cons, cat.Numbering())
+	if err != nil {
+		return 0, err
+	}
+	for d := range cat.Len() {
+		if d%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return int64(d), err
+			}
+		}
+		doc, err := readSegmentDoc(con, d)
+		if err != nil {
+			return int64(d), err
+		}
+		if err := fn(doc); err != nil {
+			return int64(d), err
+		}
+	}
+	return int64(cat.Len()), nil
+}
+
+// contentStore is a content store of one segment or of several.
+type contentStore interface {
+	Document(doc int) (*content.Document, error)
+	Sections(doc int) ([]content.Section, error)
+	References(doc int) ([]content.Reference, error)
+}
+
+func readSegmentDoc(con contentStore, d int) (*ingest.Document, error) {
+	cd, err := con.Document(d)
+	if err != nil {
+		return nil, err
+	}
+	secs, err := con.Sections(d)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := con.References(d)
+	if err != nil {
+		return nil, err
+	}
+	return documentFromContent(cd, secs, refs)
+}
+
+// mergeSorted returns the increasing union of two increasing lists.
+func mergeSorted(a, b []int32) []int32 {
+	out := make([]int32, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// finishDelta completes a delta build's snapshot once the new segment's
+// files are written: it links the previous segments, writes the
+// deletions and the archive-wide files, and returns the files to add to
+// the manifest (the segment's own, files, renamed into its directory).
+func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]snapshot.File, error) {
+	prefix := snapshot.SegmentsDir + "/segment=" + b.id + "/"
+	for i, f := range files {
+		if !snapshotFiles[f.Name] {
+			files[i].Name = prefix + f.Name
+		}
+	}
+	b.delta.segs = slices.DeleteFunc(slices.Clone(b.delta.segs), func(g *oldSegment) bool { return g.merged })
+	newCat, err := catalog.Open(filepath.Join(b.dir, filepath.FromSlash(catalog.File)))
+	if err != nil {
+		return nil, err
+	}
+	defer newCat.Close()
+	for _, g := range b.delta.segs {
+		linked, err := linkSegment(g, filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+g.ID))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, linked...)
+		g.Segment.Deleted = int64(len(g.deleted))
+		b.segments = append(b.segments, g.Segment)
+	}
+	b.segments = append(b.segments, snapshot.Segment{ID: b.id, Documents: b.ndocs})
+	if b.cfg.hook != nil {
+		b.cfg.hook("linked")
+	}
+	more, err := b.writeDeletions()
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, more...)
+	cats := make([]snapshot.SegmentIDs, 0, len(b.delta.segs)+1)
+	deleted := make([][]int32, 0, len(b.delta.segs)+1)
+	for _, g := range b.delta.segs {
+		cats, deleted = append(cats, g.cat), append(deleted, g.deleted)
+	}
+	cats, deleted = append(cats, newCat), append(deleted, nil)
+	num, err := snapshot.NewNumbering(cats, deleted)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dirs := make([]string, 0, len(cats))
+	for _, g := range b.segments {
+		dirs = append(dirs, filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+g.ID))
+	}
+	more, err = b.writeArchiveCitations(ctx, dirs, cats, num)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, more...)
+	more, err = b.writeArchiveTopics(dirs, cats, deleted)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, more...)
+	b.counts.Accepted = int64(num.Len())
+	byLicence := map[string]int64{}
+	for l, n := range b.prev.Manifest.Counts.AcceptedByLicence {
+		byLicence[l] = n - b.delta.licences[l]
+	}
+	for l, n := range b.counts.AcceptedByLicence {
+		byLicence[l] += n
+	}
+	for l, n := range byLicence {
+		if n == 0 {
+			delete(byLicence, l)
+		}
+	}
+	b.counts.AcceptedByLicence = byLicence
+	return files, nil
+}
+
+// linkSegment hard-links the files of an old segment into dir and returns
+// them named as in the new snapshot.
+func linkSegment(g *oldSegment, dir string) ([]snapshot.File, error) {
+	prefix := snapshot.SegmentsDir + "/segment=" + g.ID + "/"
+	out := make([]snapshot.File, 0, len(g.files))
+	for _, f := range g.files {
+		dst := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		if err := os.Link(filepath.Join(g.dir, filepath.FromSlash(f.Name)), dst); err != nil {
+			return nil, fmt.Errorf("index: link segment %s: %w", g.ID, err)
+		}
+		f.Name = prefix + f.Name
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// deletionRow is a row of deletions.parquet: a document of a segment that
+// the snapshot does not serve.
+type deletionRow struct {
+	Segment string `parquet:"segment,dict"`
+	ID      string `parquet:"id"`
+}
+
+// writeDeletions writes deletions/<segment>.bin for every segment with
+// deleted documents, and deletions.parquet.
+func (b *Builder) writeDeletions() ([]snapshot.File, error) {
+	t, err := newTable[deletionRow](b.tmp, snapshot.DeletionsTable+".parquet", 1_000_000)
+	if err != nil {
+		return nil, err
+	}
+	var files []snapshot.File
+	for _, g := range b.delta.segs {
+		if len(g.deleted) == 0 {
+			continue
+		}
+		enc, err := snapshot.EncodeDeletions(g.deleted)
+		if err != nil {
+			t.abort()
+			return nil, err
+		}
+		name := snapshot.DeletionsDir + "/" + g.ID + snapshot.DeletionsExt
+		f, err := writeWholeFile(b.tmp, name, enc, int64(len(g.deleted)))
+		if err != nil {
+			t.abort()
+			return nil, err
+		}
+		files = append(files, f)
+		for _, d := range g.deleted {
+			id := string(g.cat.ID(d))
+			if err := t.write(deletionRow{Segment: g.ID, ID: id}, len(id)+32); err != nil {
+				t.abort()
+				return nil, err
+			}
+		}
+	}
+	f, err := t.close()
+	if err != nil {
+		return nil, err
+	}
+	return append(files, f), nil
+}
+
+// writeWholeFile writes a small file of the snapshot in one go.
+func writeWholeFile(dir, name string, data []byte, rows int64) (snapshot.File, error) {
+	out, err := createHashFile(dir, name)
+	if err != nil {
+		return snapshot.File{}, fmt.Errorf("index: %s: %w", name, err)
+	}
+	if _, err := out.Write(data); err != nil {
+		out.abort()
+		return snapshot.File{}, fmt.Errorf("index: %s: %w", name, err)
+	}
+	return out.close(rows)
+}

@@ -1,0 +1,379 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+
+	isearch "github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/snapshot"
+)
+
+// What belongs to the whole archive is written by a delta build from every
+// segment's files, so that it equals what one full build of the live
+// documents writes: the citations (from the segments' citation keys) and
+// the topics' bundles (from the segments' own bundles).
+
+// citeCursor walks one segment's citation keys.
+type citeCursor struct {
+	seg  int
+	r    *citeKeyReader
+	rec  []byte // current record
+	key  []byte
+	kind byte
+	doc  int32
+	id   []byte
+}
+
+func (c *citeCursor) advance() error {
+	rec, err := c.r.next()
+	if err != nil || rec == nil {
+		c.rec = nil
+		return err
+	}
+	i := bytes.IndexByte(rec, 0)
+	if i < 0 || len(rec) < i+6 {
+		return fmt.Errorf("index: %s: malformed record", citeKeysFile)
+	}
+	c.rec = rec
+	c.key, c.kind = rec[:i], rec[i+1]
+	c.doc, c.id = int32(binary.BigEndian.Uint32(rec[i+2:])), rec[i+6:]
+	return nil
+}
+
+// citeHeap orders cursors as one build's sorted records would be: by key,
+// kind, then document (id order, the same in every segment).
+type citeHeap []*citeCursor
+
+func (h citeHeap) Len() int { return len(h) }
+func (h citeHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if c := bytes.Compare(a.key, b.key); c != 0 {
+		return c < 0
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return bytes.Compare(a.id, b.id) < 0
+}
+func (h citeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *citeHeap) Push(x any)   { *h = append(*h, x.(*citeCursor)) }
+func (h *citeHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// writeArchiveCitations resolves the citations of the live documents of
+// every segment (dirs, oldest first; num their merged numbering) and
+// writes citations.parquet and the search's citations.bin.
+func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats []snapshot.SegmentIDs,
+	num *snapshot.Numbering) ([]snapshot.File, error) {
+	pairs := newSorter(b.work, b.cfg.SortMemory/4)
+	defer pairs.cleanup()
+	h := &citeHeap{}
+	defer func() {
+		for _, c := range *h {
+			c.r.close()
+		}
+	}()
+	for i, dir := range dirs {
+		r, err := openCiteKeys(dir)
+		if err != nil {
+			return nil, err
+		}
+		c := &citeCursor{seg: i, r: r}
+		if err := c.advance(); err != nil {
+			r.close()
+			return nil, err
+		}
+		if c.rec == nil {
+			r.close()
+			continue
+		}
+		*h = append(*h, c)
+	}
+	heap.Init(h)
+	var key []byte
+	owner := int32(-1)
+	var rec [8]byte
+	for n := 0; h.Len() > 0; n++ {
+		if n%1_000_000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		c := (*h)[0]
+		if !bytes.Equal(c.key, key) {
+			key, owner = append(key[:0], c.key...), -1
+		}
+		if d := num.Merged(c.seg, c.doc); d >= 0 {
+			switch {
+			case c.kind == 0 && owner < 0:
+				owner = d
+			case c.kind == 1 && owner >= 0 && owner != d:
+				binary.BigEndian.PutUint32(rec[:], uint32(owner))
+				binary.BigEndian.PutUint32(rec[4:], uint32(d))
+				if err := pairs.add(rec[:]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := c.advance(); err != nil {
+			return nil, err
+		}
+		if c.rec == nil {
+			c.r.close()
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+	t, err := newTable[citationRow](b.tmp, snapshot.Citations+".parquet", 1_000_000)
+	if err != nil {
+		return nil, err
+	}
+	idOf := func(doc int32) string {
+		s, d := num.Locate(doc)
+		return string(cats[s].ID(d))
+	}
+	cw := isearch.NewCitationWriter(num.Len())
+	var last []byte
+	err = pairs.iterate(func(p []byte) error {
+		if string(p) == string(last) {
+			return nil // one work cited by DOI and PMID: one pair
+		}
+		last = append(last[:0], p...)
+		cited, citing := int32(binary.BigEndian.Uint32(p)), int32(binary.BigEndian.Uint32(p[4:]))
+		if err := cw.Add(cited, citing); err != nil {
+			return err
+		}
+		citedID, citingID := idOf(cited), idOf(citing)
+		return t.write(citationRow{Cited: citedID, Citing: citingID}, len(citedID)+len(citingID)+24)
+	})
+	if err != nil {
+		t.abort()
+		return nil, err
+	}
+	f, err := t.close()
+	if err != nil {
+		return nil, err
+	}
+	out, err := createHashFile(b.tmp, isearch.CitationsFile)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriter(out)
+	if _, err := cw.WriteTo(bw); err != nil {
+		out.abort()
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		out.abort()
+		return nil, err
+	}
+	cf, err := out.close(f.Rows)
+	if err != nil {
+		return nil, err
+	}
+	return []snapshot.File{f, cf}, nil
+}
+
+// writeArchiveTopics writes the bundles and topics.parquet of a delta
+// build: a topic none of whose documents changed keeps the previous
+// snapshot's bundle (linked); the others are written again from the
+// segments' own bundles, without deleted documents, through the same
+// encoder a full build uses, so they are byte for byte a full build's.
+func (b *Builder) writeArchiveTopics(dirs []string, cats []snapshot.SegmentIDs, deleted [][]int32) ([]snapshot.File, error) {
+	prev := map[string]topicRow{}
+	err := snapshot.ReadParquet[topicRow](b.prev.Path(snapshot.Topics), func(rows []topicRow) error {
+		for _, r := range rows {
+			prev[r.Slug] = topicRow{Slug: r.Slug, Name: r.Name, Parent: r.Parent, Documents: r.Documents,
+				BundleBytes: r.BundleBytes, BundleSHA256: r.BundleSHA256, BundlePath: r.BundlePath}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]Topic{}
+	slugs := map[string]bool{}
+	for _, t := range b.cfg.Topics {
+		known[t.Slug] = t
+		slugs[t.Slug] = true
+	}
+	for s := range prev {
+		slugs[s] = true
+	}
+	for s := range b.delta.topics {
+		slugs[s] = true
+	}
+	gone := make([]map[string]bool, len(dirs)) // deleted ids per segment, made when needed
+	tt, err := newTable[topicRow](b.tmp, snapshot.Topics+".parquet", 0)
+	if err != nil {
+		return nil, err
+	}
+	b.counts.Topics = 0
+	var files []snapshot.File
+	for _, slug := range slices.Sorted(maps.Keys(slugs)) {
+		var f snapshot.File
+		if p, ok := prev[slug]; ok && !b.delta.topics[slug] {
+			f = snapshot.File{Name: bundleName(slug), Rows: p.Documents, Bytes: p.BundleBytes, SHA256: p.BundleSHA256}
+			err = linkFile(filepath.Join(b.prev.Dir, filepath.FromSlash(f.Name)), filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
+		} else {
+			f, err = b.mergeBundle(slug, dirs, cats, deleted, gone)
+		}
+		if err != nil {
+			tt.abort()
+			return nil, err
+		}
+		t, ok := known[slug]
+		if !ok {
+			if f.Rows == 0 {
+				// Neither in the taxonomy nor with a document: a full
+				// build has no bundle for it.
+				os.Remove(filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
+				continue
+			}
+			t = Topic{Slug: slug, Name: slug}
+		}
+		if f.Rows > 0 {
+			b.counts.Topics++
+		}
+		files = append(files, f)
+		row := topicRow{Slug: slug, Name: clean(t.Name), Parent: t.Parent, Documents: f.Rows,
+			BundleBytes: f.Bytes, BundleSHA256: f.SHA256, BundlePath: f.Name}
+		if err := tt.write(row, 128); err != nil {
+			tt.abort()
+			return nil, err
+		}
+	}
+	f, err := tt.close()
+	if err != nil {
+		return nil, err
+	}
+	return append(files, f), nil
+}
+
+// linkFile hard-links src to dst, creating dst's directory.
+func linkFile(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if err := os.Link(src, dst); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// lineCursor walks the lines of one segment's bundle of a topic.
+type lineCursor struct {
+	seg  int
+	f    *os.File
+	zr   *zstd.Decoder
+	br   *bufio.Reader
+	line []byte
+	id   []byte
+}
+
+func (c *lineCursor) advance() error {
+	line, err := c.br.ReadBytes('\n')
+	if errors.Is(err, io.EOF) && len(line) == 0 {
+		c.line = nil
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("index: bundle: %w", err)
+	}
+	// Every line starts {"id":"<id>", (bundleLine's first field).
+	const head = `{"id":"`
+	rest, ok := bytes.CutPrefix(line, []byte(head))
+	end := bytes.IndexByte(rest, '"')
+	if !ok || end < 0 {
+		return fmt.Errorf("index: bundle: line without an id")
+	}
+	c.line, c.id = line, rest[:end]
+	return nil
+}
+
+func (c *lineCursor) close() {
+	c.zr.Close()
+	c.f.Close()
+}
+
+// mergeBundle writes the bundle of slug from the segments' own bundles of
+// it, leaving out deleted documents.
+func (b *Builder) mergeBundle(slug string, dirs []string, cats []snapshot.SegmentIDs, deleted [][]int32,
+	gone []map[string]bool) (snapshot.File, error) {
+	var curs []*lineCursor
+	defer func() {
+		for _, c := range curs {
+			c.close()
+		}
+	}()
+	for i, dir := range dirs {
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(bundleName(slug))))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return snapshot.File{}, err
+		}
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			f.Close()
+			return snapshot.File{}, err
+		}
+		c := &lineCursor{seg: i, f: f, zr: zr, br: bufio.NewReaderSize(zr, 64<<10)}
+		curs = append(curs, c)
+		if err := c.advance(); err != nil {
+			return snapshot.File{}, err
+		}
+		if gone[i] == nil {
+			gone[i] = map[string]bool{}
+			for _, d := range deleted[i] {
+				gone[i][string(cats[i].ID(d))] = true
+			}
+		}
+	}
+	bu, err := createBundle(b.tmp, slug)
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	for {
+		var next *lineCursor
+		for _, c := range curs {
+			if c.line != nil && (next == nil || bytes.Compare(c.id, next.id) < 0) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		if !gone[next.seg][string(next.id)] {
+			if _, err := bu.zw.Write(next.line); err != nil {
+				bu.abort()
+				return snapshot.File{}, fmt.Errorf("index: bundle %s: %w", slug, err)
+			}
+			bu.docs++
+		}
+		if err := next.advance(); err != nil {
+			bu.abort()
+			return snapshot.File{}, err
+		}
+	}
+	return bu.close()
+}
