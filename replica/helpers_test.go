@@ -174,20 +174,24 @@ func (f *faults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-// archive builds real snapshots night after night with the index package:
+// nights builds real snapshots night after night with the index package:
 // a first night of n generated documents, then each night a delta of 1 %
 // of them (half new documents, revisions, deletions), as the nightly job
 // would.
-type archive struct {
+type nights struct {
 	data   string
 	g      *corpus.Generator
 	topics []index.Topic
 	n      int // documents of the first night
 	night  int // the next night built
+	// merge makes every night a full merge, one complete directory, as
+	// `openshelf ingest -merge`; by default a night is a delta build that
+	// writes one new segment.
+	merge bool
 	now    time.Time
 }
 
-func newArchive(tb testing.TB, n int) *archive {
+func newNights(tb testing.TB, n int) *nights {
 	tb.Helper()
 	v, err := corpus.ReadVocabulary(context.Background(), corpus.VocabularyConfig{}, fixtures.Dir(tb))
 	if err != nil {
@@ -201,12 +205,12 @@ func newArchive(tb testing.TB, n int) *archive {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &archive{data: filepath.Join(tb.TempDir(), "builder"), g: g, topics: topics, n: n,
+	return &nights{data: filepath.Join(tb.TempDir(), "builder"), g: g, topics: topics, n: n,
 		now: time.Date(2026, 12, 1, 3, 30, 0, 0, time.UTC)}
 }
 
 // build publishes the next night's snapshot locally and returns its id.
-func (a *archive) build(tb testing.TB) string {
+func (a *nights) build(tb testing.TB) string {
 	tb.Helper()
 	id := a.buildAt(tb, a.data, a.night, a.night == 0)
 	a.night++
@@ -215,10 +219,10 @@ func (a *archive) build(tb testing.TB) string {
 
 // buildAt builds night's records into data: over the snapshot there, or
 // alone when fresh.
-func (a *archive) buildAt(tb testing.TB, data string, night int, fresh bool) string {
+func (a *nights) buildAt(tb testing.TB, data string, night int, fresh bool) string {
 	tb.Helper()
 	cfg := index.Config{DataDir: data, Now: a.now.Add(time.Duration(night) * 24 * time.Hour),
-		Logger: slog.New(slog.DiscardHandler), Topics: a.topics, Fresh: fresh}
+		Logger: slog.New(slog.DiscardHandler), Topics: a.topics, Fresh: fresh, Merge: a.merge && !fresh}
 	m, err := index.Build(context.Background(), cfg, a.feed(night, cfg.Now))
 	if err != nil {
 		tb.Fatalf("night %d: %v", night, err)
@@ -228,7 +232,7 @@ func (a *archive) buildAt(tb testing.TB, data string, night int, fresh bool) str
 
 // feed returns the records of a night: the whole archive the first night,
 // then k new documents, revisions and deletions.
-func (a *archive) feed(night int, now time.Time) index.Feed {
+func (a *nights) feed(night int, now time.Time) index.Feed {
 	return func(_ context.Context, sink ingest.Sink) error {
 		if night == 0 {
 			for i := range a.n {

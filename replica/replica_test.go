@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openshelf/openshelf/index/search"
-	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/internal/corpus"
+	"github.com/openshelf/openshelf/serve/archive"
+	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -27,7 +28,7 @@ import (
 func TestNightsTwoReplicas(t *testing.T) {
 	ctx := context.Background()
 	st := newTestStore(t)
-	a := newArchive(t, 400)
+	a := newNights(t, 400)
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	repA, repB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
@@ -73,14 +74,24 @@ func TestNightsTwoReplicas(t *testing.T) {
 	sameSnapshot(t, a.data, repB)
 	sameSnapshot(t, repA, repB)
 	title := strings.Fields(a.g.Doc(5).Title)
-	for _, q := range []string{title[0], strings.Join(title[:2], " "), `"` + strings.Join(title[:2], " ") + `"`} {
-		want := searchJSON(t, a.data, q)
-		if !strings.Contains(want, `"Total":`) || strings.Contains(want, `"Total":0`) {
-			t.Fatalf("the builder finds nothing for %q: %s", q, want)
-		}
-		for _, data := range []string{repA, repB} {
-			if got := searchJSON(t, data, q); got != want {
-				t.Errorf("%s answers %q with %s, the builder with %s", filepath.Base(data), q, got, want)
+	revised := corpus.ID((1*7919 + 0*131) % a.n) // revised on night 1
+	requests := []struct{ endpoint, input string }{
+		{"stats", `{}`},
+		{"topics", `{}`},
+		{"catalog", `{"limit":50,"offset":100}`},
+		{"search", `{"q":"` + title[0] + `","limit":20,"facets":["license","topic","year"]}`},
+		{"search", `{"q":"\"` + strings.Join(title[:2], " ") + `\"","limit":20,"sort":"cited_by"}`},
+		{"document", `{"id":"` + revised + `"}`},
+		{"references", `{"id":"` + corpus.ID(7) + `"}`},
+	}
+	want := serveJSON(t, a.data, requests)
+	if !strings.Contains(want[5], "revised night 1") {
+		t.Fatalf("the builder does not serve the revision of %s: %s", revised, want[5])
+	}
+	for _, data := range []string{repA, repB} {
+		for i, got := range serveJSON(t, data, requests) {
+			if got != want[i] {
+				t.Errorf("%s answers %s %s with\n%s\nthe builder with\n%s", filepath.Base(data), requests[i].endpoint, requests[i].input, got, want[i])
 			}
 		}
 	}
@@ -472,107 +483,48 @@ func TestFailedPullKeepsDownloads(t *testing.T) {
 	sameSnapshot(t, builder, replica)
 }
 
-// searchJSON runs query q on the search index of data's current snapshot,
-// as the server does, and returns the first page of results as JSON.
-func searchJSON(tb testing.TB, data, q string) string {
+// serveJSON answers requests (archive endpoint, JSON input) from data's
+// current snapshot through the server's archive package, as
+// `openshelf serve` does, and returns each answer as JSON.
+func serveJSON(tb testing.TB, data string, requests []struct{ endpoint, input string }) []string {
 	tb.Helper()
-	snap, err := snapshot.Open(data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ix, err := search.Open(snap, nil, search.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ix.Close()
-	node, err := query.Parse(q)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	res, err := ix.Search(context.Background(), search.Request{Query: node, Limit: 20})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	res.Next = "" // names the generation, which is the same id anyway
-	b, _ := json.Marshal(res)
-	return string(b)
-}
-
-// With StoreKeep the publisher deletes the manifests beyond the newest
-// ones and the blobs only they named; a replica still pulls the newest.
-func TestPublishSweepsStore(t *testing.T) {
 	ctx := context.Background()
-	st := newTestStore(t)
-	builder, replica := t.TempDir(), t.TempDir()
-	seg := randomBytes(5000)
-	writeSnap(t, builder, id1, "", map[string][]byte{"segments/segment=1/a.parquet": seg, "topics.parquet": []byte("t1")})
-	for _, id := range []string{id1, id2, id3} {
-		if id == id2 {
-			writeSnap(t, builder, id2, id1, map[string][]byte{"topics.parquet": []byte("t2")})
+	store, err := archive.OpenStore(ctx, archive.StoreConfig{DataDir: data})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer store.Close()
+	endpoints := map[string]*registry.Endpoint{}
+	for _, e := range (&archive.Service{Store: store, BaseURL: "https://archive.test"}).Endpoints() {
+		endpoints[e.Name] = e
+	}
+	var out []string
+	for _, r := range requests {
+		e := endpoints[r.endpoint]
+		if e == nil {
+			tb.Fatalf("no endpoint %s", r.endpoint)
 		}
-		if id == id3 {
-			writeSnap(t, builder, id3, id2, map[string][]byte{"topics.parquet": []byte("t3")})
+		in := e.NewInput()
+		if err := json.Unmarshal([]byte(r.input), in); err != nil {
+			tb.Fatal(err)
 		}
-		s, err := Publish(ctx, st.Store, PublishConfig{DataDir: builder, StoreKeep: 2})
+		if v, ok := in.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				tb.Fatalf("%s %s: %v", r.endpoint, r.input, err)
+			}
+		}
+		if err := e.Check(ctx, in); err != nil {
+			tb.Fatalf("%s %s: %v", r.endpoint, r.input, err)
+		}
+		res, err := e.Handle(ctx, in)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatalf("%s %s: %v", r.endpoint, r.input, err)
 		}
-		if id != id3 && (len(s.SweptSnapshots) != 0 || s.SweptBlobs != 0) {
-			t.Errorf("publishing %s swept %+v", id, s)
+		b, err := json.Marshal(res.Value)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		if id == id3 && (strings.Join(s.SweptSnapshots, " ") != id1 || s.SweptBlobs != 2) {
-			t.Errorf("publishing %s swept %v and %d blobs, want %s and 2 (its topics and manifest.json)", id, s.SweptSnapshots, s.SweptBlobs, id1)
-		}
+		out = append(out, string(b))
 	}
-	blobs, err := st.list(ctx, blobsDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := blobs[sum(seg)]; !ok || len(blobs) != 5 {
-		t.Errorf("blobs left: %d, the shared segment kept: %v", len(blobs), ok)
-	}
-	if s := pullOK(t, st, replica); s.ID != id3 {
-		t.Errorf("pulled %s", s.ID)
-	}
-	sameSnapshot(t, builder, replica)
-}
-
-// The checksums of the snapshot's manifest spare hashing files whose blob
-// is in the store already; a file is hashed before it is uploaded, so one
-// damaged since the build is refused rather than published under its old
-// checksum.
-func TestPublishRefusesDamagedFile(t *testing.T) {
-	st := newTestStore(t)
-	data := t.TempDir()
-	good := randomBytes(4000)
-	writeSnap(t, data, id1, "", map[string][]byte{"documents.parquet": good})
-	dir := filepath.Join(data, snapshot.SnapshotsDir, id1)
-	m := snapshot.Manifest{ID: id1, SchemaVersion: snapshot.SchemaVersion,
-		Files: []snapshot.File{{Name: "documents.parquet", Bytes: int64(len(good)), SHA256: sum(good)}}}
-	b, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, snapshot.ManifestFile), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	damaged := bytes.Clone(good)
-	damaged[7] ^= 1
-	if err := os.WriteFile(filepath.Join(dir, "documents.parquet"), damaged, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Publish(context.Background(), st.Store, PublishConfig{DataDir: data}); !errors.Is(err, ErrChecksum) {
-		t.Fatalf("publishing a damaged file: %v, want ErrChecksum", err)
-	}
-	if blobs, _ := st.list(context.Background(), blobsDir); len(blobs) > 1 {
-		t.Errorf("blobs uploaded: %v", blobs)
-	}
-	if names, _ := st.list(context.Background(), snapshotsDir); len(names) != 0 {
-		t.Errorf("a manifest was published: %v", names)
-	}
-	os.WriteFile(filepath.Join(dir, "documents.parquet"), good, 0o644)
-	s, err := Publish(context.Background(), st.Store, PublishConfig{DataDir: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.HashedBytes != s.Bytes {
-		t.Errorf("hashed %d of %d bytes: the claimed file is hashed before its upload", s.HashedBytes, s.Bytes)
-	}
+	return out
 }
