@@ -188,7 +188,7 @@ type nights struct {
 	// `openshelf ingest -merge`; by default a night is a delta build that
 	// writes one new segment.
 	merge bool
-	now    time.Time
+	now   time.Time
 }
 
 func newNights(tb testing.TB, n int) *nights {
