@@ -21,7 +21,6 @@
 // docs/architecture.md ("Incremental snapshots"): the deletion file of a
 // segment ([WriteDeletions], [ReadDeletions]), the numbering of the live
 // documents of several segments in merged order ([MergedNumbers],
-// [Numbering]) and the analysts' query of the live rows ([LiveSQL]). No
-// build writes segments yet; a snapshot is still one directory of
-// complete files.
+// [Numbering]) and the analysts' query of the live rows ([LiveSQL]). The
+// index package's delta builds write segments (index/delta.go).
 package snapshot
