@@ -184,12 +184,43 @@ func (p *puller) newest(ctx context.Context, cur string) (*Manifest, error) {
 // contents no kept snapshot holds are downloaded first (Workers at once)
 // into DATA/replica/partial/, then every file is linked into place.
 func (p *puller) install(ctx context.Context, m *Manifest) error {
+	record := p.state(manifestsDir, m.ID+manifestExt)
+	final := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, m.ID)
+	if _, err := os.Stat(final); err == nil {
+		// A pull stopped between the rename and the switch, or current
+		// was pointed back by hand: use the directory if it is intact.
+		if p.intact(final, m) {
+			p.log.Info("replica: the snapshot is here already; switching to it", "id", m.ID)
+			b, err := json.Marshal(m)
+			if err == nil {
+				err = writeFileSync(record, b)
+			}
+			if err != nil {
+				return fmt.Errorf("replica: %w", err)
+			}
+			for _, e := range m.Files {
+				p.stats.Files++
+				p.stats.Bytes += e.Size
+				p.stats.Linked++
+				p.stats.LinkedBytes += e.Size
+			}
+			return snapshot.SwitchCurrent(p.cfg.DataDir, m.ID)
+		}
+		stale := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+"stale-"+m.ID)
+		if err := os.Rename(final, stale); err != nil {
+			return fmt.Errorf("replica: %w", err)
+		}
+		os.Remove(record)
+		defer os.RemoveAll(stale)
+	}
 	if err := p.loadLocal(); err != nil {
 		return err
 	}
 	var need []Entry
+	needed := map[string]bool{}
 	for _, e := range m.Files {
-		if _, ok := p.local[e.SHA256]; !ok && !slices.ContainsFunc(need, func(n Entry) bool { return n.SHA256 == e.SHA256 }) {
+		if _, ok := p.local[e.SHA256]; !ok && !needed[e.SHA256] {
+			needed[e.SHA256] = true
 			need = append(need, e)
 		}
 	}
@@ -247,7 +278,6 @@ func (p *puller) install(ctx context.Context, m *Manifest) error {
 		return fmt.Errorf("replica: %w", err)
 	}
 	// The local record first: a snapshot installed is always indexed.
-	record := p.state(manifestsDir, m.ID+manifestExt)
 	if err := writeFileSync(record, b); err != nil {
 		return fmt.Errorf("replica: %w", err)
 	}
@@ -257,6 +287,37 @@ func (p *puller) install(ctx context.Context, m *Manifest) error {
 	}
 	installed = true
 	return nil
+}
+
+// intact reports whether dir holds exactly the files of m, with their
+// contents.
+func (p *puller) intact(dir string, m *Manifest) bool {
+	want := make(map[string]Entry, len(m.Files))
+	for _, e := range m.Files {
+		want[e.Path] = e
+	}
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		e, ok := want[filepath.ToSlash(rel)]
+		if !ok || !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not in the manifest", rel)
+		}
+		sum, size, err := hashFile(path)
+		if err != nil || sum != e.SHA256 || size != e.Size {
+			return fmt.Errorf("%s differs from the manifest", rel)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != len(want) {
+		p.log.Warn("replica: replacing a damaged copy of the snapshot", "dir", dir, "err", err, "files", n, "want", len(want))
+		return false
+	}
+	return true
 }
 
 // place hard-links the local file holding e's content at dst, or copies

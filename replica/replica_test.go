@@ -528,3 +528,30 @@ func serveJSON(tb testing.TB, data string, requests []struct{ endpoint, input st
 	}
 	return out
 }
+
+// A pull stopped between installing the directory and switching current
+// leaves snapshots/<id> complete: the next pull switches to it without
+// downloading, or replaces it when a file of it is damaged.
+func TestPullFindsInstalledSnapshot(t *testing.T) {
+	for _, damaged := range []bool{false, true} {
+		t.Run(map[bool]string{false: "intact", true: "damaged"}[damaged], func(t *testing.T) {
+			st := newTestStore(t)
+			builder, replica, _ := twoNights(t, st)
+			dir := filepath.Join(replica, snapshot.SnapshotsDir, id2)
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join(builder, snapshot.SnapshotsDir, id2))); err != nil {
+				t.Fatal(err)
+			}
+			if damaged {
+				if err := os.WriteFile(filepath.Join(dir, "big.bin"), []byte("short"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := pullOK(t, st, replica)
+			if s.ID != id2 || (s.DownloadedBytes == 0) == damaged {
+				t.Errorf("pull: %+v", s)
+			}
+			sameSnapshot(t, builder, replica)
+			assertClean(t, replica, id1, id2)
+		})
+	}
+}
