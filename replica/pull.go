@@ -185,66 +185,15 @@ func (p *puller) newest(ctx context.Context, cur string) (*Manifest, error) {
 // into DATA/replica/partial/, then every file is linked into place.
 func (p *puller) install(ctx context.Context, m *Manifest) error {
 	record := p.state(manifestsDir, m.ID+manifestExt)
-	final := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, m.ID)
-	if _, err := os.Stat(final); err == nil {
-		// A pull stopped between the rename and the switch, or current
-		// was pointed back by hand: use the directory if it is intact.
-		if p.intact(final, m) {
-			p.log.Info("replica: the snapshot is here already; switching to it", "id", m.ID)
-			b, err := json.Marshal(m)
-			if err == nil {
-				err = writeFileSync(record, b)
-			}
-			if err != nil {
-				return fmt.Errorf("replica: %w", err)
-			}
-			for _, e := range m.Files {
-				p.stats.Files++
-				p.stats.Bytes += e.Size
-				p.stats.Linked++
-				p.stats.LinkedBytes += e.Size
-			}
-			return snapshot.SwitchCurrent(p.cfg.DataDir, m.ID)
-		}
-		stale := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+"stale-"+m.ID)
-		if err := os.Rename(final, stale); err != nil {
-			return fmt.Errorf("replica: %w", err)
-		}
-		os.Remove(record)
-		defer os.RemoveAll(stale)
+	if done, err := p.finishInstalled(m, record); done || err != nil {
+		return err
 	}
 	if err := p.loadLocal(); err != nil {
 		return err
 	}
-	var need []Entry
-	needed := map[string]bool{}
-	for _, e := range m.Files {
-		if _, ok := p.local[e.SHA256]; !ok && !needed[e.SHA256] {
-			needed[e.SHA256] = true
-			need = append(need, e)
-		}
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(p.cfg.Workers)
-	for _, e := range need {
-		g.Go(func() error {
-			path, err := p.fetch(gctx, e)
-			if err != nil {
-				return err
-			}
-			p.mu.Lock()
-			p.local[e.SHA256] = path
-			p.stats.Downloaded++
-			p.mu.Unlock()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	downloaded, err := p.fetchMissing(ctx, m)
+	if err != nil {
 		return err
-	}
-	downloaded := map[string]bool{}
-	for _, e := range need {
-		downloaded[e.SHA256] = true
 	}
 	tmp := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+m.ID)
 	installed := false
@@ -273,19 +222,84 @@ func (p *puller) install(ctx context.Context, m *Manifest) error {
 		p.stats.Files++
 		p.stats.Bytes += e.Size
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("replica: %w", err)
-	}
 	// The local record first: a snapshot installed is always indexed.
-	if err := writeFileSync(record, b); err != nil {
-		return fmt.Errorf("replica: %w", err)
+	if err := writeRecord(record, m); err != nil {
+		return err
 	}
 	if err := snapshot.Install(p.cfg.DataDir, tmp, m.ID); err != nil {
 		os.Remove(record)
 		return err
 	}
 	installed = true
+	return nil
+}
+
+// finishInstalled deals with a directory snapshots/<id> already there: a
+// pull stopped between the rename and the switch, or current pointed back
+// by hand. An intact one is switched to (done); a damaged one is moved
+// aside to be removed, and the pull goes on.
+func (p *puller) finishInstalled(m *Manifest, record string) (done bool, err error) {
+	final := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, m.ID)
+	if _, err := os.Stat(final); err != nil {
+		return false, nil
+	}
+	if !p.intact(final, m) {
+		stale := filepath.Join(p.cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+"stale-"+m.ID)
+		if err := os.Rename(final, stale); err != nil {
+			return false, fmt.Errorf("replica: %w", err)
+		}
+		os.Remove(record)
+		os.RemoveAll(stale) // or RemoveLeftovers, next time
+		return false, nil
+	}
+	p.log.Info("replica: the snapshot is here already; switching to it", "id", m.ID)
+	if err := writeRecord(record, m); err != nil {
+		return false, err
+	}
+	for _, e := range m.Files {
+		p.stats.Files++
+		p.stats.Bytes += e.Size
+		p.stats.Linked++
+		p.stats.LinkedBytes += e.Size
+	}
+	return true, snapshot.SwitchCurrent(p.cfg.DataDir, m.ID)
+}
+
+// fetchMissing downloads, Workers at once, each content of m that no
+// local file holds, and returns the set of those contents.
+func (p *puller) fetchMissing(ctx context.Context, m *Manifest) (map[string]bool, error) {
+	missing := map[string]bool{}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.cfg.Workers)
+	for _, e := range m.Files {
+		if _, ok := p.local[e.SHA256]; ok || missing[e.SHA256] {
+			continue
+		}
+		missing[e.SHA256] = true
+		g.Go(func() error {
+			path, err := p.fetch(gctx, e)
+			if err != nil {
+				return err
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.local[e.SHA256] = path
+			p.stats.Downloaded++
+			return nil
+		})
+	}
+	return missing, g.Wait()
+}
+
+// writeRecord keeps the replica manifest of a local snapshot.
+func writeRecord(path string, m *Manifest) error {
+	b, err := json.Marshal(m)
+	if err == nil {
+		err = writeFileSync(path, b)
+	}
+	if err != nil {
+		return fmt.Errorf("replica: %w", err)
+	}
 	return nil
 }
 
