@@ -269,13 +269,16 @@ func (p *puller) finishInstalled(m *Manifest, record string) (done bool, err err
 // local file holds, and returns the set of those contents.
 func (p *puller) fetchMissing(ctx context.Context, m *Manifest) (map[string]bool, error) {
 	missing := map[string]bool{}
+	var need []Entry
+	for _, e := range m.Files {
+		if _, ok := p.local[e.SHA256]; !ok && !missing[e.SHA256] {
+			missing[e.SHA256] = true
+			need = append(need, e)
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.cfg.Workers)
-	for _, e := range m.Files {
-		if _, ok := p.local[e.SHA256]; ok || missing[e.SHA256] {
-			continue
-		}
-		missing[e.SHA256] = true
+	for _, e := range need {
 		g.Go(func() error {
 			path, err := p.fetch(gctx, e)
 			if err != nil {
