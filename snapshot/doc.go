@@ -12,11 +12,15 @@
 // readers: table names, the manifest layout and [SchemaVersion]. It imports
 // nothing else from this module.
 //
+// install.go holds the steps that make a finished directory the current
+// snapshot, for any writer of a data directory: [Lock], [RemoveLeftovers],
+// [Install] (fsync, rename, atomic switch of current), [SwitchCurrent] and
+// [Prune]. The replica package installs pulled snapshots with them.
+//
 // deletions.go holds the first pieces of the segmented layout described in
 // docs/architecture.md ("Incremental snapshots"): the deletion file of a
 // segment ([WriteDeletions], [ReadDeletions]), the numbering of the live
 // documents of several segments in merged order ([MergedNumbers],
-// [Numbering]) and the analysts' query of the live rows ([LiveSQL]). No
-// build writes segments yet; a snapshot is still one directory of
-// complete files.
+// [Numbering]) and the analysts' query of the live rows ([LiveSQL]). The
+// index package's delta builds write segments (index/delta.go).
 package snapshot
