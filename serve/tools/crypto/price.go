@@ -144,17 +144,10 @@ func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, bloc
 // only.
 func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*quote, error) {
 	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
-	pairs := [][2]common.Address{{w, usdc}}
-	all := []common.Address{usdc, w}
-	for _, t := range tokens {
-		all = append(all, t)
-		if t != usdc {
-			pairs = append(pairs, [2]common.Address{t, usdc})
-		}
-		if t != w && t != usdc {
-			pairs = append(pairs, [2]common.Address{t, w})
-		}
-	}
+	pairs, all := directPairs(c, tokens)
+	// The metadata rides along with the pool lookups (or the pool state,
+	// when the addresses are known).
+	wantMeta(ctx, c, all)
 	ps, err := findPools(ctx, c, pairs, block)
 	if err != nil {
 		return nil, err
@@ -233,6 +226,25 @@ func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, bl
 		}
 	}
 	return out, nil
+}
+
+// directPairs are the pools directPrices reads to price tokens (the
+// wrapped native token against USDC, each token against both) and the
+// tokens whose metadata it needs.
+func directPairs(c *chain.EVM, tokens []common.Address) (pairs [][2]common.Address, all []common.Address) {
+	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
+	pairs = [][2]common.Address{{w, usdc}}
+	all = []common.Address{usdc, w}
+	for _, t := range tokens {
+		all = append(all, t)
+		if t != usdc {
+			pairs = append(pairs, [2]common.Address{t, usdc})
+		}
+		if t != w && t != usdc {
+			pairs = append(pairs, [2]common.Address{t, w})
+		}
+	}
+	return pairs, all
 }
 
 func symbolOr(m *tokenMeta, def string) string {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
@@ -68,18 +67,9 @@ func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeStat
 func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
 	var code hexutil.Bytes
 	slots := []common.Hash{slotEIP1967Impl, slotEIP1967Beacon, slotEIP1967Admin, slotEIP1822, slotZeppelinOS}
-	vals := make([]common.Hash, len(slots))
-	b := []rpc.BatchElem{{Method: "eth_getCode", Args: []any{addr, "latest"}, Result: &code}}
-	for i, s := range slots {
-		b = append(b, rpc.BatchElem{Method: "eth_getStorageAt", Args: []any{addr, s, "latest"}, Result: &vals[i]})
-	}
-	if err := c.Batch(ctx, b); err != nil {
+	vals, err := c.Code(ctx, addr, slots, &code)
+	if err != nil {
 		return nil, err
-	}
-	for _, e := range b {
-		if e.Error != nil {
-			return nil, e.Error
-		}
 	}
 	st := &codeState{Code: code}
 	if len(code) == 0 {

@@ -105,6 +105,9 @@ func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address) (*graph,
 			pairs = append(pairs, [2]common.Address{nodes[i], nodes[j]})
 		}
 	}
+	// The tokens' metadata, needed to show the route, rides along with the
+	// pool lookups.
+	wantMeta(ctx, c, nodes)
 	ps, err := findPools(ctx, c, pairs, nil)
 	if err != nil {
 		return nil, err

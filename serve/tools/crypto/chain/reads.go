@@ -6,6 +6,12 @@ import (
 	"errors"
 	"strings"
 	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/openshelf/openshelf/serve/apierr"
 )
 
 // The read cache: the answer of a read of a named block (eth_call,
@@ -148,4 +154,51 @@ func (c *EVM) Forget() {
 	c.reads.Clear()
 	c.plans.Clear()
 	c.ForgetHead()
+}
+
+// Code reads addr's code into code and the values of its storage slots
+// at the call's pinned block in one request of two calls: eth_getCode and
+// eth_getProof, which answers every slot at once (the proofs are ignored).
+// A node without eth_getProof is asked each slot with eth_getStorageAt.
+func (c *EVM) Code(ctx context.Context, addr common.Address, slots []common.Hash, code *hexutil.Bytes) ([]common.Hash, error) {
+	var proof struct {
+		Storage []struct {
+			Key   common.Hash `json:"key"`
+			Value hexutil.Big `json:"value"`
+		} `json:"storageProof"`
+	}
+	b := []rpc.BatchElem{{Method: "eth_getCode", Args: []any{addr, "latest"}, Result: code},
+		{Method: "eth_getProof", Args: []any{addr, slots, "latest"}, Result: &proof}}
+	if err := c.Batch(ctx, b); err != nil {
+		return nil, err
+	}
+	if b[0].Error != nil {
+		return nil, b[0].Error
+	}
+	vals := make([]common.Hash, len(slots))
+	if errors.Is(b[1].Error, ErrMethodNotFound) {
+		b = b[:0]
+		for i, s := range slots {
+			b = append(b, rpc.BatchElem{Method: "eth_getStorageAt", Args: []any{addr, s, "latest"}, Result: &vals[i]})
+		}
+		if err := c.Batch(ctx, b); err != nil {
+			return nil, err
+		}
+		for _, e := range b {
+			if e.Error != nil {
+				return nil, e.Error
+			}
+		}
+		return vals, nil
+	}
+	if b[1].Error != nil {
+		return nil, b[1].Error
+	}
+	if len(proof.Storage) != len(slots) {
+		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", c.Chain.Name+": eth_getProof answered the wrong number of slots")
+	}
+	for i, p := range proof.Storage {
+		vals[i] = common.BigToHash(p.Value.ToInt())
+	}
+	return vals, nil
 }
