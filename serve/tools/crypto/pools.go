@@ -61,7 +61,8 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 		addr common.Address
 	}
 	var all []*found
-	var lookups batch
+	var lookups []chain.Lookup
+	var done []func(common.Address)
 	eachLookup(c, pairs, func(d chain.DEX, pr [2]common.Address, fee int64, key string, call chain.Call) {
 		f := &found{dex: d, a: pr[0], b: pr[1], fee: fee}
 		all = append(all, f)
@@ -69,8 +70,9 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 			f.addr = v.(common.Address)
 			return
 		}
-		lookups.add(call, func(r chain.Result) {
-			f.addr, _ = r.Addr(0)
+		lookups = append(lookups, lookupOf(d, call))
+		done = append(done, func(a common.Address) {
+			f.addr = a
 			ttl := chain.Forever
 			if f.addr == (common.Address{}) {
 				ttl = time.Minute
@@ -78,8 +80,16 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 			c.Cache.Put(key, f.addr, ttl)
 		})
 	})
-	if err := lookups.run(ctx, c, nil); err != nil {
-		return nil, err
+	if len(lookups) > 0 {
+		// The lens looks each pool up and reads its state in one entry:
+		// the state batch below then asks nothing at the pinned block.
+		addrs, err := c.Resolve(ctx, lookups)
+		if err != nil {
+			return nil, err
+		}
+		for i, a := range addrs {
+			done[i](a)
+		}
 	}
 	out := &poolSet{v2: map[[2]common.Address][]*pool{}, v3: map[[2]common.Address][]*v3pool{}}
 	var state batch
@@ -160,16 +170,25 @@ func eachLookup(c *chain.EVM, pairs [][2]common.Address, f func(d chain.DEX, pr 
 	}
 }
 
-// wantPools asks for the factory lookups of the pools of pairs not known
-// yet to ride along with the call's next Multicall3 read (chain.EVM.Want),
-// when a tool knows the pairs it will price before it reads something
-// else.
+// wantPools asks for the lookups (with the state) of the pools of pairs
+// not known yet to ride along with the call's next Multicall3 read
+// (chain.EVM.Want), when a tool knows the pairs it will price before it
+// reads something else.
 func wantPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address) {
 	var calls []chain.Call
-	eachLookup(c, pairs, func(_ chain.DEX, _ [2]common.Address, _ int64, key string, call chain.Call) {
+	eachLookup(c, pairs, func(d chain.DEX, _ [2]common.Address, _ int64, key string, call chain.Call) {
 		if _, ok := c.Cache.Get(key); !ok {
-			calls = append(calls, call)
+			calls = append(calls, lookupOf(d, call).Lens())
 		}
 	})
 	c.Want(ctx, calls...)
+}
+
+// lookupOf is a pool's factory lookup with the reads of the pool's state
+// findPools makes.
+func lookupOf(d chain.DEX, call chain.Call) chain.Lookup {
+	if d.Kind == "v3" {
+		return chain.Lookup{Call: call, Reads: []chain.Call{{Method: "slot0"}, {Method: "liquidity"}, {Method: "token0"}}}
+	}
+	return chain.Lookup{Call: call, Reads: []chain.Call{{Method: "getReserves"}, {Method: "totalSupply"}, {Method: "token0"}}}
 }

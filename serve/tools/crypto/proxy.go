@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
@@ -65,9 +64,8 @@ func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeStat
 }
 
 func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
-	var code hexutil.Bytes
 	slots := []common.Hash{slotEIP1967Impl, slotEIP1967Beacon, slotEIP1967Admin, slotEIP1822, slotZeppelinOS}
-	vals, err := c.Code(ctx, addr, slots, &code)
+	code, vals, err := c.Code(ctx, addr, slots)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +98,8 @@ func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeS
 			st.Proxy.Admin = asAddr(vals[2]).Hex()
 		}
 		if st.Proxy.Implementation != "" {
-			var ic hexutil.Bytes
-			if err := c.Call(ctx, &ic, "eth_getCode", common.HexToAddress(st.Proxy.Implementation), "latest"); err != nil {
+			ic, err := c.CodeOf(ctx, common.HexToAddress(st.Proxy.Implementation))
+			if err != nil {
 				return nil, err
 			}
 			st.ImplCode = ic

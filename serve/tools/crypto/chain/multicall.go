@@ -223,17 +223,56 @@ type mcAnswer struct {
 	ReturnData []byte
 }
 
-// aggregate sends one aggregate3 eth_call at tag.
+// aggregate sends one aggregate3 eth_call at tag (with the lens's state
+// override when an entry calls the lens; without those entries, which
+// then fail, on a node that refuses overrides).
 func (c *EVM) aggregate(ctx context.Context, in []call3, tag string) ([]*mcAnswer, error) {
+	over := lensOverride(in)
+	if over != nil && c.noLens.Load() {
+		return c.aggregateWithoutLens(ctx, in, tag)
+	}
 	c.stats.Reads.Add(int64(len(in) - 1)) // the eth_call itself counts one
 	mc := c.Chain.Multicall3
 	var ret hexutil.Bytes
-	if err := c.send(ctx, &ret, "eth_call", CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag); err != nil {
+	args := []any{CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag}
+	if over != nil {
+		args = append(args, over)
+	}
+	if err := c.send(ctx, &ret, "eth_call", args...); err != nil {
+		if over != nil && errors.Is(err, ErrInvalidParams) {
+			c.noLens.Store(true)
+			return c.aggregateWithoutLens(ctx, in, tag)
+		}
 		return nil, err
 	}
 	out, err := decodeAggregate(ret, len(in))
 	if err != nil {
 		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: %v", c.Chain.Name, err))
+	}
+	return out, nil
+}
+
+// aggregateWithoutLens sends the entries of in that do not call the lens;
+// those that do are answered as failed (their callers read another way).
+func (c *EVM) aggregateWithoutLens(ctx context.Context, in []call3, tag string) ([]*mcAnswer, error) {
+	out := make([]*mcAnswer, len(in))
+	var rest []call3
+	var at []int
+	for i, e := range in {
+		if e.Target == LensAddress {
+			out[i] = &mcAnswer{}
+			continue
+		}
+		rest, at = append(rest, e), append(at, i)
+	}
+	if len(rest) > 0 {
+		got, err := c.aggregate(ctx, rest, tag)
+		if err != nil {
+			return nil, err
+		}
+		for j, a := range got {
+			out[at[j]] = a
+		}
 	}
 	return out, nil
 }

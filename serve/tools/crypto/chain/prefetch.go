@@ -54,6 +54,11 @@ func (s *callState) planOf(c *EVM, tag string) *plan {
 }
 
 func (s *callState) addCall(c *EVM, tag string, in call3) {
+	if in.Target == LensAddress {
+		// What the lens found is kept as facts and its reads are recorded
+		// one by one (Resolve): the next call does not ask it again.
+		return
+	}
 	if p := s.planOf(c, tag); p != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
