@@ -380,8 +380,8 @@ func priceReads(c *chain.EVM, tokens []common.Address) []chain.Call {
 // bisection, and bisection alone across irregular block times (a halted
 // chain, a test chain that jumped a day); at most 32 header reads, a handful on a
 // regular chain, none when the last search's bracket still holds. A
-// target older than the configured block time puts before genesis starts
-// with bisection (the chain is younger or jumped). A block's time is read
+// target older than the configured (or observed) block time puts before
+// genesis is searched by bisection (the chain is younger or jumped). A block's time is read
 // with carry, Multicall3 calls the caller will make at the block found, in
 // one aggregate3 at that block (its getCurrentBlockTimestamp is the
 // block's time), so reading the block found afterwards asks nothing.
@@ -437,6 +437,10 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64, carry
 				rate = bt
 			}
 			guess = int64(h.Number) - int64(math.Ceil(float64(h.Time-target)/rate)) - 1
+			if guess <= 0 {
+				// Before genesis at that rate: the time jumped, so bisect.
+				guess = int64(hi.Number) / 2
+			}
 			continue
 		}
 		if hi.Time == lo.Time {
