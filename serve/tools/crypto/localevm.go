@@ -53,8 +53,11 @@ func (h *simHeader) tag() string { return hexutil.EncodeUint64(uint64(h.Number))
 
 // rpcState reads accounts and storage of one block from the node, lazily,
 // for go-ethereum's state.StateDB (it implements state.Reader). An account
-// is one batch of eth_getBalance, eth_getTransactionCount and eth_getCode;
-// a slot is one eth_getStorageAt unless prefetched. The EVM calls it
+// is one eth_getProof (with the account's slots asked with it), then
+// eth_getCode when it has code (fetchProofs); on a node without
+// eth_getProof, one batch of eth_getBalance, eth_getTransactionCount and
+// eth_getCode. A slot of an account already read is one eth_getStorageAt
+// unless prefetched. The EVM calls it
 // synchronously without a context, so it carries the simulation's.
 type rpcState struct {
 	ctx   context.Context

@@ -34,8 +34,7 @@ type ProxyInfo struct {
 	Admin          string `json:"admin,omitempty"`
 }
 
-// codeState is a contract's code and proxy slots, read in one JSON-RPC
-// batch.
+// codeState is a contract's code and what its proxy slots say.
 type codeState struct {
 	Code  []byte
 	Proxy *ProxyInfo
@@ -48,7 +47,8 @@ type codeState struct {
 // implementation can be upgraded.
 const codeRecheck = 10 * time.Minute
 
-// readCode reads code and proxy slots (one batch), then the beacon's
+// readCode reads code (through the lens) and proxy slots (one
+// eth_getProof; chain.EVM.Code), then the beacon's
 // implementation or the implementation's code when needed; a contract's
 // state is kept for codeRecheck (an address without code is asked again).
 func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
