@@ -47,12 +47,12 @@ func (l Lookup) Lens() Call {
 }
 
 // Resolve runs each lookup and its reads as one Multicall3 entry at the
-// call's pinned block (the lens does both), and returns the address each
-// lookup answered (zero when none, or when the lookup failed). On a node
-// that refuses state overrides the lookups are sent alone. The reads'
-// answers are kept for that block as if Multicall had read them, so the
-// Multicall of them that follows asks nothing and is recorded for the
-// prefetch of the next block as usual.
+// call's pinned block (the lens does both) and returns the address each
+// lookup answered (zero when none, or when the lookup failed). Within a
+// tool call the reads' answers are kept for that block as if Multicall
+// had read them, so the Multicall of them that follows asks nothing and is
+// recorded for the prefetch of the next block as usual. On a node that
+// refuses state overrides the lookups are sent alone.
 func (c *EVM) Resolve(ctx context.Context, lookups []Lookup) ([]common.Address, error) {
 	calls := make([]Call, len(lookups))
 	for i, l := range lookups {
@@ -62,10 +62,9 @@ func (c *EVM) Resolve(ctx context.Context, lookups []Lookup) ([]common.Address, 
 	if err != nil {
 		return nil, err
 	}
-	h, err := c.Pin(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// Within a tool call the pin is the block Multicall read; outside one
+	// the head may have moved since, so the reads are not kept.
+	h, pinned := c.pinOf(ctx)
 	out := make([]common.Address, len(lookups))
 	var plain []Call
 	var at []int
@@ -78,7 +77,7 @@ func (c *EVM) Resolve(ctx context.Context, lookups []Lookup) ([]common.Address, 
 		ok, _ := r.Out[1].([]bool)
 		rets, _ := r.Out[2].([][]byte)
 		out[i] = at
-		if at == (common.Address{}) || len(ok) != len(lookups[i].Reads) || len(rets) != len(ok) {
+		if !pinned || at == (common.Address{}) || len(ok) != len(lookups[i].Reads) || len(rets) != len(ok) {
 			continue
 		}
 		for j, rd := range lookups[i].Reads {
