@@ -85,7 +85,11 @@ type graph struct {
 // token, USDC and the listed tokens, six at most), and the paths of up to
 // three hops whose every hop has a pool: one Multicall3 call for the pool
 // addresses (cached) and one for their state.
-func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address) (*graph, error) {
+//
+// first, when known, is the amount to be quoted: the first hop's V3 quotes
+// of every pool that may exist ride along with the lookups (a quote of a
+// pool that does not exist fails), so quoting the first hop asks nothing.
+func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address, first *big.Int) (*graph, error) {
 	mids := []common.Address{c.Chain.WrappedNative, c.Chain.USDC}
 	for _, tk := range c.Chain.Tokens {
 		if len(mids) < 6 && !containsAddr(mids, tk.Address) {
@@ -108,6 +112,20 @@ func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address) (*graph,
 	// The tokens' metadata, needed to show the route, rides along with the
 	// pool lookups.
 	wantMeta(ctx, c, nodes)
+	if first != nil && first.Sign() > 0 {
+		var quotes []chain.Call
+		for _, x := range nodes[1:] {
+			for _, d := range c.Chain.DEXes {
+				if d.Kind != "v3" {
+					continue
+				}
+				for _, fee := range d.FeeTiers {
+					quotes = append(quotes, quoteCallOf(d, a, x, fee, first))
+				}
+			}
+		}
+		c.Want(ctx, quotes...)
+	}
 	ps, err := findPools(ctx, c, pairs, nil)
 	if err != nil {
 		return nil, err
@@ -228,6 +246,12 @@ func quoteRoutes(ctx context.Context, c *chain.EVM, g *graph, amt *big.Int) ([]*
 
 // quoteCall is a QuoterV2 quoteExactInputSingle of amt through p.
 func quoteCall(p *v3pool, in common.Address, amt *big.Int) chain.Call {
+	return quoteCallOf(p.DEX, in, p.other(in), p.Fee, amt)
+}
+
+// quoteCallOf is a QuoterV2 quoteExactInputSingle of amt from in to out
+// through d's pool of the fee tier.
+func quoteCallOf(d chain.DEX, in, out common.Address, fee int64, amt *big.Int) chain.Call {
 	type params struct {
 		TokenIn           common.Address
 		TokenOut          common.Address
@@ -235,8 +259,8 @@ func quoteCall(p *v3pool, in common.Address, amt *big.Int) chain.Call {
 		Fee               *big.Int
 		SqrtPriceLimitX96 *big.Int
 	}
-	return chain.Call{Target: p.DEX.Quoter, Method: "quoteExactInputSingle",
-		Args: []any{params{in, p.other(in), amt, big.NewInt(p.Fee), new(big.Int)}}}
+	return chain.Call{Target: d.Quoter, Method: "quoteExactInputSingle",
+		Args: []any{params{in, out, amt, big.NewInt(fee), new(big.Int)}}}
 }
 
 // v3Path packs a V3 route for exactInput: token, fee (3 bytes), token, ...
