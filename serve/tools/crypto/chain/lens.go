@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -112,4 +113,22 @@ func (r Result) Bytes(i int) []byte {
 	}
 	v, _ := r.Out[i].([]byte)
 	return v
+}
+
+// RouteHop is one pool a route may take at a depth, for the lens's route:
+// a V2-style pair with its reserves (in, out) and fee in basis points, or
+// a V3-style pool quoted by Quoter at its Fee tier.
+type RouteHop struct {
+	V3                bool
+	Quoter            common.Address
+	TokenIn, TokenOut common.Address
+	Fee               *big.Int
+	RIn, ROut, FeeBps *big.Int
+}
+
+// RouteCall is the Multicall3 entry following a path from amt through the
+// hops of each depth, the best of each depth taken (the first of equals):
+// Result.Out[0] is each depth's output, Out[1] the index of the hop taken.
+func RouteCall(amt *big.Int, depths [][]RouteHop) Call {
+	return Call{Target: LensAddress, Method: "route", Args: []any{amt, depths}}
 }
