@@ -1,6 +1,7 @@
 package crypto_test
 
 import (
+	"fmt"
 	"math/big"
 	"net/http"
 	"testing"
@@ -140,5 +141,16 @@ func TestWithoutStateOverrides(t *testing.T) {
 	m = e.PaidCall(t, http.MethodGet, "/v1/crypto/contract-abi", map[string]any{"chain": "ethereum", "address": c.Proxy.Hex()})
 	if p, _ := m["proxy"].(map[string]any); p["type"] != "EIP-1967" || p["implementation"] != c.ProxyImpl.Hex() {
 		t.Errorf("proxy %v", p)
+	}
+	// A route of V2 and V3 hops, quoted depth by depth here and by the
+	// lens on a node with overrides: the same route and output.
+	swap := func(e *env) map[string]any {
+		return e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{"chain": "ethereum", "token_in": "USDC",
+			"token_out": e.chain.VTT.Hex(), "amount": "100000"})
+	}
+	got, want := swap(e), swap(newEnv(t))
+	if got["amount_out_raw"] == nil || got["amount_out_raw"] != want["amount_out_raw"] || fmt.Sprint(got["path"]) != fmt.Sprint(want["path"]) || got["dex"] != want["dex"] {
+		t.Errorf("without overrides %v via %v on %v; with them %v via %v on %v", got["amount_out_raw"], got["path"], got["dex"],
+			want["amount_out_raw"], want["path"], want["dex"])
 	}
 }
