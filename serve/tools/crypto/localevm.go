@@ -53,8 +53,11 @@ func (h *simHeader) tag() string { return hexutil.EncodeUint64(uint64(h.Number))
 
 // rpcState reads accounts and storage of one block from the node, lazily,
 // for go-ethereum's state.StateDB (it implements state.Reader). An account
-// is one batch of eth_getBalance, eth_getTransactionCount and eth_getCode;
-// a slot is one eth_getStorageAt unless prefetched. The EVM calls it
+// is one eth_getProof (with the account's slots asked with it), then
+// eth_getCode when it has code (fetchProofs); on a node without
+// eth_getProof, one batch of eth_getBalance, eth_getTransactionCount and
+// eth_getCode. A slot of an account already read is one eth_getStorageAt
+// unless prefetched. The EVM calls it
 // synchronously without a context, so it carries the simulation's.
 type rpcState struct {
 	ctx   context.Context
@@ -88,15 +91,119 @@ func (s *rpcState) spend(n int) error {
 	return nil
 }
 
+// acct is an account read from the node.
+type acct struct {
+	a     common.Address
+	bal   hexutil.Big
+	nonce hexutil.Uint64
+	code  hexutil.Bytes
+}
+
+// fetchProofs reads the accounts as and their slots (those of other
+// accounts are left to fetchAccounts) with one eth_getProof each, which
+// answers balance, nonce, code hash and slots in one call, then the code
+// of those with code in a second batch: an account costs one call, or two
+// with code, instead of three and one per slot. done is false, and nothing
+// is spent, when the node does not offer eth_getProof.
+func (s *rpcState) fetchProofs(as []*acct, slots map[common.Address][]common.Hash) (done bool, err error) {
+	type proof struct {
+		Balance  hexutil.Big    `json:"balance"`
+		Nonce    hexutil.Uint64 `json:"nonce"`
+		CodeHash common.Hash    `json:"codeHash"`
+		Storage  []struct {
+			Key   common.Hash `json:"key"`
+			Value hexutil.Big `json:"value"`
+		} `json:"storageProof"`
+	}
+	ps := make([]proof, len(as))
+	b := make([]rpc.BatchElem, len(as))
+	for i, x := range as {
+		keys := slots[x.a]
+		if keys == nil {
+			keys = []common.Hash{}
+		}
+		b[i] = rpc.BatchElem{Method: "eth_getProof", Args: []any{x.a, keys, s.block}, Result: &ps[i]}
+	}
+	if err := s.spend(len(b)); err != nil {
+		return false, err
+	}
+	if err := s.batch(b); err != nil {
+		if errors.Is(err, chain.ErrMethodNotFound) {
+			s.calls -= len(b)
+			return false, nil
+		}
+		return false, err
+	}
+	var codes []rpc.BatchElem
+	for i, x := range as {
+		p := ps[i]
+		x.bal, x.nonce = p.Balance, p.Nonce
+		if p.CodeHash != (common.Hash{}) && p.CodeHash != types.EmptyCodeHash {
+			codes = append(codes, rpc.BatchElem{Method: "eth_getCode", Args: []any{x.a, s.block}, Result: &x.code})
+		}
+		if len(p.Storage) != len(slots[x.a]) {
+			return false, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", s.c.Chain.Name+": eth_getProof answered the wrong number of slots")
+		}
+		for j, st := range p.Storage {
+			if s.slots[x.a] == nil {
+				s.slots[x.a] = map[common.Hash]common.Hash{}
+			}
+			s.slots[x.a][slots[x.a][j]] = common.BigToHash(st.Value.ToInt())
+		}
+		delete(slots, x.a)
+	}
+	if len(codes) > 0 {
+		if err := s.spend(len(codes)); err != nil {
+			return false, err
+		}
+		if err := s.batch(codes); err != nil {
+			return false, err
+		}
+	}
+	s.keepAccounts(as)
+	if len(slots) > 0 {
+		return true, s.fetchAccounts(nil, slots)
+	}
+	return true, nil
+}
+
+// batch sends b in JSON-RPC batches of at most 100 calls; the first
+// failed call's error is returned.
+func (s *rpcState) batch(b []rpc.BatchElem) error {
+	for i := 0; i < len(b); i += 100 {
+		part := b[i:min(i+100, len(b))]
+		if err := s.c.Batch(s.ctx, part); err != nil {
+			return err
+		}
+		for _, e := range part {
+			if e.Error != nil {
+				return e.Error
+			}
+		}
+	}
+	return nil
+}
+
+// keepAccounts records accounts read from the node (nil: no such account).
+func (s *rpcState) keepAccounts(as []*acct) {
+	for _, x := range as {
+		if x.bal.ToInt().Sign() == 0 && x.nonce == 0 && len(x.code) == 0 {
+			s.accounts[x.a] = nil
+			continue
+		}
+		bal, _ := uint256.FromBig(x.bal.ToInt())
+		hash := types.EmptyCodeHash
+		if len(x.code) > 0 {
+			hash = crypto.Keccak256Hash(x.code)
+			s.code[x.a] = x.code
+		}
+		s.accounts[x.a] = &types.StateAccount{Nonce: uint64(x.nonce), Balance: bal, Root: types.EmptyRootHash, CodeHash: hash.Bytes()}
+	}
+}
+
 // fetchAccounts reads the accounts not yet known and the given slots in
 // JSON-RPC batches of at most 100 calls.
 func (s *rpcState) fetchAccounts(addrs []common.Address, slots map[common.Address][]common.Hash) error {
-	type acct struct {
-		a     common.Address
-		bal   hexutil.Big
-		nonce hexutil.Uint64
-		code  hexutil.Bytes
-	}
 	type slot struct {
 		a common.Address
 		k common.Hash
@@ -118,6 +225,15 @@ func (s *rpcState) fetchAccounts(addrs []common.Address, slots map[common.Addres
 			}
 		}
 	}
+	if len(as) > 0 {
+		done, err := s.fetchProofs(as, slots)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
 	var b []rpc.BatchElem
 	for _, x := range as {
 		b = append(b, rpc.BatchElem{Method: "eth_getBalance", Args: []any{x.a, s.block}, Result: &x.bal},
@@ -130,30 +246,10 @@ func (s *rpcState) fetchAccounts(addrs []common.Address, slots map[common.Addres
 	if err := s.spend(len(b)); err != nil {
 		return err
 	}
-	for i := 0; i < len(b); i += 100 {
-		part := b[i:min(i+100, len(b))]
-		if err := s.c.Batch(s.ctx, part); err != nil {
-			return err
-		}
-		for _, e := range part {
-			if e.Error != nil {
-				return e.Error
-			}
-		}
+	if err := s.batch(b); err != nil {
+		return err
 	}
-	for _, x := range as {
-		if x.bal.ToInt().Sign() == 0 && x.nonce == 0 && len(x.code) == 0 {
-			s.accounts[x.a] = nil
-			continue
-		}
-		bal, _ := uint256.FromBig(x.bal.ToInt())
-		hash := types.EmptyCodeHash
-		if len(x.code) > 0 {
-			hash = crypto.Keccak256Hash(x.code)
-			s.code[x.a] = x.code
-		}
-		s.accounts[x.a] = &types.StateAccount{Nonce: uint64(x.nonce), Balance: bal, Root: types.EmptyRootHash, CodeHash: hash.Bytes()}
-	}
+	s.keepAccounts(as)
 	for _, x := range ss {
 		if s.slots[x.a] == nil {
 			s.slots[x.a] = map[common.Hash]common.Hash{}
@@ -227,8 +323,9 @@ func (s *rpcState) blockHash(n uint64) common.Hash {
 // prefetch asks the node which accounts and slots the call touches
 // (eth_createAccessList) and reads them all in batches, so the execution
 // itself rarely waits for the node. Nodes without it, or a call it cannot
-// run, leave everything to lazy reads.
-func (s *rpcState) prefetch(msg chain.CallArgs, over map[common.Address]accountOverride) {
+// run, leave everything to lazy reads. The block's coinbase, which the
+// execution touches to pay the fee, is read with them.
+func (s *rpcState) prefetch(msg chain.CallArgs, over map[common.Address]accountOverride, coinbase common.Address) {
 	var res struct {
 		AccessList types.AccessList `json:"accessList"`
 	}
@@ -244,7 +341,7 @@ func (s *rpcState) prefetch(msg chain.CallArgs, over map[common.Address]accountO
 	if err := s.c.Call(s.ctx, &res, "eth_createAccessList", args...); err != nil {
 		return
 	}
-	addrs := []common.Address{*msg.From, *msg.To}
+	addrs := []common.Address{*msg.From, *msg.To, coinbase}
 	slots := map[common.Address][]common.Hash{}
 	n := 0
 	for _, t := range res.AccessList {
@@ -268,7 +365,7 @@ func (s *rpcState) prefetch(msg chain.CallArgs, over map[common.Address]accountO
 // paths give the same answer. It returns the tree and the RPC calls spent.
 func localTrace(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader, limit int) (*callFrame, int, error) {
 	reader := newRPCState(ctx, c, h.tag(), limit)
-	reader.prefetch(msg, over)
+	reader.prefetch(msg, over, h.Miner)
 	st, err := state.NewWithReader(types.EmptyRootHash, state.NewDatabaseForTesting(), reader)
 	if err != nil {
 		return nil, reader.calls, err

@@ -61,6 +61,24 @@ type tokenMeta struct {
 	OK       bool // decimals answered: an ERC-20
 }
 
+// metaCalls are the reads of token t's symbol, name and decimals.
+func metaCalls(t common.Address) []chain.Call {
+	return []chain.Call{{Target: t, Method: "symbol"}, {Target: t, Method: "name"}, {Target: t, Method: "decimals"}}
+}
+
+// wantMeta asks for the metadata of the tokens not known yet to ride along
+// with the call's next Multicall3 read (chain.EVM.Want): a tool that will
+// need them after a read they do not depend on spends no call on them.
+func wantMeta(ctx context.Context, c *chain.EVM, tokens []common.Address) {
+	var calls []chain.Call
+	for _, t := range tokens {
+		if _, ok := c.Cache.Get("meta:" + t.Hex()); !ok {
+			calls = append(calls, metaCalls(t)...)
+		}
+	}
+	c.Want(ctx, calls...)
+}
+
 // tokenInfo reads name, symbol and decimals of tokens in one Multicall3
 // call; they are kept until least recently used (a token's metadata does
 // not change).
@@ -78,8 +96,7 @@ func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[
 		}
 		out[t] = nil
 		miss = append(miss, t)
-		calls = append(calls, chain.Call{Target: t, Method: "symbol"}, chain.Call{Target: t, Method: "name"},
-			chain.Call{Target: t, Method: "decimals"})
+		calls = append(calls, metaCalls(t)...)
 	}
 	if len(calls) > 0 {
 		res, err := c.Multicall(ctx, calls, nil)

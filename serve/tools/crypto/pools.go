@@ -1,6 +1,7 @@
 package crypto
 
 import (
+	"bytes"
 	"context"
 	"math/big"
 	"time"
@@ -60,42 +61,35 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 		addr common.Address
 	}
 	var all []*found
-	var lookups batch
-	for _, pr := range pairs {
-		if pr[0] == pr[1] {
-			continue
+	var lookups []chain.Lookup
+	var done []func(common.Address)
+	eachLookup(c, pairs, func(d chain.DEX, pr [2]common.Address, fee int64, key string, call chain.Call) {
+		f := &found{dex: d, a: pr[0], b: pr[1], fee: fee}
+		all = append(all, f)
+		if v, ok := c.Cache.Get(key); ok {
+			f.addr = v.(common.Address)
+			return
 		}
-		for _, d := range c.Chain.DEXes {
-			tiers := []int64{0}
-			if d.Kind == "v3" {
-				tiers = d.FeeTiers
+		lookups = append(lookups, lookupOf(d, call))
+		done = append(done, func(a common.Address) {
+			f.addr = a
+			ttl := chain.Forever
+			if f.addr == (common.Address{}) {
+				ttl = time.Minute
 			}
-			for _, fee := range tiers {
-				f := &found{dex: d, a: pr[0], b: pr[1], fee: fee}
-				all = append(all, f)
-				key := "pair:" + keyString(pairKey{d.Factory, pr[0], pr[1]})
-				call := chain.Call{Target: d.Factory, Method: "getPair", Args: []any{pr[0], pr[1]}}
-				if d.Kind == "v3" {
-					key = v3key(d, pr[0], pr[1], fee)
-					call = chain.Call{Target: d.Factory, Method: "getPool", Args: []any{pr[0], pr[1], big.NewInt(fee)}}
-				}
-				if v, ok := c.Cache.Get(key); ok {
-					f.addr = v.(common.Address)
-					continue
-				}
-				lookups.add(call, func(r chain.Result) {
-					f.addr, _ = r.Addr(0)
-					ttl := chain.Forever
-					if f.addr == (common.Address{}) {
-						ttl = time.Minute
-					}
-					c.Cache.Put(key, f.addr, ttl)
-				})
-			}
+			c.Cache.Put(key, f.addr, ttl)
+		})
+	})
+	if len(lookups) > 0 {
+		// The lens looks each pool up and reads its state in one entry:
+		// the state batch below then asks nothing at the pinned block.
+		addrs, err := c.Resolve(ctx, lookups)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err := lookups.run(ctx, c, nil); err != nil {
-		return nil, err
+		for i, a := range addrs {
+			done[i](a)
+		}
 	}
 	out := &poolSet{v2: map[[2]common.Address][]*pool{}, v3: map[[2]common.Address][]*v3pool{}}
 	var state batch
@@ -148,4 +142,53 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 		return nil, err
 	}
 	return out, nil
+}
+
+// eachLookup calls f with each factory lookup of the pools of pairs: the
+// DEX, the pair as asked, the V3 fee tier (0 for V2), the Cache key of the
+// pool's address and the factory call finding it. Both are of the pair in
+// address order (factories answer either order alike), so the lookups of
+// (a, b) and (b, a) are one.
+func eachLookup(c *chain.EVM, pairs [][2]common.Address, f func(d chain.DEX, pr [2]common.Address, fee int64, key string, call chain.Call)) {
+	for _, pr := range pairs {
+		if pr[0] == pr[1] {
+			continue
+		}
+		a, b := pr[0], pr[1]
+		if bytes.Compare(a[:], b[:]) > 0 {
+			a, b = b, a
+		}
+		for _, d := range c.Chain.DEXes {
+			if d.Kind != "v3" {
+				f(d, pr, 0, "pair:"+keyString(pairKey{d.Factory, a, b}), chain.Call{Target: d.Factory, Method: "getPair", Args: []any{a, b}})
+				continue
+			}
+			for _, fee := range d.FeeTiers {
+				f(d, pr, fee, v3key(d, a, b, fee), chain.Call{Target: d.Factory, Method: "getPool", Args: []any{a, b, big.NewInt(fee)}})
+			}
+		}
+	}
+}
+
+// wantPools asks for the lookups (with the state) of the pools of pairs
+// not known yet to ride along with the call's next Multicall3 read
+// (chain.EVM.Want), when a tool knows the pairs it will price before it
+// reads something else.
+func wantPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address) {
+	var calls []chain.Call
+	eachLookup(c, pairs, func(d chain.DEX, _ [2]common.Address, _ int64, key string, call chain.Call) {
+		if _, ok := c.Cache.Get(key); !ok {
+			calls = append(calls, lookupOf(d, call).Lens())
+		}
+	})
+	c.Want(ctx, calls...)
+}
+
+// lookupOf is a pool's factory lookup with the reads of the pool's state
+// findPools makes.
+func lookupOf(d chain.DEX, call chain.Call) chain.Lookup {
+	if d.Kind == "v3" {
+		return chain.Lookup{Call: call, Reads: []chain.Call{{Method: "slot0"}, {Method: "liquidity"}, {Method: "token0"}}}
+	}
+	return chain.Lookup{Call: call, Reads: []chain.Call{{Method: "getReserves"}, {Method: "totalSupply"}, {Method: "token0"}}}
 }

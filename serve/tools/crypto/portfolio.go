@@ -156,6 +156,11 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 	for _, a := range toks {
 		calls = append(calls, chain.Call{Target: a, Method: "balanceOf", Args: []any{owner}})
 	}
+	// The pools and metadata of every token that may be held ride along
+	// with the balances: a cold call then reads the pools' state only.
+	pairs, all := directPairs(c, toks)
+	wantPools(ctx, c, pairs)
+	wantMeta(ctx, c, all)
 	res, err := c.Multicall(ctx, calls, nil)
 	if err != nil {
 		return ChainPortfolio{}, err

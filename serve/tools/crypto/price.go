@@ -144,17 +144,10 @@ func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, bloc
 // only.
 func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*quote, error) {
 	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
-	pairs := [][2]common.Address{{w, usdc}}
-	all := []common.Address{usdc, w}
-	for _, t := range tokens {
-		all = append(all, t)
-		if t != usdc {
-			pairs = append(pairs, [2]common.Address{t, usdc})
-		}
-		if t != w && t != usdc {
-			pairs = append(pairs, [2]common.Address{t, w})
-		}
-	}
+	pairs, all := directPairs(c, tokens)
+	// The metadata rides along with the pool lookups (or the pool state,
+	// when the addresses are known).
+	wantMeta(ctx, c, all)
 	ps, err := findPools(ctx, c, pairs, block)
 	if err != nil {
 		return nil, err
@@ -233,6 +226,25 @@ func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, bl
 		}
 	}
 	return out, nil
+}
+
+// directPairs are the pools directPrices reads to price tokens (the
+// wrapped native token against USDC, each token against both) and the
+// tokens whose metadata it needs.
+func directPairs(c *chain.EVM, tokens []common.Address) (pairs [][2]common.Address, all []common.Address) {
+	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
+	pairs = [][2]common.Address{{w, usdc}}
+	all = []common.Address{usdc, w}
+	for _, t := range tokens {
+		all = append(all, t)
+		if t != usdc {
+			pairs = append(pairs, [2]common.Address{t, usdc})
+		}
+		if t != w && t != usdc {
+			pairs = append(pairs, [2]common.Address{t, w})
+		}
+	}
+	return pairs, all
 }
 
 func symbolOr(m *tokenMeta, def string) string {
@@ -318,12 +330,62 @@ func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
 	return h, nil
 }
 
+// timeOf reads block n's time: its header, or with carry the
+// getCurrentBlockTimestamp of a Multicall3 call at n carrying them.
+func timeOf(ctx context.Context, c *chain.EVM, n *big.Int, carry []chain.Call) (header, error) {
+	key := "hdr:" + chain.Block(n)
+	if v, ok := c.Cache.Get(key); ok || len(carry) == 0 {
+		if ok {
+			return v.(header), nil
+		}
+		return getHeader(ctx, c, n)
+	}
+	res, err := c.Multicall(ctx, append(slices.Clip(carry), chain.Call{Target: c.Chain.Multicall3, Method: "getCurrentBlockTimestamp"}), n)
+	if err != nil {
+		return header{}, err
+	}
+	t := res[len(carry)].Big(0)
+	if t == nil || !t.IsInt64() {
+		return getHeader(ctx, c, n)
+	}
+	h := header{Number: n.Uint64(), Time: t.Int64()}
+	c.Cache.Put(key, h, chain.Forever)
+	return h, nil
+}
+
+// priceReads are the Multicall3 calls usdPrices makes to price tokens
+// directly (the state of their USDC and wrapped-native pools) when the
+// pools' addresses are known, to be carried by another read of the same
+// block (blockAt).
+func priceReads(c *chain.EVM, tokens []common.Address) []chain.Call {
+	pairs, _ := directPairs(c, tokens)
+	var out []chain.Call
+	seen := map[common.Address]bool{}
+	eachLookup(c, pairs, func(d chain.DEX, _ [2]common.Address, _ int64, key string, call chain.Call) {
+		v, ok := c.Cache.Get(key)
+		if !ok || v.(common.Address) == (common.Address{}) || seen[v.(common.Address)] {
+			return
+		}
+		a := v.(common.Address)
+		seen[a] = true
+		for _, r := range lookupOf(d, call).Reads {
+			out = append(out, chain.Call{Target: a, Method: r.Method, Args: r.Args})
+		}
+	})
+	return out
+}
+
 // blockAt finds the last block at or before target: interpolation between
 // known headers (starting from the configured block time), alternating with
 // bisection, and bisection alone across irregular block times (a halted
 // chain, a test chain that jumped a day); at most 32 header reads, a handful on a
-// regular chain, none when the last search's bracket still holds.
-func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint64, error) {
+// regular chain, none when the last search's bracket still holds. A
+// target older than the configured (or observed) block time puts before
+// genesis is searched by bisection (the chain is younger or jumped). A block's time is read
+// with carry, Multicall3 calls the caller will make at the block found, in
+// one aggregate3 at that block (its getCurrentBlockTimestamp is the
+// block's time), so reading the block found afterwards asks nothing.
+func blockAt(ctx context.Context, c *chain.EVM, head header, target int64, carry []chain.Call) (uint64, error) {
 	if head.Time <= target {
 		return head.Number, nil
 	}
@@ -346,6 +408,9 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint
 	}
 	defer func() { c.Cache.Put("blockAt", [2]header{lo, hi}, chain.Forever) }()
 	guess := int64(head.Number) - int64(float64(head.Time-target)/bt)
+	if guess <= 0 && lo.Time == math.MinInt64 {
+		guess = int64(hi.Number) / 2
+	}
 	for i := 0; i < 32 && hi.Number-lo.Number > 1; i++ {
 		if guess <= int64(lo.Number) {
 			guess = int64(lo.Number) + 1
@@ -356,7 +421,7 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint
 		if guess < 0 {
 			guess = 0
 		}
-		h, err := getHeader(ctx, c, big.NewInt(guess))
+		h, err := timeOf(ctx, c, big.NewInt(guess), carry)
 		if err != nil {
 			return 0, err
 		}
@@ -372,6 +437,10 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64) (uint
 				rate = bt
 			}
 			guess = int64(h.Number) - int64(math.Ceil(float64(h.Time-target)/rate)) - 1
+			if guess <= 0 {
+				// Before genesis at that rate: the time jumped, so bisect.
+				guess = int64(hi.Number) / 2
+			}
 			continue
 		}
 		if hi.Time == lo.Time {

@@ -236,7 +236,9 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 		var then map[common.Address]*quote
 		var thenBlock uint64
 		if in.Change24h {
-			if thenBlock, err = blockAt(ctx, c, head, head.Time-24*3600); err != nil {
+			// The search reads block times with the state of the pools
+			// priced, so pricing the block found asks nothing more.
+			if thenBlock, err = blockAt(ctx, c, head, head.Time-24*3600, priceReads(c, addrs)); err != nil {
 				return nil, err
 			}
 			if then, err = usdPrices(ctx, c, addrs, new(big.Int).SetUint64(thenBlock)); err != nil {

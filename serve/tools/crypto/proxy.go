@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
@@ -36,8 +34,7 @@ type ProxyInfo struct {
 	Admin          string `json:"admin,omitempty"`
 }
 
-// codeState is a contract's code and proxy slots, read in one JSON-RPC
-// batch.
+// codeState is a contract's code and what its proxy slots say.
 type codeState struct {
 	Code  []byte
 	Proxy *ProxyInfo
@@ -50,7 +47,8 @@ type codeState struct {
 // implementation can be upgraded.
 const codeRecheck = 10 * time.Minute
 
-// readCode reads code and proxy slots (one batch), then the beacon's
+// readCode reads code (through the lens) and proxy slots (one
+// eth_getProof; chain.EVM.Code), then the beacon's
 // implementation or the implementation's code when needed; a contract's
 // state is kept for codeRecheck (an address without code is asked again).
 func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
@@ -66,20 +64,10 @@ func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeStat
 }
 
 func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
-	var code hexutil.Bytes
 	slots := []common.Hash{slotEIP1967Impl, slotEIP1967Beacon, slotEIP1967Admin, slotEIP1822, slotZeppelinOS}
-	vals := make([]common.Hash, len(slots))
-	b := []rpc.BatchElem{{Method: "eth_getCode", Args: []any{addr, "latest"}, Result: &code}}
-	for i, s := range slots {
-		b = append(b, rpc.BatchElem{Method: "eth_getStorageAt", Args: []any{addr, s, "latest"}, Result: &vals[i]})
-	}
-	if err := c.Batch(ctx, b); err != nil {
+	code, vals, err := c.Code(ctx, addr, slots)
+	if err != nil {
 		return nil, err
-	}
-	for _, e := range b {
-		if e.Error != nil {
-			return nil, e.Error
-		}
 	}
 	st := &codeState{Code: code}
 	if len(code) == 0 {
@@ -110,8 +98,8 @@ func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeS
 			st.Proxy.Admin = asAddr(vals[2]).Hex()
 		}
 		if st.Proxy.Implementation != "" {
-			var ic hexutil.Bytes
-			if err := c.Call(ctx, &ic, "eth_getCode", common.HexToAddress(st.Proxy.Implementation), "latest"); err != nil {
+			ic, err := c.CodeOf(ctx, common.HexToAddress(st.Proxy.Implementation))
+			if err != nil {
 				return nil, err
 			}
 			st.ImplCode = ic

@@ -24,8 +24,9 @@ type simFacts struct {
 	before map[string]*big.Int
 }
 
-// riskFacts reads, in one batch at the simulation's block, the code of
-// every spender approved and the sender's balance of every asset leaving.
+// riskFacts reads, at the simulation's block, the code of every spender
+// approved (one batch) and the sender's balance of every asset leaving
+// (one Multicall3 call, asked for with the fee's price reads).
 func (t *Tools) riskFacts(ctx context.Context, c *chain.EVM, sender, to common.Address, h *simHeader, out *SimOutput) (simFacts, error) {
 	f := simFacts{to: to, noCode: map[common.Address]bool{}, unverified: map[common.Address]bool{}, before: map[string]*big.Int{}}
 	var b []rpc.BatchElem
@@ -39,38 +40,48 @@ func (t *Tools) riskFacts(ctx context.Context, c *chain.EVM, sender, to common.A
 		b = append(b, rpc.BatchElem{Method: "eth_getCode", Args: []any{sp, h.tag()}, Result: &code})
 		after = append(after, func() { f.noCode[sp] = len(code) == 0 })
 	}
+	if len(b) > 0 {
+		if err := c.Batch(ctx, b); err != nil {
+			return f, err
+		}
+		for i, e := range b {
+			if e.Error == nil {
+				after[i]()
+			}
+		}
+	}
+	calls, keys := leavingBalances(c, sender, out)
+	res, err := c.Multicall(ctx, calls, nil) // the pinned block, h
+	if err != nil {
+		return f, err
+	}
+	for i, r := range res {
+		if v := r.Big(0); v != nil {
+			f.before[keys[i]] = v
+		}
+	}
+	t.verifiedSpenders(ctx, c, out.Approvals, &f)
+	return f, nil
+}
+
+// leavingBalances are the reads of the sender's balance of each native or
+// ERC-20 asset leaving, as Multicall3 calls, and the key of each in
+// simFacts.before.
+func leavingBalances(c *chain.EVM, sender common.Address, out *SimOutput) (calls []chain.Call, keys []string) {
 	seen := map[string]bool{}
 	for _, m := range out.Leaving {
 		if seen[m.Token] || (m.Standard != "native" && m.Standard != "erc20") {
 			continue
 		}
 		seen[m.Token] = true
-		key := m.Token
+		keys = append(keys, m.Token)
 		if m.Standard == "native" {
-			var bal hexutil.Big
-			b = append(b, rpc.BatchElem{Method: "eth_getBalance", Args: []any{sender, h.tag()}, Result: &bal})
-			after = append(after, func() { f.before[key] = bal.ToInt() })
+			calls = append(calls, chain.Call{Target: c.Chain.Multicall3, Method: "getEthBalance", Args: []any{sender}})
 			continue
 		}
-		tok := common.HexToAddress(m.Token)
-		var ret hexutil.Bytes
-		b = append(b, rpc.BatchElem{Method: "eth_call", Args: []any{chain.CallArgs{To: &tok, Data: chain.Pack("balanceOf", sender)}, h.tag()}, Result: &ret})
-		after = append(after, func() {
-			if len(ret) >= 32 {
-				f.before[key] = new(big.Int).SetBytes(ret[:32])
-			}
-		})
+		calls = append(calls, chain.Call{Target: common.HexToAddress(m.Token), Method: "balanceOf", Args: []any{sender}})
 	}
-	if err := c.Batch(ctx, b); err != nil {
-		return f, err
-	}
-	for i, e := range b {
-		if e.Error == nil {
-			after[i]()
-		}
-	}
-	t.verifiedSpenders(ctx, c, out.Approvals, &f)
-	return f, nil
+	return calls, keys
 }
 
 // maxSpenderLookups bounds the explorer lookups of one simulation.

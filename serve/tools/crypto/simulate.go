@@ -193,6 +193,12 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 		return nil, err
 	}
 	out.Block = uint64(h.Number)
+	// The native token's pools and the metadata of it and USDC ride along
+	// with the first Multicall3 read (the moves' tokens), so pricing the
+	// fee reads the pools' state only.
+	pairs, all := directPairs(c, []common.Address{c.Chain.WrappedNative})
+	wantPools(ctx, c, pairs)
+	wantMeta(ctx, c, all)
 	frame, method, reads, err := t.traceCall(ctx, c, msg, over, &h)
 	var logs []simLog
 	switch {
@@ -214,6 +220,10 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	if err := t.decodeMoves(ctx, c, from, logs, out); err != nil {
 		return nil, err
 	}
+	// The sender's balances of what leaves ride along with the fee's price
+	// reads.
+	calls, _ := leavingBalances(c, from, out)
+	c.Want(ctx, calls...)
 	var gp hexutil.Big
 	if err := c.Call(ctx, &gp, "eth_gasPrice"); err != nil {
 		return nil, err

@@ -151,6 +151,24 @@ func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error
 	return c, a, b, nil
 }
 
+// guessAmount is the amount of token a an input asks to swap when it can
+// be known before reading the chain (in base units, or with decimals kept
+// or configured), else nil: the handler reads the decimals and quotes
+// that; a wrong guess only costs quotes asked in vain.
+func guessAmount(c *chain.EVM, a common.Address, in *SwapInput) *big.Int {
+	if in.AmountRaw != "" {
+		v, _ := new(big.Int).SetString(in.AmountRaw, 10)
+		return v
+	}
+	if v, ok := c.Cache.Get("meta:" + a.Hex()); ok && v.(*tokenMeta).OK {
+		return parseUnits(in.Amount, v.(*tokenMeta).Decimals)
+	}
+	if tk, ok := c.Chain.TokenByAddress(a); ok && tk.Decimals > 0 {
+		return parseUnits(in.Amount, tk.Decimals)
+	}
+	return nil
+}
+
 func containsAddr(l []common.Address, a common.Address) bool {
 	for _, x := range l {
 		if x == a {
@@ -167,7 +185,7 @@ func (t *Tools) checkSwap(ctx context.Context, in *SwapInput) error {
 	if err != nil {
 		return err
 	}
-	g, err := routeGraph(ctx, c, a.Addr, b.Addr)
+	g, err := routeGraph(ctx, c, a.Addr, b.Addr, guessAmount(c, a.Addr, in))
 	if err != nil {
 		return err
 	}
@@ -203,7 +221,7 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	if err != nil {
 		return nil, err
 	}
-	g, err := routeGraph(ctx, c, a.Addr, b.Addr)
+	g, err := routeGraph(ctx, c, a.Addr, b.Addr, amt)
 	if err != nil {
 		return nil, err
 	}

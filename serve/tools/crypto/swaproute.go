@@ -85,7 +85,11 @@ type graph struct {
 // token, USDC and the listed tokens, six at most), and the paths of up to
 // three hops whose every hop has a pool: one Multicall3 call for the pool
 // addresses (cached) and one for their state.
-func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address) (*graph, error) {
+//
+// first, when known, is the amount to be quoted: the first hop's V3 quotes
+// of every pool that may exist ride along with the lookups (a quote of a
+// pool that does not exist fails), so quoting the first hop asks nothing.
+func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address, first *big.Int) (*graph, error) {
 	mids := []common.Address{c.Chain.WrappedNative, c.Chain.USDC}
 	for _, tk := range c.Chain.Tokens {
 		if len(mids) < 6 && !containsAddr(mids, tk.Address) {
@@ -104,6 +108,23 @@ func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address) (*graph,
 		for j := i + 1; j < len(nodes); j++ {
 			pairs = append(pairs, [2]common.Address{nodes[i], nodes[j]})
 		}
+	}
+	// The tokens' metadata, needed to show the route, rides along with the
+	// pool lookups.
+	wantMeta(ctx, c, nodes)
+	if first != nil && first.Sign() > 0 {
+		var quotes []chain.Call
+		for _, x := range nodes[1:] {
+			for _, d := range c.Chain.DEXes {
+				if d.Kind != "v3" {
+					continue
+				}
+				for _, fee := range d.FeeTiers {
+					quotes = append(quotes, quoteCallOf(d, a, x, fee, first))
+				}
+			}
+		}
+		c.Want(ctx, quotes...)
 	}
 	ps, err := findPools(ctx, c, pairs, nil)
 	if err != nil {
@@ -157,6 +178,16 @@ func quoteRoutes(ctx context.Context, c *chain.EVM, g *graph, amt *big.Int) ([]*
 		rs[i] = &route{path: p, outs: []*big.Int{amt}}
 	}
 	for depth := 0; depth < 3; depth++ {
+		if depth == 1 {
+			// The further depths of every route in one call.
+			done, err := quoteRest(ctx, c, g, rs)
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				break
+			}
+		}
 		type v3q struct {
 			p   *v3pool
 			in  common.Address
@@ -223,8 +254,87 @@ func quoteRoutes(ctx context.Context, c *chain.EVM, g *graph, amt *big.Int) ([]*
 	return rs, nil
 }
 
+// quoteRest quotes the hops of every route past the first with the
+// lens (chain.RouteCall), one Multicall3 entry a route that takes the
+// best pool at each depth as quoteRoutes does: V2 pairs from the reserves
+// read, V3 pools by their DEX's QuoterV2. done is false, and nothing
+// changed, when the lens did not answer (a node without state overrides,
+// an amount too large for its arithmetic): the depths are quoted one by
+// one.
+func quoteRest(ctx context.Context, c *chain.EVM, g *graph, rs []*route) (done bool, err error) {
+	var calls []chain.Call
+	var at []*route
+	for _, r := range rs {
+		if len(r.path) <= 2 {
+			continue
+		}
+		var depths [][]chain.RouteHop
+		for d := 1; d+1 < len(r.path); d++ {
+			in := r.path[d]
+			var hs []chain.RouteHop
+			for _, h := range g.edges[[2]common.Address{in, r.path[d+1]}] {
+				if h.v3 != nil {
+					hs = append(hs, chain.RouteHop{V3: true, Quoter: h.v3.DEX.Quoter, TokenIn: in, TokenOut: h.v3.other(in),
+						Fee: big.NewInt(h.v3.Fee), RIn: new(big.Int), ROut: new(big.Int), FeeBps: new(big.Int)})
+					continue
+				}
+				rIn, rOut := h.v2.reserves(in)
+				fee := h.v2.DEX.FeeBps
+				if fee <= 0 {
+					fee = 30
+				}
+				hs = append(hs, chain.RouteHop{TokenIn: in, TokenOut: h.v2.other(in), Fee: new(big.Int), RIn: rIn, ROut: rOut, FeeBps: big.NewInt(fee)})
+			}
+			depths = append(depths, hs)
+		}
+		calls = append(calls, chain.RouteCall(r.outs[1], depths))
+		at = append(at, r)
+	}
+	if len(calls) == 0 {
+		return true, nil
+	}
+	res, err := c.Multicall(ctx, calls, nil)
+	if err != nil {
+		return false, err
+	}
+	type answer struct{ outs, picks []*big.Int }
+	ans := make([]answer, len(res))
+	for i, r := range res {
+		if !r.OK || len(r.Out) != 2 {
+			return false, nil
+		}
+		outs, _ := r.Out[0].([]*big.Int)
+		picks, _ := r.Out[1].([]*big.Int)
+		if len(outs) != len(at[i].path)-2 || len(picks) != len(outs) {
+			return false, nil
+		}
+		ans[i] = answer{outs, picks}
+	}
+	for i, r := range at {
+		for d, p := range ans[i].picks {
+			hs := g.edges[[2]common.Address{r.path[d+1], r.path[d+2]}]
+			if !p.IsInt64() || p.Int64() >= int64(len(hs)) {
+				return false, nil
+			}
+		}
+	}
+	for i, r := range at {
+		for d, p := range ans[i].picks {
+			r.hops = append(r.hops, g.edges[[2]common.Address{r.path[d+1], r.path[d+2]}][p.Int64()])
+			r.outs = append(r.outs, ans[i].outs[d])
+		}
+	}
+	return true, nil
+}
+
 // quoteCall is a QuoterV2 quoteExactInputSingle of amt through p.
 func quoteCall(p *v3pool, in common.Address, amt *big.Int) chain.Call {
+	return quoteCallOf(p.DEX, in, p.other(in), p.Fee, amt)
+}
+
+// quoteCallOf is a QuoterV2 quoteExactInputSingle of amt from in to out
+// through d's pool of the fee tier.
+func quoteCallOf(d chain.DEX, in, out common.Address, fee int64, amt *big.Int) chain.Call {
 	type params struct {
 		TokenIn           common.Address
 		TokenOut          common.Address
@@ -232,8 +342,8 @@ func quoteCall(p *v3pool, in common.Address, amt *big.Int) chain.Call {
 		Fee               *big.Int
 		SqrtPriceLimitX96 *big.Int
 	}
-	return chain.Call{Target: p.DEX.Quoter, Method: "quoteExactInputSingle",
-		Args: []any{params{in, p.other(in), amt, big.NewInt(p.Fee), new(big.Int)}}}
+	return chain.Call{Target: d.Quoter, Method: "quoteExactInputSingle",
+		Args: []any{params{in, out, amt, big.NewInt(fee), new(big.Int)}}}
 }
 
 // v3Path packs a V3 route for exactInput: token, fee (3 bytes), token, ...

@@ -12,8 +12,8 @@ import (
 // getReserveData (its ReserveData struct is static, so its ABI encoding is
 // that of the fifteen flat outputs below), Compound V3's Comet rate
 // getters (uint64 in Comet, read as uint256: the same 32-byte word, decoded
-// as *big.Int like every other number here), and the SellTester token_report places with a state
-// override (evmtest/contracts/Infra.sol).
+// as *big.Int like every other number here), the SellTester token_report places with a state
+// override (evmtest/contracts/Infra.sol), and the client's own Lens (lens.go).
 const abiJSON = `[
 {"type":"function","name":"balanceOf","stateMutability":"view","inputs":[{"name":"a","type":"address"}],"outputs":[{"type":"uint256"}]},
 {"type":"function","name":"allowance","stateMutability":"view","inputs":[{"name":"o","type":"address"},{"name":"s","type":"address"}],"outputs":[{"type":"uint256"}]},
@@ -50,6 +50,9 @@ const abiJSON = `[
 {"type":"function","name":"getSupplyRate","stateMutability":"view","inputs":[{"name":"utilization","type":"uint256"}],"outputs":[{"type":"uint256"}]},
 {"type":"function","name":"getBorrowRate","stateMutability":"view","inputs":[{"name":"utilization","type":"uint256"}],"outputs":[{"type":"uint256"}]},
 {"type":"function","name":"sell","stateMutability":"nonpayable","inputs":[{"name":"tokens","type":"address[]"},{"name":"pairs","type":"address[]"},{"name":"amountIn","type":"uint256"}],"outputs":[{"name":"expected","type":"uint256"},{"name":"received","type":"uint256"}]},
+{"type":"function","name":"resolve","stateMutability":"view","inputs":[{"name":"factory","type":"address"},{"name":"lookup","type":"bytes"},{"name":"reads","type":"bytes[]"}],"outputs":[{"name":"at","type":"address"},{"name":"ok","type":"bool[]"},{"name":"out","type":"bytes[]"}]},
+{"type":"function","name":"route","stateMutability":"nonpayable","inputs":[{"name":"amountIn","type":"uint256"},{"name":"depths","type":"tuple[][]","components":[{"name":"v3","type":"bool"},{"name":"quoter","type":"address"},{"name":"tokenIn","type":"address"},{"name":"tokenOut","type":"address"},{"name":"fee","type":"uint24"},{"name":"rIn","type":"uint256"},{"name":"rOut","type":"uint256"},{"name":"feeBps","type":"uint256"}]}],"outputs":[{"name":"outs","type":"uint256[]"},{"name":"picks","type":"uint256[]"}]},
+{"type":"function","name":"code","stateMutability":"view","inputs":[{"name":"a","type":"address"}],"outputs":[{"type":"bytes"}]},
 {"type":"event","name":"Transfer","anonymous":false,"inputs":[{"name":"from","type":"address","indexed":true},{"name":"to","type":"address","indexed":true},{"name":"value","type":"uint256","indexed":false}]},
 {"type":"event","name":"Approval","anonymous":false,"inputs":[{"name":"owner","type":"address","indexed":true},{"name":"spender","type":"address","indexed":true},{"name":"value","type":"uint256","indexed":false}]}
 ]`

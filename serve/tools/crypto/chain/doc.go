@@ -11,7 +11,10 @@
 // first Multicall3 read names the block it was read at, multicall.go);
 // answers of reads naming a block are kept for that block, Multicall3
 // entries one by one, so repeated and concurrent calls in one block share
-// them (reads.go, multicall.go); facts that cannot change are kept in a
+// them (reads.go, multicall.go); reads a call will need later ride along
+// with its next Multicall3 read (Want), and a lens placed by state
+// override makes a factory lookup and the pool's reads, or a code read,
+// one Multicall3 entry (lens.go); facts that cannot change are kept in a
 // bounded least-recently-used Cache (cache.go); and a call asked again at
 // a new block sends last time's reads at once, in one request
 // (prefetch.go). Requests are counted per tool (Spent).

@@ -85,6 +85,9 @@ type EVM struct {
 	spent  sync.Map // tool name → *Spent
 	head   head
 	flight singleflight.Group
+	// noLens: the node refused the lens's state override (lens.go), so
+	// aggregates are sent without the lens's entries.
+	noLens atomic.Bool
 }
 
 // Stats count what a client asked of its node: HTTP requests, JSON-RPC
@@ -244,6 +247,10 @@ func (e *RevertError) Error() string {
 // (error -32601), so a caller can fall back to another one.
 var ErrMethodNotFound = errors.New("chain: method not offered by the node")
 
+// ErrInvalidParams marks parameters the node does not accept (error
+// -32602), such as eth_call state overrides on a node without them.
+var ErrInvalidParams = errors.New("chain: parameters not accepted by the node")
+
 // classify maps RPC failures: a revert becomes *RevertError; a timeout 504;
 // anything else from the node 502.
 func (c *EVM) classify(err error) error {
@@ -263,6 +270,10 @@ func (c *EVM) classify(err error) error {
 	if errors.As(err, &re2) && re2.ErrorCode() == -32601 {
 		return fmt.Errorf("%w: %w", ErrMethodNotFound,
 			apierr.New(apierr.ErrUpstream, "rpc_method_unsupported", c.Chain.Name+": the RPC node does not offer a method this tool needs"))
+	}
+	if errors.As(err, &re2) && re2.ErrorCode() == -32602 {
+		return fmt.Errorf("%w: %w", ErrInvalidParams,
+			apierr.New(apierr.ErrUpstream, "rpc_error", c.Chain.Name+": the RPC node failed: "+cut(err.Error(), 200)))
 	}
 	if strings.Contains(err.Error(), "execution reverted") {
 		return &RevertError{}

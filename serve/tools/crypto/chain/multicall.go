@@ -54,32 +54,87 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 		return nil, err
 	}
 	raw := make([]*mcAnswer, len(calls))
-	keys := make([]string, len(calls))
 	var in []call3
+	var inKeys []string
 	var at []int
 	s := stateOf(ctx)
 	for i, cl := range calls {
 		c3 := call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)}
 		s.addCall(c, tag, c3)
-		keys[i] = mcKey(tag, c3)
-		if v, ok := c.reads.Get(keys[i]); ok {
+		k := mcKey(tag, c3)
+		if v, ok := c.reads.Get(k); ok {
 			raw[i] = v.(*mcAnswer)
 			continue
 		}
-		in = append(in, c3)
-		at = append(at, i)
+		in, inKeys, at = append(in, c3), append(inKeys, k), append(at, i)
 	}
 	if len(in) > 0 {
-		v, err, _ := c.flight.Do(strings.Join(keys, "|"), func() (any, error) { return c.aggregate(ctx, in, tag) })
+		if block == nil {
+			in, inKeys = c.withWanted(ctx, tag, in, inKeys)
+		}
+		v, err, _ := c.flight.Do(strings.Join(inKeys, "|"), func() (any, error) { return c.aggregate(ctx, in, tag) })
 		if err != nil {
 			return nil, err
 		}
 		for j, a := range v.([]*mcAnswer) {
-			raw[at[j]] = a
-			c.keepAnswer(keys[at[j]], a)
+			if j < len(at) {
+				raw[at[j]] = a
+			}
+			c.keepAnswer(inKeys[j], a)
 		}
 	}
 	return results(calls, raw), nil
+}
+
+// Want queues calls the tool call will make later at its pinned block of
+// this chain but that need not wait for what it reads first (token
+// metadata while pool addresses are looked up, pool addresses while
+// balances are read): they ride along with the call's next Multicall3
+// aggregate of its pinned block, and their answers are kept for that
+// block, so the later Multicall of them asks nothing. Calls already
+// answered at that block are left out; outside a tool call Want does
+// nothing.
+func (c *EVM) Want(ctx context.Context, calls ...Call) {
+	s := stateOf(ctx)
+	if s == nil || len(calls) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wants == nil {
+		s.wants = map[string][]call3{}
+	}
+	for _, cl := range calls {
+		s.wants[c.Chain.Name] = append(s.wants[c.Chain.Name], call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)})
+	}
+}
+
+// withWanted appends to in (keyed by keys) the calls wanted on this chain
+// that are neither in it nor answered at tag, and clears the wants.
+func (c *EVM) withWanted(ctx context.Context, tag string, in []call3, keys []string) ([]call3, []string) {
+	s := stateOf(ctx)
+	if s == nil {
+		return in, keys
+	}
+	s.mu.Lock()
+	w := s.wants[c.Chain.Name]
+	delete(s.wants, c.Chain.Name)
+	s.mu.Unlock()
+	seen := map[string]bool{}
+	for _, k := range keys {
+		seen[k] = true
+	}
+	for _, c3 := range w {
+		k := mcKey(tag, c3)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if _, ok := c.reads.Get(k); !ok {
+			in, keys = append(in, c3), append(keys, k)
+		}
+	}
+	return in, keys
 }
 
 // results decodes the answers of calls.
@@ -125,6 +180,8 @@ func (c *EVM) multicallPinning(ctx context.Context, calls []Call) (res []Result,
 	}
 	in = append(in, call3{Target: mc, AllowFailure: true, CallData: Pack("getBlockNumber")},
 		call3{Target: mc, AllowFailure: true, CallData: Pack("getCurrentBlockTimestamp")})
+	// Wanted calls go last; their keys name the block only once it is known.
+	in, _ = c.withWanted(ctx, "latest", in, nil)
 	raw, err := c.aggregate(ctx, in, "latest")
 	if err != nil {
 		return nil, false, err
@@ -139,10 +196,12 @@ func (c *EVM) multicallPinning(ctx context.Context, calls []Call) (res []Result,
 	h := Header{Number: n.Uint64(), Time: t.Int64()}
 	c.sawHead(h)
 	tag := h.Tag()
-	for i := range calls {
+	for i := range in {
 		// Kept before pinning, so the prefetch started by the pin leaves
 		// them out.
-		c.keepAnswer(mcKey(tag, in[i]), raw[i])
+		if i < len(calls) || i >= len(calls)+2 {
+			c.keepAnswer(mcKey(tag, in[i]), raw[i])
+		}
 	}
 	if c.pinTo(ctx, h) != h {
 		return nil, false, nil
@@ -164,17 +223,56 @@ type mcAnswer struct {
 	ReturnData []byte
 }
 
-// aggregate sends one aggregate3 eth_call at tag.
+// aggregate sends one aggregate3 eth_call at tag (with the lens's state
+// override when an entry calls the lens; without those entries, which
+// then fail, on a node that refuses overrides).
 func (c *EVM) aggregate(ctx context.Context, in []call3, tag string) ([]*mcAnswer, error) {
+	over := lensOverride(in)
+	if over != nil && c.noLens.Load() {
+		return c.aggregateWithoutLens(ctx, in, tag)
+	}
 	c.stats.Reads.Add(int64(len(in) - 1)) // the eth_call itself counts one
 	mc := c.Chain.Multicall3
 	var ret hexutil.Bytes
-	if err := c.send(ctx, &ret, "eth_call", CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag); err != nil {
+	args := []any{CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag}
+	if over != nil {
+		args = append(args, over)
+	}
+	if err := c.send(ctx, &ret, "eth_call", args...); err != nil {
+		if over != nil && errors.Is(err, ErrInvalidParams) {
+			c.noLens.Store(true)
+			return c.aggregateWithoutLens(ctx, in, tag)
+		}
 		return nil, err
 	}
 	out, err := decodeAggregate(ret, len(in))
 	if err != nil {
 		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: %v", c.Chain.Name, err))
+	}
+	return out, nil
+}
+
+// aggregateWithoutLens sends the entries of in that do not call the lens;
+// those that do are answered as failed (their callers read another way).
+func (c *EVM) aggregateWithoutLens(ctx context.Context, in []call3, tag string) ([]*mcAnswer, error) {
+	out := make([]*mcAnswer, len(in))
+	var rest []call3
+	var at []int
+	for i, e := range in {
+		if e.Target == LensAddress {
+			out[i] = &mcAnswer{}
+			continue
+		}
+		rest, at = append(rest, e), append(at, i)
+	}
+	if len(rest) > 0 {
+		got, err := c.aggregate(ctx, rest, tag)
+		if err != nil {
+			return nil, err
+		}
+		for j, a := range got {
+			out[at[j]] = a
+		}
 	}
 	return out, nil
 }

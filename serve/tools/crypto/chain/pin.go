@@ -35,6 +35,9 @@ type callState struct {
 	// with the same key.
 	plans   map[string]*plan
 	clients map[string]*EVM
+	// wants are calls queued to ride along with each chain's next
+	// Multicall3 aggregate (Want).
+	wants map[string][]call3
 }
 
 type callKey struct{}

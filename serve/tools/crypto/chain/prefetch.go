@@ -1,9 +1,11 @@
 package chain
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -54,6 +56,12 @@ func (s *callState) planOf(c *EVM, tag string) *plan {
 }
 
 func (s *callState) addCall(c *EVM, tag string, in call3) {
+	if in.Target == LensAddress && !bytes.HasPrefix(in.CallData, ABI.Methods["route"].ID) {
+		// What the lens found is kept as facts and its reads are recorded
+		// one by one (Resolve), code for longer than a block: the next
+		// call does not ask it again. A route is read again per block.
+		return
+	}
 	if p := s.planOf(c, tag); p != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -154,10 +162,17 @@ func (c *EVM) prefetch(ctx context.Context, keys []string, h Header) {
 			}
 		}
 	}
+	if c.noLens.Load() {
+		in = slices.DeleteFunc(in, func(e call3) bool { return e.Target == LensAddress })
+	}
 	var agg hexutil.Bytes
 	if len(in) > 0 {
 		mc := c.Chain.Multicall3
-		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag}, Result: &agg})
+		args := []any{CallArgs{To: &mc, Data: Pack("aggregate3", in)}, tag}
+		if over := lensOverride(in); over != nil {
+			args = append(args, over)
+		}
+		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: args, Result: &agg})
 	}
 	var rkeys []string
 	for _, p := range ps {

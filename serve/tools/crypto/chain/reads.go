@@ -6,6 +6,12 @@ import (
 	"errors"
 	"strings"
 	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/openshelf/openshelf/serve/apierr"
 )
 
 // The read cache: the answer of a read of a named block (eth_call,
@@ -148,4 +154,68 @@ func (c *EVM) Forget() {
 	c.reads.Clear()
 	c.plans.Clear()
 	c.ForgetHead()
+}
+
+// Code reads addr's code and the values of its storage slots at the
+// call's pinned block: the code through the lens in a Multicall3 call
+// (which pins the block when it is the call's first read, CodeOf), then
+// eth_getProof, which answers every slot at once (the proofs are
+// ignored); a node without eth_getProof is asked each slot with
+// eth_getStorageAt.
+func (c *EVM) Code(ctx context.Context, addr common.Address, slots []common.Hash) (code []byte, vals []common.Hash, err error) {
+	if code, err = c.CodeOf(ctx, addr); err != nil {
+		return nil, nil, err
+	}
+	var proof struct {
+		Storage []struct {
+			Key   common.Hash `json:"key"`
+			Value hexutil.Big `json:"value"`
+		} `json:"storageProof"`
+	}
+	vals = make([]common.Hash, len(slots))
+	err = c.Call(ctx, &proof, "eth_getProof", addr, slots, "latest")
+	if errors.Is(err, ErrMethodNotFound) {
+		b := make([]rpc.BatchElem, len(slots))
+		for i, s := range slots {
+			b[i] = rpc.BatchElem{Method: "eth_getStorageAt", Args: []any{addr, s, "latest"}, Result: &vals[i]}
+		}
+		if err := c.Batch(ctx, b); err != nil {
+			return nil, nil, err
+		}
+		for _, e := range b {
+			if e.Error != nil {
+				return nil, nil, e.Error
+			}
+		}
+		return code, vals, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(proof.Storage) != len(slots) {
+		return nil, nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", c.Chain.Name+": eth_getProof answered the wrong number of slots")
+	}
+	for i, p := range proof.Storage {
+		vals[i] = common.BigToHash(p.Value.ToInt())
+	}
+	return code, vals, nil
+}
+
+// CodeOf reads addr's code at the call's pinned block through the lens,
+// in a Multicall3 call (so it rides with other reads, and a first read
+// pins the block without a separate read of the head); with eth_getCode
+// when the lens cannot run (a node without state overrides).
+func (c *EVM) CodeOf(ctx context.Context, addr common.Address) ([]byte, error) {
+	res, err := c.Multicall(ctx, []Call{CodeCall(addr)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if res[0].OK {
+		return res[0].Bytes(0), nil
+	}
+	var code hexutil.Bytes
+	if err := c.Call(ctx, &code, "eth_getCode", addr, "latest"); err != nil {
+		return nil, err
+	}
+	return code, nil
 }

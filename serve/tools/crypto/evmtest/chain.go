@@ -128,6 +128,14 @@ func (c *Chain) Refuse(method string, on bool) {
 	c.relay.refused[method] = on
 }
 
+// RefuseOverrides makes the node refuse eth_call state overrides (a third
+// parameter) with "invalid params" (-32602), as nodes without them do.
+func (c *Chain) RefuseOverrides(on bool) {
+	c.relay.mu.Lock()
+	defer c.relay.mu.Unlock()
+	c.relay.noOverrides = on
+}
+
 // Calls is how many JSON-RPC calls the chain has served (batch entries
 // counted one by one).
 func (c *Chain) Calls() int64 { return c.relay.calls.Load() }

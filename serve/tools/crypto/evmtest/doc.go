@@ -7,4 +7,8 @@
 //
 // contracts/artifacts.json is generated from the .sol sources by
 // contracts/build.sh (npm solc); the tests only read the committed file.
+// The same script writes the runtime code the tools place by state
+// override: SellTester's (../sellcode_gen.go) and Lens's
+// (../chain/lenscode_gen.go). The relay in front of the node counts
+// requests and can refuse methods or state overrides as some nodes do.
 package evmtest

@@ -22,8 +22,10 @@ type relay struct {
 	requests atomic.Int64 // HTTP requests
 	mu       sync.Mutex
 	refused  map[string]bool // methods answered with -32601, as a node without them
-	debug    *rpc.Client     // serves debug_* when set (EnableDebug)
-	served   map[string]int  // calls per method
+	// noOverrides: eth_call with state overrides answered with -32602
+	noOverrides bool
+	debug       *rpc.Client    // serves debug_* when set (EnableDebug)
+	served      map[string]int // calls per method
 }
 
 type rpcReq struct {
@@ -80,7 +82,7 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func (r *relay) call(req *http.Request, q rpcReq) rpcResp {
 	r.calls.Add(1)
 	r.mu.Lock()
-	refused := r.refused[q.Method]
+	refused, noOverrides := r.refused[q.Method], r.noOverrides
 	if r.served == nil {
 		r.served = map[string]int{}
 	}
@@ -92,6 +94,9 @@ func (r *relay) call(req *http.Request, q rpcReq) rpcResp {
 	r.mu.Unlock()
 	if refused {
 		return rpcResp{JSONRPC: "2.0", ID: q.ID, Error: &rpcErr{Code: -32601, Message: "the method " + q.Method + " does not exist/is not available"}}
+	}
+	if noOverrides && q.Method == "eth_call" && len(q.Params) > 2 {
+		return rpcResp{JSONRPC: "2.0", ID: q.ID, Error: &rpcErr{Code: -32602, Message: "too many arguments, want at most 2"}}
 	}
 	args := make([]any, len(q.Params))
 	for i, p := range q.Params {
