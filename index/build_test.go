@@ -449,16 +449,16 @@ func TestRetentionAndLeftovers(t *testing.T) {
 		t.Errorf("snapshots %q, want %q", got, ids[2:])
 	}
 	// Leftovers of a killed run are removed by the next one.
-	junk := filepath.Join(data, snapshot.SnapshotsDir, tmpPrefix+"20200101T000000Z-dead")
+	junk := filepath.Join(data, snapshot.SnapshotsDir, snapshot.TmpPrefix+"20200101T000000Z-dead")
 	os.MkdirAll(filepath.Join(junk, "search"), 0o755)
 	os.WriteFile(filepath.Join(junk, "search", "x"), []byte("x"), 0o644)
-	os.Symlink("snapshots/nowhere", filepath.Join(data, linkPrefix+"junk"))
+	os.Symlink("snapshots/nowhere", filepath.Join(data, ".current-"+"junk"))
 	cfg.Now = testNow.Add(10 * time.Hour)
 	last := build(t, cfg, nil).ID
 	if got := snapshotDirs(t, data); !slices.Equal(got, []string{ids[3], last}) {
 		t.Errorf("after cleanup: %q", got)
 	}
-	if _, err := os.Lstat(filepath.Join(data, linkPrefix+"junk")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(data, ".current-"+"junk")); !errors.Is(err, os.ErrNotExist) {
 		t.Error("temporary link left behind")
 	}
 }
@@ -472,7 +472,7 @@ func TestRetentionKeepsCurrent(t *testing.T) {
 	cfg.Now = testNow.Add(time.Hour)
 	orphan := newID(cfg.Now)
 	os.MkdirAll(filepath.Join(data, snapshot.SnapshotsDir, orphan), 0o755)
-	removed, err := prune(data, 1)
+	removed, err := snapshot.Prune(data, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

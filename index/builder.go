@@ -56,11 +56,11 @@ type Builder struct {
 	tmp string // snapshots/.tmp-<id>
 	// dir receives the per-document files: tmp itself, or for a delta
 	// build the new segment's directory inside it (delta.go).
-	dir   string
-	delta *delta // nil unless a delta build
-	work  string // tmp/.work: spill files, removed before publication
-	lock  *os.File
-	prev  *snapshot.Snapshot
+	dir    string
+	delta  *delta // nil unless a delta build
+	work   string // tmp/.work: spill files, removed before publication
+	unlock func() // releases the data directory's lock; nil once released
+	prev   *snapshot.Snapshot
 
 	docs     *table[documentRow]
 	fulltext *table[sectionRow]
@@ -114,11 +114,11 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	lock, err := lockData(cfg.DataDir)
+	unlock, err := snapshot.Lock(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{cfg: cfg, log: cfg.Logger, lock: lock, bundles: map[string]*bundle{}}
+	b := &Builder{cfg: cfg, log: cfg.Logger, unlock: unlock, bundles: map[string]*bundle{}}
 	b.counts.AcceptedByLicence = map[string]int64{}
 	b.counts.RejectedByReason = map[string]int64{}
 	ok := false
@@ -127,7 +127,7 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 			b.Abort()
 		}
 	}()
-	removed, err := removeLeftovers(cfg.DataDir)
+	removed, err := snapshot.RemoveLeftovers(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	if b.id, err = nextID(cfg.DataDir, cfg.Now); err != nil {
 		return nil, err
 	}
-	b.tmp = filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, tmpPrefix+b.id)
+	b.tmp = filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+b.id)
 	b.work = filepath.Join(b.tmp, workDir)
 	b.dir = b.tmp
 	if deltaBuild && b.prev != nil && !cfg.Merge && b.prev.Manifest.Policy != cfg.Policy {
@@ -552,10 +552,18 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	return nil
 }
 
+// release gives the data directory's lock back.
+func (b *Builder) release() {
+	if b.unlock != nil {
+		b.unlock()
+		b.unlock = nil
+	}
+}
+
 // Abort removes the temporary snapshot and releases the lock. It is safe to
 // call after Finish (it does nothing then) and more than once.
 func (b *Builder) Abort() error {
-	if b.done && b.lock == nil {
+	if b.done && b.unlock == nil {
 		return nil
 	}
 	b.done = true
@@ -608,8 +616,7 @@ func (b *Builder) Abort() error {
 			err = rerr
 		}
 	}
-	unlock(b.lock)
-	b.lock = nil
+	b.release()
 	return err
 }
 
@@ -711,7 +718,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	b.tmp = "" // published: Abort must not remove it
 	b.log.Info("index: snapshot published", "id", b.id, "documents", b.counts.Accepted,
 		"rejected", b.counts.Rejected, "topics", b.counts.Topics)
-	removed, err := prune(b.cfg.DataDir, b.cfg.Keep)
+	removed, err := snapshot.Prune(b.cfg.DataDir, b.cfg.Keep)
 	for _, id := range removed {
 		b.log.Info("index: pruned old snapshot", "id", id)
 	}
@@ -719,8 +726,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 		// The new snapshot is live; failing to prune is not a failed build.
 		b.log.Warn("index: pruning old snapshots failed", "err", err)
 	}
-	unlock(b.lock)
-	b.lock = nil
+	b.release()
 	return man, nil
 }
 

@@ -19,8 +19,9 @@ import (
 var (
 	// ErrConfig reports an invalid Config.
 	ErrConfig = errors.New("index: invalid configuration")
-	// ErrLocked means another build holds the data directory's lock.
-	ErrLocked = errors.New("index: another build is running on this data directory")
+	// ErrLocked means another build (or a replica's pull) holds the
+	// data directory's lock.
+	ErrLocked = snapshot.ErrLocked
 	// ErrUnsorted means accepted documents were not added in strictly
 	// increasing id order (use ingest.Merger, which emits that order).
 	ErrUnsorted = errors.New("index: documents not in increasing id order")

@@ -123,7 +123,7 @@ func TestCrashSafety(t *testing.T) {
 				t.Errorf("current has %d documents after the crash", n)
 			}
 			dirs := snapshotDirs(t, data)
-			leftover := slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(d, tmpPrefix) })
+			leftover := slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(d, snapshot.TmpPrefix) })
 			switched := strings.HasSuffix(mode, "switch")
 			if !switched && !leftover {
 				t.Errorf("expected a .tmp directory from the killed run, have %q", dirs)
@@ -148,7 +148,7 @@ func TestCrashSafety(t *testing.T) {
 					t.Errorf("leftover %s after the next run", d)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(data, lockFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(data, snapshot.LockFile)); err != nil {
 				t.Errorf("lock file: %v", err)
 			}
 		})

@@ -58,12 +58,12 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	lock, err := lockData(cfg.DataDir)
+	unlock, err := snapshot.Lock(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock(lock)
-	if _, err := removeLeftovers(cfg.DataDir); err != nil {
+	defer unlock()
+	if _, err := snapshot.RemoveLeftovers(cfg.DataDir); err != nil {
 		return nil, err
 	}
 	cur, err := snapshot.Open(cfg.DataDir)
@@ -78,7 +78,7 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 		return nil, err
 	}
 	b := &Builder{cfg: cfg, log: cfg.Logger, id: id,
-		tmp: filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, tmpPrefix+id)}
+		tmp: filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+id)}
 	b.dir, b.work = b.tmp, filepath.Join(b.tmp, workDir)
 	published := false
 	defer func() {
@@ -182,7 +182,7 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	published = true
 	b.log.Info("index: reindexed snapshot published", "id", id, "from", cur.ID, "documents", b.ndocs,
 		"index_bytes", f.Bytes, "elapsed", time.Since(start))
-	removed, err := prune(cfg.DataDir, cfg.Keep)
+	removed, err := snapshot.Prune(cfg.DataDir, cfg.Keep)
 	for _, old := range removed {
 		b.log.Info("index: pruned old snapshot", "id", old)
 	}

@@ -127,6 +127,15 @@ func syncTree(root string) error {
 // snapshots/<id> and switches DATA/current to it. It checks the manifest
 // first: a directory that [OpenDir] would refuse is never made current.
 func Install(dataDir, tmp, id string) error {
+	if err := Place(dataDir, tmp, id); err != nil {
+		return err
+	}
+	return SwitchCurrent(dataDir, id)
+}
+
+// Place is Install without the switch: tmp becomes snapshots/<id>, complete
+// and durable, but not current.
+func Place(dataDir, tmp, id string) error {
 	snaps := filepath.Join(dataDir, SnapshotsDir)
 	final := filepath.Join(snaps, id)
 	if err := syncTree(tmp); err != nil {
@@ -143,7 +152,7 @@ func Install(dataDir, tmp, id string) error {
 	if err := SyncDir(snaps); err != nil {
 		return fmt.Errorf("snapshot: install: %w", err)
 	}
-	return SwitchCurrent(dataDir, id)
+	return nil
 }
 
 // SwitchCurrent points DATA/current at snapshots/<id> atomically: a new
