@@ -30,9 +30,13 @@ import (
 //     segments/segment=<id>/; the touched documents' old copies become
 //     the snapshot's deletions;
 //  4. what belongs to the whole archive is written at the top of the
-//     snapshot: the deletions, the citations (delta_citations.go), the
-//     bundles of the topics whose documents changed (the others are
-//     linked) and topics.parquet (delta_topics.go).
+//     snapshot: the deletions, the citations (delta_archive.go), the
+//     bundles of the topics whose documents changed (delta_bundles.go;
+//     the others are linked) and topics.parquet.
+//
+// The merge policy (delta_merge.go) may add whole segments to the touched
+// documents, and the documents whose licence depends on the date always
+// are.
 
 // errNoDelta means the previous snapshot cannot take a delta build (it was
 // written before the files a delta build reads existed).
@@ -374,31 +378,38 @@ func mergeSorted(a, b []int32) []int32 {
 
 // finishDelta completes a delta build's snapshot once the new segment's
 // files are written: it links the previous segments, writes the
-// deletions and the archive-wide files, and returns the files to add to
+// deletions and the archive-wide files, and returns the files to list in
 // the manifest (the segment's own, files, renamed into its directory).
 func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]snapshot.File, error) {
-	prefix := snapshot.SegmentsDir + "/segment=" + b.id + "/"
-	for i, f := range files {
-		if f.Name != snapshot.Rejects+".parquet" {
-			files[i].Name = prefix + f.Name
-		}
-	}
 	b.delta.segs = slices.DeleteFunc(slices.Clone(b.delta.segs), func(g *oldSegment) bool { return g.merged })
-	newCat, err := catalog.Open(filepath.Join(b.dir, filepath.FromSlash(catalog.File)))
+	files, newCat, err := b.placeSegment(files)
 	if err != nil {
 		return nil, err
 	}
-	defer newCat.Close()
+	if newCat != nil {
+		defer newCat.Close()
+	}
+	var (
+		cats    []snapshot.SegmentIDs
+		deleted [][]int32
+		dirs    []string
+		segs    []snapshot.Segment
+	)
 	for _, g := range b.delta.segs {
-		linked, err := linkSegment(g, filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+g.ID))
+		dir := filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+g.ID)
+		linked, err := linkSegment(g, dir)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, linked...)
 		g.Segment.Deleted = int64(len(g.deleted))
-		b.segments = append(b.segments, g.Segment)
+		segs, cats, deleted, dirs = append(segs, g.Segment), append(cats, g.cat), append(deleted, g.deleted), append(dirs, dir)
 	}
-	b.segments = append(b.segments, snapshot.Segment{ID: b.id, Documents: b.ndocs})
+	if newCat != nil {
+		segs, cats, deleted = append(segs, snapshot.Segment{ID: b.id, Documents: b.ndocs}), append(cats, newCat), append(deleted, nil)
+		dirs = append(dirs, b.dir)
+	}
+	b.segments = segs
 	if b.cfg.hook != nil {
 		b.cfg.hook("linked")
 	}
@@ -407,12 +418,6 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 		return nil, err
 	}
 	files = append(files, more...)
-	cats := make([]snapshot.SegmentIDs, 0, len(b.delta.segs)+1)
-	deleted := make([][]int32, 0, len(b.delta.segs)+1)
-	for _, g := range b.delta.segs {
-		cats, deleted = append(cats, g.cat), append(deleted, g.deleted)
-	}
-	cats, deleted = append(cats, newCat), append(deleted, nil)
 	num, err := snapshot.NewNumbering(cats, deleted)
 	if err != nil {
 		return nil, err
@@ -420,21 +425,44 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dirs := make([]string, 0, len(cats))
-	for _, g := range b.segments {
-		dirs = append(dirs, filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+g.ID))
-	}
-	more, err = b.writeArchiveCitations(ctx, dirs, cats, num)
-	if err != nil {
+	if more, err = b.writeArchiveCitations(ctx, dirs, cats, num); err != nil {
 		return nil, err
 	}
 	files = append(files, more...)
-	more, err = b.writeArchiveTopics()
-	if err != nil {
+	if more, err = b.writeArchiveTopics(); err != nil {
 		return nil, err
 	}
 	files = append(files, more...)
-	b.counts.Accepted = int64(num.Len())
+	b.countLive(num.Len())
+	return files, nil
+}
+
+// placeSegment names the new segment's files as the manifest lists them
+// and opens its catalog; a segment without documents is left out (its
+// files removed) unless it would be the only one.
+func (b *Builder) placeSegment(files []snapshot.File) ([]snapshot.File, *catalog.Reader, error) {
+	if b.ndocs == 0 && len(b.delta.segs) > 0 {
+		if err := os.RemoveAll(b.dir); err != nil {
+			return nil, nil, fmt.Errorf("index: %w", err)
+		}
+		files = slices.DeleteFunc(files, func(f snapshot.File) bool { return f.Name != snapshot.Rejects+".parquet" })
+		return files, nil, nil
+	}
+	prefix := snapshot.SegmentsDir + "/segment=" + b.id + "/"
+	for i, f := range files {
+		if f.Name != snapshot.Rejects+".parquet" {
+			files[i].Name = prefix + f.Name
+		}
+	}
+	cat, err := catalog.Open(filepath.Join(b.dir, filepath.FromSlash(catalog.File)))
+	return files, cat, err
+}
+
+// countLive sets the manifest's counts of published documents: live, and
+// by licence the previous snapshot's minus the documents the build took
+// out plus the new segment's.
+func (b *Builder) countLive(live int32) {
+	b.counts.Accepted = int64(live)
 	byLicence := map[string]int64{}
 	for l, n := range b.prev.Manifest.Counts.AcceptedByLicence {
 		byLicence[l] = n - b.delta.licences[l]
@@ -448,7 +476,6 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 		}
 	}
 	b.counts.AcceptedByLicence = byLicence
-	return files, nil
 }
 
 // linkSegment hard-links the files of an old segment into dir and returns

@@ -330,3 +330,22 @@ func TestPolicyChangeMergesAll(t *testing.T) {
 		t.Fatalf("new policy: segmented %v, %d documents published", s.Segmented(), m.Counts.Accepted)
 	}
 }
+
+// TestEmptyDelta: a run that changes nothing adds no segment.
+func TestEmptyDelta(t *testing.T) {
+	data := t.TempDir()
+	cfg := testConfig(data)
+	build(t, cfg, feedRange(0, 10))
+	cfg.Now = testNow.Add(time.Hour)
+	build(t, cfg, feedRange(10, 12))
+	cfg.Now = testNow.Add(2 * time.Hour)
+	m := build(t, cfg, nil)
+	s := open(t, data)
+	if len(s.Manifest.Segments) != 2 || m.Counts.Accepted != 12 {
+		t.Fatalf("after an empty run: %d segments, %d documents; want 2 and 12", len(s.Manifest.Segments), m.Counts.Accepted)
+	}
+	if _, err := os.Stat(s.SegmentDir(s.ID)); !os.IsNotExist(err) {
+		t.Errorf("the empty segment's directory: %v", err)
+	}
+	compareSnapshots(t, s, s)
+}
