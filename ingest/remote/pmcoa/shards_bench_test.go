@@ -43,7 +43,10 @@ func BenchmarkMirrorBuild(b *testing.B) {
 	if err := os.MkdirAll(xmlDir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	next := state{Articles: map[string]article{}}
+	changes, err := newRunSorter(filepath.Join(dir, "work", "changes"))
+	if err != nil {
+		b.Fatal(err)
+	}
 	rng := rand.NewChaCha8([32]byte{1})
 	for i := range benchArticles {
 		id := fmt.Sprintf("PMC%d", 20_000_000+i)
@@ -59,10 +62,18 @@ func BenchmarkMirrorBuild(b *testing.B) {
 		if err := os.WriteFile(filepath.Join(xmlDir, name), x, 0o644); err != nil {
 			b.Fatal(err)
 		}
-		next.Articles[id] = article{Version: 1, File: name}
+		if err := changes.add(id, entry{version: 1}.rest()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := changes.finish(); err != nil {
+		b.Fatal(err)
 	}
 	t0 := time.Now()
-	if err := pack(packEnv{dir: filepath.Join(dir, shardsDir), xmlDir: xmlDir, now: time.Now(), shardArticles: defaultShardArticles, compress: true}, nil, &next); err != nil {
+	var next state
+	filter, _, err := settle(settleEnv{packEnv: packEnv{dir: filepath.Join(dir, shardsDir), xmlDir: xmlDir, work: filepath.Join(dir, "work"),
+		now: time.Now(), shardArticles: defaultShardArticles, compress: true}, stateDir: dir}, &state{}, &next, changes.runs)
+	if err != nil {
 		b.Fatal(err)
 	}
 	packed := time.Since(t0)
@@ -71,10 +82,9 @@ func BenchmarkMirrorBuild(b *testing.B) {
 		shards = append(shards, run.Input{Path: filepath.Join(dir, shardsDir, name), Format: "jats-package", Source: "pmc-oa"})
 	}
 	files := []run.Input{{Path: xmlDir, Format: "jats", Source: "pmc-oa"}}
-	filter := liveFilter(filepath.Join(dir, shardsDir), next.Articles)
 	for b.Loop() {
 		perFile := build(b, filepath.Join(dir, "data-files"), files, nil)
-		sharded := build(b, filepath.Join(dir, "data-shards"), shards, filter)
+		sharded := build(b, filepath.Join(dir, "data-shards"), shards, filter.keep)
 		if perFile.docs != benchArticles || sharded.docs != benchArticles {
 			b.Fatalf("documents: %d from files, %d from shards, want %d", perFile.docs, sharded.docs, benchArticles)
 		}
