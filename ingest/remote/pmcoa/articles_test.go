@@ -127,7 +127,7 @@ func testNightBatches(t *testing.T, size int) {
 	newKeys["metadata/PMC7.json"] = "odd" // not a metadata key
 	// The stub decides as fetchArticle does, without the network.
 	fetchModel := func(arts map[string]article, k, etag string) {
-		id, v := keyVersion(k)
+		id, v, _ := parseKey(k)
 		a, ok := arts[id]
 		if etag == "bad" {
 			if ok && a.Version <= v {
@@ -152,7 +152,7 @@ func testNightBatches(t *testing.T, size int) {
 			continue
 		}
 		removed = append(removed, k)
-		id, v := keyVersion(k)
+		id, v, _ := parseKey(k)
 		if a, ok := old[id]; ok && a.Version == v {
 			if cur, ok := want[id]; ok && cur.Version == v {
 				delete(want, id)
@@ -229,14 +229,16 @@ func testNightBatches(t *testing.T, size int) {
 	}
 }
 
-func writeLines(t *testing.T, path string, fn func(w *bufio.Writer)) string {
+func writeLines(t testing.TB, path string, fn func(w *bufio.Writer)) string {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	fn(w)
+	if fn != nil {
+		fn(w)
+	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}

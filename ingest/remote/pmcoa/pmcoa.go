@@ -20,8 +20,12 @@
 //
 // The diff runs on disk in bounded memory (keys.go): the inventory's pairs
 // are sorted in runs and merged against the sorted keys file of the last
-// inventory applied, the checkpoint. An inventory listing fewer than half
-// the keys of the last one is refused, at any size (ErrShrunk).
+// inventory applied, the checkpoint. So does the per-article state
+// (articles.go): a sorted articles file, read forward batch by batch as
+// the changed keys are fetched, and merged with the night's sorted change
+// log into the next one; and the build's filter (live.go), which loads one
+// shard's live members at a time. An inventory listing fewer than half the
+// keys of the last one is refused, at any size (ErrShrunk).
 package pmcoa
 
 import (
@@ -345,7 +349,12 @@ func (n *night) run(ctx context.Context, d diff, removed, articles, keys, change
 		return nil, err
 	}
 	log.limit = stateRunBytes
-	gr := &groupReader{changed: cr, removed: rr, reject: func() { n.env.Stats.Reject("unreadable-key") }}
+	gr := &groupReader{changed: cr, removed: rr, reject: func() {
+		n.env.Stats.Reject("unreadable-key")
+		if n.env.Progress != nil {
+			n.env.Progress.Done(1)
+		}
+	}}
 	var groups []group
 	size := 0
 	for {
@@ -598,14 +607,6 @@ func cleanup(dir string, next state) {
 	}
 }
 
-// keyVersion splits metadata/PMC123.2.json into PMC123 and 2.
-func keyVersion(key string) (string, int) {
-	base := strings.TrimSuffix(path.Base(key), ".json")
-	id, v, _ := strings.Cut(base, ".")
-	n, _ := strconv.Atoi(v)
-	return id, n
-}
-
 // fetchArticle fetches one changed metadata file, gates it and fetches the
 // article's XML when it passes, recording the outcome in b.
 func fetchArticle(ctx context.Context, env *remote.Env, bucket, key, etag string, b *batchArticles) error {
@@ -619,7 +620,7 @@ func fetchArticle(ctx context.Context, env *remote.Env, bucket, key, etag string
 		return err
 	}
 	var m Metadata
-	keyID, keyV := keyVersion(key)
+	keyID, keyV, _ := parseKey(key) // the group reader passes only metadata keys
 	if err := json.Unmarshal(raw, &m); err != nil || !pmcidRE.MatchString(m.PMCID) || m.PMCID != keyID {
 		// The batch holds the key's PMCID only: metadata naming
 		// another is not believed.

@@ -50,13 +50,6 @@ func TestGate(t *testing.T) {
 	}
 }
 
-func TestKeyVersion(t *testing.T) {
-	id, v := keyVersion("metadata/PMC10009416.2.json")
-	if id != "PMC10009416" || v != 2 {
-		t.Errorf("keyVersion = %s, %d", id, v)
-	}
-}
-
 // harness fetches the fake bucket into one mirror, committing each run.
 type harness struct {
 	t   *testing.T
