@@ -20,14 +20,15 @@ import (
 // The mirror packs the articles into tar shards (zstd-compressed unless
 // params.shard_compression is "none") of at most shard_articles members
 // and 64 MiB uncompressed, which the JATS package reader reads like any
-// tar: a night adds one or more shards holding the articles it
-// fetched, so millions of articles are thousands of files, and no shard is
-// rewritten for a single change. The checkpoint names, for each PMCID, the
-// version kept and the shard holding it; a shard member that is not that
-// (removed, retracted, relicensed, superseded by a newer version) is
-// dropped by the source's filter before the build sees it, and leaves the
-// disk when its shard is compacted: a shard with fewer than half of its
-// members still live is rewritten into the night's new shards.
+// tar: a night adds one or more shards holding the articles it fetched,
+// so millions of articles are thousands of files, and no shard is
+// rewritten for a single change. The articles file (articles.go) names,
+// for each PMCID, the version kept and the shard holding it; a shard
+// member that is not that (removed, retracted, relicensed, superseded by
+// a newer version) is dropped by the source's filter (live.go) before the
+// build sees it, and leaves the disk when its shard is compacted: a shard
+// with fewer than half of its members still live is rewritten into the
+// night's new shards.
 
 const (
 	shardsDir = "shards"
