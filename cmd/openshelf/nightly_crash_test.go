@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -176,6 +177,27 @@ func TestNightlyKilled(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(data, nightly.StateDir, "run.json")); err == nil {
 				t.Error("run.json left behind")
+			}
+			// The PMC checkpoint's files are the ones its state names,
+			// none left by the killed run.
+			pmc := filepath.Join(data, nightly.StateDir, "pmc-oa-inventory")
+			var st struct {
+				Keys     string `json:"keys"`
+				Articles string `json:"articles_file"`
+				Live     string `json:"live"`
+			}
+			b, err := os.ReadFile(filepath.Join(pmc, "state.json"))
+			if err == nil {
+				err = json.Unmarshal(b, &st)
+			}
+			if err != nil || st.Keys == "" || st.Articles == "" || st.Live == "" {
+				t.Fatalf("pmc-oa state %+v (%v): want its keys, articles and live files named", st, err)
+			}
+			for _, pattern := range []string{"keys-*", "articles-*", "live-*"} {
+				files, _ := filepath.Glob(filepath.Join(pmc, pattern))
+				if len(files) != 1 || !slices.Contains([]string{st.Keys, st.Articles, st.Live}, filepath.Base(files[0])) {
+					t.Errorf("pmc-oa %s files %v, want only the one state.json names", pattern, files)
+				}
 			}
 		})
 	}

@@ -99,6 +99,13 @@ func (s *runSorter) flush() error {
 	return nil
 }
 
+// finish writes the last run and lets the buffer go.
+func (s *runSorter) finish() error {
+	err := s.flush()
+	s.buf, s.offs = nil, nil
+	return err
+}
+
 // lineReader yields the lines of a sorted file; cur is valid until next.
 type lineReader struct {
 	r     *bufio.Reader
@@ -165,53 +172,99 @@ func (h *mergeHeap) Pop() any {
 	return x
 }
 
-// merged calls fn with every line of the runs in key order, once per key
-// (an inventory listing a key twice keeps its first line).
-func merged(runs []string, fn func(line []byte) error) error {
-	var h mergeHeap
-	defer func() {
-		for _, r := range h {
-			r.close()
-		}
-	}()
+// runMerger yields the lines of sorted runs in order, once per key (an
+// inventory listing a key twice keeps its first line), or once per line
+// when whole is set. Memory: one buffered line per run.
+type runMerger struct {
+	h       mergeHeap
+	whole   bool
+	started bool
+	last    []byte
+	// pending is the reader whose line was returned last, advanced on
+	// the next call.
+	pending *lineReader
+}
+
+func openMerger(runs []string, whole bool) (*runMerger, error) {
+	m := &runMerger{whole: whole}
 	for _, p := range runs {
 		r, err := openRun(p)
 		if err != nil {
-			return err
+			m.close()
+			return nil, err
 		}
 		ok, err := r.next()
 		if err != nil || !ok {
 			r.close()
 			if err != nil {
-				return err
+				m.close()
+				return nil, err
 			}
 			continue
 		}
-		h = append(h, r)
+		m.h = append(m.h, r)
 	}
-	heap.Init(&h)
-	var last []byte
-	for len(h) > 0 {
-		r := h[0]
-		k, _ := split(r.cur)
-		if last == nil || !bytes.Equal(k, last) {
-			last = append(last[:0], k...)
-			if err := fn(r.cur); err != nil {
-				return err
+	heap.Init(&m.h)
+	return m, nil
+}
+
+// next returns the next line, valid until the following call.
+func (m *runMerger) next() ([]byte, bool, error) {
+	for {
+		if r := m.pending; r != nil {
+			m.pending = nil
+			ok, err := r.next()
+			if err != nil {
+				return nil, false, err
+			}
+			if ok {
+				heap.Fix(&m.h, 0)
+			} else {
+				r.close()
+				heap.Pop(&m.h)
 			}
 		}
-		ok, err := r.next()
-		if err != nil {
-			return err
+		if len(m.h) == 0 {
+			return nil, false, nil
 		}
-		if ok {
-			heap.Fix(&h, 0)
-		} else {
-			r.close()
-			heap.Pop(&h)
+		r := m.h[0]
+		m.pending = r
+		k := r.cur
+		if !m.whole {
+			k, _ = split(r.cur)
+		}
+		if !m.started || !bytes.Equal(k, m.last) {
+			m.started = true
+			m.last = append(m.last[:0], k...)
+			return r.cur, true, nil
 		}
 	}
-	return nil
+}
+
+func (m *runMerger) close() {
+	for _, r := range m.h {
+		r.close()
+	}
+	m.h = nil
+}
+
+// merged calls fn with every line of the runs in key order, once per key
+// (or once per line when whole is set).
+func merged(runs []string, whole bool, fn func(line []byte) error) error {
+	m, err := openMerger(runs, whole)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	for {
+		line, ok, err := m.next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
 }
 
 // keysWriter writes a keys file.
@@ -292,7 +345,7 @@ func diffKeys(runs []string, prev, next, changed string, removed func(key string
 		return d, err
 	}
 	cw := bufio.NewWriterSize(cf, 256<<10)
-	err = merged(runs, func(line []byte) error {
+	err = merged(runs, false, func(line []byte) error {
 		key, etag := split(line)
 		for hasOld {
 			okey, oe := split(old.cur)
@@ -338,32 +391,6 @@ func diffKeys(runs []string, prev, next, changed string, removed func(key string
 		err = e
 	}
 	return d, err
-}
-
-// eachBatch calls fn with the key and ETag of every line of a plain or
-// keys file, in batches of up to n (the slices are fresh copies).
-func eachBatch(r *lineReader, n int, fn func(keys, etags []string) error) error {
-	defer r.close()
-	var keys, etags []string
-	for {
-		ok, err := r.next()
-		if err != nil {
-			return err
-		}
-		if ok {
-			k, e := split(r.cur)
-			keys, etags = append(keys, string(k)), append(etags, string(e))
-		}
-		if len(keys) == n || (!ok && len(keys) > 0) {
-			if err := fn(keys, etags); err != nil {
-				return err
-			}
-			keys, etags = nil, nil
-		}
-		if !ok {
-			return nil
-		}
-	}
 }
 
 // writeKeysFromMap writes a checkpoint of the former format (a JSON map of

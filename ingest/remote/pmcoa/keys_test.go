@@ -141,15 +141,18 @@ func TestShardBounds(t *testing.T) {
 	}
 }
 
-// TestLiveFilter: only the member the checkpoint names passes, whether
-// the build names the shard as given or absolute; other files pass.
+// TestLiveFilter: only the member the articles file names passes, in
+// the shard it names, whether the build names the shard as given or
+// absolute; other files pass.
 func TestLiveFilter(t *testing.T) {
+	tmp := t.TempDir()
 	dir := filepath.Join("state", "pmc-oa-inventory", "shards")
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := liveFilter(dir, map[string]article{"PMC1": {Version: 2, Shard: "b.tar.zst"}})
+	file, index := writeLiveFile(t, tmp, [][2]string{{"b.tar.zst", "PMC1.2.xml"}, {"a.tar.zst", "PMC3.1.xml"}})
+	f := newLiveFilter(dir, file, index, nil)
 	tests := []struct {
 		origin string
 		want   bool
@@ -158,14 +161,97 @@ func TestLiveFilter(t *testing.T) {
 		{filepath.Join(abs, "b.tar.zst") + "!PMC1.2.xml", true},
 		{filepath.Join(abs, "b.tar.zst") + "!PMC1.1.xml", false}, // superseded
 		{filepath.Join(abs, "a.tar.zst") + "!PMC1.2.xml", false}, // not the shard named
+		{filepath.Join(dir, "a.tar.zst") + "!PMC3.1.xml", true},
 		{filepath.Join(dir, "a.tar.zst") + "!PMC2.1.xml", false}, // removed
+		{filepath.Join(dir, "c.tar.zst") + "!PMC2.1.xml", false}, // a shard with no live member
 		{filepath.Join(dir, "a.tar.zst") + "!notes.xml", false},
 		{filepath.Join("elsewhere", "pkg.tar.gz") + "!PMC2.1.xml", true},
 		{"crossref/page.json", true},
 	}
 	for _, tc := range tests {
-		if got := f("", &ingest.Document{Origin: tc.origin}); got != tc.want {
+		if got := f.keep("", &ingest.Document{Origin: tc.origin}); got != tc.want {
 			t.Errorf("%s: keep %v, want %v", tc.origin, got, tc.want)
+		}
+	}
+}
+
+// TestLiveFilterCache: more shards than the cache holds, read twice over
+// by interleaved readers, keep exactly their live members.
+func TestLiveFilterCache(t *testing.T) {
+	tmp := t.TempDir()
+	var lines [][2]string
+	for s := range 3 * liveCache {
+		for m := range 3 {
+			lines = append(lines, [2]string{fmt.Sprintf("s%03d.tar", s), fmt.Sprintf("PMC%d.1.xml", s*10+m)})
+		}
+	}
+	file, index := writeLiveFile(t, tmp, lines)
+	f := newLiveFilter(tmp, file, index, nil)
+	for round := range 2 {
+		for s := range 3 * liveCache {
+			for _, tc := range []struct {
+				m    int
+				want bool
+			}{{0, true}, {1, true}, {2, true}, {3, false}} {
+				origin := filepath.Join(tmp, fmt.Sprintf("s%03d.tar", s)) + fmt.Sprintf("!PMC%d.1.xml", s*10+tc.m)
+				if got := f.keep("", &ingest.Document{Origin: origin}); got != tc.want {
+					t.Errorf("round %d: %s: keep %v, want %v", round, origin, got, tc.want)
+				}
+			}
+		}
+	}
+	if len(f.cache) > liveCache {
+		t.Errorf("%d shards cached, want at most %d", len(f.cache), liveCache)
+	}
+}
+
+// writeLiveFile writes the live file of (shard, member) pairs, given in
+// any order, and returns its path and index.
+func writeLiveFile(t *testing.T, dir string, lines [][2]string) (string, map[string]span) {
+	t.Helper()
+	s, err := newRunSorter(filepath.Join(dir, "live-work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.limit = 200 // several runs
+	for _, l := range lines {
+		if err := s.add(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.finish(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "live.tsv.zst")
+	index, err := writeLive(path, s.runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, index
+}
+
+// eachBatch calls fn with the key and ETag of every line of a plain or
+// keys file, in batches of up to n (the slices are fresh copies).
+func eachBatch(r *lineReader, n int, fn func(keys, etags []string) error) error {
+	defer r.close()
+	var keys, etags []string
+	for {
+		ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			k, e := split(r.cur)
+			keys, etags = append(keys, string(k)), append(etags, string(e))
+		}
+		if len(keys) == n || (!ok && len(keys) > 0) {
+			if err := fn(keys, etags); err != nil {
+				return err
+			}
+			keys, etags = nil, nil
+		}
+		if !ok {
+			return nil
 		}
 	}
 }

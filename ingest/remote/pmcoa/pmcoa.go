@@ -20,8 +20,12 @@
 //
 // The diff runs on disk in bounded memory (keys.go): the inventory's pairs
 // are sorted in runs and merged against the sorted keys file of the last
-// inventory applied, the checkpoint. An inventory listing fewer than half
-// the keys of the last one is refused, at any size (ErrShrunk).
+// inventory applied, the checkpoint. So does the per-article state
+// (articles.go): a sorted articles file, read forward batch by batch as
+// the changed keys are fetched, and merged with the night's sorted change
+// log into the next one; and the build's filter (live.go), which loads one
+// shard's live members at a time. An inventory listing fewer than half the
+// keys of the last one is refused, at any size (ErrShrunk).
 package pmcoa
 
 import (
@@ -33,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/url"
 	"os"
@@ -57,10 +62,11 @@ type Adapter struct{}
 // article is one PMCID in the mirror.
 type article struct {
 	Version int `json:"version"`
-	// Shard is the shard under shards/ holding the article.
-	Shard string `json:"shard,omitempty"`
-	// File is the article's own file under xml/: only between its
+	// Shard is the shard under shards/ holding the article; "" while
+	// it is loose: its own file xml/PMC<id>.<version>.xml, between its
 	// download and its packing, or in a mirror written before shards.
+	Shard string `json:"shard,omitempty"`
+	// File is the loose file's name in the former checkpoint.
 	File string `json:"file,omitempty"`
 }
 
@@ -71,13 +77,20 @@ type state struct {
 	// Keys is the keys file (see keys.go) of that inventory: every
 	// metadata key with its ETag, sorted.
 	Keys string `json:"keys,omitempty"`
-	// ETags is the former form of Keys (a JSON map), read once to write
-	// the first keys file.
-	ETags map[string]string `json:"etags,omitempty"`
-	// Articles maps a PMCID ("PMC123") to its newest fetched version.
-	Articles map[string]article `json:"articles"`
+	// ArticlesFile is the articles file (see articles.go): every PMCID
+	// of the mirror with its version and shard, sorted.
+	ArticlesFile string `json:"articles_file,omitempty"`
+	// Live is the live file (see live.go) of the mirror the articles
+	// file describes: its members sorted by shard, for the build.
+	Live string `json:"live,omitempty"`
 	// Shards maps each shard of the mirror to its number of members.
 	Shards map[string]int `json:"shards,omitempty"`
+
+	// ETags and Articles are the former forms of Keys and ArticlesFile
+	// (JSON maps), read once to write the first keys and articles
+	// files.
+	ETags    map[string]string  `json:"etags,omitempty"`
+	Articles map[string]article `json:"articles,omitempty"`
 }
 
 // Metadata is the per-article JSON of the bucket (metadata/PMCxxx.N.json);
@@ -112,13 +125,13 @@ var (
 // mirror, whatever the archive's size.
 var ErrShrunk = errors.New("pmc-oa: inventory lost half the bucket")
 
-// batch is how many changed keys are fetched between two reads of the
-// changed-keys file.
+// batch is about how many changed keys are fetched between two reads of
+// the state files (a batch never splits the keys of one PMCID).
 const batch = 4096
 
 // Fetch implements remote.Adapter.
 func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, error) {
-	st := state{Articles: map[string]article{}}
+	var st state
 	if _, err := remote.LoadJSON(filepath.Join(env.Dir, remote.StateFile), &st); err != nil {
 		return nil, err
 	}
@@ -126,31 +139,24 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		return nil, err
 	}
 	bucket := remote.BucketBase(env)
-	next, d, withdrawn, err := diffInventory(ctx, env, bucket, &st)
+	next, d, err := diffInventory(ctx, env, bucket, &st)
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex
-	if err := fetchChanged(ctx, env, bucket, d.Changed, &mu, &next); err != nil {
-		return nil, err
-	}
-	// A withdrawn version leaves unless a newer one arrived tonight.
-	gone := map[string]bool{}
-	for id, v := range withdrawn {
-		if a, ok := next.Articles[id]; ok && a.Version == v {
-			delete(next.Articles, id)
-			gone[id] = true
-			env.Stats.Add(0, 0, 1)
-		}
-	}
-	if err := replaceWithdrawn(ctx, env, bucket, gone, keysPath(env.Dir, next.Keys), &mu, &next); err != nil {
-		return nil, err
-	}
-	err = pack(packEnv{dir: filepath.Join(env.Dir, shardsDir), xmlDir: filepath.Join(env.Dir, "xml"), now: env.Now,
-		shardArticles: intParam(env, "shard_articles", defaultShardArticles),
-		compress:      env.Param("shard_compression", "zstd") != "none"}, st.Shards, &next)
+	work := filepath.Join(env.Dir, "work")
+	n := &night{env: env, bucket: bucket, fetch: fetchArticle, size: batch}
+	changes, err := n.run(ctx, d, filepath.Join(work, "removed"), statePath(env.Dir, st.ArticlesFile), statePath(env.Dir, next.Keys), filepath.Join(work, "changes"))
 	if err != nil {
-		return nil, fmt.Errorf("packing the mirror: %w", err)
+		return nil, err
+	}
+	filter, moved, err := settle(settleEnv{
+		packEnv: packEnv{dir: filepath.Join(env.Dir, shardsDir), xmlDir: filepath.Join(env.Dir, "xml"), work: work, now: env.Now,
+			shardArticles: intParam(env, "shard_articles", defaultShardArticles),
+			compress:      env.Param("shard_compression", "zstd") != "none"},
+		stateDir: env.Dir, log: env.Logger,
+	}, &st, &next, changes)
+	if err != nil {
+		return nil, err
 	}
 	shards := slices.Sorted(maps.Keys(next.Shards))
 	files := make([]string, len(shards))
@@ -161,67 +167,370 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	return &remote.Result{
 		Files:   files,
 		Format:  "jats-package",
-		Filter:  liveFilter(filepath.Join(env.Dir, shardsDir), next.Articles),
+		Filter:  filter.keep,
 		State:   next,
-		Changed: !maps.Equal(st.Articles, next.Articles),
+		Changed: n.changed > 0 || moved > 0,
 		Cleanup: func() { cleanup(env.Dir, next) },
 	}, nil
 }
 
+// settleEnv is where settle writes.
+type settleEnv struct {
+	packEnv
+	stateDir string
+	log      *slog.Logger
+}
+
+// settle packs the night's loose articles (and compacts), then writes the
+// next articles file and live file, merging the last articles file with
+// the change log and the shards placed, and next's shard list. It returns
+// the build's filter and how many articles were written to new shards.
+func settle(env settleEnv, st, next *state, changes []string) (*liveFilter, int, error) {
+	set := articleSet{old: statePath(env.stateDir, st.ArticlesFile), changes: changes}
+	p, err := pack(env.packEnv, st.Shards, set)
+	if err != nil {
+		return nil, 0, err
+	}
+	next.ArticlesFile = runFile("articles", env.now, st.ArticlesFile)
+	next.Live = runFile("live", env.now, st.Live)
+	w, err := createKeys(statePath(env.stateDir, next.ArticlesFile))
+	if err != nil {
+		return nil, 0, err
+	}
+	members, err := newRunSorter(filepath.Join(env.work, "live"))
+	if err != nil {
+		w.close()
+		return nil, 0, err
+	}
+	members.limit = stateRunBytes
+	live := map[string]int{}
+	err = set.each(func(e entry) error {
+		if e.shard == "" {
+			return fmt.Errorf("pmc-oa: %s left unpacked", e.id)
+		}
+		live[e.shard]++
+		if err := w.write([]byte(e.id + "\t" + e.rest())); err != nil {
+			return err
+		}
+		return members.add(e.shard, member(e.id, e.version))
+	}, p.placed...)
+	if e := w.close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = members.finish()
+	}
+	var index map[string]span
+	if err == nil {
+		index, err = writeLive(statePath(env.stateDir, next.Live), members.runs)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("writing the articles file: %w", err)
+	}
+	// Shards keep their member count (live or not) until compacted; a
+	// shard no article points to any more is dropped.
+	next.Shards = map[string]int{}
+	for name, n := range st.Shards {
+		if live[name] > 0 {
+			next.Shards[name] = n
+		}
+	}
+	for name, n := range p.counts {
+		next.Shards[name] = n
+	}
+	return newLiveFilter(env.dir, statePath(env.stateDir, next.Live), index, env.log), p.Placed, nil
+}
+
 // diffInventory reads the newest inventory and diffs it against the
-// checkpoint st on disk. It returns the next state (the new inventory and
-// keys file, st's articles), the diff, and the articles whose mirrored
-// version the inventory no longer lists (PMCID to version). A shrunk
-// inventory is refused.
-func diffInventory(ctx context.Context, env *remote.Env, bucket string, st *state) (state, diff, map[string]int, error) {
+// checkpoint st on disk, writing the keys st's inventory listed and the
+// new one no longer does to work/removed. It returns the next state (the
+// new inventory and keys file) and the diff. A shrunk inventory is
+// refused.
+func diffInventory(ctx context.Context, env *remote.Env, bucket string, st *state) (state, diff, error) {
 	work := filepath.Join(env.Dir, "work")
 	if err := os.RemoveAll(work); err != nil {
-		return state{}, diff{}, nil, err
+		return state{}, diff{}, err
 	}
 	date, runs, err := inventory(ctx, env, bucket, work)
 	if err != nil {
-		return state{}, diff{}, nil, err
+		return state{}, diff{}, err
 	}
-	next := state{Inventory: date, Keys: keysName(env.Now, st.Keys), Articles: maps.Clone(st.Articles)}
-	withdrawn := map[string]int{}
-	d, err := diffKeys(runs, keysPath(env.Dir, st.Keys), keysPath(env.Dir, next.Keys), filepath.Join(work, "changed"), func(key string) {
-		id, v := keyVersion(key)
-		if a, ok := st.Articles[id]; ok && a.Version == v {
-			withdrawn[id] = v
-		}
+	next := state{Inventory: date, Keys: runFile("keys", env.Now, st.Keys)}
+	rf, err := os.Create(filepath.Join(work, "removed"))
+	if err != nil {
+		return state{}, diff{}, err
+	}
+	rw := bufio.NewWriterSize(rf, 256<<10)
+	d, err := diffKeys(runs, statePath(env.Dir, st.Keys), statePath(env.Dir, next.Keys), filepath.Join(work, "changed"), func(key string) {
+		rw.WriteString(key)
+		rw.WriteByte('\n')
 	})
+	if e := rw.Flush(); err == nil {
+		err = e
+	}
+	if e := rf.Close(); err == nil {
+		err = e
+	}
 	if err == nil {
 		err = shrunk(date, d)
 	}
 	if err != nil {
-		os.Remove(keysPath(env.Dir, next.Keys))
-		return state{}, diff{}, nil, err
+		os.Remove(statePath(env.Dir, next.Keys))
+		return state{}, diff{}, err
 	}
 	env.Stats.Add(0, d.Keys-d.Count, 0)
 	env.Logger.Info("pmc-oa: inventory read", "inventory", date, "keys", d.Keys, "changed", d.Count, "previous", st.Inventory)
 	if env.Progress != nil {
 		env.Progress.Plan(int(d.Count), -1)
 	}
-	return next, d, withdrawn, nil
+	return next, d, nil
 }
 
-// fetchChanged fetches the changed keys listed in the file changed, a
-// batch at a time.
-func fetchChanged(ctx context.Context, env *remote.Env, bucket, changed string, mu *sync.Mutex, next *state) error {
-	r, err := openRun(changed)
+// fetchFunc fetches one changed key into the batch's articles.
+type fetchFunc func(ctx context.Context, env *remote.Env, bucket, key, etag string, b *batchArticles) error
+
+// batchArticles are the articles of one batch's PMCIDs, as the night
+// leaves them; the fetching workers share it.
+type batchArticles struct {
+	mu   sync.Mutex
+	arts map[string]article
+}
+
+// night fetches what the inventory diff found, a batch of PMCIDs at a
+// time, and logs the outcomes.
+type night struct {
+	env    *remote.Env
+	bucket string
+	fetch  fetchFunc
+	// size is the batch size (batch).
+	size int
+	// changed counts the PMCIDs whose article changed (fetched, gone).
+	changed int
+}
+
+// group is what tonight's diff says of one PMCID: its changed keys and
+// the versions whose keys the inventory no longer lists.
+type group struct {
+	id          string
+	keys, etags []string
+	removed     []int
+}
+
+// run reads the changed keys (d.Changed) and the removed ones (removed),
+// both in key order, a batch of PMCIDs at a time: it loads the batch's
+// articles from the articles file (read forward once), fetches the
+// changed keys, takes out the articles whose version was withdrawn and
+// fetches the newest version the new keys file still lists in their
+// place. The outcomes go to a change log sorted by the run sorter, whose
+// runs it returns.
+func (n *night) run(ctx context.Context, d diff, removed, articles, keys, changes string) ([]string, error) {
+	cr, err := openRun(d.Changed)
+	if err != nil {
+		return nil, err
+	}
+	defer cr.close()
+	rr, err := openRun(removed)
+	if err != nil {
+		return nil, err
+	}
+	defer rr.close()
+	old, err := newArticleCursor(articles)
+	if err != nil {
+		return nil, err
+	}
+	defer old.close()
+	kc, err := newKeyCursor(keys)
+	if err != nil {
+		return nil, err
+	}
+	defer kc.close()
+	log, err := newRunSorter(changes)
+	if err != nil {
+		return nil, err
+	}
+	log.limit = stateRunBytes
+	gr := &groupReader{changed: cr, removed: rr, reject: func() {
+		n.env.Stats.Reject("unreadable-key")
+		if n.env.Progress != nil {
+			n.env.Progress.Done(1)
+		}
+	}}
+	var groups []group
+	size := 0
+	for {
+		g, ok, err := gr.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			groups = append(groups, g)
+			size += len(g.keys) + len(g.removed)
+		}
+		if size >= n.size || (!ok && len(groups) > 0) {
+			if err := n.batch(ctx, groups, old, kc, log); err != nil {
+				return nil, err
+			}
+			groups, size = groups[:0], 0
+		}
+		if !ok {
+			break
+		}
+	}
+	if err := log.finish(); err != nil {
+		return nil, err
+	}
+	return log.runs, nil
+}
+
+// batch fetches one batch of PMCIDs (in PMCID order) and logs what
+// changed.
+func (n *night) batch(ctx context.Context, groups []group, old *articleCursor, kc *keyCursor, log *runSorter) error {
+	was := map[string]article{}
+	var keys, etags []string
+	for _, g := range groups {
+		e, ok, err := old.get(g.id)
+		if err != nil {
+			return err
+		}
+		if ok {
+			was[g.id] = e.article()
+		}
+		keys, etags = append(keys, g.keys...), append(etags, g.etags...)
+	}
+	b := &batchArticles{arts: maps.Clone(was)}
+	err := remote.Each(ctx, len(keys), 8, func(ctx context.Context, i int) error {
+		defer func() {
+			if n.env.Progress != nil {
+				n.env.Progress.Done(1)
+			}
+		}()
+		return n.fetch(ctx, n.env, n.bucket, keys[i], etags[i], b)
+	})
 	if err != nil {
 		return err
 	}
-	return eachBatch(r, batch, func(keys, etags []string) error {
-		return remote.Each(ctx, len(keys), 8, func(ctx context.Context, i int) error {
-			defer func() {
-				if env.Progress != nil {
-					env.Progress.Done(1)
-				}
-			}()
-			return fetchArticle(ctx, env, bucket, keys[i], etags[i], mu, next)
-		})
+	// A withdrawn version leaves unless a newer one arrived tonight; the
+	// newest version the inventory still lists takes its place.
+	keys, etags = keys[:0], etags[:0]
+	for _, g := range groups {
+		a, ok := was[g.id]
+		if !ok || !slices.Contains(g.removed, a.Version) {
+			continue
+		}
+		if cur, ok := b.arts[g.id]; !ok || cur.Version != a.Version {
+			continue
+		}
+		delete(b.arts, g.id)
+		n.env.Stats.Add(0, 0, 1)
+		k, e, found, err := kc.newest(g.id)
+		if err != nil {
+			return err
+		}
+		if found {
+			keys, etags = append(keys, k), append(etags, e)
+		}
+	}
+	err = remote.Each(ctx, len(keys), 8, func(ctx context.Context, i int) error {
+		return n.fetch(ctx, n.env, n.bucket, keys[i], etags[i], b)
 	})
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		a, had := was[g.id]
+		cur, has := b.arts[g.id]
+		switch {
+		case has && (!had || cur != a):
+			err = log.add(g.id, entry{version: cur.Version, shard: cur.Shard}.rest())
+		case had && !has:
+			err = log.add(g.id, entry{}.rest())
+		default:
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		n.changed++
+	}
+	return nil
+}
+
+// groupReader reads the changed and the removed keys a PMCID at a time.
+type groupReader struct {
+	changed, removed *lineReader
+	started          bool
+	hasC, hasR       bool
+	// reject counts a changed key that is not a metadata key.
+	reject func()
+}
+
+func (r *groupReader) next() (group, bool, error) {
+	var err error
+	if !r.started {
+		r.started = true
+		if r.hasC, err = r.advance(r.changed, true); err == nil {
+			r.hasR, err = r.advance(r.removed, false)
+		}
+		if err != nil {
+			return group{}, false, err
+		}
+	}
+	if !r.hasC && !r.hasR {
+		return group{}, false, nil
+	}
+	var g group
+	cid, _, _ := parseKey(string(firstField(r.changed.cur)))
+	rid, _, _ := parseKey(string(firstField(r.removed.cur)))
+	switch {
+	case !r.hasR || (r.hasC && cid < rid):
+		g.id = cid
+	default:
+		g.id = rid
+	}
+	for r.hasC {
+		k, e := split(r.changed.cur)
+		id, _, _ := parseKey(string(k))
+		if id != g.id {
+			break
+		}
+		g.keys, g.etags = append(g.keys, string(k)), append(g.etags, string(e))
+		if r.hasC, err = r.advance(r.changed, true); err != nil {
+			return g, false, err
+		}
+	}
+	for r.hasR {
+		id, v, _ := parseKey(string(firstField(r.removed.cur)))
+		if id != g.id {
+			break
+		}
+		g.removed = append(g.removed, v)
+		if r.hasR, err = r.advance(r.removed, false); err != nil {
+			return g, false, err
+		}
+	}
+	return g, true, nil
+}
+
+// advance moves l to its next metadata key, skipping (and, for a changed
+// key, rejecting) any other key.
+func (r *groupReader) advance(l *lineReader, changed bool) (bool, error) {
+	for {
+		ok, err := l.next()
+		if !ok || err != nil {
+			return false, err
+		}
+		if _, _, ok := parseKey(string(firstField(l.cur))); ok {
+			return true, nil
+		}
+		if changed {
+			r.reject()
+		}
+	}
+}
+
+func firstField(line []byte) []byte {
+	k, _ := split(line)
+	return k
 }
 
 // shrunk refuses an inventory listing fewer than half the keys of the last
@@ -235,30 +544,36 @@ func shrunk(date string, d diff) error {
 	return nil
 }
 
-// migrate turns a checkpoint of the former format (every key and ETag in
-// state.json) into a keys file, once.
+// migrate turns a checkpoint of the former formats (every key and ETag,
+// every article, as JSON maps in state.json) into a keys file and an
+// articles file, once.
 func migrate(dir string, st *state) error {
-	if st.Keys != "" || len(st.ETags) == 0 {
-		return nil
+	if st.Keys == "" && len(st.ETags) > 0 {
+		st.Keys = "keys-migrated.tsv.zst"
+		if err := writeKeysFromMap(statePath(dir, st.Keys), st.ETags); err != nil {
+			return fmt.Errorf("migrating the checkpoint: %w", err)
+		}
 	}
-	st.Keys = "keys-migrated.tsv.zst"
-	if err := writeKeysFromMap(keysPath(dir, st.Keys), st.ETags); err != nil {
-		return fmt.Errorf("migrating the checkpoint: %w", err)
+	if st.ArticlesFile == "" && len(st.Articles) > 0 {
+		st.ArticlesFile = "articles-migrated.tsv.zst"
+		if err := writeArticlesFromMap(statePath(dir, st.ArticlesFile), st.Articles); err != nil {
+			return fmt.Errorf("migrating the checkpoint: %w", err)
+		}
 	}
-	st.ETags = nil
+	st.ETags, st.Articles = nil, nil
 	return nil
 }
 
-// keysName names the keys file of a run (never the committed one).
-func keysName(now time.Time, prev string) string {
-	name := "keys-" + now.UTC().Format("20060102T150405Z") + ".tsv.zst"
+// runFile names a state file of a run (never the committed one, prev).
+func runFile(kind string, now time.Time, prev string) string {
+	name := kind + "-" + now.UTC().Format("20060102T150405Z") + ".tsv.zst"
 	if name == prev {
-		name = "keys-" + now.UTC().Format("20060102T150405Z") + "-2.tsv.zst"
+		name = kind + "-" + now.UTC().Format("20060102T150405Z") + "-2.tsv.zst"
 	}
 	return name
 }
 
-func keysPath(dir, name string) string {
+func statePath(dir, name string) string {
 	if name == "" {
 		return ""
 	}
@@ -274,13 +589,15 @@ func intParam(env *remote.Env, name string, def int) int {
 }
 
 // cleanup removes, once next is committed, what it no longer names: older
-// keys files, compacted or emptied shards, and the downloads that only
-// spared a resumed run its requests.
+// keys, articles and live files, compacted or emptied shards, and the
+// downloads that only spared a resumed run its requests.
 func cleanup(dir string, next state) {
-	if old, err := filepath.Glob(filepath.Join(dir, "keys-*.tsv.zst")); err == nil {
-		for _, f := range old {
-			if filepath.Base(f) != next.Keys {
-				os.Remove(f)
+	for kind, keep := range map[string]string{"keys": next.Keys, "articles": next.ArticlesFile, "live": next.Live} {
+		if old, err := filepath.Glob(filepath.Join(dir, kind+"-*.tsv.zst")); err == nil {
+			for _, f := range old {
+				if filepath.Base(f) != keep {
+					os.Remove(f)
+				}
 			}
 		}
 	}
@@ -290,85 +607,50 @@ func cleanup(dir string, next state) {
 	}
 }
 
-// replaceWithdrawn fetches, for each article whose mirrored version was
-// withdrawn, the newest version the inventory (the keys file) still lists.
-func replaceWithdrawn(ctx context.Context, env *remote.Env, bucket string, withdrawn map[string]bool, keys string, mu *sync.Mutex, next *state) error {
-	if len(withdrawn) == 0 {
-		return nil
-	}
-	type best struct {
-		key, etag string
-		v         int
-	}
-	found := map[string]best{}
-	r, err := openKeys(keys)
-	if err != nil {
-		return err
-	}
-	err = eachBatch(r, batch, func(keys, etags []string) error {
-		for i, k := range keys {
-			id, v := keyVersion(k)
-			if b, ok := found[id]; withdrawn[id] && (!ok || v > b.v) {
-				found[id] = best{k, etags[i], v}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, id := range slices.Sorted(maps.Keys(found)) {
-		if err := fetchArticle(ctx, env, bucket, found[id].key, found[id].etag, mu, next); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// keyVersion splits metadata/PMC123.2.json into PMC123 and 2.
-func keyVersion(key string) (string, int) {
-	base := strings.TrimSuffix(path.Base(key), ".json")
-	id, v, _ := strings.Cut(base, ".")
-	n, _ := strconv.Atoi(v)
-	return id, n
-}
-
 // fetchArticle fetches one changed metadata file, gates it and fetches the
-// article's XML when it passes.
-func fetchArticle(ctx context.Context, env *remote.Env, bucket, key, etag string, mu *sync.Mutex, next *state) error {
+// article's XML when it passes, recording the outcome in b.
+func fetchArticle(ctx context.Context, env *remote.Env, bucket, key, etag string, b *batchArticles) error {
 	metaPath := filepath.Join(env.Dir, filepath.FromSlash(key))
 	cached, err := env.Client.File(ctx, bucket+key, metaPath, download.FromETag(etag, 0))
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(metaPath)
+	raw, err := os.ReadFile(metaPath)
 	if err != nil {
 		return err
 	}
 	var m Metadata
-	if err := json.Unmarshal(b, &m); err != nil || !pmcidRE.MatchString(m.PMCID) {
+	keyID, keyV, _ := parseKey(key) // the group reader passes only metadata keys
+	if err := json.Unmarshal(raw, &m); err != nil || !pmcidRE.MatchString(m.PMCID) || m.PMCID != keyID {
+		// The batch holds the key's PMCID only: metadata naming
+		// another is not believed.
 		env.Stats.Reject("unreadable-metadata")
-		env.Logger.Warn("pmc-oa: unreadable metadata", "key", key, "err", err)
+		env.Logger.Warn("pmc-oa: unreadable metadata", "key", key, "pmcid", m.PMCID, "err", err)
 		return nil
 	}
 	if m.Version == 0 {
-		_, m.Version = keyVersion(key)
+		m.Version = keyV
+	}
+	if m.Version < 1 {
+		env.Stats.Reject("unreadable-metadata")
+		env.Logger.Warn("pmc-oa: unreadable metadata", "key", key, "version", m.Version)
+		return nil
 	}
 	if reason := gate(env, &m); reason != "" {
 		env.Stats.Reject(reason)
 		// A retraction, or a licence changed to one not published, takes
 		// the article out of the mirror (unless a newer version is there).
-		mu.Lock()
-		if a, ok := next.Articles[m.PMCID]; ok && a.Version <= m.Version {
-			delete(next.Articles, m.PMCID)
+		b.mu.Lock()
+		if a, ok := b.arts[m.PMCID]; ok && a.Version <= m.Version {
+			delete(b.arts, m.PMCID)
 			env.Stats.Add(0, 0, 1)
 		}
-		mu.Unlock()
+		b.mu.Unlock()
 		return nil
 	}
-	mu.Lock()
-	have, ok := next.Articles[m.PMCID]
-	mu.Unlock()
+	b.mu.Lock()
+	have, ok := b.arts[m.PMCID]
+	b.mu.Unlock()
 	if ok && have.Version > m.Version {
 		env.Stats.Reject("older-version")
 		return nil
@@ -382,8 +664,7 @@ func fetchArticle(ctx context.Context, env *remote.Env, bucket, key, etag string
 	if u, err := url.Parse(m.XMLURL); err == nil {
 		exp.MD5 = strings.ToLower(u.Query().Get("md5"))
 	}
-	file := fmt.Sprintf("%s.%d.xml", m.PMCID, m.Version)
-	xcached, err := env.Client.File(ctx, bucket+xmlKey, filepath.Join(env.Dir, "xml", file), exp)
+	xcached, err := env.Client.File(ctx, bucket+xmlKey, filepath.Join(env.Dir, "xml", member(m.PMCID, m.Version)), exp)
 	if err != nil {
 		return err
 	}
@@ -392,10 +673,10 @@ func fetchArticle(ctx context.Context, env *remote.Env, bucket, key, etag string
 	} else {
 		env.Stats.Add(1, 0, 0)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if cur, ok := next.Articles[m.PMCID]; !ok || cur.Version <= m.Version {
-		next.Articles[m.PMCID] = article{Version: m.Version, File: file}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if cur, ok := b.arts[m.PMCID]; !ok || cur.Version <= m.Version {
+		b.arts[m.PMCID] = article{Version: m.Version}
 	}
 	return nil
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,13 +50,6 @@ func TestGate(t *testing.T) {
 	}
 }
 
-func TestKeyVersion(t *testing.T) {
-	id, v := keyVersion("metadata/PMC10009416.2.json")
-	if id != "PMC10009416" || v != 2 {
-		t.Errorf("keyVersion = %s, %d", id, v)
-	}
-}
-
 // harness fetches the fake bucket into one mirror, committing each run.
 type harness struct {
 	t   *testing.T
@@ -74,14 +69,7 @@ func newHarness(t *testing.T) *harness {
 func (h *harness) fetch() (*remote.Result, *remote.Stats, error) {
 	h.t.Helper()
 	h.now = h.now.Add(24 * time.Hour)
-	stats := &remote.Stats{}
-	env := &remote.Env{
-		Source: pipelines.Source{URL: "s3://pmc-oa-opendata/", Params: map[string]string{
-			"https_mirror": h.srv.URL + "/pmc/", "inventory": fake.PMCInventoryPrefix, "shard_articles": h.shard}},
-		Dir: h.dir, Client: download.New(download.Config{}), Logger: slog.New(slog.DiscardHandler),
-		Families: []licence.Family{licence.CCBY}, Stats: stats, Now: h.now,
-	}
-	res, err := Adapter{}.Fetch(context.Background(), env)
+	res, stats, err := h.fetchUncommitted()
 	if err != nil {
 		return nil, stats, err
 	}
@@ -90,6 +78,21 @@ func (h *harness) fetch() (*remote.Result, *remote.Stats, error) {
 	}
 	res.Cleanup()
 	return res, stats, nil
+}
+
+// fetchUncommitted runs the night of h.now without committing it, as a
+// run killed before its commit leaves it.
+func (h *harness) fetchUncommitted() (*remote.Result, *remote.Stats, error) {
+	h.t.Helper()
+	stats := &remote.Stats{}
+	env := &remote.Env{
+		Source: pipelines.Source{URL: "s3://pmc-oa-opendata/", Params: map[string]string{
+			"https_mirror": h.srv.URL + "/pmc/", "inventory": fake.PMCInventoryPrefix, "shard_articles": h.shard}},
+		Dir: h.dir, Client: download.New(download.Config{}), Logger: slog.New(slog.DiscardHandler),
+		Families: []licence.Family{licence.CCBY}, Stats: stats, Now: h.now,
+	}
+	res, err := Adapter{}.Fetch(context.Background(), env)
+	return res, stats, err
 }
 
 func (h *harness) mustFetch() *remote.Result {
@@ -264,7 +267,119 @@ func TestMigrateJSONCheckpoint(t *testing.T) {
 		t.Errorf("live %v", got)
 	}
 	b, _ := os.ReadFile(filepath.Join(h.dir, remote.StateFile))
-	if strings.Contains(string(b), "etags") {
+	if strings.Contains(string(b), "etags") || strings.Contains(string(b), `"articles"`) || !strings.Contains(string(b), `"articles_file"`) {
+		t.Errorf("the new checkpoint still holds a JSON map:\n%s", b)
+	}
+}
+
+// TestMigrateArticlesMap: a checkpoint whose articles (version and
+// shard) are a JSON map in state.json, as the sharded mirror first kept
+// them, is read once into an articles file: nothing is fetched or
+// repacked again, the next night applies only its delta, and the
+// migrated file leaves once the new checkpoint is committed.
+func TestMigrateArticlesMap(t *testing.T) {
+	h := newHarness(t)
+	arts := []fake.PMCArticle{pmcArticle("PMC1", 1, "CC BY"), pmcArticle("PMC12", 1, "CC BY"), pmcArticle("PMC123", 1, "CC BY")}
+	h.srv.PublishPMC("2026-11-23T01-00Z", arts)
+	first := h.mustFetch()
+	var st state
+	if _, err := remote.LoadJSON(filepath.Join(h.dir, remote.StateFile), &st); err != nil {
+		t.Fatal(err)
+	}
+	// The former checkpoint: the same articles as a JSON map.
+	former := map[string]article{}
+	if err := (articleSet{old: filepath.Join(h.dir, st.ArticlesFile)}).each(func(e entry) error { former[e.id] = e.article(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(former) != 3 {
+		t.Fatalf("night 1: %d articles, want 3", len(former))
+	}
+	os.Remove(filepath.Join(h.dir, st.ArticlesFile))
+	os.Remove(filepath.Join(h.dir, st.Live))
+	old := map[string]any{"inventory": st.Inventory, "keys": st.Keys, "articles": former, "shards": st.Shards}
+	if err := remote.SaveJSON(filepath.Join(h.dir, remote.StateFile), old); err != nil {
+		t.Fatal(err)
+	}
+	before := h.srv.Hits("/pmc/PMC12.1/PMC12.1.xml")
+	// Night 2: PMC12 retracted, PMC1234 new.
+	retracted := arts[1]
+	retracted.Retracted = true
+	h.srv.PublishPMC("2026-11-24T01-00Z", []fake.PMCArticle{arts[0], retracted, arts[2], pmcArticle("PMC1234", 1, "CC BY")})
+	res, stats, err := h.fetch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := live(t, res)
+	if len(got) != 3 || got["PMC1.1.xml"] == "" || got["PMC123.1.xml"] == "" || got["PMC1234.1.xml"] == "" {
+		t.Errorf("night 2: live %v, want PMC1, PMC123 and PMC1234", got)
+	}
+	if stats.Fetched != 1 || stats.Removed != 1 || h.srv.Hits("/pmc/PMC12.1/PMC12.1.xml") != before {
+		t.Errorf("night 2: fetched %d, removed %d; want only PMC1234 fetched and PMC12 removed", stats.Fetched, stats.Removed)
+	}
+	if !slices.Contains(res.Files, first.Files[0]) {
+		t.Errorf("night 2: shards %v, want night 1's %s kept", res.Files, first.Files[0])
+	}
+	b, _ := os.ReadFile(filepath.Join(h.dir, remote.StateFile))
+	if strings.Contains(string(b), `"articles"`) || !strings.Contains(string(b), `"articles_file"`) {
 		t.Errorf("the new checkpoint still holds the JSON map:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "articles-migrated.tsv.zst")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the migrated articles file is still on disk after the commit (%v)", err)
+	}
+}
+
+// TestUncommittedNight: a night killed before its commit leaves the
+// committed checkpoint's files (keys, articles, live set, shards) in
+// place, so the committed mirror still reads whole; the night run again
+// gives the same mirror, and once committed only the files the new
+// checkpoint names stay.
+func TestUncommittedNight(t *testing.T) {
+	h := newHarness(t)
+	arts := []fake.PMCArticle{pmcArticle("PMC1", 1, "CC BY"), pmcArticle("PMC2", 1, "CC BY"), pmcArticle("PMC3", 1, "CC BY")}
+	h.srv.PublishPMC("2026-11-23T01-00Z", arts)
+	committed := h.mustFetch()
+	night1 := live(t, committed)
+	retracted := arts[0]
+	retracted.Retracted = true
+	h.srv.PublishPMC("2026-11-24T01-00Z", []fake.PMCArticle{retracted, pmcArticle("PMC2", 2, "CC BY"), arts[2], pmcArticle("PMC4", 1, "CC BY")})
+	h.now = h.now.Add(24 * time.Hour)
+	killed, _, err := h.fetchUncommitted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The committed mirror is untouched by the uncommitted night.
+	if got := live(t, committed); !maps.Equal(got, night1) {
+		t.Errorf("after the uncommitted night the committed mirror reads %v, want %v", got, night1)
+	}
+	want := live(t, killed)
+	if len(want) != 3 || want["PMC2.2.xml"] == "" || want["PMC4.1.xml"] == "" {
+		t.Fatalf("night 2: live %v, want PMC2 v2, PMC3, PMC4", want)
+	}
+	// Run again (same run time, as a resumed run) and commit.
+	res, _, err := h.fetchUncommitted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.SaveJSON(filepath.Join(h.dir, remote.StateFile), res.State); err != nil {
+		t.Fatal(err)
+	}
+	res.Cleanup()
+	if got := live(t, res); !maps.Equal(got, want) {
+		t.Errorf("night 2 run again: live %v, want %v", got, want)
+	}
+	st := res.State.(state)
+	named := map[string]bool{st.Keys: true, st.ArticlesFile: true, st.Live: true, remote.StateFile: true, shardsDir: true, "inventory": true}
+	ents, err := os.ReadDir(h.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !named[e.Name()] {
+			t.Errorf("%s left in the source directory", e.Name())
+		}
+	}
+	shards, _ := os.ReadDir(filepath.Join(h.dir, shardsDir))
+	if len(shards) != len(st.Shards) {
+		t.Errorf("%d shard files, the checkpoint names %d", len(shards), len(st.Shards))
 	}
 }

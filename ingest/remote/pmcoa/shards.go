@@ -8,28 +8,27 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/ingest/internal/limit"
 )
 
 // The mirror packs the articles into tar shards (zstd-compressed unless
 // params.shard_compression is "none") of at most shard_articles members
 // and 64 MiB uncompressed, which the JATS package reader reads like any
-// tar: a night adds one or more shards holding the articles it
-// fetched, so millions of articles are thousands of files, and no shard is
-// rewritten for a single change. The checkpoint names, for each PMCID, the
-// version kept and the shard holding it; a shard member that is not that
-// (removed, retracted, relicensed, superseded by a newer version) is
-// dropped by the source's filter before the build sees it, and leaves the
-// disk when its shard is compacted: a shard with fewer than half of its
-// members still live is rewritten into the night's new shards.
+// tar: a night adds one or more shards holding the articles it fetched,
+// so millions of articles are thousands of files, and no shard is
+// rewritten for a single change. The articles file (articles.go) names,
+// for each PMCID, the version kept and the shard holding it; a shard
+// member that is not that (removed, retracted, relicensed, superseded by
+// a newer version) is dropped by the source's filter (live.go) before the
+// build sees it, and leaves the disk when its shard is compacted: a shard
+// with fewer than half of its members still live is rewritten into the
+// night's new shards.
 
 const (
 	shardsDir = "shards"
@@ -69,8 +68,8 @@ type packer struct {
 	compress        bool
 	n               int
 	cur             *shardWriter
-	// placed maps a PMCID to the shard its article was written to.
-	placed map[string]string
+	// place, when set, is told the shard each article is written to.
+	place  func(id string, version int, shard string) error
 	counts map[string]int
 }
 
@@ -90,7 +89,7 @@ func newPacker(dir string, now time.Time, maxArticles int, compress bool) *packe
 		ext = ".tar.zst"
 	}
 	return &packer{dir: dir, stamp: now.UTC().Format("20060102T150405Z"), ext: ext, max: max(maxArticles, 1), maxBytes: shardBytes,
-		compress: compress, placed: map[string]string{}, counts: map[string]int{}}
+		compress: compress, counts: map[string]int{}}
 }
 
 // add writes one article, read from r (size bytes), to the current shard.
@@ -113,7 +112,9 @@ func (p *packer) add(id string, version int, size int64, r io.Reader) error {
 	}
 	p.cur.members++
 	p.cur.bytes += size + 2048
-	p.placed[id] = p.cur.name
+	if p.place != nil {
+		return p.place(id, version, p.cur.name)
+	}
 	return nil
 }
 
@@ -225,82 +226,121 @@ func repack(p *packer, shard string, want func(id string, version int) bool) err
 	}
 }
 
-// pack writes the night's shards: the articles fetched tonight (or kept
-// one file each by a former mirror) from xml/, then the live members of
-// the shards to compact. It points next's articles at their new shards and
-// sets next's shard list.
-func pack(env packEnv, prevShards map[string]int, next *state) error {
-	live := liveCounts(next.Articles)
-	var loose []string
-	for id, a := range next.Articles {
-		if a.Shard == "" {
-			loose = append(loose, id)
-		}
-	}
-	slices.Sort(loose)
-	var compact []string
-	for name, members := range prevShards {
-		if l := live[name]; l > 0 && 2*l < members {
-			compact = append(compact, name)
-		}
-	}
-	slices.Sort(compact)
-	p := newPacker(env.dir, env.now, env.shardArticles, env.compress)
-	err := func() error {
-		for _, id := range loose {
-			a := next.Articles[id]
-			if err := addFile(p, id, a.Version, filepath.Join(env.xmlDir, a.File)); err != nil {
-				return err
-			}
-		}
-		for _, name := range compact {
-			err := repack(p, filepath.Join(env.dir, name), func(id string, v int) bool {
-				a, ok := next.Articles[id]
-				return ok && a.Shard == name && a.Version == v
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return p.closeShard()
-	}()
-	if err != nil {
-		p.abort()
-		return err
-	}
-	for id, shard := range p.placed {
-		a := next.Articles[id]
-		a.Shard, a.File = shard, ""
-		next.Articles[id] = a
-	}
-	// Shards keep their member count (live or not) until compacted; a
-	// shard no article points to any more is dropped.
-	live = liveCounts(next.Articles)
-	next.Shards = map[string]int{}
-	for name, n := range prevShards {
-		if live[name] > 0 {
-			next.Shards[name] = n
-		}
-	}
-	for name, n := range p.counts {
-		next.Shards[name] = n
-	}
-	return nil
-}
-
-func liveCounts(arts map[string]article) map[string]int {
-	live := map[string]int{}
-	for _, a := range arts {
-		live[a.Shard]++
-	}
-	return live
-}
+// stateRunBytes bounds a sorted run of the state's sorters (the change
+// log, the shards placed, the members to compact, the live set): smaller
+// than the inventory's, as two of them may fill at once.
+const stateRunBytes = 16 << 20
 
 type packEnv struct {
 	dir, xmlDir   string
+	work          string // for the sorted runs
 	now           time.Time
 	shardArticles int
 	compress      bool
+}
+
+// packed is what the packing did.
+type packed struct {
+	// placed are the sorted runs of the articles written to the night's
+	// shards, with their new shard; Placed counts them.
+	placed []string
+	Placed int
+	// counts are the night's shards and their members.
+	counts map[string]int
+}
+
+// pack writes the night's shards: the loose articles of set (fetched
+// tonight, or kept one file each by a former mirror) from xmlDir in PMCID
+// order, then the live members of the shards to compact, one shard at a
+// time. Memory: the live count of each shard, and one shard's live set.
+func pack(env packEnv, prevShards map[string]int, set articleSet) (packed, error) {
+	live := map[string]int{}
+	if err := set.each(func(e entry) error { live[e.shard]++; return nil }); err != nil {
+		return packed{}, err
+	}
+	compact := map[string]bool{}
+	for name, members := range prevShards {
+		if l := live[name]; l > 0 && 2*l < members {
+			compact[name] = true
+		}
+	}
+	out := packed{}
+	p := newPacker(env.dir, env.now, env.shardArticles, env.compress)
+	placed, err := newRunSorter(filepath.Join(env.work, "placed"))
+	if err != nil {
+		return out, err
+	}
+	placed.limit = stateRunBytes
+	p.place = func(id string, version int, shard string) error {
+		out.Placed++
+		return placed.add(id, entry{version: version, shard: shard}.rest())
+	}
+	err = func() error {
+		var members *runSorter
+		if len(compact) > 0 {
+			if members, err = newRunSorter(filepath.Join(env.work, "compact")); err != nil {
+				return err
+			}
+			members.limit = stateRunBytes
+		}
+		err := set.each(func(e entry) error {
+			switch {
+			case e.shard == "":
+				return addFile(p, e.id, e.version, filepath.Join(env.xmlDir, member(e.id, e.version)))
+			case compact[e.shard]:
+				return members.add(e.shard, member(e.id, e.version))
+			}
+			return nil
+		})
+		if err != nil || members == nil {
+			return err
+		}
+		if err := members.finish(); err != nil {
+			return err
+		}
+		return eachShard(members.runs, func(shard string, want map[string]struct{}) error {
+			return repack(p, filepath.Join(env.dir, shard), func(id string, v int) bool {
+				_, ok := want[member(id, v)]
+				return ok
+			})
+		})
+	}()
+	if err == nil {
+		err = p.closeShard()
+	}
+	if err == nil {
+		err = placed.finish()
+	}
+	if err != nil {
+		p.abort()
+		return out, fmt.Errorf("packing the mirror: %w", err)
+	}
+	out.placed, out.counts = placed.runs, p.counts
+	return out, nil
+}
+
+// eachShard calls fn with each shard of the sorted runs of "shard	member"
+// lines and its members, a shard at a time.
+func eachShard(runs []string, fn func(shard string, members map[string]struct{}) error) error {
+	cur := ""
+	set := map[string]struct{}{}
+	err := merged(runs, true, func(line []byte) error {
+		shard, m := split(line)
+		if string(shard) != cur {
+			if cur != "" {
+				if err := fn(cur, set); err != nil {
+					return err
+				}
+			}
+			cur, set = string(shard), map[string]struct{}{}
+		}
+		set[string(m)] = struct{}{}
+		return nil
+	})
+	if err != nil || cur == "" {
+		return err
+	}
+	return fn(cur, set)
 }
 
 func addFile(p *packer, id string, version int, path string) error {
@@ -314,36 +354,6 @@ func addFile(p *packer, id string, version int, path string) error {
 		return err
 	}
 	return p.add(id, version, fi.Size(), f)
-}
-
-// liveFilter keeps, of the records read from this source's shards, only
-// the version of each article the checkpoint names in the shard it names.
-// Records of other files pass.
-func liveFilter(dir string, arts map[string]article) func(string, *ingest.Document) bool {
-	// The build may name the shards as given or made absolute.
-	prefixes := []string{filepath.Clean(dir) + string(filepath.Separator)}
-	if abs, err := filepath.Abs(dir); err == nil {
-		prefixes = append(prefixes, abs+string(filepath.Separator))
-	}
-	return func(file string, d *ingest.Document) bool {
-		origin := d.Origin
-		if origin == "" {
-			origin = file
-		}
-		shard, name, ok := strings.Cut(origin, "!")
-		if !strings.HasPrefix(shard, prefixes[0]) && (len(prefixes) < 2 || !strings.HasPrefix(shard, prefixes[1])) {
-			return true
-		}
-		if !ok {
-			return false
-		}
-		id, v, ok := parseMember(name)
-		if !ok {
-			return false
-		}
-		a, ok := arts[id]
-		return ok && a.Version == v && a.Shard == filepath.Base(shard)
-	}
 }
 
 // pruneShards removes the shard files the state does not name (compacted,
