@@ -497,7 +497,11 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	if err != nil {
 		return err
 	}
-	if err := b.content.add(&row, receipts); err != nil {
+	tables, err := tablesJSON(d.Tables)
+	if err != nil {
+		return err
+	}
+	if err := b.content.add(&row, receipts, tables); err != nil {
 		return err
 	}
 	if err := b.catalog.add(&row); err != nil {

@@ -70,7 +70,7 @@ func (c *contentTable) reference(r *referenceRow) {
 
 // add writes the record of the document of row with the sections and
 // references recorded since the last add.
-func (c *contentTable) add(r *documentRow, receipts string) error {
+func (c *contentTable) add(r *documentRow, receipts, tables string) error {
 	d := &content.Document{ID: r.ID, Aliases: r.Aliases, DOI: r.DOI, PMID: r.PMID, PMCID: r.PMCID, OpenAlex: r.OpenAlex,
 		Title: r.Title, Authors: make([]content.Author, 0, len(r.Authors)), Venue: r.Venue, Publisher: r.Publisher,
 		Year: r.Year, Date: r.Date, Type: r.Type, Language: r.Language, Abstract: r.Abstract, Keywords: r.Keywords,
@@ -79,7 +79,7 @@ func (c *contentTable) add(r *documentRow, receipts string) error {
 		Attribution: r.Attribution, CopyrightNotice: r.CopyrightNotice, ShareAlikeNotice: r.ShareAlikeNotice,
 		LicenseEvidence: receipts}
 	m := &content.MergeFields{Subjects: r.Subjects, Retracted: r.Retracted, Origin: r.Origin,
-		Evidence: r.LicenceEvidence, Given: make([]string, 0, len(r.Authors)), Family: make([]string, 0, len(r.Authors))}
+		Evidence: r.LicenceEvidence, Tables: tables, Given: make([]string, 0, len(r.Authors)), Family: make([]string, 0, len(r.Authors))}
 	if r.Updated != nil {
 		m.Updated = r.Updated.UnixMicro()
 	}

@@ -306,9 +306,9 @@ func (b *Builder) carryTouched(ctx context.Context, m *ingest.Merger) (int64, er
 	return n, nil
 }
 
-// readSegmented streams the live documents of a segmented snapshot in id
-// order, from the segments' content stores.
-func readSegmented(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Document) error) (int64, error) {
+// readContentStores streams the live documents of a snapshot (segmented or
+// not) in id order, from its segments' content stores.
+func readContentStores(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Document) error) (int64, error) {
 	segs, err := openSegments(s)
 	if err != nil {
 		return 0, err

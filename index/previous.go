@@ -15,9 +15,14 @@ import (
 // readPrevious streams the documents of a snapshot, full text and
 // references included, in id order. It reads documents, fulltext and
 // references in lockstep: all three are sorted by id.
+//
+// A snapshot whose content stores keep what merging needs (all those a
+// delta build can follow, deltaCapable) is read from them: its Parquet
+// tables lack the full text's tables, from which the specs table's
+// statements come.
 func readPrevious(ctx context.Context, s *snapshot.Snapshot, fn func(*ingest.Document) error) (n int64, err error) {
-	if s.Segmented() {
-		return readSegmented(ctx, s, fn)
+	if deltaCapable(s) {
+		return readContentStores(ctx, s, fn)
 	}
 	return readSnapshot(ctx, s, func(_ *documentRow, _ []sectionRow, d *ingest.Document) error { return fn(d) })
 }
@@ -126,6 +131,18 @@ func documentOf(r *documentRow) (*ingest.Document, error) {
 	return d, nil
 }
 
+// tablesJSON encodes a document's tables for its content store record.
+func tablesJSON(tables []ingest.Table) (string, error) {
+	if len(tables) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(tables)
+	if err != nil {
+		return "", fmt.Errorf("index: encode tables: %w", err)
+	}
+	return string(b), nil
+}
+
 // documentFromContent rebuilds a Document from its record in a content
 // store (package content), as documentOf does from its Parquet rows: the
 // delta build reads the few documents a run touches this way.
@@ -150,6 +167,11 @@ func documentFromContent(cd *content.Document, secs []content.Section, refs []co
 	d, err := documentOf(row)
 	if err != nil {
 		return nil, err
+	}
+	if m.Tables != "" {
+		if err := json.Unmarshal([]byte(m.Tables), &d.Tables); err != nil {
+			return nil, fmt.Errorf("%s: tables: %w", cd.ID, err)
+		}
 	}
 	rows := make([]sectionRow, len(secs))
 	for i, s := range secs {

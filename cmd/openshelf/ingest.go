@@ -92,8 +92,8 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	fs.Visit(func(f *flag.Flag) { c.levelSet = c.levelSet || f.Name == "log-level" })
 	c.levelSet = c.levelSet || e.getenv(envName("log-level")) != ""
 	c.Paths = fs.Args()
-	if len(c.Paths) == 0 && c.Pipeline == "" {
-		return nil, errors.New("nothing to ingest: give PATHs or -pipeline")
+	if len(c.Paths) == 0 && c.Pipeline == "" && !c.Merge {
+		return nil, errors.New("nothing to ingest: give PATHs, -pipeline or -merge")
 	}
 	if c.Data == "" {
 		return nil, errors.New("-data is empty")

@@ -57,6 +57,10 @@ type MergeFields struct {
 	// Evidence is the licence evidence as documents.parquet stores it
 	// (a JSON array of licence.Evidence).
 	Evidence string
+	// Tables are the full text's tables (a JSON array of ingest.Table,
+	// "" for none), which no table of the snapshot keeps and whose
+	// statements the specs table holds.
+	Tables string
 }
 
 // Section is one full-text section, in document order (depth first); Parent
@@ -129,6 +133,7 @@ func AppendDocument(b []byte, d *Document) []byte {
 		b = appendString(b, m.Origin)
 		b = binary.AppendVarint(b, m.Updated)
 		b = appendString(b, m.Evidence)
+		b = appendString(b, m.Tables)
 	}
 	return b
 }
@@ -273,7 +278,7 @@ func DecodeDocument(b []byte) (*Document, error) {
 	if d.err == nil && len(d.b) > 0 {
 		doc.Merge = &MergeFields{Subjects: d.strings("subjects"), Given: d.strings("given"), Family: d.strings("family"),
 			Retracted: d.bool("retracted"), Origin: d.string("origin"), Updated: d.int64("updated"),
-			Evidence: d.string("evidence")}
+			Evidence: d.string("evidence"), Tables: d.string("tables")}
 	}
 	if err := d.done("document"); err != nil {
 		return nil, err

@@ -98,8 +98,8 @@ func (c *Config) check() error {
 	if c.DataDir == "" {
 		return fmt.Errorf("%w: no data directory (--data or OPENSHELF_DATA)", ErrConfig)
 	}
-	if len(c.Inputs) == 0 && c.Pipeline == nil {
-		return fmt.Errorf("%w: no inputs: give paths or a pipeline", ErrConfig)
+	if len(c.Inputs) == 0 && c.Pipeline == nil && !c.Merge {
+		return fmt.Errorf("%w: no inputs: give paths, a pipeline or a merge", ErrConfig)
 	}
 	for _, f := range c.Families {
 		if !slices.Contains(licence.Families, f) {
