@@ -17,8 +17,8 @@ import (
 
 	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/ingest"
-	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/ingest/detect"
+	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/snapshot"
 )
 

@@ -2,8 +2,8 @@ package topics
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
