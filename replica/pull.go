@@ -381,8 +381,10 @@ func (p *puller) fetch(ctx context.Context, e Entry) (string, error) {
 	var last error
 	for attempt := 0; attempt < p.cfg.Attempts; attempt++ {
 		if err := p.download(ctx, part, e); err != nil {
-			if ctx.Err() != nil {
-				return "", err
+			if cerr := ctx.Err(); cerr != nil {
+				// Cancelled while the download was cut: the cause is the
+				// cancellation, whichever the transfer reported.
+				return "", fmt.Errorf("replica: download %s: %w", e.SHA256, cerr)
 			}
 			p.log.Warn("replica: download cut, will resume", "sha256", e.SHA256, "path", e.Path, "err", err)
 			last = err
