@@ -52,6 +52,8 @@ type delta struct {
 	added   map[string]string
 	// licences counts the removed or replaced documents by licence.
 	licences map[string]int64
+	// prevFiles are the previous manifest's files by name (prevFile).
+	prevFiles map[string]snapshot.File
 }
 
 // oldSegment is a segment of the previous snapshot.

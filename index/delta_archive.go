@@ -193,11 +193,10 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 // snapshot's bundle (linked); the others are rewritten from it
 // (mergeBundle), byte for byte what a full build writes.
 func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
-	prev := map[string]topicRow{}
+	prev := map[string]bool{} // the topics with a bundle in the previous snapshot
 	err := snapshot.ReadParquet[topicRow](b.prev.Path(snapshot.Topics), func(rows []topicRow) error {
 		for _, r := range rows {
-			prev[strings.Clone(r.Slug)] = topicRow{Slug: strings.Clone(r.Slug), Documents: r.Documents,
-				BundleBytes: r.BundleBytes, BundleSHA256: strings.Clone(r.BundleSHA256)}
+			prev[strings.Clone(r.Slug)] = true
 		}
 		return nil
 	})
@@ -258,29 +257,11 @@ func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
 }
 
 // archiveBundle writes or links the bundle of slug and its frames.
-func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (snapshot.File, snapshot.File, error) {
-	p, had := prev[slug]
+func (b *Builder) archiveBundle(slug string, prev map[string]bool) (snapshot.File, snapshot.File, error) {
+	had := prev[slug]
 	removed, add := b.delta.removed[slug], b.delta.added[slug]
 	if had && len(removed) == 0 && add == "" {
-		name := bundleName(slug)
-		frames := strings.TrimSuffix(name, snapshot.BundleExt) + framesExt
-		src, srcFrames := bundleFiles(b.prev.Dir, slug)
-		if err := linkFile(src, filepath.Join(b.tmp, filepath.FromSlash(name))); err != nil {
-			return snapshot.File{}, snapshot.File{}, err
-		}
-		if err := linkFile(srcFrames, filepath.Join(b.tmp, filepath.FromSlash(frames))); err != nil {
-			return snapshot.File{}, snapshot.File{}, err
-		}
-		idx, err := HashInput(srcFrames, "")
-		if err != nil {
-			return snapshot.File{}, snapshot.File{}, err
-		}
-		n := int64(0)
-		if fr, err := readFrames(srcFrames); err == nil {
-			n = int64(len(fr))
-		}
-		return snapshot.File{Name: name, Rows: p.Documents, Bytes: p.BundleBytes, SHA256: p.BundleSHA256},
-			snapshot.File{Name: frames, Rows: n, Bytes: idx.Bytes, SHA256: idx.SHA256}, nil
+		return b.linkBundle(slug)
 	}
 	var lines bundleLines
 	if add != "" {
@@ -294,6 +275,37 @@ func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (snapshot
 		src, _ = bundleFiles(b.prev.Dir, slug)
 	}
 	return b.mergeBundle(slug, src, lines, removed)
+}
+
+// linkBundle links the previous snapshot's bundle of slug and its frames
+// into the new one, described as the previous manifest describes them.
+func (b *Builder) linkBundle(slug string) (snapshot.File, snapshot.File, error) {
+	name := bundleName(slug)
+	frames := strings.TrimSuffix(name, snapshot.BundleExt) + framesExt
+	var out [2]snapshot.File
+	for i, n := range []string{name, frames} {
+		f, ok := b.prevFile(n)
+		if !ok {
+			return out[0], out[1], fmt.Errorf("index: previous snapshot %s does not list %s", b.prev.ID, n)
+		}
+		if err := linkFile(filepath.Join(b.prev.Dir, filepath.FromSlash(n)), filepath.Join(b.tmp, filepath.FromSlash(n))); err != nil {
+			return out[0], out[1], err
+		}
+		out[i] = f
+	}
+	return out[0], out[1], nil
+}
+
+// prevFile finds a file of the previous snapshot's manifest.
+func (b *Builder) prevFile(name string) (snapshot.File, bool) {
+	if b.delta.prevFiles == nil {
+		b.delta.prevFiles = make(map[string]snapshot.File, len(b.prev.Manifest.Files))
+		for _, f := range b.prev.Manifest.Files {
+			b.delta.prevFiles[f.Name] = f
+		}
+	}
+	f, ok := b.delta.prevFiles[name]
+	return f, ok
 }
 
 // linkFile hard-links src to dst, creating dst's directory.
