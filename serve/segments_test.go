@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -13,6 +14,9 @@ import (
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/serve"
 	"github.com/openshelf/openshelf/serve/servetest"
+	"github.com/openshelf/openshelf/snapshot"
+
+	_ "github.com/duckdb/duckdb-go/v2"
 )
 
 // segmentRuns are the builds of TestSegmentedSnapshotServesAsMerged: new
@@ -113,6 +117,23 @@ func TestSegmentedSnapshotServesAsMerged(t *testing.T) {
 	}
 	if len(ids) < 20 {
 		t.Fatalf("the catalog lists %d documents", len(ids))
+	}
+	// The analysts' query of the live rows counts what /api/stats does.
+	snap, err := snapshot.Open(delta)
+	if err != nil || !snap.Segmented() {
+		t.Fatalf("the delta builds' snapshot is not segmented (%v)", err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var live float64
+	if err := db.QueryRow("SELECT count(*) FROM (" + snapshot.LiveSQL(snap.Dir, snapshot.Documents) + ")").Scan(&live); err != nil {
+		t.Fatal(err)
+	}
+	if stats := call(t, got, "/api/stats", nil, false); stats["documents"] != live {
+		t.Errorf("/api/stats counts %v documents, the analysts' query %v", stats["documents"], live)
 	}
 	for _, id := range ids {
 		for _, path := range []string{"/api/document/" + id + "/cited-by"} {
