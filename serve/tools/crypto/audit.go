@@ -15,6 +15,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/proxy"
 )
 
 // TokenInput is the input of token_audit and token_report.
@@ -59,7 +60,7 @@ type AuditOutput struct {
 	RiskLevel string         `json:"risk_level"` // the worst flag: critical, high, medium, low or none
 	Flags     []Flag         `json:"flags"`
 	Owner     string         `json:"owner,omitempty"`
-	Proxy     *ProxyInfo     `json:"proxy,omitempty"`
+	Proxy     *proxy.Info    `json:"proxy,omitempty"`
 	Liquidity *LiquidityInfo `json:"liquidity,omitempty"`
 	Holders   *HolderInfo    `json:"holders,omitempty"`
 	SellTest  *SellTest      `json:"sell_test,omitempty"`
@@ -159,11 +160,11 @@ func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
 	if in.Chain == "solana" {
 		return t.checkSolanaToken(ctx, in)
 	}
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return err
 	}
-	st, err := readCode(ctx, c, common.HexToAddress(in.Address))
+	st, err := proxy.Read(ctx, c, common.HexToAddress(in.Address))
 	if err != nil {
 		return err
 	}
@@ -174,12 +175,12 @@ func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
 }
 
 func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (*audit, error) {
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, err
 	}
 	tok := common.HexToAddress(in.Address)
-	st, err := readCode(ctx, c, tok)
+	st, err := proxy.Read(ctx, c, tok)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 //	go test -run '^$' -bench BenchmarkTools -benchtime 3s ./serve/tools/crypto/
 func BenchmarkTools(b *testing.B) {
 	c := evmtest.New(b)
-	cc := benchChains(c)
+	cc := c.Config()
 	tools, err := New(Config{Chains: cc, RPCOptions: chain.Options{RatePerSecond: 1e6, Burst: 1e6}})
 	if err != nil {
 		b.Fatal(err)
@@ -68,7 +68,7 @@ func BenchmarkTools(b *testing.B) {
 				for b.Loop() {
 					if mode == "cold" {
 						evm.Forget()
-						tools.abis.Clear()
+						tools.exp.Clear()
 					}
 					if err := tc.call(); err != nil {
 						b.Fatal(err)

@@ -3,14 +3,14 @@ package crypto
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/contractabi"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 )
 
 // Config configures the crypto tools. The zero value is the production
@@ -53,14 +53,16 @@ type Config struct {
 	Now     func() time.Time
 }
 
-// Tools is the crypto tool family.
+// Tools is the crypto tool family: the tools of this package and those of
+// the per-tool packages (contractabi), over one set of chain clients.
 type Tools struct {
 	cfg    Config
 	chains *chain.Config
-	evm    map[string]*chain.EVM
+	evm    chain.EVMs
 	sol    *chain.Solana
-	hc     *http.Client // explorers: operator-configured URLs, not user input
-	abis   *chain.Cache
+	exp    *explorer.Client
+	// abi is contract_abi, a package of its own over the same clients.
+	abi *contractabi.Tools
 	// debugOK maps a chain name to whether its node offers debug_traceCall
 	// with the callTracer (absent: not asked yet).
 	debugOK sync.Map
@@ -113,8 +115,9 @@ func New(cfg Config) (*Tools, error) {
 	} else {
 		cc.AddList(l)
 	}
-	t := &Tools{cfg: cfg, chains: cc, evm: map[string]*chain.EVM{}, abis: chain.NewCache(512),
-		hc: &http.Client{Timeout: cfg.ExplorerTimeout}}
+	t := &Tools{cfg: cfg, chains: cc, evm: chain.EVMs{},
+		exp: explorer.New(explorer.Config{SourcifyURL: cfg.SourcifyURL, EtherscanURL: cfg.EtherscanURL,
+			EtherscanKey: cfg.EtherscanKey, Timeout: cfg.ExplorerTimeout, Logger: cfg.Logger})}
 	for name, ch := range cc.Chains {
 		switch ch.Kind {
 		case "evm":
@@ -131,6 +134,7 @@ func New(cfg Config) (*Tools, error) {
 			t.sol = s
 		}
 	}
+	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
 	return t, nil
 }
 
@@ -140,15 +144,6 @@ func (t *Tools) Close() error {
 		c.Close()
 	}
 	return nil
-}
-
-// client returns the EVM client of a chain, or a 400 naming the field.
-func (t *Tools) client(field, name string) (*chain.EVM, error) {
-	c, ok := t.evm[strings.ToLower(name)]
-	if !ok {
-		return nil, apierr.Invalid(field, fmt.Sprintf("chain %q is not one of the configured EVM chains (%s)", name, strings.Join(chain.EVMChains, ", ")))
-	}
-	return c, nil
 }
 
 // splitList splits a comma list, dropping blanks.

@@ -154,7 +154,7 @@ func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 		}
 		return tokenRef{}, apierr.Invalid(field, "unknown symbol "+quoteStr(rest)+" (not in the configured tokens nor the installed token lists of any chain); use chain:0x... for other tokens")
 	}
-	c, err := t.client(field, name)
+	c, err := t.evm.Client(field, name)
 	if err != nil {
 		return tokenRef{}, err
 	}

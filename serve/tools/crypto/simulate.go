@@ -171,7 +171,7 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	if in.Chain == "solana" {
 		return t.simulateSolana(ctx, in)
 	}
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, err
 	}

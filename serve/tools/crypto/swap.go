@@ -130,7 +130,7 @@ type UnsignedTx struct {
 }
 
 func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error) {
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, tokenRef{}, tokenRef{}, err
 	}

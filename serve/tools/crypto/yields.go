@@ -45,7 +45,7 @@ type LendingYield struct {
 // yieldsClient returns the client of yields_chain, or a 400 when it has no
 // lending markets configured.
 func (t *Tools) yieldsClient(name string) (*chain.EVM, error) {
-	c, err := t.client("yields_chain", name)
+	c, err := t.evm.Client("yields_chain", name)
 	if err != nil {
 		return nil, err
 	}
