@@ -6,6 +6,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
 )
 
 // BenchmarkTools measures tool calls per second against the local test
@@ -25,12 +26,13 @@ func BenchmarkTools(b *testing.B) {
 	}
 	defer tools.Close()
 	ctx := context.Background()
+	gasTracker := tools.gas.Endpoints()[0]
 	cases := []struct {
 		name string
 		call func() error
 	}{
-		{"gas_tracker", func() error {
-			_, err := tools.gas(ctx, &GasInput{Chains: "ethereum", USD: true})
+		{"gas_tracker", func() error { // a package of its own: through its handler
+			_, err := gasTracker.Handle(ctx, &gas.Input{Chains: "ethereum", USD: true})
 			return err
 		}},
 		{"crypto_prices", func() error {

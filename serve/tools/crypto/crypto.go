@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/contractabi"
+	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 )
 
@@ -54,15 +54,17 @@ type Config struct {
 }
 
 // Tools is the crypto tool family: the tools of this package and those of
-// the per-tool packages (contractabi), over one set of chain clients.
+// the per-tool packages (contractabi, gas), over one set of chain clients.
 type Tools struct {
 	cfg    Config
 	chains *chain.Config
 	evm    chain.EVMs
 	sol    *chain.Solana
 	exp    *explorer.Client
-	// abi is contract_abi, a package of its own over the same clients.
+	// abi and gas are contract_abi and gas_tracker, packages of their own
+	// over the same clients.
 	abi *contractabi.Tools
+	gas *gas.Tools
 	// debugOK maps a chain name to whether its node offers debug_traceCall
 	// with the callTracer (absent: not asked yet).
 	debugOK sync.Map
@@ -135,6 +137,7 @@ func New(cfg Config) (*Tools, error) {
 		}
 	}
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
+	t.gas = gas.New(t.evm, t.sol, tokenUSD, cfg.Now, cfg.Logger)
 	return t, nil
 }
 
@@ -146,13 +149,5 @@ func (t *Tools) Close() error {
 	return nil
 }
 
-// splitList splits a comma list, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+// quoteStr quotes a user-given word for an error message.
+func quoteStr(s string) string { return fmt.Sprintf("%q", s) }

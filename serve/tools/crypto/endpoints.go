@@ -11,8 +11,7 @@ import (
 // (chains, addresses, list sizes) are checked while decoding and in Check,
 // so bad input and unknown contracts are refused before payment.
 func (t *Tools) Endpoints() []*registry.Endpoint {
-	return append(t.abi.Endpoints(),
-		t.gasEndpoint(),
+	return append(append(t.abi.Endpoints(), t.gas.Endpoints()...),
 		t.pricesEndpoint(),
 		t.auditEndpoint(),
 		t.reportEndpoint(),
@@ -111,19 +110,6 @@ func (t *Tools) reportEndpoint() *registry.Endpoint {
 		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
 		Check:   call.Check("token_report", t.checkToken),
 		Handle:  call.Handle("token_report", t.tokenReport),
-	}.Endpoint()
-}
-
-func (t *Tools) gasEndpoint() *registry.Endpoint {
-	return registry.Spec[GasInput]{
-		Name: "gas_tracker", Method: http.MethodGet, Path: "/v1/crypto/gas-tracker", Group: registry.GroupTools,
-		Price:   "0.0001",
-		Summary: "Gas fees per chain: slow, standard and fast fees, transfer costs in native and USD, congestion, base-fee trend, block time; Solana priority-fee percentiles and TPS.",
-		Description: "EVM figures come from eth_feeHistory over the last 20 blocks (10th, 50th and 90th percentile tips) and " +
-			"the head block; USD from the wrapped-native/USDC pool. A chain whose node fails is reported with an error; the " +
-			"call fails only when every chain does.",
-		Output: GasOutput{}, Tool: call.Tool(),
-		Handle: call.Handle("gas_tracker", t.gas),
 	}.Endpoint()
 }
 

@@ -3,7 +3,6 @@ package crypto_test
 import (
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -39,28 +38,13 @@ func wrap(ce *cryptotest.Env) *env {
 	return &env{Env: ce, chain: ce.Chain, sourcify: ce.Sourcify, etherscan: ce.Etherscan}
 }
 
-// solanaReplay answers each Solana method with a real recorded answer.
+// solanaReplay answers each Solana method with a real recorded answer,
+// and the pool accounts and mint samples of these tests.
 func solanaReplay(t testing.TB) http.Handler {
-	files := map[string]string{
-		"getRecentPrioritizationFees": "getRecentPrioritizationFees.docs-example.json",
-		"getRecentPerformanceSamples": "getRecentPerformanceSamples.docs-example.json",
-		"getBalance":                  "getBalance.blocto-devnet.json",
-		"getTokenAccountsByOwner":     "getTokenAccountsByOwner_jsonParsed.docs-example.json",
-		"simulateTransaction":         "simulateTransaction.docs-example.json",
-	}
-	body := map[string][]byte{}
-	for m, f := range files {
-		b, err := os.ReadFile(upstream(t, "solana", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body[m] = b
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
+	return cryptotest.SolanaReplay(t, func(w http.ResponseWriter, raw []byte) bool {
 		if strings.Contains(string(raw), `"method":"getMultipleAccounts"`) {
 			serveAccounts(t, w, raw) // solprice_test.go
-			return
+			return true
 		}
 		for m, b := range solanaSamples {
 			if strings.Contains(string(raw), `"method":"`+m+`"`) {
@@ -69,17 +53,10 @@ func solanaReplay(t testing.TB) http.Handler {
 					b = `{"jsonrpc":"2.0","result":{"context":{"slot":341197053},"value":null},"id":1}`
 				}
 				io.WriteString(w, b)
-				return
+				return true
 			}
 		}
-		for m, b := range body {
-			if strings.Contains(string(raw), `"method":"`+m+`"`) {
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(b)
-				return
-			}
-		}
-		http.Error(w, "no recording for "+string(raw), http.StatusNotFound)
+		return false
 	})
 }
 
@@ -87,31 +64,12 @@ func lower(a common.Address) string { return cryptotest.Lower(a) }
 
 func selector(sig string) string { return cryptotest.Selector(sig) }
 
-// num reads a JSON number at a path of map keys.
 func num(t *testing.T, m map[string]any, keys ...string) float64 {
 	t.Helper()
-	var v any = m
-	for _, k := range keys {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			t.Fatalf("%v: not an object at %q in %v", keys, k, m)
-		}
-		v = mm[k]
-	}
-	f, ok := v.(float64)
-	if !ok {
-		t.Fatalf("%v = %v (%T), want a number", keys, v, v)
-	}
-	return f
+	return cryptotest.Num(t, m, keys...)
 }
 
-func near(a, b, rel float64) bool {
-	if b == 0 {
-		return a == 0
-	}
-	d := a/b - 1
-	return d < rel && d > -rel
-}
+func near(a, b, rel float64) bool { return cryptotest.Near(a, b, rel) }
 
 // testMint is the mint the Solana samples below describe.
 const testMint = "2cHr7QS3xfuSV8wdxo3ztuF4xbiarF6Nrgx3qpx3HzXR"

@@ -1,8 +1,12 @@
 package chain
 
 import (
+	"context"
 	"fmt"
+	"math/big"
 	"strings"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 )
@@ -18,4 +22,26 @@ func (m EVMs) Client(field, name string) (*EVM, error) {
 		return nil, apierr.Invalid(field, fmt.Sprintf("chain %q is not one of the configured EVM chains (%s)", name, strings.Join(EVMChains, ", ")))
 	}
 	return c, nil
+}
+
+// HeaderAt reads block n's header (nil: the call's pinned block); headers
+// are kept.
+func (c *EVM) HeaderAt(ctx context.Context, n *big.Int) (Header, error) {
+	if n == nil {
+		return c.Pin(ctx)
+	}
+	key := "hdr:" + Block(n)
+	if v, ok := c.Cache.Get(key); ok {
+		return v.(Header), nil
+	}
+	var raw struct {
+		Number    hexutil.Uint64 `json:"number"`
+		Timestamp hexutil.Uint64 `json:"timestamp"`
+	}
+	if err := c.Call(ctx, &raw, "eth_getBlockByNumber", Block(n), false); err != nil {
+		return Header{}, err
+	}
+	h := Header{Number: uint64(raw.Number), Time: int64(raw.Timestamp)}
+	c.Cache.Put(key, h, Forever)
+	return h, nil
 }

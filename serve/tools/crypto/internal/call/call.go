@@ -7,6 +7,7 @@ package call
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
@@ -51,3 +52,14 @@ func planned[In any](ctx context.Context, tool, stage string, in *In) context.Co
 
 // Tool marks a crypto tool for MCP as reaching outside the archive.
 func Tool() *registry.Tool { return &registry.Tool{OpenWorld: true} }
+
+// List splits a comma list input, dropping blanks.
+func List(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
