@@ -24,7 +24,6 @@ type env struct {
 // later moves the RPC clients' clock past the head's TTL.
 func (e *env) later() { e.Later() }
 
-func upstream(t testing.TB, elem ...string) string { return cryptotest.Upstream(t, elem...) }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 
