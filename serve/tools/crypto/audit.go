@@ -15,6 +15,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/proxy"
 )
 
 // TokenInput is the input of token_audit and token_report.
@@ -59,7 +61,7 @@ type AuditOutput struct {
 	RiskLevel string         `json:"risk_level"` // the worst flag: critical, high, medium, low or none
 	Flags     []Flag         `json:"flags"`
 	Owner     string         `json:"owner,omitempty"`
-	Proxy     *ProxyInfo     `json:"proxy,omitempty"`
+	Proxy     *proxy.Info    `json:"proxy,omitempty"`
 	Liquidity *LiquidityInfo `json:"liquidity,omitempty"`
 	Holders   *HolderInfo    `json:"holders,omitempty"`
 	SellTest  *SellTest      `json:"sell_test,omitempty"`
@@ -159,11 +161,11 @@ func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
 	if in.Chain == "solana" {
 		return t.checkSolanaToken(ctx, in)
 	}
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return err
 	}
-	st, err := readCode(ctx, c, common.HexToAddress(in.Address))
+	st, err := proxy.Read(ctx, c, common.HexToAddress(in.Address))
 	if err != nil {
 		return err
 	}
@@ -174,19 +176,19 @@ func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
 }
 
 func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (*audit, error) {
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, err
 	}
 	tok := common.HexToAddress(in.Address)
-	st, err := readCode(ctx, c, tok)
+	st, err := proxy.Read(ctx, c, tok)
 	if err != nil {
 		return nil, err
 	}
 	if len(st.Code) == 0 {
 		return nil, apierr.NotFound("token_not_found", in.Address+" has no contract code on "+in.Chain)
 	}
-	head, err := getHeader(ctx, c, nil)
+	head, err := c.HeaderAt(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +219,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	}
 	a.q, a.wq = qs[tok], qs[c.Chain.WrappedNative]
 	if a.q != nil {
-		a.out.Token.PriceUSD = ptr(round(a.q.PriceUSD, 10))
+		a.out.Token.PriceUSD = num.Ptr(num.Round(a.q.PriceUSD, 10))
 	}
 	code := st.Code
 	if st.Proxy != nil && len(st.ImplCode) > 0 {
@@ -305,7 +307,7 @@ func (a *audit) liquidity(ctx context.Context) error {
 	if p.other(a.token) != a.c.Chain.USDC {
 		quote = "wrapped native"
 	}
-	li := &LiquidityInfo{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: quote, DepthUSD: round(a.q.PoolDepth, 8)}
+	li := &LiquidityInfo{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: quote, DepthUSD: num.Round(a.q.PoolDepth, 8)}
 	a.out.Liquidity = li
 	res, err := a.c.Multicall(ctx, []chain.Call{
 		{Target: p.Addr, Method: "balanceOf", Args: []any{deadAddr}},
@@ -322,7 +324,7 @@ func (a *audit) liquidity(ctx context.Context) error {
 	}
 	if p.LPSupply != nil && p.LPSupply.Sign() > 0 {
 		f, _ := new(big.Float).Quo(new(big.Float).SetInt(burned), new(big.Float).SetInt(p.LPSupply)).Float64()
-		li.LockedPct = round(f*100, 6)
+		li.LockedPct = num.Round(f*100, 6)
 	}
 	li.Locked = li.LockedPct >= 95
 	if li.Locked {
@@ -389,7 +391,7 @@ func (a *audit) holders(ctx context.Context, head, window uint64) error {
 	for i, r := range res {
 		if v := r.Big(0); v != nil && v.Sign() > 0 {
 			f, _ := new(big.Float).Quo(new(big.Float).SetInt(v), new(big.Float).SetInt(a.supply)).Float64()
-			shares = append(shares, HolderShare{Address: who[i].Hex(), Pct: round(f*100, 6)})
+			shares = append(shares, HolderShare{Address: who[i].Hex(), Pct: num.Round(f*100, 6)})
 		}
 	}
 	sort.Slice(shares, func(i, j int) bool { return shares[i].Pct > shares[j].Pct })
@@ -397,7 +399,7 @@ func (a *audit) holders(ctx context.Context, head, window uint64) error {
 	for _, s := range hi.Top {
 		hi.Top10Pct += s.Pct
 	}
-	hi.Top10Pct = round(hi.Top10Pct, 6)
+	hi.Top10Pct = num.Round(hi.Top10Pct, 6)
 	a.out.Holders = hi
 	switch {
 	case len(shares) > 0 && shares[0].Pct > 50:

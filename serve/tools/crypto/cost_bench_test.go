@@ -32,7 +32,7 @@ func BenchmarkNodeCost(b *testing.B) {
 	c := evmtest.New(b)
 	exp := httptest.NewServer(sourcifyReplay(b, c))
 	defer exp.Close()
-	tools, err := New(Config{Chains: benchChains(c), SourcifyURL: exp.URL, EtherscanURL: exp.URL + "/etherscan"})
+	tools, err := New(Config{Chains: c.Config(), SourcifyURL: exp.URL, EtherscanURL: exp.URL + "/etherscan"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,18 +108,6 @@ func BenchmarkNodeCost(b *testing.B) {
 	}
 }
 
-// benchChains is the test chain as "ethereum".
-func benchChains(c *evmtest.Chain) *chain.Config {
-	return &chain.Config{Version: "bench", Chains: map[string]*chain.Chain{
-		"ethereum": {Name: "ethereum", Kind: "evm", ChainID: evmtest.ChainID, RPC: []string{c.URL}, Native: "ETH", BlockTime: 1,
-			WrappedNative: c.WETH, USDC: c.USDC, Multicall3: evmtest.Multicall3Address,
-			DEXes: []chain.DEX{{Name: "uniswap-v2", Kind: "v2", Factory: c.Factory, Router: c.Router, FeeBps: 30},
-				{Name: "uniswap-v3", Kind: "v3", Factory: c.V3Factory, Quoter: c.V3Quoter, Router: c.V3Router, FeeTiers: []int64{500, 3000}, V2Factory: c.Factory}},
-			Lending: []chain.Lending{{Name: "aave-v3", Kind: "aave-v3", Address: c.AavePool}, {Name: "compound-v3-usdc", Kind: "compound-v3", Address: c.Comet}},
-			Tokens:  []chain.Token{{Symbol: "USDC", Address: c.USDC, Decimals: 6}, {Symbol: "WETH", Address: c.WETH, Decimals: 18}, {Symbol: "GOOD", Address: c.GOOD, Decimals: 18}}},
-	}}
-}
-
 // sourcifyReplay answers Sourcify with real recorded answers: the proxy
 // and its implementation verified, anything else not.
 func sourcifyReplay(b *testing.B, c *evmtest.Chain) http.Handler {
@@ -150,7 +138,7 @@ func (t *Tools) forget() {
 	for _, c := range t.evm {
 		c.Forget()
 	}
-	t.abis.Clear()
+	t.exp.Clear()
 	t.debugOK.Clear()
 	t.logRange.Clear()
 }

@@ -3,14 +3,14 @@ package crypto
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/contractabi"
+	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 )
 
 // Config configures the crypto tools. The zero value is the production
@@ -53,14 +53,18 @@ type Config struct {
 	Now     func() time.Time
 }
 
-// Tools is the crypto tool family.
+// Tools is the crypto tool family: the tools of this package and those of
+// the per-tool packages (contractabi, gas), over one set of chain clients.
 type Tools struct {
 	cfg    Config
 	chains *chain.Config
-	evm    map[string]*chain.EVM
+	evm    chain.EVMs
 	sol    *chain.Solana
-	hc     *http.Client // explorers: operator-configured URLs, not user input
-	abis   *chain.Cache
+	exp    *explorer.Client
+	// abi and gas are contract_abi and gas_tracker, packages of their own
+	// over the same clients.
+	abi *contractabi.Tools
+	gas *gas.Tools
 	// debugOK maps a chain name to whether its node offers debug_traceCall
 	// with the callTracer (absent: not asked yet).
 	debugOK sync.Map
@@ -113,8 +117,9 @@ func New(cfg Config) (*Tools, error) {
 	} else {
 		cc.AddList(l)
 	}
-	t := &Tools{cfg: cfg, chains: cc, evm: map[string]*chain.EVM{}, abis: chain.NewCache(512),
-		hc: &http.Client{Timeout: cfg.ExplorerTimeout}}
+	t := &Tools{cfg: cfg, chains: cc, evm: chain.EVMs{},
+		exp: explorer.New(explorer.Config{SourcifyURL: cfg.SourcifyURL, EtherscanURL: cfg.EtherscanURL,
+			EtherscanKey: cfg.EtherscanKey, Timeout: cfg.ExplorerTimeout, Logger: cfg.Logger})}
 	for name, ch := range cc.Chains {
 		switch ch.Kind {
 		case "evm":
@@ -131,6 +136,8 @@ func New(cfg Config) (*Tools, error) {
 			t.sol = s
 		}
 	}
+	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
+	t.gas = gas.New(t.evm, t.sol, tokenUSD, cfg.Now, cfg.Logger)
 	return t, nil
 }
 
@@ -142,22 +149,5 @@ func (t *Tools) Close() error {
 	return nil
 }
 
-// client returns the EVM client of a chain, or a 400 naming the field.
-func (t *Tools) client(field, name string) (*chain.EVM, error) {
-	c, ok := t.evm[strings.ToLower(name)]
-	if !ok {
-		return nil, apierr.Invalid(field, fmt.Sprintf("chain %q is not one of the configured EVM chains (%s)", name, strings.Join(chain.EVMChains, ", ")))
-	}
-	return c, nil
-}
-
-// splitList splits a comma list, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+// quoteStr quotes a user-given word for an error message.
+func quoteStr(s string) string { return fmt.Sprintf("%q", s) }

@@ -1,19 +1,26 @@
-// Package crypto serves the on-chain checks under /v1/crypto: contract_abi,
-// token_audit, token_report, swap_route, crypto_prices, gas_tracker,
-// wallet_portfolio, wallet_report and simulate_tx.
+// Package crypto is the crypto tool family: the on-chain checks under
+// /v1/crypto. contract_abi and gas_tracker are packages of their own
+// (contractabi, gas); token_audit, token_report, swap_route,
+// crypto_prices, wallet_portfolio, wallet_report and simulate_tx are here,
+// with the pool pricing they share with gas_tracker. New builds them all
+// over one set of chain clients (package chain) and one explorer client
+// (package internal/explorer), and the family (Family) opens them as one
+// group.
 //
 // Every answer comes from chain state read over JSON-RPC (package chain):
 // Uniswap-V2-style pairs and V3-style pools (quoted by QuoterV2) for prices
 // and multi-hop routes, Aave V3 Pools and Compound V3 Comets for lending
 // yields, Orca Whirlpool accounts for Solana prices, eth_feeHistory for
 // gas, bytecode and storage for audits, eth_call with state overrides for
-// simulated sells and transactions. Verified ABIs come
-// from a Sourcify-style server with an Etherscan-style fallback. Nothing is
-// ever signed or broadcast. Symbols resolve through the chain configuration,
-// then the token list setup installs (the Uniswap default list). Each tool
-// call runs under chain.WithPlan (endpoints.go): its reads see one block,
-// are kept for it and are prefetched when the same call comes at a later
-// block, and its node requests are counted per tool (metrics.go).
+// simulated sells and transactions. Verified ABIs come from a
+// Sourcify-style server with an Etherscan-style fallback (package
+// internal/explorer); proxies are resolved from chain state (package
+// internal/proxy). Nothing is ever signed or broadcast. Symbols resolve
+// through the chain configuration, then the token list setup installs (the
+// Uniswap default list). Each tool call runs under chain.WithPlan (package
+// internal/call): its reads see one block, are kept for it and are
+// prefetched when the same call comes at a later block, and its node
+// requests are counted per tool (metrics.go).
 //
 // simulate_tx traces calls with go-ethereum's callTracer: the node's
 // debug_traceCall where offered (trace.go), else a local EVM over state

@@ -1,63 +1,17 @@
 package crypto
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/openshelf/openshelf/serve/registry"
-	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
 )
-
-// value wraps a tool function as a registry handler: its node requests
-// are counted for the tool, its reads pinned to one block per chain, and
-// recorded so that the same call at a later block prefetches them.
-func value[In, Out any](tool string, f func(context.Context, *In) (*Out, error)) func(context.Context, *In) (*registry.Result, error) {
-	return func(ctx context.Context, in *In) (*registry.Result, error) {
-		ctx = planned(ctx, tool, "handle", in)
-		out, err := f(ctx, in)
-		chain.EndCall(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &registry.Result{Value: out}, nil
-	}
-}
-
-// check wraps a check before payment as value wraps a handler.
-func check[In any](tool string, f func(context.Context, *In) error) func(context.Context, *In) error {
-	return func(ctx context.Context, in *In) error {
-		ctx = planned(ctx, tool, "check", in)
-		err := f(ctx, in)
-		chain.EndCall(ctx)
-		return err
-	}
-}
-
-// planned starts a tool call keyed by the tool, the stage (check or
-// handle) and the input; a check prefetches the paid call's reads too.
-func planned[In any](ctx context.Context, tool, stage string, in *In) context.Context {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return chain.WithCall(ctx, tool)
-	}
-	key := func(stage string) string { return tool + " " + stage + " " + string(b) }
-	if stage == "check" {
-		return chain.WithPlan(ctx, tool, key(stage), key("handle"))
-	}
-	return chain.WithPlan(ctx, tool, key(stage))
-}
-
-// tool marks every crypto tool as reaching outside the archive.
-func tool() *registry.Tool { return &registry.Tool{OpenWorld: true} }
 
 // Endpoints returns the registry entries of the crypto tools. Input rules
 // (chains, addresses, list sizes) are checked while decoding and in Check,
 // so bad input and unknown contracts are refused before payment.
 func (t *Tools) Endpoints() []*registry.Endpoint {
-	return []*registry.Endpoint{
-		t.contractABIEndpoint(),
-		t.gasEndpoint(),
+	return append(append(t.abi.Endpoints(), t.gas.Endpoints()...),
 		t.pricesEndpoint(),
 		t.auditEndpoint(),
 		t.reportEndpoint(),
@@ -65,7 +19,7 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 		t.portfolioEndpoint(),
 		t.simulateEndpoint(),
 		t.walletReportEndpoint(),
-	}
+	)
 }
 
 func (t *Tools) walletReportEndpoint() *registry.Endpoint {
@@ -77,10 +31,10 @@ func (t *Tools) walletReportEndpoint() *registry.Endpoint {
 			"(configurable) in chunks that adapt to the node's range and result limits; a scan cut short by its bounds makes the verdict " +
 			"incomplete, with the reason. Allowances and balances are read now in one Multicall3 call per chain. Solana addresses get the " +
 			"portfolio and the verdict incomplete.",
-		Output: WalletReportOutput{}, Tool: tool(),
+		Output: WalletReportOutput{}, Tool: call.Tool(),
 		// A real mainnet example (USDC, a well-known wallet): what discovery shows.
 		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
-		Handle:  value("wallet_report", t.walletReport),
+		Handle:  call.Handle("wallet_report", t.walletReport),
 	}.Endpoint()
 }
 
@@ -93,10 +47,10 @@ func (t *Tools) simulateEndpoint() *registry.Endpoint {
 			"(callTracer) or, on nodes without it, by a local EVM over state read from the node; eth_simulateV1 (assets from logs, no " +
 			"call tree) when the local EVM would need too much state, eth_call without it. Solana: simulateTransaction with signature " +
 			"checks off and a fresh blockhash. Nothing is broadcast.",
-		Output: SimOutput{}, Tool: tool(),
+		Output: SimOutput{}, Tool: call.Tool(),
 		Example: map[string]any{"chain": "ethereum", "from": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045", "to": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
 			"data": "0x70a08231000000000000000000000000d8da6bf26964af9d7eed9e03e53415d37aa96045"},
-		Handle: value("simulate_tx", t.simulate),
+		Handle: call.Handle("simulate_tx", t.simulate),
 	}.Endpoint()
 }
 
@@ -108,9 +62,9 @@ func (t *Tools) portfolioEndpoint() *registry.Endpoint {
 		Description: "EVM: the configured token list plus up to 20 given tokens, read in one Multicall3 call per chain and priced " +
 			"from on-chain pools. Solana: SOL and SPL token accounts, priced from Orca Whirlpool pools against USDC and SOL. A chain " +
 			"whose node fails is reported with an error; the call fails only when every chain does.",
-		Output: PortfolioOutput{}, Tool: tool(),
+		Output: PortfolioOutput{}, Tool: call.Tool(),
 		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
-		Handle:  value("wallet_portfolio", t.portfolio),
+		Handle:  call.Handle("wallet_portfolio", t.portfolio),
 	}.Endpoint()
 }
 
@@ -123,10 +77,10 @@ func (t *Tools) swapEndpoint() *registry.Endpoint {
 			"the best V2 pair or V3 pool of any fee tier) are quoted at the head block: V2 from reserves, V3 with the DEX's QuoterV2. " +
 			"The transaction is a V2 router call, a SwapRouter02 exactInputSingle/exactInput, or a SwapRouter02 multicall for mixed " +
 			"routes. native is handled as the wrapped token. Quotes only: no transaction is sent.",
-		Output: SwapOutput{}, Tool: tool(),
+		Output: SwapOutput{}, Tool: call.Tool(),
 		Example: map[string]any{"chain": "ethereum", "token_in": "WETH", "token_out": "USDC", "amount": "1"},
-		Check:   check("swap_route", t.checkSwap),
-		Handle:  value("swap_route", t.swapRoute),
+		Check:   call.Check("swap_route", t.checkSwap),
+		Handle:  call.Handle("swap_route", t.swapRoute),
 	}.Endpoint()
 }
 
@@ -137,10 +91,10 @@ func (t *Tools) auditEndpoint() *registry.Endpoint {
 		Summary: "Severity-ranked risk flags of a token from its bytecode and state: owner privileges, mint, pause, blacklist, fee setters, proxy upgradability, honeypot (simulated sale), liquidity lock and holder concentration.",
 		Description: "Privileged functions are found by their selectors in the bytecode (the implementation's, behind a proxy); a " +
 			"100 USD sale to USDC is simulated with eth_call state overrides (nothing is sent). An address without code is a 404 before payment.",
-		Output: AuditOutput{}, Tool: tool(),
+		Output: AuditOutput{}, Tool: call.Tool(),
 		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   check("token_audit", t.checkToken),
-		Handle:  value("token_audit", t.tokenAudit),
+		Check:   call.Check("token_audit", t.checkToken),
+		Handle:  call.Handle("token_audit", t.tokenAudit),
 	}.Endpoint()
 }
 
@@ -152,23 +106,10 @@ func (t *Tools) reportEndpoint() *registry.Endpoint {
 		Description: "Sales run through the deepest pool (and the wrapped-native/USDC pool when needed) by eth_call with state " +
 			"overrides: a seller contract and a token balance are placed for the call only; nothing is signed or sent. Solana: the " +
 			"sales are quotes from Orca Whirlpool pool state (quote_only), not simulations.",
-		Output: ReportOutput{}, Tool: tool(),
+		Output: ReportOutput{}, Tool: call.Tool(),
 		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   check("token_report", t.checkToken),
-		Handle:  value("token_report", t.tokenReport),
-	}.Endpoint()
-}
-
-func (t *Tools) gasEndpoint() *registry.Endpoint {
-	return registry.Spec[GasInput]{
-		Name: "gas_tracker", Method: http.MethodGet, Path: "/v1/crypto/gas-tracker", Group: registry.GroupTools,
-		Price:   "0.0001",
-		Summary: "Gas fees per chain: slow, standard and fast fees, transfer costs in native and USD, congestion, base-fee trend, block time; Solana priority-fee percentiles and TPS.",
-		Description: "EVM figures come from eth_feeHistory over the last 20 blocks (10th, 50th and 90th percentile tips) and " +
-			"the head block; USD from the wrapped-native/USDC pool. A chain whose node fails is reported with an error; the " +
-			"call fails only when every chain does.",
-		Output: GasOutput{}, Tool: tool(),
-		Handle: value("gas_tracker", t.gas),
+		Check:   call.Check("token_report", t.checkToken),
+		Handle:  call.Handle("token_report", t.tokenReport),
 	}.Endpoint()
 }
 
@@ -181,23 +122,9 @@ func (t *Tools) pricesEndpoint() *registry.Endpoint {
 			"a token with neither a USDC nor a wrapped-native pool is priced through the listed tokens. The 24-hour change compares " +
 			"with pool state at the block of 24 hours ago (EVM only). Solana prices come from Orca Whirlpool pools. yields_chain adds " +
 			"supply and borrow APR and APY from the chain's lending markets. A token with no pool is a 404 before payment.",
-		Output: PricesOutput{}, Tool: tool(),
+		Output: PricesOutput{}, Tool: call.Tool(),
 		Example: map[string]any{"tokens": "ETH,USDC"},
-		Check:   check("crypto_prices", t.checkPrices),
-		Handle:  value("crypto_prices", t.prices),
-	}.Endpoint()
-}
-
-func (t *Tools) contractABIEndpoint() *registry.Endpoint {
-	return registry.Spec[ABIInput]{
-		Name: "contract_abi", Method: http.MethodGet, Path: "/v1/crypto/contract-abi", Group: registry.GroupTools,
-		Price:   "0.001",
-		Summary: "Verified ABI of a contract with compiler, deployment, function, event and error signatures (selectors), optional source, and the implementation's ABI behind a proxy.",
-		Description: "From Sourcify, with an Etherscan-style API as fallback. Proxies (EIP-1967 and its beacon variant, EIP-1822, " +
-			"EIP-1167 minimal proxies, ZeppelinOS) are resolved from chain state. An unverified contract is a 404 before payment.",
-		Output: ABIOutput{}, Tool: tool(),
-		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   check("contract_abi", t.checkABI),
-		Handle:  value("contract_abi", t.contractABI),
+		Check:   call.Check("crypto_prices", t.checkPrices),
+		Handle:  call.Handle("crypto_prices", t.prices),
 	}.Endpoint()
 }

@@ -3,101 +3,47 @@ package crypto_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/openshelf/openshelf/internal/fixtures"
-	"github.com/openshelf/openshelf/serve"
-	"github.com/openshelf/openshelf/serve/servetest"
-	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
 // env is the whole server over a test chain, a replaying Solana node and
 // replaying Sourcify and Etherscan servers.
 type env struct {
-	*servetest.Env
-	chain *evmtest.Chain
-	// sourcify and etherscan map a lower-case address to the fixture
-	// served for it; any other address gets the real "not verified" answer.
+	*cryptotest.Env
+	chain               *evmtest.Chain
 	sourcify, etherscan map[string]string
-	mu                  sync.Mutex
-	explorerHits        int
-	// skew is added to the wall clock of the RPC clients: a test moves it
-	// past the head's TTL to make the tools ask for the head again.
-	skew atomic.Int64
 }
 
-// later moves the RPC clients' clock past the head's TTL, as the next
-// block's time would.
-func (e *env) later() { e.skew.Add(int64(time.Minute)) }
+// later moves the RPC clients' clock past the head's TTL.
+func (e *env) later() { e.Later() }
 
-func upstream(t testing.TB, elem ...string) string {
-	return fixtures.Path(t, append([]string{"upstreams"}, elem...)...)
-}
-
-// testChains is the configuration of the test chain as "ethereum", plus
-// solana served by sol.
-func testChains(c *evmtest.Chain, solURL string) *chain.Config {
-	cc := crypto.TestChains(c)
-	cc.Chains["solana"] = &chain.Chain{Name: "solana", Kind: "solana", RPC: []string{solURL}, Native: "SOL"}
-	return cc
-}
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 
 // newEnvWith lets a test adjust the chain configuration.
 func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
 	t.Helper()
-	c := evmtest.New(t)
-	e := &env{chain: c, sourcify: map[string]string{}, etherscan: map[string]string{}}
-	sol := httptest.NewServer(solanaReplay(t))
-	t.Cleanup(sol.Close)
-	exp := httptest.NewServer(http.HandlerFunc(e.explorer(t)))
-	t.Cleanup(exp.Close)
-	cc := testChains(c, sol.URL)
-	if mod != nil {
-		mod(c, cc)
-	}
-	e.Env = servetest.New(t, func(cfg *serve.Config) {
-		cfg.Use(&crypto.Family{Config: crypto.Config{Chains: cc,
-			SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api",
-			RPCOptions: chain.Options{Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }}}})
-	})
-	return e
+	return wrap(cryptotest.New(t, cryptotest.Options{Solana: solanaReplay(t), Chains: mod}))
 }
 
-// solanaReplay answers each Solana method with a real recorded answer.
+func wrap(ce *cryptotest.Env) *env {
+	return &env{Env: ce, chain: ce.Chain, sourcify: ce.Sourcify, etherscan: ce.Etherscan}
+}
+
+// solanaReplay answers each Solana method with a real recorded answer,
+// and the pool accounts and mint samples of these tests.
 func solanaReplay(t testing.TB) http.Handler {
-	files := map[string]string{
-		"getRecentPrioritizationFees": "getRecentPrioritizationFees.docs-example.json",
-		"getRecentPerformanceSamples": "getRecentPerformanceSamples.docs-example.json",
-		"getBalance":                  "getBalance.blocto-devnet.json",
-		"getTokenAccountsByOwner":     "getTokenAccountsByOwner_jsonParsed.docs-example.json",
-		"simulateTransaction":         "simulateTransaction.docs-example.json",
-	}
-	body := map[string][]byte{}
-	for m, f := range files {
-		b, err := os.ReadFile(upstream(t, "solana", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body[m] = b
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
+	return cryptotest.SolanaReplay(t, func(w http.ResponseWriter, raw []byte) bool {
 		if strings.Contains(string(raw), `"method":"getMultipleAccounts"`) {
 			serveAccounts(t, w, raw) // solprice_test.go
-			return
+			return true
 		}
 		for m, b := range solanaSamples {
 			if strings.Contains(string(raw), `"method":"`+m+`"`) {
@@ -106,83 +52,23 @@ func solanaReplay(t testing.TB) http.Handler {
 					b = `{"jsonrpc":"2.0","result":{"context":{"slot":341197053},"value":null},"id":1}`
 				}
 				io.WriteString(w, b)
-				return
+				return true
 			}
 		}
-		for m, b := range body {
-			if strings.Contains(string(raw), `"method":"`+m+`"`) {
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(b)
-				return
-			}
-		}
-		http.Error(w, "no recording for "+string(raw), http.StatusNotFound)
+		return false
 	})
 }
 
-func (e *env) explorer(t testing.TB) func(http.ResponseWriter, *http.Request) {
-	return func(w http.ResponseWriter, r *http.Request) {
-		e.mu.Lock()
-		e.explorerHits++
-		e.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		switch {
-		case strings.HasPrefix(r.URL.Path, "/sourcify/v2/contract/"):
-			addr := strings.ToLower(filepath.Base(r.URL.Path))
-			if f, ok := e.sourcify[addr]; ok {
-				serveFile(t, w, http.StatusOK, upstream(t, "evm", f))
-				return
-			}
-			serveFile(t, w, http.StatusNotFound, upstream(t, "evm", "sourcify_v2_contract_404_not_verified.openapi-example.json"))
-		case r.URL.Path == "/etherscan/v2/api":
-			addr := strings.ToLower(r.URL.Query().Get("address"))
-			if f, ok := e.etherscan[addr]; ok {
-				serveFile(t, w, http.StatusOK, upstream(t, "evm", f))
-				return
-			}
-			serveFile(t, w, http.StatusOK, upstream(t, "evm", "etherscan_getsourcecode_not_verified.json"))
-		default:
-			http.NotFound(w, r)
-		}
-	}
-}
+func lower(a common.Address) string { return cryptotest.Lower(a) }
 
-func serveFile(t testing.TB, w http.ResponseWriter, status int, path string) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Error(err)
-	}
-	w.WriteHeader(status)
-	w.Write(b)
-}
+func selector(sig string) string { return cryptotest.Selector(sig) }
 
-func lower(a common.Address) string { return strings.ToLower(a.Hex()) }
-
-// num reads a JSON number at a path of map keys.
 func num(t *testing.T, m map[string]any, keys ...string) float64 {
 	t.Helper()
-	var v any = m
-	for _, k := range keys {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			t.Fatalf("%v: not an object at %q in %v", keys, k, m)
-		}
-		v = mm[k]
-	}
-	f, ok := v.(float64)
-	if !ok {
-		t.Fatalf("%v = %v (%T), want a number", keys, v, v)
-	}
-	return f
+	return cryptotest.Num(t, m, keys...)
 }
 
-func near(a, b, rel float64) bool {
-	if b == 0 {
-		return a == 0
-	}
-	d := a/b - 1
-	return d < rel && d > -rel
-}
+func near(a, b, rel float64) bool { return cryptotest.Near(a, b, rel) }
 
 // testMint is the mint the Solana samples below describe.
 const testMint = "2cHr7QS3xfuSV8wdxo3ztuF4xbiarF6Nrgx3qpx3HzXR"

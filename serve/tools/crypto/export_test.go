@@ -17,6 +17,3 @@ func WhirlpoolPDA(program, config, a, b string, ts uint16) string {
 	}
 	return base58Encode(pda)
 }
-
-// TestChains is the test chain as "ethereum", for the external tests.
-var TestChains = benchChains

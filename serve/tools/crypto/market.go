@@ -149,12 +149,3 @@ func fromFloat(f float64, dec uint8) *big.Int {
 	v, _ := new(big.Float).Mul(big.NewFloat(f), new(big.Float).SetInt(pow10(dec))).Int(nil)
 	return v
 }
-
-// round rounds to n significant digits, for readable answers.
-func round(f float64, n int) float64 {
-	if f == 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0
-	}
-	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(f))))
-	return math.Round(f*p) / p
-}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // PortfolioInput is the input of wallet_portfolio.
@@ -35,12 +37,12 @@ func (in *PortfolioInput) Validate() error {
 	if solana && (in.Chains != "" || in.Tokens != "") {
 		return apierr.Invalid("chains", "chains and tokens apply to EVM addresses only")
 	}
-	for _, c := range splitList(in.Chains) {
+	for _, c := range call.List(in.Chains) {
 		if !slices.Contains(chain.EVMChains, strings.ToLower(c)) {
 			return apierr.Invalid("chains", "unknown EVM chain "+quoteStr(c))
 		}
 	}
-	toks := splitList(in.Tokens)
+	toks := call.List(in.Tokens)
 	if len(toks) > 20 {
 		return apierr.Invalid("tokens", fmt.Sprintf("at most 20 tokens, got %d", len(toks)))
 	}
@@ -90,7 +92,7 @@ func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOu
 		return t.solanaPortfolio(ctx, in)
 	}
 	owner := common.HexToAddress(in.Address)
-	names := splitList(strings.ToLower(in.Chains))
+	names := call.List(strings.ToLower(in.Chains))
 	if len(names) == 0 {
 		for _, n := range chain.EVMChains {
 			if t.evm[n] != nil {
@@ -99,7 +101,7 @@ func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOu
 		}
 	}
 	extra := map[string][]common.Address{}
-	for _, tk := range splitList(in.Tokens) {
+	for _, tk := range call.List(in.Tokens) {
 		ch, addr, _ := strings.Cut(tk, ":")
 		extra[strings.ToLower(ch)] = append(extra[strings.ToLower(ch)], common.HexToAddress(addr))
 	}
@@ -132,7 +134,7 @@ func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOu
 	if failed == len(names) {
 		return nil, errors.Join(errs...)
 	}
-	out.TotalUSD = round(out.TotalUSD, 10)
+	out.TotalUSD = num.Round(out.TotalUSD, 10)
 	return out, nil
 }
 
@@ -188,7 +190,7 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 	}
 	cp.Native = &Holding{Symbol: c.Chain.Native, Decimals: 18, Raw: nat.String(), Balance: toFloat(nat, 18)}
 	if q := prices[c.Chain.WrappedNative]; q != nil {
-		cp.Native.PriceUSD, cp.Native.USD = ptr(round(q.PriceUSD, 10)), ptr(round(cp.Native.Balance*q.PriceUSD, 10))
+		cp.Native.PriceUSD, cp.Native.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(cp.Native.Balance*q.PriceUSD, 10))
 		cp.TotalUSD += *cp.Native.USD
 	}
 	for _, a := range held[1:] {
@@ -198,7 +200,7 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 		}
 		h := Holding{Address: a.Hex(), Symbol: m.Symbol, Name: m.Name, Decimals: m.Decimals, Raw: bal[a].String(), Balance: toFloat(bal[a], m.Decimals)}
 		if q := prices[a]; q != nil {
-			h.PriceUSD, h.USD = ptr(round(q.PriceUSD, 10)), ptr(round(h.Balance*q.PriceUSD, 10))
+			h.PriceUSD, h.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(h.Balance*q.PriceUSD, 10))
 		}
 		if minUSD > 0 && (h.USD == nil || *h.USD < minUSD) {
 			continue
@@ -209,7 +211,7 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 		cp.Tokens = append(cp.Tokens, h)
 	}
 	sort.SliceStable(cp.Tokens, func(i, j int) bool { return usdOf(cp.Tokens[i]) > usdOf(cp.Tokens[j]) })
-	cp.TotalUSD = round(cp.TotalUSD, 10)
+	cp.TotalUSD = num.Round(cp.TotalUSD, 10)
 	return cp, nil
 }
 
@@ -233,7 +235,7 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 		Value json.Number `json:"value"`
 	}
 	if err := t.sol.Call(ctx, &balance, "getBalance", in.Address); err != nil {
-		return nil, solanaErr(err)
+		return nil, chain.SolanaErr(err)
 	}
 	var accts struct {
 		Value []struct {
@@ -256,7 +258,7 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 	}
 	if err := t.sol.Call(ctx, &accts, "getTokenAccountsByOwner", in.Address,
 		map[string]string{"programId": splTokenProgram}, map[string]string{"encoding": "jsonParsed"}); err != nil {
-		return nil, solanaErr(err)
+		return nil, chain.SolanaErr(err)
 	}
 	lam, _ := new(big.Int).SetString(balance.Value.String(), 10)
 	if lam == nil {

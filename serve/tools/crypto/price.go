@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
@@ -308,28 +307,6 @@ func confidenceLabel(c float64) string {
 // header is a block's number and time.
 type header = chain.Header
 
-// getHeader reads block n's header (nil: the call's pinned block); headers
-// are kept.
-func getHeader(ctx context.Context, c *chain.EVM, n *big.Int) (header, error) {
-	if n == nil {
-		return c.Pin(ctx)
-	}
-	key := "hdr:" + chain.Block(n)
-	if v, ok := c.Cache.Get(key); ok {
-		return v.(header), nil
-	}
-	var raw struct {
-		Number    hexutil.Uint64 `json:"number"`
-		Timestamp hexutil.Uint64 `json:"timestamp"`
-	}
-	if err := c.Call(ctx, &raw, "eth_getBlockByNumber", chain.Block(n), false); err != nil {
-		return header{}, err
-	}
-	h := header{Number: uint64(raw.Number), Time: int64(raw.Timestamp)}
-	c.Cache.Put(key, h, chain.Forever)
-	return h, nil
-}
-
 // timeOf reads block n's time: its header, or with carry the
 // getCurrentBlockTimestamp of a Multicall3 call at n carrying them.
 func timeOf(ctx context.Context, c *chain.EVM, n *big.Int, carry []chain.Call) (header, error) {
@@ -338,7 +315,7 @@ func timeOf(ctx context.Context, c *chain.EVM, n *big.Int, carry []chain.Call) (
 		if ok {
 			return v.(header), nil
 		}
-		return getHeader(ctx, c, n)
+		return c.HeaderAt(ctx, n)
 	}
 	res, err := c.Multicall(ctx, append(slices.Clip(carry), chain.Call{Target: c.Chain.Multicall3, Method: "getCurrentBlockTimestamp"}), n)
 	if err != nil {
@@ -346,7 +323,7 @@ func timeOf(ctx context.Context, c *chain.EVM, n *big.Int, carry []chain.Call) (
 	}
 	t := res[len(carry)].Big(0)
 	if t == nil || !t.IsInt64() {
-		return getHeader(ctx, c, n)
+		return c.HeaderAt(ctx, n)
 	}
 	h := header{Number: n.Uint64(), Time: t.Int64()}
 	c.Cache.Put(key, h, chain.Forever)
@@ -463,4 +440,13 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64, carry
 		return 0, nil
 	}
 	return lo.Number, nil
+}
+
+// tokenUSD prices one token at the call's block, for gas_tracker.
+func tokenUSD(ctx context.Context, c *chain.EVM, token common.Address) (float64, bool) {
+	qs, err := usdPrices(ctx, c, []common.Address{token}, nil)
+	if err != nil || qs[token] == nil {
+		return 0, false
+	}
+	return qs[token].PriceUSD, true
 }

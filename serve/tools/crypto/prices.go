@@ -11,6 +11,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // PricesInput is the input of crypto_prices.
@@ -22,7 +24,7 @@ type PricesInput struct {
 
 // Validate checks the list shape; tokens are resolved in Check.
 func (in *PricesInput) Validate() error {
-	n := len(splitList(in.Tokens))
+	n := len(call.List(in.Tokens))
 	if n == 0 && in.YieldsChain == "" {
 		return apierr.Invalid("tokens", "give tokens (at most 10)")
 	}
@@ -154,7 +156,7 @@ func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 		}
 		return tokenRef{}, apierr.Invalid(field, "unknown symbol "+quoteStr(rest)+" (not in the configured tokens nor the installed token lists of any chain); use chain:0x... for other tokens")
 	}
-	c, err := t.client(field, name)
+	c, err := t.evm.Client(field, name)
 	if err != nil {
 		return tokenRef{}, err
 	}
@@ -169,7 +171,7 @@ func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
 
 func (t *Tools) resolveTokens(in *PricesInput) ([]tokenRef, error) {
 	var refs []tokenRef
-	for _, s := range splitList(in.Tokens) {
+	for _, s := range call.List(in.Tokens) {
 		r, err := t.resolveToken("tokens", s, "")
 		if err != nil {
 			return nil, err
@@ -224,7 +226,7 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 	out := &PricesOutput{Prices: []TokenPrice{}, CheckedAt: t.cfg.Now().UTC()}
 	for ch, addrs := range byChain(refs) {
 		c := t.evm[ch]
-		head, err := getHeader(ctx, c, nil)
+		head, err := c.HeaderAt(ctx, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -257,8 +259,8 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 			if q == nil {
 				return nil, apierr.NotFound("no_pool", r.Input+" has no pool any more")
 			}
-			tp := TokenPrice{Input: r.Input, Chain: ch, Address: r.Addr.Hex(), PriceUSD: round(q.PriceUSD, 10),
-				DepthUSD: round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
+			tp := TokenPrice{Input: r.Input, Chain: ch, Address: r.Addr.Hex(), PriceUSD: num.Round(q.PriceUSD, 10),
+				DepthUSD: num.Round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
 				QuoteToken: q.Quote, Sources: q.Sources, Block: head.Number, PegAssumption: r.Addr == c.Chain.USDC, Resolved: r.Resolved}
 			if tp.Sources == nil {
 				tp.Sources = []PriceSource{}
@@ -270,8 +272,8 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 				tp.Pool, tp.DEX = q.Sources[0].Pool, q.Sources[0].DEX
 			}
 			if old := then[r.Addr]; old != nil && old.PriceUSD > 0 {
-				tp.Price24hAgo = ptr(round(old.PriceUSD, 10))
-				tp.Change24hPct = ptr(round((q.PriceUSD/old.PriceUSD-1)*100, 6))
+				tp.Price24hAgo = num.Ptr(num.Round(old.PriceUSD, 10))
+				tp.Change24hPct = num.Ptr(num.Round((q.PriceUSD/old.PriceUSD-1)*100, 6))
 				tp.Block24hAgo = thenBlock
 			}
 			out.Prices = append(out.Prices, tp)

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // The simulated seller: an address nobody controls, given SellTester's code
@@ -188,12 +189,12 @@ func sellResult(c *chain.EVM, st *SellTest, ret []byte, err error) {
 	}
 	d := usdcDecimals(c)
 	exp, rec := out[0].(*big.Int), out[1].(*big.Int)
-	st.ExpectedUSDC, st.ReceivedUSDC = ptr(round(toFloat(exp, d), 10)), ptr(round(toFloat(rec, d), 10))
+	st.ExpectedUSDC, st.ReceivedUSDC = num.Ptr(num.Round(toFloat(exp, d), 10)), num.Ptr(num.Round(toFloat(rec, d), 10))
 	if exp.Sign() > 0 {
 		tax, _ := new(big.Float).Quo(new(big.Float).SetInt(rec), new(big.Float).SetInt(exp)).Float64()
-		st.EffectiveTaxPc = ptr(round((1-tax)*100, 6))
+		st.EffectiveTaxPc = num.Ptr(num.Round((1-tax)*100, 6))
 		if *st.EffectiveTaxPc < 0.0001 && *st.EffectiveTaxPc > -0.0001 {
-			st.EffectiveTaxPc = ptr(0.0)
+			st.EffectiveTaxPc = num.Ptr(0.0)
 		}
 	}
 }

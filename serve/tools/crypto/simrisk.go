@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 )
 
 // simFacts is the chain state the risk level looks at beyond the trace.
@@ -101,7 +102,7 @@ func (t *Tools) verifiedSpenders(ctx context.Context, c *chain.EVM, approvals []
 			continue // its code could not be read
 		}
 		asked[sp] = true
-		if _, err := t.lookupVerified(ctx, c.Chain.ChainID, sp); errors.Is(err, errNotVerified) {
+		if _, err := t.exp.Lookup(ctx, c.Chain.ChainID, sp); errors.Is(err, explorer.ErrNotVerified) {
 			f.unverified[sp] = true
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // SimInput is the input of simulate_tx.
@@ -171,7 +172,7 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	if in.Chain == "solana" {
 		return t.simulateSolana(ctx, in)
 	}
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, err
 	}
@@ -228,9 +229,9 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	if err := c.Call(ctx, &gp, "eth_gasPrice"); err != nil {
 		return nil, err
 	}
-	out.FeeNative = round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasUsed)), 18), 8)
+	out.FeeNative = num.Round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasUsed)), 18), 8)
 	if p, err := usdPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
-		out.FeeUSD = ptr(round(out.FeeNative*p[c.Chain.WrappedNative].PriceUSD, 6))
+		out.FeeUSD = num.Ptr(num.Round(out.FeeNative*p[c.Chain.WrappedNative].PriceUSD, 6))
 	}
 	facts, err := t.riskFacts(ctx, c, from, to, &h, out)
 	if err != nil {
@@ -522,7 +523,7 @@ func (t *Tools) simulateSolana(ctx context.Context, in *SimInput) (*SimOutput, e
 	}
 	opts := map[string]any{"encoding": "base64", "sigVerify": false, "replaceRecentBlockhash": true}
 	if err := t.sol.Call(ctx, &r, "simulateTransaction", in.Transaction, opts); err != nil {
-		return nil, solanaErr(err)
+		return nil, chain.SolanaErr(err)
 	}
 	v := r.Value
 	out := &SimOutput{Chain: "solana", Method: "simulateTransaction", Logs: v.Logs, UnitsConsumed: v.UnitsConsumed,
@@ -536,7 +537,7 @@ func (t *Tools) simulateSolana(ctx context.Context, in *SimInput) (*SimOutput, e
 		out.GasUsed = *v.UnitsConsumed
 	}
 	if v.Fee != nil {
-		out.FeeNative = round(float64(*v.Fee)/1e9, 9)
+		out.FeeNative = num.Round(float64(*v.Fee)/1e9, 9)
 	}
 	for i := range v.PreBalances {
 		if i < len(v.PostBalances) && i < len(keys) && v.PostBalances[i] != v.PreBalances[i] {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // checkSolanaToken refuses, before payment, an address that is not a mint.
@@ -53,7 +55,7 @@ func (t *Tools) solanaMint(ctx context.Context, addr string) (*solMint, error) {
 		} `json:"value"`
 	}
 	if err := t.sol.Call(ctx, &r, "getAccountInfo", addr, map[string]string{"encoding": "jsonParsed"}); err != nil {
-		return nil, solanaErr(err)
+		return nil, chain.SolanaErr(err)
 	}
 	if r.Value == nil || r.Value.Data.Parsed.Type != "mint" {
 		return nil, apierr.NotFound("token_not_found", addr+" is not an SPL token mint")
@@ -118,7 +120,7 @@ func (t *Tools) solanaHolders(ctx context.Context, addr string, m *solMint, a *a
 		} `json:"value"`
 	}
 	if err := t.sol.Call(ctx, &r, "getTokenLargestAccounts", addr); err != nil {
-		return solanaErr(err)
+		return chain.SolanaErr(err)
 	}
 	hi := &HolderInfo{Top: []HolderShare{}}
 	for _, v := range r.Value {
@@ -127,7 +129,7 @@ func (t *Tools) solanaHolders(ctx context.Context, addr string, m *solMint, a *a
 			continue
 		}
 		f, _ := new(big.Float).Quo(new(big.Float).SetInt(amt), new(big.Float).SetInt(supply)).Float64()
-		hi.Top = append(hi.Top, HolderShare{Address: v.Address, Pct: round(f*100, 6)})
+		hi.Top = append(hi.Top, HolderShare{Address: v.Address, Pct: num.Round(f*100, 6)})
 	}
 	sort.Slice(hi.Top, func(i, j int) bool { return hi.Top[i].Pct > hi.Top[j].Pct })
 	hi.Seen = len(hi.Top)
@@ -135,7 +137,7 @@ func (t *Tools) solanaHolders(ctx context.Context, addr string, m *solMint, a *a
 	for _, s := range hi.Top {
 		hi.Top10Pct += s.Pct
 	}
-	hi.Top10Pct = round(hi.Top10Pct, 6)
+	hi.Top10Pct = num.Round(hi.Top10Pct, 6)
 	a.out.Holders = hi
 	switch {
 	case len(hi.Top) > 0 && hi.Top[0].Pct > 50:

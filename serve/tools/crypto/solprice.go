@@ -163,7 +163,7 @@ func getAccounts(ctx context.Context, s *chain.Solana, addrs []string) ([][]byte
 			Value []*solAccount `json:"value"`
 		}
 		if err := s.Call(ctx, &r, "getMultipleAccounts", addrs[lo:hi], map[string]string{"encoding": "base64"}); err != nil {
-			return nil, nil, 0, solanaErr(err)
+			return nil, nil, 0, chain.SolanaErr(err)
 		}
 		if len(r.Value) != hi-lo {
 			return nil, nil, 0, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", "solana: getMultipleAccounts answered the wrong number of accounts")

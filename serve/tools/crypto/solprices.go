@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // resolveSolana turns SOL, USDC or a mint address into a Solana token.
@@ -76,8 +77,8 @@ func (t *Tools) solanaTokenPrices(ctx context.Context, refs []tokenRef, out *Pri
 		if q == nil {
 			return apierr.NotFound("no_pool", r.Input+" has no pool any more")
 		}
-		tp := TokenPrice{Input: r.Input, Chain: "solana", Address: r.Mint, Decimals: q.Decimals, PriceUSD: round(q.PriceUSD, 10),
-			DepthUSD: round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
+		tp := TokenPrice{Input: r.Input, Chain: "solana", Address: r.Mint, Decimals: q.Decimals, PriceUSD: num.Round(q.PriceUSD, 10),
+			DepthUSD: num.Round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
 			QuoteToken: q.Quote, Sources: q.Sources, Block: m.Slot, PegAssumption: r.Mint == w.USDCMint}
 		switch r.Mint {
 		case w.WSOLMint:

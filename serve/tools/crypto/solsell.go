@@ -2,6 +2,8 @@ package crypto
 
 import (
 	"context"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // solanaSells quotes sales of usd worth of mint to USDC from pool math:
@@ -41,7 +43,7 @@ func (t *Tools) solanaSells(ctx context.Context, mint string) []SellTest {
 			st.Path = append(st.Path, m.SOLPool.Addr)
 			got = whirlOut(m.SOLPool, w.WSOLMint, got)
 		}
-		st.ReceivedUSDC = ptr(round(toFloat(got, 6), 10))
+		st.ReceivedUSDC = num.Ptr(num.Round(toFloat(got, 6), 10))
 		st.ExpectedUSDC = st.ReceivedUSDC
 		out = append(out, st)
 	}
@@ -85,7 +87,7 @@ func (t *Tools) priceSolana(ctx context.Context, cp *ChainPortfolio) error {
 		if q == nil || q.PriceUSD <= 0 {
 			return
 		}
-		h.PriceUSD, h.USD = ptr(round(q.PriceUSD, 10)), ptr(round(h.Balance*q.PriceUSD, 10))
+		h.PriceUSD, h.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(h.Balance*q.PriceUSD, 10))
 		cp.TotalUSD += *h.USD
 	}
 	cp.Note = "USD prices from Orca Whirlpool pools against USDC and SOL (the first 20 token accounts); min_usd does not apply."
@@ -93,6 +95,6 @@ func (t *Tools) priceSolana(ctx context.Context, cp *ChainPortfolio) error {
 	for i := range cp.Tokens {
 		set(&cp.Tokens[i], qs[cp.Tokens[i].Address])
 	}
-	cp.TotalUSD = round(cp.TotalUSD, 10)
+	cp.TotalUSD = num.Round(cp.TotalUSD, 10)
 	return nil
 }

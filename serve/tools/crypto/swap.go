@@ -14,6 +14,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // SwapInput is the input of swap_route.
@@ -130,7 +131,7 @@ type UnsignedTx struct {
 }
 
 func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error) {
-	c, err := t.client("chain", in.Chain)
+	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, tokenRef{}, tokenRef{}, err
 	}
@@ -217,7 +218,7 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	if amt.Sign() <= 0 {
 		return nil, apierr.Invalid("amount", "the amount is zero")
 	}
-	head, err := getHeader(ctx, c, nil)
+	head, err := c.HeaderAt(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -266,9 +267,9 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	}
 	ideal := toFloat(amt, 0) * mid * feeKeep
 	if ideal > 0 {
-		out.PriceImpactPct = round((1-toFloat(best.out(), 0)/ideal)*100, 6)
+		out.PriceImpactPct = num.Round((1-toFloat(best.out(), 0)/ideal)*100, 6)
 	}
-	out.LPFeePct = round((1-feeKeep)*100, 6)
+	out.LPFeePct = num.Round((1-feeKeep)*100, 6)
 	for _, r := range rs {
 		if r == best {
 			continue
@@ -292,9 +293,9 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	if err := c.Call(ctx, &gp, "eth_gasPrice"); err != nil {
 		return nil, err
 	}
-	out.GasCostNative = round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasEstimate)), 18), 8)
+	out.GasCostNative = num.Round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasEstimate)), 18), 8)
 	if p, err := usdPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
-		out.GasCostUSD = ptr(round(out.GasCostNative*p[c.Chain.WrappedNative].PriceUSD, 6))
+		out.GasCostUSD = num.Ptr(num.Round(out.GasCostNative*p[c.Chain.WrappedNative].PriceUSD, 6))
 	}
 	return out, nil
 }
@@ -312,10 +313,10 @@ func (t *Tools) swapValues(ctx context.Context, c *chain.EVM, out *SwapOutput, a
 	if qa, qb := qs[a], qs[b]; qa != nil && qb != nil {
 		vin := out.AmountInF * qa.PriceUSD
 		vout := out.AmountOutF * qb.PriceUSD
-		out.ValueInUSD, out.ValueOutUSD = ptr(round(vin, 8)), ptr(round(vout, 8))
-		out.ValueChangeUSD = ptr(round(vout-vin, 8))
+		out.ValueInUSD, out.ValueOutUSD = num.Ptr(num.Round(vin, 8)), num.Ptr(num.Round(vout, 8))
+		out.ValueChangeUSD = num.Ptr(num.Round(vout-vin, 8))
 		if vin > 0 {
-			out.ValueChangePct = ptr(round((vout/vin-1)*100, 6))
+			out.ValueChangePct = num.Ptr(num.Round((vout/vin-1)*100, 6))
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,9 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/openshelf/openshelf/serve"
-	"github.com/openshelf/openshelf/serve/servetest"
 	"github.com/openshelf/openshelf/serve/tools/crypto"
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -36,17 +34,7 @@ func newEnvCfg(t *testing.T, debug bool, prep func(*evmtest.Chain), mod func(*cr
 // envOn starts a server over an existing test chain.
 func envOn(t *testing.T, c *evmtest.Chain, mod func(*crypto.Config)) *env {
 	t.Helper()
-	e := &env{chain: c, sourcify: map[string]string{}, etherscan: map[string]string{}}
-	sol := httptest.NewServer(solanaReplay(t))
-	t.Cleanup(sol.Close)
-	exp := httptest.NewServer(http.HandlerFunc(e.explorer(t)))
-	t.Cleanup(exp.Close)
-	cfg := crypto.Config{Chains: testChains(c, sol.URL), SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api"}
-	if mod != nil {
-		mod(&cfg)
-	}
-	e.Env = servetest.New(t, func(sc *serve.Config) { sc.Use(&crypto.Family{Config: cfg}) })
-	return e
+	return wrap(cryptotest.New(t, cryptotest.Options{Chain: c, Solana: solanaReplay(t), Config: mod}))
 }
 
 // traceCase is one transaction of the tracing scenario and what the

@@ -163,7 +163,7 @@ func walletVerdict(out *WalletReportOutput, incomplete bool) string {
 // tokens.
 func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.Address) (ChainReputation, error) {
 	rep := ChainReputation{Chain: c.Chain.Name, OpenApprovals: []OpenApproval{}, ScamTokens: []ScamToken{}, FlaggedContact: []string{}}
-	head, err := getHeader(ctx, c, nil)
+	head, err := c.HeaderAt(ctx, nil)
 	if err != nil {
 		return rep, err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // secondsPerYear is the year of Aave's and Compound's rate maths (365 days).
@@ -45,7 +47,7 @@ type LendingYield struct {
 // yieldsClient returns the client of yields_chain, or a 400 when it has no
 // lending markets configured.
 func (t *Tools) yieldsClient(name string) (*chain.EVM, error) {
-	c, err := t.client("yields_chain", name)
+	c, err := t.evm.Client("yields_chain", name)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +67,7 @@ func (t *Tools) yieldTokens(c *chain.EVM, in *PricesInput) []common.Address {
 			out = append(out, a)
 		}
 	}
-	list := splitList(in.Tokens)
+	list := call.List(in.Tokens)
 	if len(list) == 0 {
 		for _, tk := range c.Chain.Tokens {
 			add(tk.Address)
@@ -88,7 +90,7 @@ func (t *Tools) yieldTokens(c *chain.EVM, in *PricesInput) []common.Address {
 // utilization (Comet's base token is cached), one for Comet's rates at
 // that utilization.
 func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Address) (*Yields, error) {
-	head, err := getHeader(ctx, c, nil)
+	head, err := c.HeaderAt(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +112,8 @@ func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Addres
 					}
 					supply, borrow := rayAPR(r.Big(2)), rayAPR(r.Big(4))
 					out.Markets = append(out.Markets, LendingYield{Protocol: m.Kind, Market: m.Name, Address: m.Address.Hex(), Token: tok.Hex(),
-						SupplyAPR: round(supply*100, 9), SupplyAPY: round(perSecondAPY(supply/secondsPerYear)*100, 9),
-						BorrowAPR: round(borrow*100, 9), BorrowAPY: round(perSecondAPY(borrow/secondsPerYear)*100, 9)})
+						SupplyAPR: num.Round(supply*100, 9), SupplyAPY: num.Round(perSecondAPY(supply/secondsPerYear)*100, 9),
+						BorrowAPR: num.Round(borrow*100, 9), BorrowAPY: num.Round(perSecondAPY(borrow/secondsPerYear)*100, 9)})
 				})
 			}
 		case "compound-v3":
@@ -126,17 +128,17 @@ func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Addres
 					return
 				}
 				y := &LendingYield{Protocol: m.Kind, Market: m.Name, Address: m.Address.Hex(), Token: base.Hex(),
-					UtilizationPct: ptr(round(toFloat(u, 18)*100, 9))}
+					UtilizationPct: num.Ptr(num.Round(toFloat(u, 18)*100, 9))}
 				rates.add(chain.Call{Target: m.Address, Method: "getSupplyRate", Args: []any{u}}, func(r chain.Result) {
 					if s := r.Big(0); s != nil {
 						ps := toFloat(s, 18)
-						y.SupplyAPR, y.SupplyAPY = round(ps*secondsPerYear*100, 9), round(perSecondAPY(ps)*100, 9)
+						y.SupplyAPR, y.SupplyAPY = num.Round(ps*secondsPerYear*100, 9), num.Round(perSecondAPY(ps)*100, 9)
 					}
 				})
 				rates.add(chain.Call{Target: m.Address, Method: "getBorrowRate", Args: []any{u}}, func(r chain.Result) {
 					if b := r.Big(0); b != nil {
 						pb := toFloat(b, 18)
-						y.BorrowAPR, y.BorrowAPY = round(pb*secondsPerYear*100, 9), round(perSecondAPY(pb)*100, 9)
+						y.BorrowAPR, y.BorrowAPY = num.Round(pb*secondsPerYear*100, 9), num.Round(perSecondAPY(pb)*100, 9)
 						out.Markets = append(out.Markets, *y)
 					}
 				})

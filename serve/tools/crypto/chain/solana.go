@@ -112,3 +112,13 @@ type PrioFee struct {
 	Slot              uint64 `json:"slot"`
 	PrioritizationFee uint64 `json:"prioritizationFee"`
 }
+
+// SolanaErr turns a Solana JSON-RPC error object into a 502 rpc_error
+// carrying its message; other errors are returned as they are.
+func SolanaErr(err error) error {
+	var se *SolanaError
+	if errors.As(err, &se) {
+		return apierr.New(apierr.ErrUpstream, "rpc_error", "solana: "+se.Message)
+	}
+	return err
+}

@@ -1,4 +1,4 @@
-package crypto_test
+package contractabi_test
 
 import (
 	"net/http"
@@ -8,15 +8,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 )
-
-func selector(sig string) string { return "0x" + common.Bytes2Hex(crypto.Keccak256([]byte(sig))[:4]) }
 
 func hasFunc(list any, sig string) bool {
 	for _, f := range list.([]any) {
 		m := f.(map[string]any)
-		if m["signature"] == sig && m["selector"] == selector(sig) {
+		if m["signature"] == sig && m["selector"] == cryptotest.Selector(sig) {
 			return true
 		}
 	}
@@ -24,9 +22,9 @@ func hasFunc(list any, sig string) bool {
 }
 
 func TestContractABISourcify(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
-	e.sourcify[lower(c.GOOD)] = "sourcify_v2_contract_fields_all.openapi-example.json"
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
+	e.Sourcify[cryptotest.Lower(c.GOOD)] = "sourcify_v2_contract_fields_all.openapi-example.json"
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/contract-abi", map[string]any{
 		"chain": "ethereum", "address": c.GOOD.Hex(), "include_source": true})
 	if m["verified_by"] != "sourcify" || m["name"] != "MyContract" || m["compiler_version"] != "v0.8.12+commit.f00d7308" {
@@ -45,12 +43,12 @@ func TestContractABISourcify(t *testing.T) {
 }
 
 func TestContractABIEtherscanProxy(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
 	// Sourcify does not know the proxy; the Etherscan-style fallback has
 	// it, and the implementation the chain points to.
-	e.etherscan[lower(c.Proxy)] = "etherscan_getsourcecode_proxy_hemispheres.json"
-	e.etherscan[lower(c.ProxyImpl)] = "etherscan_getsourcecode_bayc_flattened.json"
+	e.Etherscan[cryptotest.Lower(c.Proxy)] = "etherscan_getsourcecode_proxy_hemispheres.json"
+	e.Etherscan[cryptotest.Lower(c.ProxyImpl)] = "etherscan_getsourcecode_bayc_flattened.json"
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/contract-abi", map[string]any{"chain": "ethereum", "address": c.Proxy.Hex()})
 	if m["verified_by"] != "etherscan" || m["name"] != "Hemispheres" || m["compiler_version"] != "v0.8.17+commit.8df45f5f" || m["optimizer"] != true {
 		t.Errorf("compilation: %v %v %v %v", m["verified_by"], m["name"], m["compiler_version"], m["optimizer"])
@@ -82,9 +80,9 @@ func TestContractABIEtherscanProxy(t *testing.T) {
 }
 
 func TestContractABIStandardJSONSource(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
-	e.etherscan[lower(c.FEE)] = "etherscan_getsourcecode_proxy_stdjson_InitializableAdminUpgradeabilityProxy.json"
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
+	e.Etherscan[cryptotest.Lower(c.FEE)] = "etherscan_getsourcecode_proxy_stdjson_InitializableAdminUpgradeabilityProxy.json"
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/contract-abi", map[string]any{"chain": "ethereum", "address": c.FEE.Hex(), "include_source": true})
 	files := m["source_files"].(map[string]any)
 	var names []string
@@ -103,17 +101,17 @@ func TestContractABIStandardJSONSource(t *testing.T) {
 }
 
 func TestContractABIRefusedBeforePayment(t *testing.T) {
-	e := newEnv(t)
+	e := cryptotest.New(t, cryptotest.Options{})
 	before := e.Settlements(t)
 	for _, tc := range []struct {
 		in     map[string]any
 		status int
 		code   string
 	}{
-		{map[string]any{"chain": "ethereum", "address": e.chain.MOON.Hex()}, 404, "contract_not_verified"},
+		{map[string]any{"chain": "ethereum", "address": e.Chain.MOON.Hex()}, 404, "contract_not_verified"},
 		{map[string]any{"chain": "ethereum", "address": "0x1234"}, 400, "invalid_input"},
-		{map[string]any{"chain": "solana", "address": e.chain.MOON.Hex()}, 400, "invalid_input"},
-		{map[string]any{"chain": "base", "address": e.chain.MOON.Hex()}, 400, "invalid_input"}, // not configured in the test
+		{map[string]any{"chain": "solana", "address": e.Chain.MOON.Hex()}, 400, "invalid_input"},
+		{map[string]any{"chain": "base", "address": e.Chain.MOON.Hex()}, 400, "invalid_input"}, // not configured in the test
 	} {
 		res, m := e.Call(t, http.MethodGet, "/v1/crypto/contract-abi", tc.in, "")
 		if res.StatusCode != tc.status || m["error"].(map[string]any)["code"] != tc.code {
@@ -122,27 +120,5 @@ func TestContractABIRefusedBeforePayment(t *testing.T) {
 	}
 	if e.Settlements(t) != before {
 		t.Error("a refused call was charged")
-	}
-}
-
-// TestProxyAndStateWithoutGetProof: the proxy slots and the local EVM's
-// accounts are read with eth_getProof, and with eth_getStorageAt and the
-// account reads on a node without it; the answers are the same.
-func TestProxyAndStateWithoutGetProof(t *testing.T) {
-	for _, refused := range []bool{false, true} {
-		e := newEnv(t)
-		c := e.chain
-		c.Refuse("eth_getProof", refused)
-		e.etherscan[lower(c.Proxy)] = "etherscan_getsourcecode_proxy_hemispheres.json"
-		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/contract-abi", map[string]any{"chain": "ethereum", "address": c.Proxy.Hex()})
-		p, _ := m["proxy"].(map[string]any)
-		if p["type"] != "EIP-1967" || p["implementation"] != c.ProxyImpl.Hex() || p["admin"] != c.DeployerAddr.Hex() {
-			t.Errorf("eth_getProof refused %v: proxy %v", refused, p)
-		}
-		m = e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "ethereum", "from": c.WalletAddr.Hex(),
-			"to": c.USDC.Hex(), "data": packT("Token", "transfer", c.Spender, evmtest.Units(100, 6))})
-		if out := moves(m, "assets_leaving"); m["method"] != "local_evm" || m["success"] != true || len(out) != 1 || out[0]["amount_raw"] != "100000000" {
-			t.Errorf("eth_getProof refused %v: simulation %v", refused, m)
-		}
 	}
 }

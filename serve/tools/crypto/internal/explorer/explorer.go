@@ -1,4 +1,8 @@
-package crypto
+// Package explorer looks up verified contracts: Sourcify (v2 API) first,
+// an Etherscan-style v2 API as the fallback. Answers, and the absence of
+// one, are cached, so that a tool's check before payment and its handler
+// share one lookup.
+package explorer
 
 import (
 	"context"
@@ -6,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,10 +19,40 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-// verified is a verified contract as an explorer describes it.
-type verified struct {
+// Config configures a Client; every field is set (the crypto family fills
+// the defaults).
+type Config struct {
+	// SourcifyURL is the Sourcify server (v2 API).
+	SourcifyURL string
+	// EtherscanURL is the Etherscan-style v2 API (one URL for all chains,
+	// chainid parameter); EtherscanKey may be empty (rate-limited tier).
+	EtherscanURL string
+	EtherscanKey string
+	// Timeout bounds each request.
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// Client asks the explorers. It is safe for concurrent use.
+type Client struct {
+	cfg   Config
+	hc    *http.Client // operator-configured URLs, not user input
+	cache *chain.Cache
+}
+
+// New returns a client with an empty cache.
+func New(cfg Config) *Client {
+	return &Client{cfg: cfg, hc: &http.Client{Timeout: cfg.Timeout}, cache: chain.NewCache(512)}
+}
+
+// Clear forgets every cached answer.
+func (x *Client) Clear() { x.cache.Clear() }
+
+// Verified is a verified contract as an explorer describes it.
+type Verified struct {
 	Source       string // sourcify or etherscan
 	Match        string
 	Name         string
@@ -41,52 +76,52 @@ type Deployment struct {
 	Deployer    string `json:"deployer,omitempty"`
 }
 
-// errNotVerified: neither explorer has the contract.
-var errNotVerified = errors.New("contract not verified")
+// ErrNotVerified: neither explorer has the contract.
+var ErrNotVerified = errors.New("contract not verified")
 
 const maxExplorerBody = 32 << 20
 
-// lookupVerified asks Sourcify, then the Etherscan-style API; answers are
+// Lookup asks Sourcify, then the Etherscan-style API; answers are
 // cached ten minutes, so the check before payment and the handler share one
-// lookup. A contract neither knows is errNotVerified; when both failed
+// lookup. A contract neither knows is ErrNotVerified; when both failed
 // otherwise, the error is a 502/504.
-func (t *Tools) lookupVerified(ctx context.Context, chainID uint64, addr common.Address) (*verified, error) {
+func (x *Client) Lookup(ctx context.Context, chainID uint64, addr common.Address) (*Verified, error) {
 	key := fmt.Sprintf("v:%d:%s", chainID, addr.Hex())
-	if v, ok := t.abis.Get(key); ok {
+	if v, ok := x.cache.Get(key); ok {
 		if v == nil {
-			return nil, errNotVerified
+			return nil, ErrNotVerified
 		}
-		return v.(*verified), nil
+		return v.(*Verified), nil
 	}
-	v, errS := t.sourcify(ctx, chainID, addr)
+	v, errS := x.sourcify(ctx, chainID, addr)
 	if errS != nil {
 		var errE error
-		v, errE = t.etherscan(ctx, chainID, addr)
+		v, errE = x.etherscan(ctx, chainID, addr)
 		if errE != nil {
-			if !errors.Is(errS, errNotVerified) || !errors.Is(errE, errNotVerified) {
-				t.cfg.Logger.Warn("crypto: explorer lookup failed", "chain_id", chainID, "address", addr.Hex(), "sourcify", errS, "etherscan", errE)
+			if !errors.Is(errS, ErrNotVerified) || !errors.Is(errE, ErrNotVerified) {
+				x.cfg.Logger.Warn("crypto: explorer lookup failed", "chain_id", chainID, "address", addr.Hex(), "sourcify", errS, "etherscan", errE)
 			}
-			if errors.Is(errS, errNotVerified) && errors.Is(errE, errNotVerified) {
-				t.abis.Put(key, nil, time.Minute)
-				return nil, errNotVerified
+			if errors.Is(errS, ErrNotVerified) && errors.Is(errE, ErrNotVerified) {
+				x.cache.Put(key, nil, time.Minute)
+				return nil, ErrNotVerified
 			}
-			if !errors.Is(errE, errNotVerified) {
+			if !errors.Is(errE, ErrNotVerified) {
 				return nil, errE
 			}
 			return nil, errS
 		}
 	}
-	t.abis.Put(key, v, 10*time.Minute)
+	x.cache.Put(key, v, 10*time.Minute)
 	return v, nil
 }
 
-func (t *Tools) getJSON(ctx context.Context, rawURL, who string, out any) (int, error) {
+func (x *Client) getJSON(ctx context.Context, rawURL, who string, out any) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := t.hc.Do(req)
+	resp, err := x.hc.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Timeout") {
 			return 0, apierr.New(apierr.ErrUpstreamTimeout, "explorer_timeout", who+" did not answer in time")
@@ -111,8 +146,8 @@ func (t *Tools) getJSON(ctx context.Context, rawURL, who string, out any) (int, 
 }
 
 // sourcify reads GET /v2/contract/{chainId}/{address}?fields=all.
-func (t *Tools) sourcify(ctx context.Context, chainID uint64, addr common.Address) (*verified, error) {
-	u := fmt.Sprintf("%s/v2/contract/%d/%s?fields=all", strings.TrimRight(t.cfg.SourcifyURL, "/"), chainID, addr.Hex())
+func (x *Client) sourcify(ctx context.Context, chainID uint64, addr common.Address) (*Verified, error) {
+	u := fmt.Sprintf("%s/v2/contract/%d/%s?fields=all", strings.TrimRight(x.cfg.SourcifyURL, "/"), chainID, addr.Hex())
 	var r struct {
 		Match      *string         `json:"match"`
 		ABI        json.RawMessage `json:"abi"`
@@ -139,14 +174,14 @@ func (t *Tools) sourcify(ctx context.Context, chainID uint64, addr common.Addres
 			} `json:"implementations"`
 		} `json:"proxyResolution"`
 	}
-	status, err := t.getJSON(ctx, u, "Sourcify", &r)
+	status, err := x.getJSON(ctx, u, "Sourcify", &r)
 	if err != nil {
 		return nil, err
 	}
 	if status == http.StatusNotFound || r.Match == nil || *r.Match == "" {
-		return nil, errNotVerified
+		return nil, ErrNotVerified
 	}
-	v := &verified{Source: "sourcify", Match: *r.Match, ABI: r.ABI, Sources: map[string]string{}}
+	v := &Verified{Source: "sourcify", Match: *r.Match, ABI: r.ABI, Sources: map[string]string{}}
 	if c := r.Compilation; c != nil {
 		v.Name, v.Language, v.Compiler = c.Name, c.Language, c.CompilerVersion
 		if opt, ok := c.CompilerSettings["optimizer"].(map[string]any); ok {
@@ -174,17 +209,17 @@ func (t *Tools) sourcify(ctx context.Context, chainID uint64, addr common.Addres
 }
 
 // etherscan reads module=contract&action=getsourcecode of the v2 API.
-func (t *Tools) etherscan(ctx context.Context, chainID uint64, addr common.Address) (*verified, error) {
+func (x *Client) etherscan(ctx context.Context, chainID uint64, addr common.Address) (*Verified, error) {
 	q := url.Values{"chainid": {fmt.Sprint(chainID)}, "module": {"contract"}, "action": {"getsourcecode"}, "address": {addr.Hex()}}
-	if t.cfg.EtherscanKey != "" {
-		q.Set("apikey", t.cfg.EtherscanKey)
+	if x.cfg.EtherscanKey != "" {
+		q.Set("apikey", x.cfg.EtherscanKey)
 	}
 	var r struct {
 		Status  string          `json:"status"`
 		Message string          `json:"message"`
 		Result  json.RawMessage `json:"result"`
 	}
-	if _, err := t.getJSON(ctx, t.cfg.EtherscanURL+"?"+q.Encode(), "Etherscan", &r); err != nil {
+	if _, err := x.getJSON(ctx, x.cfg.EtherscanURL+"?"+q.Encode(), "Etherscan", &r); err != nil {
 		return nil, err
 	}
 	var rows []struct {
@@ -198,9 +233,9 @@ func (t *Tools) etherscan(ctx context.Context, chainID uint64, addr common.Addre
 	}
 	row := rows[0]
 	if row.ABI == "" || strings.HasPrefix(row.ABI, "Contract source code not verified") || !json.Valid([]byte(row.ABI)) {
-		return nil, errNotVerified
+		return nil, ErrNotVerified
 	}
-	v := &verified{Source: "etherscan", Match: "verified", Name: row.ContractName, Compiler: row.CompilerVersion,
+	v := &Verified{Source: "etherscan", Match: "verified", Name: row.ContractName, Compiler: row.CompilerVersion,
 		Language: "Solidity", Runs: row.Runs, EVMVersion: row.EVMVersion, License: row.LicenseType, ABI: json.RawMessage(row.ABI)}
 	if strings.HasPrefix(row.CompilerVersion, "vyper") {
 		v.Language = "Vyper"

@@ -1,4 +1,7 @@
-package crypto
+// Package proxy reads a contract's code and finds out whether, and to
+// which implementation, it delegates: EIP-1967 (and its beacon variant),
+// EIP-1822, ZeppelinOS and EIP-1167 minimal proxies, all from chain state.
+package proxy
 
 import (
 	"bytes"
@@ -25,8 +28,8 @@ var (
 	minimalSuffix = common.FromHex("5af43d82803e903d91602b57fd5bf3")
 )
 
-// ProxyInfo describes how a contract delegates.
-type ProxyInfo struct {
+// Info describes how a contract delegates.
+type Info struct {
 	// Type: EIP-1967, EIP-1967-beacon, EIP-1822, EIP-1167 or zeppelinos.
 	Type           string `json:"type"`
 	Implementation string `json:"implementation"`
@@ -34,10 +37,10 @@ type ProxyInfo struct {
 	Admin          string `json:"admin,omitempty"`
 }
 
-// codeState is a contract's code and what its proxy slots say.
-type codeState struct {
+// Code is a contract's code and what its proxy slots say.
+type Code struct {
 	Code  []byte
-	Proxy *ProxyInfo
+	Proxy *Info
 	// ImplCode is the implementation's code when Proxy is set.
 	ImplCode []byte
 }
@@ -47,29 +50,29 @@ type codeState struct {
 // implementation can be upgraded.
 const codeRecheck = 10 * time.Minute
 
-// readCode reads code (through the lens) and proxy slots (one
+// Read reads code (through the lens) and proxy slots (one
 // eth_getProof; chain.EVM.Code), then the beacon's
 // implementation or the implementation's code when needed; a contract's
 // state is kept for codeRecheck (an address without code is asked again).
-func readCode(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
+func Read(ctx context.Context, c *chain.EVM, addr common.Address) (*Code, error) {
 	key := "code:" + addr.Hex()
 	if v, ok := c.Cache.Get(key); ok {
-		return v.(*codeState), nil
+		return v.(*Code), nil
 	}
-	st, err := readCodeNow(ctx, c, addr)
+	st, err := readNow(ctx, c, addr)
 	if err == nil && len(st.Code) > 0 {
 		c.Cache.Put(key, st, codeRecheck)
 	}
 	return st, err
 }
 
-func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeState, error) {
+func readNow(ctx context.Context, c *chain.EVM, addr common.Address) (*Code, error) {
 	slots := []common.Hash{slotEIP1967Impl, slotEIP1967Beacon, slotEIP1967Admin, slotEIP1822, slotZeppelinOS}
 	code, vals, err := c.Code(ctx, addr, slots)
 	if err != nil {
 		return nil, err
 	}
-	st := &codeState{Code: code}
+	st := &Code{Code: code}
 	if len(code) == 0 {
 		return st, nil
 	}
@@ -77,21 +80,21 @@ func readCodeNow(ctx context.Context, c *chain.EVM, addr common.Address) (*codeS
 	zero := common.Hash{}
 	switch {
 	case vals[0] != zero:
-		st.Proxy = &ProxyInfo{Type: "EIP-1967", Implementation: asAddr(vals[0]).Hex()}
+		st.Proxy = &Info{Type: "EIP-1967", Implementation: asAddr(vals[0]).Hex()}
 	case vals[1] != zero:
 		beacon := asAddr(vals[1])
-		st.Proxy = &ProxyInfo{Type: "EIP-1967-beacon", Beacon: beacon.Hex()}
+		st.Proxy = &Info{Type: "EIP-1967-beacon", Beacon: beacon.Hex()}
 		// implementation() of the beacon.
 		out, err := c.EthCall(ctx, chain.CallArgs{To: &beacon, Data: common.FromHex("0x5c60da1b")}, nil, nil)
 		if err == nil && len(out) >= 32 {
 			st.Proxy.Implementation = common.BytesToAddress(out[12:32]).Hex()
 		}
 	case vals[3] != zero:
-		st.Proxy = &ProxyInfo{Type: "EIP-1822", Implementation: asAddr(vals[3]).Hex()}
+		st.Proxy = &Info{Type: "EIP-1822", Implementation: asAddr(vals[3]).Hex()}
 	case vals[4] != zero:
-		st.Proxy = &ProxyInfo{Type: "zeppelinos", Implementation: asAddr(vals[4]).Hex()}
+		st.Proxy = &Info{Type: "zeppelinos", Implementation: asAddr(vals[4]).Hex()}
 	case len(code) == len(minimalPrefix)+20+len(minimalSuffix) && bytes.HasPrefix(code, minimalPrefix) && bytes.HasSuffix(code, minimalSuffix):
-		st.Proxy = &ProxyInfo{Type: "EIP-1167", Implementation: common.BytesToAddress(code[len(minimalPrefix) : len(minimalPrefix)+20]).Hex()}
+		st.Proxy = &Info{Type: "EIP-1167", Implementation: common.BytesToAddress(code[len(minimalPrefix) : len(minimalPrefix)+20]).Hex()}
 	}
 	if st.Proxy != nil {
 		if vals[2] != zero {

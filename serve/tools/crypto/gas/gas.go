@@ -1,11 +1,13 @@
-package crypto
+package gas
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/big"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -16,42 +18,78 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
-// GasInput is the input of gas_tracker.
-type GasInput struct {
+// Input is the input of gas_tracker.
+type Input struct {
 	Chains string `json:"chains,omitempty" doc:"Comma list of ethereum, base, arbitrum, optimism, polygon, bsc, solana; default all." maxLength:"100"`
 	USD    bool   `json:"usd,omitempty" doc:"Add USD transfer costs (native price from the wrapped-native/USDC pool)." default:"true"`
 }
 
 // Validate checks the chain names.
-func (in *GasInput) Validate() error {
-	for _, c := range splitList(in.Chains) {
+func (in *Input) Validate() error {
+	for _, c := range call.List(in.Chains) {
 		if !slices.Contains(chain.AllChains, strings.ToLower(c)) {
-			return apierr.Invalid("chains", "unknown chain "+quoteStr(c)+"; use "+strings.Join(chain.AllChains, ", "))
+			return apierr.Invalid("chains", "unknown chain "+fmt.Sprintf("%q", c)+"; use "+strings.Join(chain.AllChains, ", "))
 		}
 	}
 	return nil
 }
 
-// GasOutput is the answer of gas_tracker.
-type GasOutput struct {
-	Chains    []GasChain `json:"chains"`
-	CheckedAt time.Time  `json:"checked_at"`
+// USD prices a token on an EVM chain in USD (the crypto family's pool
+// pricing); false when no pool prices it.
+type USD func(ctx context.Context, c *chain.EVM, token common.Address) (float64, bool)
+
+// Tools serves gas_tracker over the family's chain clients.
+type Tools struct {
+	evm    chain.EVMs
+	sol    *chain.Solana // nil: no Solana node configured
+	usd    USD
+	now    func() time.Time
+	logger *slog.Logger
 }
 
-// GasChain is one chain's figures. A chain whose node failed has Error set
+// New returns the tool; the clients are the crypto family's, shared with
+// its other tools.
+func New(evm chain.EVMs, sol *chain.Solana, usd USD, now func() time.Time, logger *slog.Logger) *Tools {
+	return &Tools{evm: evm, sol: sol, usd: usd, now: now, logger: logger}
+}
+
+// Endpoints returns the registry entry of gas_tracker.
+func (t *Tools) Endpoints() []*registry.Endpoint {
+	return []*registry.Endpoint{registry.Spec[Input]{
+		Name: "gas_tracker", Method: http.MethodGet, Path: "/v1/crypto/gas-tracker", Group: registry.GroupTools,
+		Price:   "0.0001",
+		Summary: "Gas fees per chain: slow, standard and fast fees, transfer costs in native and USD, congestion, base-fee trend, block time; Solana priority-fee percentiles and TPS.",
+		Description: "EVM figures come from eth_feeHistory over the last 20 blocks (10th, 50th and 90th percentile tips) and " +
+			"the head block; USD from the wrapped-native/USDC pool. A chain whose node fails is reported with an error; the " +
+			"call fails only when every chain does.",
+		Output: Output{}, Tool: call.Tool(),
+		Handle: call.Handle("gas_tracker", t.tracker),
+	}.Endpoint()}
+}
+
+// Output is the answer of gas_tracker.
+type Output struct {
+	Chains    []Chain   `json:"chains"`
+	CheckedAt time.Time `json:"checked_at"`
+}
+
+// Chain is one chain's figures. A chain whose node failed has Error set
 // (the call fails only when every chain failed).
-type GasChain struct {
+type Chain struct {
 	Chain  string `json:"chain"`
 	Native string `json:"native"`
 	Block  uint64 `json:"block,omitempty"`
 	// EVM: fees in gwei. BaseFee is the next block's.
-	BaseFeeGwei *float64  `json:"base_fee_gwei,omitempty"`
-	Slow        *GasLevel `json:"slow,omitempty"`
-	Standard    *GasLevel `json:"standard,omitempty"`
-	Fast        *GasLevel `json:"fast,omitempty"`
+	BaseFeeGwei *float64 `json:"base_fee_gwei,omitempty"`
+	Slow        *Level   `json:"slow,omitempty"`
+	Standard    *Level   `json:"standard,omitempty"`
+	Fast        *Level   `json:"fast,omitempty"`
 	// GasUsedRatio is the mean of the sampled blocks; Congestion is low
 	// (< 0.3), normal (< 0.6), high (< 0.9) or very-high.
 	GasUsedRatio *float64 `json:"gas_used_ratio,omitempty"`
@@ -70,8 +108,8 @@ type GasChain struct {
 	Error                  string             `json:"error,omitempty"`
 }
 
-// GasLevel is one speed: fees per gas and the cost of a plain transfer.
-type GasLevel struct {
+// Level is one speed: fees per gas and the cost of a plain transfer.
+type Level struct {
 	PriorityFeeGwei float64 `json:"priority_fee_gwei,omitempty"`
 	// MaxFeeGwei is a safe maxFeePerGas (2× the next base fee plus tip);
 	// ExpectedFeeGwei what the transaction will likely pay.
@@ -85,23 +123,23 @@ type GasLevel struct {
 
 const feeBlocks = 20 // eth_feeHistory window
 
-func (t *Tools) gas(ctx context.Context, in *GasInput) (*GasOutput, error) {
-	names := splitList(strings.ToLower(in.Chains))
+func (t *Tools) tracker(ctx context.Context, in *Input) (*Output, error) {
+	names := call.List(strings.ToLower(in.Chains))
 	if len(names) == 0 {
 		names = chain.AllChains
 	}
-	out := &GasOutput{Chains: make([]GasChain, len(names)), CheckedAt: t.cfg.Now().UTC()}
+	out := &Output{Chains: make([]Chain, len(names)), CheckedAt: t.now().UTC()}
 	var wg sync.WaitGroup
 	errs := make([]error, len(names))
 	for i, n := range names {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g, err := t.gasOne(ctx, n, in.USD)
+			g, err := t.evmChain(ctx, n, in.USD)
 			if err != nil {
-				t.cfg.Logger.Warn("crypto: gas_tracker chain failed", "chain", n, "err", err)
+				t.logger.Warn("crypto: gas_tracker chain failed", "chain", n, "err", err)
 				errs[i] = err
-				g = GasChain{Chain: n, Error: apierr.From(err).Message}
+				g = Chain{Chain: n, Error: apierr.From(err).Message}
 			}
 			out.Chains[i] = g
 		}()
@@ -115,17 +153,17 @@ func (t *Tools) gas(ctx context.Context, in *GasInput) (*GasOutput, error) {
 	return nil, errors.Join(errs...)
 }
 
-func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, error) {
+func (t *Tools) evmChain(ctx context.Context, name string, usd bool) (Chain, error) {
 	if name == "solana" {
-		return t.gasSolana(ctx)
+		return t.solana(ctx)
 	}
 	c, ok := t.evm[name]
 	if !ok {
-		return GasChain{}, apierr.New(apierr.ErrUnavailable, "chain_not_configured", name+" has no RPC endpoint configured")
+		return Chain{}, apierr.New(apierr.ErrUnavailable, "chain_not_configured", name+" has no RPC endpoint configured")
 	}
 	key := fmt.Sprint("gas:", usd)
 	if v, ok := c.Cache.Get(key); ok {
-		return v.(GasChain), nil
+		return v.(Chain), nil
 	}
 	var fh struct {
 		OldestBlock  hexutil.Uint64   `json:"oldestBlock"`
@@ -138,25 +176,24 @@ func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, er
 	var nativeUSD *float64
 	if usd {
 		w := c.Chain.WrappedNative
-		qs, err := usdPrices(ctx, c, []common.Address{w}, nil)
-		if err == nil && qs[w] != nil {
-			nativeUSD = &qs[w].PriceUSD
+		if p, ok := t.usd(ctx, c, w); ok {
+			nativeUSD = &p
 		}
 	}
 	latest, err := c.Pin(ctx)
 	if err != nil {
-		return GasChain{}, err
+		return Chain{}, err
 	}
 	if err := c.Call(ctx, &fh, "eth_feeHistory", hexutil.Uint64(feeBlocks), "latest", []float64{10, 50, 90}); err != nil {
-		return GasChain{}, err
+		return Chain{}, err
 	}
 	if len(fh.BaseFee) == 0 {
-		return GasChain{}, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", name+": eth_feeHistory has no base fees (pre-London chain?)")
+		return Chain{}, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", name+": eth_feeHistory has no base fees (pre-London chain?)")
 	}
-	g := GasChain{Chain: name, Native: c.Chain.Native, Block: latest.Number, SampledBlocks: len(fh.GasUsedRatio)}
+	g := Chain{Chain: name, Native: c.Chain.Native, Block: latest.Number, SampledBlocks: len(fh.GasUsedRatio)}
 	next := gwei(fh.BaseFee[len(fh.BaseFee)-1])
-	g.BaseFeeGwei = ptr(round(next, 6))
-	levels := []*GasLevel{{}, {}, {}}
+	g.BaseFeeGwei = num.Ptr(num.Round(next, 6))
+	levels := []*Level{{}, {}, {}}
 	for k := range levels {
 		var tips []float64
 		for _, r := range fh.Reward {
@@ -166,10 +203,10 @@ func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, er
 		}
 		tip := median(tips)
 		l := levels[k]
-		l.PriorityFeeGwei = round(tip, 6)
-		l.MaxFeeGwei = round(2*next+tip, 6)
-		l.ExpectedFeeGwei = round(next+tip, 6)
-		l.TransferNative = round((next+tip)*21000/1e9, 6)
+		l.PriorityFeeGwei = num.Round(tip, 6)
+		l.MaxFeeGwei = num.Round(2*next+tip, 6)
+		l.ExpectedFeeGwei = num.Round(next+tip, 6)
+		l.TransferNative = num.Round((next+tip)*21000/1e9, 6)
 	}
 	g.Slow, g.Standard, g.Fast = levels[0], levels[1], levels[2]
 	if n := len(fh.GasUsedRatio); n > 0 {
@@ -178,12 +215,12 @@ func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, er
 			s += r
 		}
 		m := s / float64(n)
-		g.GasUsedRatio = ptr(round(m, 3))
+		g.GasUsedRatio = num.Ptr(num.Round(m, 3))
 		g.Congestion = congestion(m)
 	}
 	if first := gwei(fh.BaseFee[0]); first > 0 {
 		ch := (next/first - 1) * 100
-		g.BaseFeeChangePct = ptr(round(ch, 4))
+		g.BaseFeeChangePct = num.Ptr(num.Round(ch, 4))
 		g.BaseFeeTrend = "stable"
 		if ch > 5 {
 			g.BaseFeeTrend = "rising"
@@ -192,15 +229,15 @@ func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, er
 		}
 	}
 	if old := uint64(fh.OldestBlock); old < latest.Number {
-		h, err := getHeader(ctx, c, new(big.Int).SetUint64(old))
+		h, err := c.HeaderAt(ctx, new(big.Int).SetUint64(old))
 		if err == nil && latest.Time > h.Time {
-			g.BlockTimeSeconds = ptr(round(float64(latest.Time-h.Time)/float64(latest.Number-old), 4))
+			g.BlockTimeSeconds = num.Ptr(num.Round(float64(latest.Time-h.Time)/float64(latest.Number-old), 4))
 		}
 	}
 	if p := nativeUSD; p != nil {
-		g.NativeUSD = ptr(round(*p, 8))
+		g.NativeUSD = num.Ptr(num.Round(*p, 8))
 		for _, l := range levels {
-			l.TransferUSD = ptr(round(l.TransferNative**p, 6))
+			l.TransferUSD = num.Ptr(num.Round(l.TransferNative**p, 6))
 		}
 	}
 	c.Cache.Put(key, g, 3*time.Second)
@@ -209,22 +246,22 @@ func (t *Tools) gasOne(ctx context.Context, name string, usd bool) (GasChain, er
 
 // gasSolana: priority-fee percentiles of the recent slots and TPS from the
 // performance samples (two calls).
-func (t *Tools) gasSolana(ctx context.Context) (GasChain, error) {
+func (t *Tools) solana(ctx context.Context) (Chain, error) {
 	if t.sol == nil {
-		return GasChain{}, apierr.New(apierr.ErrUnavailable, "chain_not_configured", "solana has no RPC endpoint configured")
+		return Chain{}, apierr.New(apierr.ErrUnavailable, "chain_not_configured", "solana has no RPC endpoint configured")
 	}
 	if v, ok := t.sol.Cache.Get("gas"); ok {
-		return v.(GasChain), nil
+		return v.(Chain), nil
 	}
 	var fees []chain.PrioFee
 	if err := t.sol.Call(ctx, &fees, "getRecentPrioritizationFees"); err != nil {
-		return GasChain{}, solanaErr(err)
+		return Chain{}, chain.SolanaErr(err)
 	}
 	var perf []chain.PerfSample
 	if err := t.sol.Call(ctx, &perf, "getRecentPerformanceSamples", 5); err != nil {
-		return GasChain{}, solanaErr(err)
+		return Chain{}, chain.SolanaErr(err)
 	}
-	g := GasChain{Chain: "solana", Native: "SOL", PriorityFeePercentiles: map[string]float64{}}
+	g := Chain{Chain: "solana", Native: "SOL", PriorityFeePercentiles: map[string]float64{}}
 	var v []float64
 	for _, f := range fees {
 		v = append(v, float64(f.PrioritizationFee))
@@ -238,8 +275,8 @@ func (t *Tools) gasSolana(ctx context.Context) (GasChain, error) {
 	// priority fee on solTransferCU compute units.
 	for i, p := range []int{25, 50, 75} {
 		fee := percentile(v, p)
-		l := &GasLevel{PriorityFeeMicroLamports: ptr(fee),
-			TransferNative: round((5000+fee*solTransferCU/1e6)/1e9, 6)}
+		l := &Level{PriorityFeeMicroLamports: num.Ptr(fee),
+			TransferNative: num.Round((5000+fee*solTransferCU/1e6)/1e9, 6)}
 		switch i {
 		case 0:
 			g.Slow = l
@@ -262,12 +299,12 @@ func (t *Tools) gasSolana(ctx context.Context) (GasChain, error) {
 		}
 	}
 	if secs > 0 {
-		g.TPS = ptr(round(txs/secs, 6))
+		g.TPS = num.Ptr(num.Round(txs/secs, 6))
 		if hasNonVote {
-			g.NonVoteTPS = ptr(round(nonVote/secs, 6))
+			g.NonVoteTPS = num.Ptr(num.Round(nonVote/secs, 6))
 		}
 		if slots > 0 {
-			g.BlockTimeSeconds = ptr(round(secs/slots, 4))
+			g.BlockTimeSeconds = num.Ptr(num.Round(secs/slots, 4))
 		}
 	}
 	t.sol.Cache.Put("gas", g, 3*time.Second)
@@ -277,14 +314,6 @@ func (t *Tools) gasSolana(ctx context.Context) (GasChain, error) {
 // solTransferCU is the compute-unit limit assumed for a plain transfer
 // (the system transfer uses 150; wallets set a few hundred).
 const solTransferCU = 300
-
-func solanaErr(err error) error {
-	var se *chain.SolanaError
-	if errors.As(err, &se) {
-		return apierr.New(apierr.ErrUpstream, "rpc_error", "solana: "+se.Message)
-	}
-	return err
-}
 
 func gwei(v *hexutil.Big) float64 {
 	if v == nil {
@@ -326,7 +355,3 @@ func congestion(r float64) string {
 	}
 	return "very-high"
 }
-
-func ptr[T any](v T) *T { return &v }
-
-func quoteStr(s string) string { return fmt.Sprintf("%q", s) }
