@@ -278,7 +278,10 @@ func DecodeDocument(b []byte) (*Document, error) {
 	if d.err == nil && len(d.b) > 0 {
 		doc.Merge = &MergeFields{Subjects: d.strings("subjects"), Given: d.strings("given"), Family: d.strings("family"),
 			Retracted: d.bool("retracted"), Origin: d.string("origin"), Updated: d.int64("updated"),
-			Evidence: d.string("evidence"), Tables: d.string("tables")}
+			Evidence: d.string("evidence")}
+		if d.err == nil && len(d.b) > 0 { // records written before Tables have none
+			doc.Merge.Tables = d.string("tables")
+		}
 	}
 	if err := d.done("document"); err != nil {
 		return nil, err
