@@ -167,6 +167,21 @@ func (b *Builder) openBundle(slug string) (*bundle, error) {
 	return bu, nil
 }
 
+// writeTopic writes the topics.parquet row of slug, whose bundle is f
+// (its rows are the documents): named from the taxonomy, or by its slug.
+func (b *Builder) writeTopic(tt *table[topicRow], known map[string]Topic, slug string, f snapshot.File) error {
+	t, ok := known[slug]
+	if !ok {
+		t = Topic{Slug: slug, Name: slug}
+	}
+	if f.Rows > 0 {
+		b.counts.Topics++
+	}
+	row := topicRow{Slug: slug, Name: clean(t.Name), Parent: t.Parent, Documents: f.Rows,
+		BundleBytes: f.Bytes, BundleSHA256: f.SHA256, BundlePath: f.Name}
+	return tt.write(row, 128)
+}
+
 // createBundle creates the bundle file of a topic in the snapshot (or
 // segment) directory dir.
 func createBundle(dir, slug string) (*bundle, error) {
@@ -318,16 +333,7 @@ func (b *Builder) writeTopics() ([]snapshot.File, error) {
 			return nil, err
 		}
 		files = append(files, f, idx)
-		t, ok := known[slug]
-		if !ok {
-			t = Topic{Slug: slug, Name: slug}
-		}
-		if bu.docs > 0 {
-			b.counts.Topics++
-		}
-		row := topicRow{Slug: slug, Name: clean(t.Name), Parent: t.Parent, Documents: bu.docs,
-			BundleBytes: f.Bytes, BundleSHA256: f.SHA256, BundlePath: f.Name}
-		if err := tt.write(row, 128); err != nil {
+		if err := b.writeTopic(tt, known, slug, f); err != nil {
 			tt.abort()
 			return nil, err
 		}

@@ -227,24 +227,15 @@ func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
 			tt.abort()
 			return nil, err
 		}
-		t, ok := known[slug]
-		if !ok {
-			if f.Rows == 0 {
-				// Neither in the taxonomy nor with a document: a full
-				// build has no bundle for it.
-				os.Remove(filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
-				os.Remove(filepath.Join(b.tmp, filepath.FromSlash(idx.Name)))
-				continue
-			}
-			t = Topic{Slug: slug, Name: slug}
-		}
-		if f.Rows > 0 {
-			b.counts.Topics++
+		if _, ok := known[slug]; !ok && f.Rows == 0 {
+			// Neither in the taxonomy nor with a document: a full build
+			// has no bundle for it.
+			os.Remove(filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
+			os.Remove(filepath.Join(b.tmp, filepath.FromSlash(idx.Name)))
+			continue
 		}
 		files = append(files, f, idx)
-		row := topicRow{Slug: slug, Name: clean(t.Name), Parent: t.Parent, Documents: f.Rows,
-			BundleBytes: f.Bytes, BundleSHA256: f.SHA256, BundlePath: f.Name}
-		if err := tt.write(row, 128); err != nil {
+		if err := b.writeTopic(tt, known, slug, f); err != nil {
 			tt.abort()
 			return nil, err
 		}

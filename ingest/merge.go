@@ -458,7 +458,7 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 		return fmt.Errorf("ingest: merger spill: %w", err)
 	}
 	order, groups := m.plan()
-	var raw, plain []byte
+	var bufs spillBufs
 	var docs []*Document
 	for gi, g := range groups {
 		if gi%256 == 0 {
@@ -469,18 +469,9 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 		members := order[g.start : g.start+g.n]
 		docs = docs[:0]
 		for _, ri := range members {
-			r := &m.recs[ri]
-			raw = slices.Grow(raw[:0], int(r.size))[:r.size]
-			if _, err := m.file.ReadAt(raw, r.off); err != nil {
-				return fmt.Errorf("ingest: merger spill read: %w", err)
-			}
-			var err error
-			if plain, err = s2.Decode(plain[:cap(plain)], raw); err != nil {
-				return fmt.Errorf("ingest: merger spill decode: %w", err)
-			}
-			d, err := spillDecode(plain)
+			d, err := m.readRecord(&m.recs[ri], &bufs)
 			if err != nil {
-				return fmt.Errorf("ingest: merger spill decode: %w", err)
+				return err
 			}
 			docs = append(docs, d)
 		}
@@ -499,6 +490,26 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 		}
 	}
 	return nil
+}
+
+// spillBufs are the buffers readRecord reuses.
+type spillBufs struct{ raw, plain []byte }
+
+// readRecord reads a spilled record back and decodes it.
+func (m *Merger) readRecord(r *mrec, b *spillBufs) (*Document, error) {
+	b.raw = slices.Grow(b.raw[:0], int(r.size))[:r.size]
+	if _, err := m.file.ReadAt(b.raw, r.off); err != nil {
+		return nil, fmt.Errorf("ingest: merger spill read: %w", err)
+	}
+	var err error
+	if b.plain, err = s2.Decode(b.plain[:cap(b.plain)], b.raw); err != nil {
+		return nil, fmt.Errorf("ingest: merger spill decode: %w", err)
+	}
+	d, err := spillDecode(b.plain)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: merger spill decode: %w", err)
+	}
+	return d, nil
 }
 
 // Close removes the spill file.

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-
-	"github.com/klauspost/compress/s2"
 )
 
 // A delta build (package index) carries into its Merger only the documents
@@ -64,7 +62,7 @@ func (m *Merger) Replay(ctx context.Context, sink Sink) error {
 		}
 		return compareKeys(a.key, b.key)
 	})
-	var raw, plain []byte
+	var bufs spillBufs
 	for i := range m.recs {
 		for len(dels) > 0 && dels[0].at == uint32(i) {
 			if err := sink.Delete(Deletion{ID: dels[0].key.String()}); err != nil {
@@ -81,17 +79,9 @@ func (m *Merger) Replay(ctx context.Context, sink Sink) error {
 		if r.flags&flagCarried != 0 {
 			continue
 		}
-		raw = slices.Grow(raw[:0], int(r.size))[:r.size]
-		if _, err := m.file.ReadAt(raw, r.off); err != nil {
-			return fmt.Errorf("ingest: merger spill read: %w", err)
-		}
-		var err error
-		if plain, err = s2.Decode(plain[:cap(plain)], raw); err != nil {
-			return fmt.Errorf("ingest: merger spill decode: %w", err)
-		}
-		d, err := spillDecode(plain)
+		d, err := m.readRecord(r, &bufs)
 		if err != nil {
-			return fmt.Errorf("ingest: merger spill decode: %w", err)
+			return err
 		}
 		if err := sink.Document(d); err != nil {
 			return err
