@@ -132,9 +132,10 @@ func (p *Pairs) common(w string) bool {
 	return x || y
 }
 
-// keeps reports whether the index keeps the pair term of df documents.
+// keeps reports whether the index keeps the pair term of df documents
+// (the nil rule: every pair term).
 func (p *Pairs) keeps(term string, df int) bool {
-	if df >= p.minDF {
+	if p == nil || df >= p.minDF {
 		return true
 	}
 	a, b, _ := strings.Cut(strings.TrimPrefix(term, pairMark), pairMark)

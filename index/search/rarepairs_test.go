@@ -295,3 +295,61 @@ func TestPairMinDFEntry(t *testing.T) {
 		t.Errorf("DropRarePairs after a posting: %v", err)
 	}
 }
+
+// TestDroppedPairBytes: a pair left out leaves no byte in the file (the
+// same file as without its postings), and one of two common words, or
+// with the minimum of documents, is kept.
+func TestDroppedPairBytes(t *testing.T) {
+	write := func(pairs []string, minDF int) []byte {
+		t.Helper()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "index.bin")
+		w, err := search.NewWriter(path, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(w.SetPairs([]string{"of"}, []string{"heart"}, search.PairFields))
+		must(w.DropRarePairs(minDF))
+		for range 3 {
+			must(w.AddDoc(search.DocValues{License: "CC0"}))
+		}
+		for _, p := range pairs {
+			a, b, _ := strings.Cut(p, " ")
+			for d := range int32(2) {
+				must(w.AddPosting([]byte(search.PairTerm(a, b)), d, search.FieldTitle, []uint32{0}))
+			}
+		}
+		for i, word := range []string{"cell", "heart", "of"} {
+			for d := range int32(3) {
+				must(w.AddPosting([]byte(word), d, search.FieldTitle, []uint32{uint32(i)}))
+			}
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// Two documents each: "cell of" (a rarer word) is left out at a
+	// minimum of 3, "heart of" (stop and frequent) is always kept.
+	none := write([]string{"heart of"}, 3)
+	if got := write([]string{"cell of", "heart of"}, 3); !slices.Equal(got, none) {
+		t.Errorf("a pair left out changed the file: %d bytes, %d without it", len(got), len(none))
+	}
+	if got := write([]string{"cell of", "heart of"}, 2); len(got) <= len(none) {
+		t.Errorf("a pair at the minimum was left out: %d bytes, %d without it", len(got), len(none))
+	}
+	if got := write(nil, 3); len(got) >= len(none) {
+		t.Errorf("a pair of common words was left out: %d bytes, %d without it", len(got), len(none))
+	}
+}

@@ -595,9 +595,6 @@ func (w *Writer) endTerm() error {
 	if err := w.endDoc(); err != nil {
 		return err
 	}
-	if err := w.flushBlock(); err != nil {
-		return err
-	}
 	if isPairTerm(string(w.term)) && !w.pairRule.keeps(string(w.term), int(w.df)) {
 		// Fewer documents than DropRarePairs asks (at most blockDocs):
 		// the term's one block is still in the buffer. Drop it.
@@ -605,6 +602,9 @@ func (w *Writer) endTerm() error {
 		w.df = 0
 		w.blk.doc = -1
 		return nil
+	}
+	if err := w.flushBlock(); err != nil {
+		return err
 	}
 	skipOff, err := w.writeTerm(w.term, w.df)
 	if err != nil {
