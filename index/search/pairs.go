@@ -67,7 +67,7 @@ type Pairs struct {
 // DefaultPairMinDF is the builder's minimum of documents of a pair of a
 // stop word and a word neither stop nor frequent (Writer.DropRarePairs).
 // At 1M generated documents such pairs in fewer documents are 90 % of the
-// pair terms and a sixth of the index.
+// pair terms and a fifth of the index.
 const DefaultPairMinDF = 32
 
 // NewPairs returns the rule of the stop words and frequent words given.
