@@ -97,6 +97,11 @@ type Config struct {
 	// PairSample is the number of first documents whose words choose the
 	// frequent pair words of the search index (default 8192).
 	PairSample int
+	// PairMinDF is the fewest documents of a word pair of the search
+	// index with a word neither stop nor frequent (search.Writer.DropRarePairs):
+	// rarer ones are left out and checked word by word. 0 picks
+	// search.DefaultPairMinDF; 1 keeps every pair.
+	PairMinDF int
 
 	// Tuning; zero values pick the defaults.
 	RowGroupRows int // rows per row group of documents.parquet (default 50 000)

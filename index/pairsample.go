@@ -95,6 +95,9 @@ func (b *Builder) choosePairs() error {
 	if err := b.sidx.SetPairs(stop, frequent, isearch.PairFields); err != nil {
 		return err
 	}
+	if err := b.sidx.DropRarePairs(cmp.Or(b.cfg.PairMinDF, isearch.DefaultPairMinDF)); err != nil {
+		return err
+	}
 	b.pairs = isearch.NewPairs(stop, frequent)
 	for _, f := range s.fields {
 		pairs := b.appendPairs(f.tp[:len(f.tp):len(f.tp)])[len(f.tp):]

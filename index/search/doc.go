@@ -29,7 +29,8 @@
 // spans two fields or two values of a field): the conjunction of its word
 // pairs where the index has them (outside full text, every adjacent pair
 // with a stop word and every pair of two of the corpus's most frequent
-// words; FORMAT.md), of its words elsewhere, so "state of the art" walks
+// words, less the pairs of a stop word and a rarer word in few documents;
+// FORMAT.md), of its words elsewhere, so "state of the art" walks
 // the far shorter lists of "state of", "of the" and "the art", and
 // "resource management" one list; a prefix is the union of at
 // most query.MaxExpansions terms, the most frequent, whose documents the

@@ -177,7 +177,10 @@ func TestTermsParquetDF(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", term, err)
 		}
-		if res.Total != df {
+		// The table has the word pairs of those fields too; the index
+		// leaves out the rare ones (search.Writer.DropRarePairs).
+		dropped := strings.HasPrefix(term, "\x01") && res.Total == 0 && df < int64(ix.Pairs().MinDF())
+		if res.Total != df && !dropped {
 			t.Errorf("%q: terms.parquet df %d, the index %d in titles, keywords and authors", term, df, res.Total)
 		}
 		all, err := ix.Search(context.Background(), search.Request{Query: &query.Term{Word: term}})

@@ -54,6 +54,13 @@ func buildCorpus(t testing.TB, docs []*ingest.Document) *corpus {
 // (sample < 0).
 func buildCorpusPairs(t testing.TB, docs []*ingest.Document, sample int) *corpus {
 	t.Helper()
+	return buildCorpusConfig(t, docs, index.Config{NoPhrasePairs: sample < 0, PairSample: sample})
+}
+
+// buildCorpusConfig is buildCorpus with the pair settings of cfg
+// (NoPhrasePairs, PairSample, PairMinDF).
+func buildCorpusConfig(t testing.TB, docs []*ingest.Document, cfg index.Config) *corpus {
+	t.Helper()
 	topics := map[string]bool{}
 	for _, d := range docs {
 		if d.Licence.Family == "" {
@@ -79,7 +86,7 @@ func buildCorpusPairs(t testing.TB, docs []*ingest.Document, sample int) *corpus
 		return nil
 	}
 	if _, err := index.Build(context.Background(), index.Config{DataDir: dir, Now: testNow, Decide: decide, Fresh: true, Topics: its,
-		NoPhrasePairs: sample < 0, PairSample: sample}, feed); err != nil {
+		NoPhrasePairs: cfg.NoPhrasePairs, PairSample: cfg.PairSample, PairMinDF: cfg.PairMinDF}, feed); err != nil {
 		t.Fatal(err)
 	}
 	snap, ix := openIndex(t, dir)

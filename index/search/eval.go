@@ -394,7 +394,10 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 		}
 		id := e.ix.lookup(PairTerm(a, b))
 		if id < 0 {
-			return nil // the index has every occurrence of this pair: none
+			if e.ix.pairs.Complete(a, b) {
+				return nil // the index has every occurrence of this pair: none
+			}
+			continue // left out as rare: its words are checked
 		}
 		p.parts = append(p.parts, e.termIter(id, mask))
 		p.offs = append(p.offs, uint32(i))

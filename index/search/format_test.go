@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/ingest"
@@ -56,17 +57,25 @@ func asFormat2(t *testing.T, b []byte) []byte {
 	strs()          // topics
 	strs()          // stop pair words
 	toc = toc[1:]   // pair fields
-	// What is left is the frequent words: drop it.
+	// What is left is the frequent words (and the minimum of documents
+	// of rare pairs, when they were left out): drop it.
 	kept := rest - len(toc)
 	out = append(out, b[len(b)-32-rest:len(b)-32-rest+kept]...)
+	return withTOC(b, out, "osbsrch2")
+}
+
+// withTOC returns the index b with the table of contents toc and the
+// magic given.
+func withTOC(b, toc []byte, magic string) []byte {
+	tocOff := binary.LittleEndian.Uint64(b[len(b)-32:])
 	nb := append([]byte(nil), b[:tocOff]...)
-	copy(nb, "osbsrch2")
-	nb = append(nb, out...)
+	copy(nb, magic)
+	nb = append(nb, toc...)
 	var f [32]byte
 	binary.LittleEndian.PutUint64(f[0:], tocOff)
-	binary.LittleEndian.PutUint64(f[8:], uint64(len(out)))
-	binary.LittleEndian.PutUint32(f[16:], crc32.ChecksumIEEE(out))
-	copy(f[24:], "osbsrch2")
+	binary.LittleEndian.PutUint64(f[8:], uint64(len(toc)))
+	binary.LittleEndian.PutUint32(f[16:], crc32.ChecksumIEEE(toc))
+	copy(f[24:], magic)
 	return append(nb, f[:]...)
 }
 
@@ -92,7 +101,8 @@ func TestFormat2(t *testing.T) {
 		}
 		docs = append(docs, d)
 	}
-	c := buildCorpus(t, docs)
+	// Format 2 kept every pair.
+	c := buildCorpusConfig(t, docs, index.Config{PairMinDF: 1})
 	b, err := os.ReadFile(filepath.Join(c.snap.Dir, filepath.FromSlash(search.File)))
 	if err != nil {
 		t.Fatal(err)

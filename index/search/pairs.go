@@ -20,6 +20,15 @@ import (
 // document has it, any other pair is checked word by word. An index
 // without the TOC entry (written before pairs) answers every phrase word
 // by word.
+//
+// Most pair terms are a stop word beside a rare word ("of zebrafish"),
+// in one or a few documents each: they cost a dictionary record and a
+// skip entry each and save little, since the rare word's own list is
+// short. The writer leaves out those in fewer than a minimum of documents
+// ([Writer.DropRarePairs]), recorded in the TOC: a phrase then trusts a
+// missing pair only when both its words are stop or frequent pair words
+// (such pairs are always kept; [Pairs.Complete]), and checks any other
+// missing pair word by word, walking the rare word's list.
 
 // pairMark starts a pair term and separates its words: no token contains
 // it (tokens are letters and digits), so pair terms sort before every word
@@ -50,11 +59,20 @@ func PairWords() []string {
 type Pairs struct {
 	stop, frequent map[string]struct{}
 	frequentWords  []string
+	// minDF is the fewest documents of a kept pair that has a word
+	// neither stop nor frequent; 1: every pair is kept.
+	minDF int
 }
+
+// DefaultPairMinDF is the builder's minimum of documents of a pair of a
+// stop word and a word neither stop nor frequent (Writer.DropRarePairs).
+// At 1M generated documents such pairs in fewer documents are 90 % of the
+// pair terms and a fifth of the index.
+const DefaultPairMinDF = 32
 
 // NewPairs returns the rule of the stop words and frequent words given.
 func NewPairs(stop, frequent []string) *Pairs {
-	return &Pairs{stop: wordSet(stop), frequent: wordSet(frequent), frequentWords: slices.Clone(frequent)}
+	return &Pairs{stop: wordSet(stop), frequent: wordSet(frequent), frequentWords: slices.Clone(frequent), minDF: 1}
 }
 
 // Frequent returns the frequent pair words, sorted.
@@ -73,7 +91,8 @@ func wordSet(words []string) map[string]struct{} {
 	return s
 }
 
-// Indexed reports whether the index has every occurrence of the pair a b.
+// Indexed reports whether the index has the pair a b: every occurrence,
+// or (Complete) none if the pair is in fewer than MinDF documents.
 func (p *Pairs) Indexed(a, b string) bool {
 	if p == nil {
 		return false
@@ -86,6 +105,41 @@ func (p *Pairs) Indexed(a, b string) bool {
 	_, x = p.frequent[a]
 	_, y = p.frequent[b]
 	return x && y
+}
+
+// MinDF is the fewest documents of a pair the index keeps when one of
+// its words is neither a stop nor a frequent pair word; 1 when it keeps
+// every pair that Indexed names (and for the nil rule).
+func (p *Pairs) MinDF() int {
+	if p == nil {
+		return 1
+	}
+	return p.minDF
+}
+
+// Complete reports whether the index has every occurrence of the pair
+// a b whatever its number of documents, so that a missing pair term
+// means that no document has it: Indexed names it, and the index keeps
+// all such pairs or both words are stop or frequent pair words.
+func (p *Pairs) Complete(a, b string) bool {
+	return p.Indexed(a, b) && (p.minDF <= 1 || p.common(a) && p.common(b))
+}
+
+// common reports whether w is a stop or a frequent pair word.
+func (p *Pairs) common(w string) bool {
+	_, x := p.stop[w]
+	_, y := p.frequent[w]
+	return x || y
+}
+
+// keeps reports whether the index keeps the pair term of df documents
+// (the nil rule: every pair term).
+func (p *Pairs) keeps(term string, df int) bool {
+	if p == nil || df >= p.minDF {
+		return true
+	}
+	a, b, _ := strings.Cut(strings.TrimPrefix(term, pairMark), pairMark)
+	return p.common(a) && p.common(b)
 }
 
 // validPairWords reports whether words can be a TOC's pair words: sorted,

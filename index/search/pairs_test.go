@@ -198,20 +198,26 @@ func TestPairsRule(t *testing.T) {
 // not hold (a stop word's, and two frequent words'): a phrase over fields
 // with pairs then trusts the missing pair (no match), one over full text
 // checks the words, and without the claim every phrase checks the words.
-// A pair the rule does not name is checked word by word either way.
+// A pair the rule does not name is checked word by word either way. With
+// a minimum of documents of rare pairs, a missing pair of a stop word and
+// a word neither stop nor frequent is checked word by word too.
 func TestPairsClaimed(t *testing.T) {
 	title := []string{"heart", "of", "cell", "matter", "heart"}
 	for _, tc := range []struct {
 		claim    bool
+		minDF    int
 		fulltext bool
 		phrase   []string
 		want     int64
 	}{
-		{false, false, []string{"heart", "of"}, 1}, {false, true, []string{"heart", "of"}, 1},
-		{true, false, []string{"heart", "of"}, 0}, {true, true, []string{"heart", "of"}, 1},
-		{false, false, []string{"matter", "heart"}, 1}, {true, false, []string{"matter", "heart"}, 0},
-		{true, true, []string{"matter", "heart"}, 1},
-		{true, false, []string{"cell", "matter"}, 1}, {true, false, []string{"cell", "matter", "heart"}, 0},
+		{false, 1, false, []string{"heart", "of"}, 1}, {false, 1, true, []string{"heart", "of"}, 1},
+		{true, 1, false, []string{"heart", "of"}, 0}, {true, 1, true, []string{"heart", "of"}, 1},
+		{false, 1, false, []string{"matter", "heart"}, 1}, {true, 1, false, []string{"matter", "heart"}, 0},
+		{true, 1, true, []string{"matter", "heart"}, 1},
+		{true, 1, false, []string{"cell", "matter"}, 1}, {true, 1, false, []string{"cell", "matter", "heart"}, 0},
+		{true, 1, false, []string{"of", "cell"}, 0}, {true, 2, false, []string{"of", "cell"}, 1},
+		{true, 2, false, []string{"heart", "of"}, 0}, {true, 2, false, []string{"matter", "heart"}, 0},
+		{true, 2, false, []string{"heart", "of", "cell"}, 0}, {true, 2, false, []string{"of", "cell", "matter"}, 1},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "index.bin")
@@ -221,6 +227,9 @@ func TestPairsClaimed(t *testing.T) {
 		}
 		if tc.claim {
 			if err := w.SetPairs([]string{"of"}, []string{"heart", "matter"}, search.PairFields); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.DropRarePairs(tc.minDF); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -253,7 +262,7 @@ func TestPairsClaimed(t *testing.T) {
 			Fulltext: tc.fulltext, Limit: 10})
 		ix.Close()
 		if err != nil || res.Total != tc.want {
-			t.Errorf("claim %v, fulltext %v, %q: %d matches, %v; want %d", tc.claim, tc.fulltext, tc.phrase, res.Total, err, tc.want)
+			t.Errorf("claim %v, minimum %d, fulltext %v, %q: %d matches, %v; want %d", tc.claim, tc.minDF, tc.fulltext, tc.phrase, res.Total, err, tc.want)
 		}
 	}
 	w, err := search.NewWriter(filepath.Join(t.TempDir(), "index.bin"), t.TempDir())

@@ -270,7 +270,8 @@ func bigEnoughEndian() bool {
 }
 
 // pairs reads the TOC's pair entry: the stop pair words, the fields
-// byte and, since format 3, the frequent pair words.
+// byte, since format 3 the frequent pair words and, when the index left
+// rare pairs out, their minimum of documents.
 func (r *tocReader) pairs(v2 bool) (*Pairs, uint8) {
 	stop := r.strings(maxPairWords)
 	if r.err == nil && (len(stop) == 0 || !validPairWords(stop) || len(r.b) < 1 || r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
@@ -282,8 +283,15 @@ func (r *tocReader) pairs(v2 bool) (*Pairs, uint8) {
 	fields := r.b[0]
 	r.b = r.b[1:]
 	var frequent []string
+	minDF := uint64(1)
 	if !v2 {
 		frequent = r.strings(maxPairWords)
+		if r.err == nil && len(r.b) > 0 {
+			// Since rare pairs are left out: their minimum of documents.
+			if minDF = r.uvarint(); minDF < 2 || minDF > blockDocs {
+				r.err = ErrMalformed
+			}
+		}
 	}
 	if r.err == nil && (len(r.b) != 0 || !validPairWords(frequent)) {
 		r.err = ErrMalformed
@@ -291,7 +299,9 @@ func (r *tocReader) pairs(v2 bool) (*Pairs, uint8) {
 	if r.err != nil {
 		return nil, 0
 	}
-	return NewPairs(stop, frequent), fields
+	p := NewPairs(stop, frequent)
+	p.minDF = int(minDF)
+	return p, fields
 }
 
 type tocReader struct {

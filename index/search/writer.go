@@ -65,6 +65,7 @@ type Writer struct {
 	pairWords        []string // recorded in the TOC; nil: no pair terms
 	frequentWords    []string
 	pairFields       uint8
+	pairRule         *Pairs // which pair terms to keep (DropRarePairs)
 	years            *spool // the year column (FORMAT.md)
 	licFlags         *spool // the licence and flags column
 	yearsWide        bool   // a year does not fit the column: it is left empty
@@ -594,6 +595,14 @@ func (w *Writer) endTerm() error {
 	if err := w.endDoc(); err != nil {
 		return err
 	}
+	if isPairTerm(string(w.term)) && !w.pairRule.keeps(string(w.term), int(w.df)) {
+		// Fewer documents than DropRarePairs asks (at most blockDocs):
+		// the term's one block is still in the buffer. Drop it.
+		w.blk.reset()
+		w.df = 0
+		w.blk.doc = -1
+		return nil
+	}
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
@@ -736,6 +745,21 @@ func (w *Writer) SetPairs(stop, frequent []string, fields uint8) error {
 		return fmt.Errorf("%w: pair words must be sorted and distinct, stop words non-empty, with fields", ErrWriteOrder)
 	}
 	w.pairWords, w.frequentWords, w.pairFields = slices.Clone(stop), slices.Clone(frequent), fields
+	w.pairRule = NewPairs(stop, frequent)
+	return nil
+}
+
+// DropRarePairs leaves out of the index the pair terms in fewer than
+// minDF documents (at most 128, a block) of which a word is neither a
+// stop nor a frequent pair word, and records minDF in the TOC: a phrase
+// checks such a missing pair word by word (pairs.go). It is called after
+// SetPairs and before the first posting; 1 keeps every pair (the
+// default).
+func (w *Writer) DropRarePairs(minDF int) error {
+	if w.pairRule == nil || w.phase >= 2 || minDF < 1 || minDF > blockDocs {
+		return fmt.Errorf("%w: DropRarePairs(%d) needs pairs, before the postings, with 1 to %d documents", ErrWriteOrder, minDF, blockDocs)
+	}
+	w.pairRule.minDF = minDF
 	return nil
 }
 
@@ -771,6 +795,9 @@ func (w *Writer) toc() []byte {
 		for _, s := range w.frequentWords {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
+		}
+		if m := w.pairRule.MinDF(); m > 1 {
+			b = binary.AppendUvarint(b, uint64(m))
 		}
 	}
 	return b
