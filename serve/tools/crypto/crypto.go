@@ -11,6 +11,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/contractabi"
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 )
 
 // Config configures the crypto tools. The zero value is the production
@@ -137,7 +138,7 @@ func New(cfg Config) (*Tools, error) {
 		}
 	}
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
-	t.gas = gas.New(t.evm, t.sol, tokenUSD, cfg.Now, cfg.Logger)
+	t.gas = gas.New(t.evm, t.sol, market.TokenUSD, cfg.Now, cfg.Logger)
 	return t, nil
 }
 

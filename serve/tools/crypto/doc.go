@@ -1,11 +1,11 @@
 // Package crypto is the crypto tool family: the on-chain checks under
 // /v1/crypto. contract_abi and gas_tracker are packages of their own
 // (contractabi, gas); token_audit, token_report, swap_route,
-// crypto_prices, wallet_portfolio, wallet_report and simulate_tx are here,
-// with the pool pricing they share with gas_tracker. New builds them all
-// over one set of chain clients (package chain) and one explorer client
-// (package internal/explorer), and the family (Family) opens them as one
-// group.
+// crypto_prices, wallet_portfolio, wallet_report and simulate_tx are here.
+// New builds them all over one set of chain clients (package chain), one
+// explorer client (package internal/explorer) and the pool pricing they
+// share (package internal/market), and the family (Family) opens them as
+// one group.
 //
 // Every answer comes from chain state read over JSON-RPC (package chain):
 // Uniswap-V2-style pairs and V3-style pools (quoted by QuoterV2) for prices

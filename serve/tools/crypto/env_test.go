@@ -24,7 +24,6 @@ type env struct {
 // later moves the RPC clients' clock past the head's TTL.
 func (e *env) later() { e.Later() }
 
-
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 
 // newEnvWith lets a test adjust the chain configuration.

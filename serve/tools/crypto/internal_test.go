@@ -12,20 +12,6 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-func TestBase58(t *testing.T) {
-	for _, s := range []string{"A1TMhSGzQxMr1TboBKtgixKz1sS6REASMxPo1qsyTSJd", "11111111111111111111111111111111", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"} {
-		b, ok := base58Decode(s)
-		if !ok || len(b) != 32 || base58Encode(b) != s {
-			t.Errorf("%s: %x %v round trip %q", s, b, ok, base58Encode(b))
-		}
-	}
-	for _, bad := range []string{"0OIl", "abc", "0x703c4b2bD70c169f5717101CaeE543299Fc946C7"} {
-		if isSolanaAddress(bad) {
-			t.Errorf("%q taken for a Solana address", bad)
-		}
-	}
-}
-
 func TestSelectorsSkipPushData(t *testing.T) {
 	sel := crypto.Keccak256([]byte("mint(address,uint256)"))[:4]
 	// PUSH4 <mint> ; PUSH32 whose data hides a PUSH4 of pause() (0x63 +
@@ -104,23 +90,5 @@ func TestYieldsNeedMarkets(t *testing.T) {
 	var e *apierr.Error
 	if !errors.As(err, &e) || e.Code != "yields_not_supported" {
 		t.Errorf("err %v, want yields_not_supported", err)
-	}
-}
-
-// TestWhirlpoolAddress checks the program-derived address code against
-// the real Orca SOL/USDC pool (tick spacing 4) of the mainnet config.
-func TestWhirlpoolAddress(t *testing.T) {
-	w := chain.Default().Chains["solana"].Whirlpool
-	s, err := chain.NewSolana(chain.Default().Chains["solana"], chain.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, ok := whirlpoolAddr(s, w, w.WSOLMint, w.USDCMint, 4)
-	if !ok || got != "Czfq3xZZDmsdGdUyrNLtRhGc47cXcZtLG4crryfu44zE" {
-		t.Errorf("SOL/USDC tick spacing 4: %s", got)
-	}
-	// Mint order does not matter.
-	if again, _ := whirlpoolAddr(s, w, w.USDCMint, w.WSOLMint, 4); again != got {
-		t.Errorf("reversed mints: %s", again)
 	}
 }

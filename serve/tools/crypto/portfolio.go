@@ -17,6 +17,7 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
@@ -30,7 +31,7 @@ type PortfolioInput struct {
 
 // Validate checks the address form and the EVM-only options.
 func (in *PortfolioInput) Validate() error {
-	solana := isSolanaAddress(in.Address)
+	solana := market.IsSolanaAddress(in.Address)
 	if !solana && !isEVMAddress(in.Address) {
 		return apierr.Invalid("address", "want a 0x address or a base58 Solana address")
 	}
@@ -88,7 +89,7 @@ type Holding struct {
 }
 
 func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOutput, error) {
-	if isSolanaAddress(in.Address) {
+	if market.IsSolanaAddress(in.Address) {
 		return t.solanaPortfolio(ctx, in)
 	}
 	owner := common.HexToAddress(in.Address)
@@ -160,9 +161,9 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 	}
 	// The pools and metadata of every token that may be held ride along
 	// with the balances: a cold call then reads the pools' state only.
-	pairs, all := directPairs(c, toks)
-	wantPools(ctx, c, pairs)
-	wantMeta(ctx, c, all)
+	pairs, all := market.DirectPairs(c, toks)
+	market.WantPools(ctx, c, pairs)
+	market.WantMeta(ctx, c, all)
 	res, err := c.Multicall(ctx, calls, nil)
 	if err != nil {
 		return ChainPortfolio{}, err
@@ -175,11 +176,11 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 			held = append(held, a)
 		}
 	}
-	prices, err := usdPrices(ctx, c, held, nil)
+	prices, err := market.USDPrices(ctx, c, held, nil)
 	if err != nil {
 		return ChainPortfolio{}, err
 	}
-	meta, err := tokenInfo(ctx, c, held)
+	meta, err := market.TokenInfo(ctx, c, held)
 	if err != nil {
 		return ChainPortfolio{}, err
 	}
@@ -188,7 +189,7 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 	if nat == nil {
 		nat = new(big.Int)
 	}
-	cp.Native = &Holding{Symbol: c.Chain.Native, Decimals: 18, Raw: nat.String(), Balance: toFloat(nat, 18)}
+	cp.Native = &Holding{Symbol: c.Chain.Native, Decimals: 18, Raw: nat.String(), Balance: market.ToFloat(nat, 18)}
 	if q := prices[c.Chain.WrappedNative]; q != nil {
 		cp.Native.PriceUSD, cp.Native.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(cp.Native.Balance*q.PriceUSD, 10))
 		cp.TotalUSD += *cp.Native.USD
@@ -198,7 +199,7 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 		if m == nil || !m.OK {
 			continue
 		}
-		h := Holding{Address: a.Hex(), Symbol: m.Symbol, Name: m.Name, Decimals: m.Decimals, Raw: bal[a].String(), Balance: toFloat(bal[a], m.Decimals)}
+		h := Holding{Address: a.Hex(), Symbol: m.Symbol, Name: m.Name, Decimals: m.Decimals, Raw: bal[a].String(), Balance: market.ToFloat(bal[a], m.Decimals)}
 		if q := prices[a]; q != nil {
 			h.PriceUSD, h.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(h.Balance*q.PriceUSD, 10))
 		}
@@ -265,7 +266,7 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", "solana: getBalance value is not an integer")
 	}
 	cp := ChainPortfolio{Chain: "solana", Tokens: []Holding{},
-		Native: &Holding{Symbol: "SOL", Decimals: 9, Raw: lam.String(), Balance: toFloat(lam, 9)},
+		Native: &Holding{Symbol: "SOL", Decimals: 9, Raw: lam.String(), Balance: market.ToFloat(lam, 9)},
 		Note:   "Solana holdings have no USD prices here (no Whirlpool configuration); min_usd does not apply."}
 	for _, a := range accts.Value {
 		ta := a.Account.Data.Parsed.Info.TokenAmount
@@ -273,7 +274,7 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 		if !ok || v.Sign() == 0 {
 			continue
 		}
-		cp.Tokens = append(cp.Tokens, Holding{Address: a.Account.Data.Parsed.Info.Mint, Decimals: ta.Decimals, Raw: v.String(), Balance: toFloat(v, ta.Decimals)})
+		cp.Tokens = append(cp.Tokens, Holding{Address: a.Account.Data.Parsed.Info.Mint, Decimals: ta.Decimals, Raw: v.String(), Balance: market.ToFloat(v, ta.Decimals)})
 	}
 	if err := t.priceSolana(ctx, &cp); err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
@@ -197,9 +198,9 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	// The native token's pools and the metadata of it and USDC ride along
 	// with the first Multicall3 read (the moves' tokens), so pricing the
 	// fee reads the pools' state only.
-	pairs, all := directPairs(c, []common.Address{c.Chain.WrappedNative})
-	wantPools(ctx, c, pairs)
-	wantMeta(ctx, c, all)
+	pairs, all := market.DirectPairs(c, []common.Address{c.Chain.WrappedNative})
+	market.WantPools(ctx, c, pairs)
+	market.WantMeta(ctx, c, all)
 	frame, method, reads, err := t.traceCall(ctx, c, msg, over, &h)
 	var logs []simLog
 	switch {
@@ -229,8 +230,8 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	if err := c.Call(ctx, &gp, "eth_gasPrice"); err != nil {
 		return nil, err
 	}
-	out.FeeNative = num.Round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasUsed)), 18), 8)
-	if p, err := usdPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
+	out.FeeNative = num.Round(market.ToFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasUsed)), 18), 8)
+	if p, err := market.USDPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
 		out.FeeUSD = num.Ptr(num.Round(out.FeeNative*p[c.Chain.WrappedNative].PriceUSD, 6))
 	}
 	facts, err := t.riskFacts(ctx, c, from, to, &h, out)
@@ -394,10 +395,10 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 			out.Approvals = append(out.Approvals, ApprovalInfo{Standard: "erc721-all", Token: l.Address.Hex(), Spender: addr(l.Topics[2]).Hex(), Approved: &on, Unlimited: on})
 		}
 	}
-	meta := map[common.Address]*tokenMeta{}
+	meta := map[common.Address]*market.TokenMeta{}
 	if len(erc20) > 0 {
 		var err error
-		if meta, err = tokenInfo(ctx, c, erc20); err != nil {
+		if meta, err = market.TokenInfo(ctx, c, erc20); err != nil {
 			return err
 		}
 	}
@@ -407,11 +408,11 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 			case "native":
 				ms[i].Symbol = c.Chain.Native
 				v, _ := new(big.Int).SetString(ms[i].Raw, 10)
-				ms[i].Amount = toFloat(v, 18)
+				ms[i].Amount = market.ToFloat(v, 18)
 			case "erc20":
 				if m := meta[common.HexToAddress(ms[i].Token)]; m != nil && m.OK {
 					v, _ := new(big.Int).SetString(ms[i].Raw, 10)
-					ms[i].Symbol, ms[i].Amount = m.Symbol, toFloat(v, m.Decimals)
+					ms[i].Symbol, ms[i].Amount = m.Symbol, market.ToFloat(v, m.Decimals)
 				}
 			}
 		}
@@ -487,7 +488,7 @@ func parseSolanaTx(s string) ([]string, error) {
 	}
 	keys := make([]string, nkeys)
 	for i := range keys {
-		keys[i] = base58Encode(m[n+32*i : n+32*(i+1)])
+		keys[i] = market.Base58Encode(m[n+32*i : n+32*(i+1)])
 	}
 	return keys, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 )
 
 // WalletReportInput is the input of wallet_report.
@@ -264,7 +265,7 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 		}
 		return a
 	}()...)
-	meta, err := tokenInfo(ctx, c, metaList)
+	meta, err := market.TokenInfo(ctx, c, metaList)
 	if err != nil {
 		return rep, err
 	}
@@ -304,14 +305,14 @@ func (t *Tools) spenderCode(ctx context.Context, c *chain.EVM, open []OpenApprov
 
 // scamTokens sells 10 USD of each unknown held token in simulation; a
 // revert marks it as a scam token. Tokens without a pool are not judged.
-func (t *Tools) scamTokens(ctx context.Context, c *chain.EVM, held []common.Address, meta map[common.Address]*tokenMeta, rep *ChainReputation) error {
+func (t *Tools) scamTokens(ctx context.Context, c *chain.EVM, held []common.Address, meta map[common.Address]*market.TokenMeta, rep *ChainReputation) error {
 	if len(held) > maxReportTokens {
 		held = held[:maxReportTokens]
 	}
 	if len(held) == 0 {
 		return nil
 	}
-	qs, err := usdPrices(ctx, c, append(slices.Clone(held), c.Chain.WrappedNative), nil)
+	qs, err := market.USDPrices(ctx, c, append(slices.Clone(held), c.Chain.WrappedNative), nil)
 	if err != nil {
 		return err
 	}
