@@ -15,6 +15,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/proxy"
@@ -34,14 +35,10 @@ func (in *TokenInput) Validate() error {
 		}
 		return nil
 	}
-	if !isEVMAddress(in.Address) {
+	if !call.IsAddress(in.Address) {
 		return apierr.Invalid("address", "want 0x followed by 40 hex digits")
 	}
 	return nil
-}
-
-func isEVMAddress(s string) bool {
-	return len(s) == 42 && strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
 }
 
 // Flag is one finding. Severity is critical, high, medium, low or info.

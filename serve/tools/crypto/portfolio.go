@@ -32,7 +32,7 @@ type PortfolioInput struct {
 // Validate checks the address form and the EVM-only options.
 func (in *PortfolioInput) Validate() error {
 	solana := market.IsSolanaAddress(in.Address)
-	if !solana && !isEVMAddress(in.Address) {
+	if !solana && !call.IsAddress(in.Address) {
 		return apierr.Invalid("address", "want a 0x address or a base58 Solana address")
 	}
 	if solana && (in.Chains != "" || in.Tokens != "") {
@@ -49,7 +49,7 @@ func (in *PortfolioInput) Validate() error {
 	}
 	for _, tk := range toks {
 		ch, addr, ok := strings.Cut(tk, ":")
-		if !ok || !slices.Contains(chain.EVMChains, strings.ToLower(ch)) || !isEVMAddress(addr) {
+		if !ok || !slices.Contains(chain.EVMChains, strings.ToLower(ch)) || !call.IsAddress(addr) {
 			return apierr.Invalid("tokens", "want chain:0x..., got "+quoteStr(tk))
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
@@ -43,7 +44,7 @@ func (in *SwapInput) Validate() error {
 		return apierr.Invalid("amount", "want a decimal number such as 1.5")
 	case in.AmountRaw != "" && !integerRE.MatchString(in.AmountRaw):
 		return apierr.Invalid("amount_raw", "want an integer number of base units")
-	case in.Sender != "" && !isEVMAddress(in.Sender):
+	case in.Sender != "" && !call.IsAddress(in.Sender):
 		return apierr.Invalid("sender", "want 0x followed by 40 hex digits")
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -63,7 +64,7 @@ func TestSwapRouteMultiHop(t *testing.T) {
 		}
 		// The truth: the V2 router's quote of the first hop, QuoterV2's of
 		// the second.
-		weth := routerQuote(t, c, evmtest.Units(100_000, 6), c.USDC, c.WETH)
+		weth := cryptotest.RouterQuote(c, evmtest.Units(100_000, 6), c.USDC, c.WETH)
 		type params struct {
 			TokenIn, TokenOut                common.Address
 			AmountIn, Fee, SqrtPriceLimitX96 *big.Int

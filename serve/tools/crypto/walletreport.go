@@ -14,6 +14,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 )
 
@@ -213,7 +214,7 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 		}
 		p := pair{l.Address, common.BytesToAddress(l.Topics[2][12:])}
 		note(p.spender)
-		if l.Topics[0] == topicApproval && !seen[p] { // ApprovalForAll has no allowance to read
+		if l.Topics[0] == events.Approval && !seen[p] { // ApprovalForAll has no allowance to read
 			seen[p] = true
 			pairs = append(pairs, p)
 		}
@@ -244,7 +245,7 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 	for i, p := range pairs {
 		if v := res[i].Big(0); v != nil && v.Sign() > 0 {
 			rep.OpenApprovals = append(rep.OpenApprovals, OpenApproval{Token: p.token.Hex(), Spender: p.spender.Hex(), Raw: v.String(),
-				Unlimited: v.Cmp(unlimitedAllowance) >= 0, Flagged: flagged[p.spender]})
+				Unlimited: v.Cmp(events.Unlimited()) >= 0, Flagged: flagged[p.spender]})
 		}
 	}
 	if err := t.spenderCode(ctx, c, rep.OpenApprovals); err != nil {

@@ -5,6 +5,7 @@ package cryptotest
 
 import (
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -190,4 +191,20 @@ func Near(a, b, rel float64) bool {
 	}
 	d := a/b - 1
 	return d < rel && d > -rel
+}
+
+// RouterQuote is the Uniswap-V2 router's own quote (getAmountsOut) of
+// selling amt along path: the truth the tools' quotes are checked against.
+func RouterQuote(c *evmtest.Chain, amt *big.Int, path ...common.Address) *big.Int {
+	q := c.Read(c.Router, "UniswapV2Router02", "getAmountsOut", amt, path)[0].([]*big.Int)
+	return q[len(q)-1]
+}
+
+// Strings is a JSON array of strings from an answer.
+func Strings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
 }
