@@ -12,6 +12,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
+	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 	"github.com/openshelf/openshelf/serve/tools/crypto/simulate"
 )
 
@@ -56,18 +57,19 @@ type Config struct {
 }
 
 // Tools is the crypto tool family: the tools of this package and those of
-// the per-tool packages (contractabi, gas, simulate), over one set of chain
-// clients.
+// the per-tool packages (contractabi, gas, portfolio, simulate), over one
+// set of chain clients.
 type Tools struct {
 	cfg    Config
 	chains *chain.Config
 	evm    chain.EVMs
 	sol    *chain.Solana
 	exp    *explorer.Client
-	// abi, gas and sim are contract_abi, gas_tracker and simulate_tx,
-	// packages of their own over the same clients.
+	// abi, gas, pf and sim are contract_abi, gas_tracker, wallet_portfolio
+	// and simulate_tx, packages of their own over the same clients.
 	abi *contractabi.Tools
 	gas *gas.Tools
+	pf  *portfolio.Tools
 	sim *simulate.Tools
 	// logRange maps a chain name to the eth_getLogs range its last history
 	// scan ended with, where the next one starts.
@@ -136,6 +138,7 @@ func New(cfg Config) (*Tools, error) {
 	}
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
 	t.gas = gas.New(t.evm, t.sol, market.TokenUSD, cfg.Now, cfg.Logger)
+	t.pf = portfolio.New(t.evm, t.sol, cfg.Now, cfg.Logger)
 	t.sim = simulate.New(t.evm, t.sol, t.exp, simulate.Config{StateReads: cfg.SimStateReads, Now: cfg.Now, Logger: cfg.Logger})
 	return t, nil
 }

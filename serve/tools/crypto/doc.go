@@ -1,7 +1,8 @@
 // Package crypto is the crypto tool family: the on-chain checks under
-// /v1/crypto. contract_abi, gas_tracker and simulate_tx are packages of
-// their own (contractabi, gas, simulate); token_audit, token_report,
-// swap_route, crypto_prices, wallet_portfolio and wallet_report are here.
+// /v1/crypto. contract_abi, gas_tracker, wallet_portfolio and simulate_tx
+// are packages of their own (contractabi, gas, portfolio, simulate);
+// token_audit, token_report, swap_route, crypto_prices and wallet_report
+// are here.
 // New builds them all over one set of chain clients (package chain), one
 // explorer client (package internal/explorer) and the pool pricing they
 // share (package internal/market), and the family (Family) opens them as

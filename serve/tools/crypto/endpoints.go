@@ -12,7 +12,8 @@ import (
 // so bad input and unknown contracts are refused before payment.
 func (t *Tools) Endpoints() []*registry.Endpoint {
 	eps := append(t.abi.Endpoints(), t.gas.Endpoints()...)
-	eps = append(eps, t.pricesEndpoint(), t.auditEndpoint(), t.reportEndpoint(), t.swapEndpoint(), t.portfolioEndpoint())
+	eps = append(eps, t.pricesEndpoint(), t.auditEndpoint(), t.reportEndpoint(), t.swapEndpoint())
+	eps = append(eps, t.pf.Endpoints()...)
 	eps = append(eps, t.sim.Endpoints()...)
 	return append(eps, t.walletReportEndpoint())
 }
@@ -30,20 +31,6 @@ func (t *Tools) walletReportEndpoint() *registry.Endpoint {
 		// A real mainnet example (USDC, a well-known wallet): what discovery shows.
 		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
 		Handle:  call.Handle("wallet_report", t.walletReport),
-	}.Endpoint()
-}
-
-func (t *Tools) portfolioEndpoint() *registry.Endpoint {
-	return registry.Spec[PortfolioInput]{
-		Name: "wallet_portfolio", Method: http.MethodGet, Path: "/v1/crypto/portfolio", Group: registry.GroupTools,
-		Price:   "0.001",
-		Summary: "Native balances and token holdings of a wallet with USD values and totals per chain (EVM and Solana addresses).",
-		Description: "EVM: the configured token list plus up to 20 given tokens, read in one Multicall3 call per chain and priced " +
-			"from on-chain pools. Solana: SOL and SPL token accounts, priced from Orca Whirlpool pools against USDC and SOL. A chain " +
-			"whose node fails is reported with an error; the call fails only when every chain does.",
-		Output: PortfolioOutput{}, Tool: call.Tool(),
-		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
-		Handle:  call.Handle("wallet_portfolio", t.portfolio),
 	}.Endpoint()
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
+	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 )
 
 // WalletReportInput is the input of wallet_report.
@@ -26,7 +27,7 @@ type WalletReportInput struct {
 
 // Validate reuses the portfolio rules.
 func (in *WalletReportInput) Validate() error {
-	p := PortfolioInput{Address: in.Address, Chains: in.Chains}
+	p := portfolio.Input{Address: in.Address, Chains: in.Chains}
 	return p.Validate()
 }
 
@@ -35,7 +36,7 @@ type WalletReportOutput struct {
 	Address   string            `json:"address"`
 	Verdict   string            `json:"verdict"` // clean, caution, high-risk, flagged, incomplete
 	Reasons   []string          `json:"reasons"`
-	Portfolio *PortfolioOutput  `json:"portfolio"`
+	Portfolio *portfolio.Output `json:"portfolio"`
 	Chains    []ChainReputation `json:"chains"`
 	CheckedAt time.Time         `json:"checked_at"`
 	// LogWindow is the configured depth of the history scan in blocks.
@@ -77,7 +78,7 @@ type ScamToken struct {
 const maxReportTokens = 8 // unknown held tokens given a sell test
 
 func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*WalletReportOutput, error) {
-	pf, err := t.portfolio(ctx, &PortfolioInput{Address: in.Address, Chains: in.Chains})
+	pf, err := t.pf.Portfolio(ctx, &portfolio.Input{Address: in.Address, Chains: in.Chains})
 	if err != nil {
 		return nil, err
 	}
