@@ -15,6 +15,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/proxy"
 )
@@ -28,19 +30,15 @@ type TokenInput struct {
 // Validate checks the address form for EVM chains.
 func (in *TokenInput) Validate() error {
 	if in.Chain == "solana" {
-		if !isSolanaAddress(in.Address) {
+		if !market.IsSolanaAddress(in.Address) {
 			return apierr.Invalid("address", "want a base58 Solana mint address")
 		}
 		return nil
 	}
-	if !isEVMAddress(in.Address) {
+	if !call.IsAddress(in.Address) {
 		return apierr.Invalid("address", "want 0x followed by 40 hex digits")
 	}
 	return nil
-}
-
-func isEVMAddress(s string) bool {
-	return len(s) == 42 && strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
 }
 
 // Flag is one finding. Severity is critical, high, medium, low or info.
@@ -147,12 +145,12 @@ type audit struct {
 	out   *AuditOutput
 	c     *chain.EVM
 	token common.Address
-	meta  *tokenMeta
+	meta  *market.TokenMeta
 	// supply and owner are read at the pinned block (owner nil: the
 	// token has no owner()).
 	supply *big.Int
 	owner  *common.Address
-	q, wq  *quote
+	q, wq  *market.Price
 }
 
 // checkToken refuses, before payment, an address without code (or, on
@@ -194,7 +192,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	}
 	a := &audit{c: c, token: tok, out: &AuditOutput{Chain: c.Chain.Name, Address: tok.Hex(), Flags: []Flag{}, Proxy: st.Proxy,
 		Block: head.Number, CheckedAt: t.cfg.Now().UTC()}}
-	metas, err := tokenInfo(ctx, c, []common.Address{tok})
+	metas, err := market.TokenInfo(ctx, c, []common.Address{tok})
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +211,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	if a.supply = res[1].Big(0); a.supply != nil {
 		a.out.Token.TotalSupply = a.supply.String()
 	}
-	qs, err := usdPrices(ctx, c, []common.Address{tok, c.Chain.WrappedNative}, nil)
+	qs, err := market.USDPrices(ctx, c, []common.Address{tok, c.Chain.WrappedNative}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +302,7 @@ func (a *audit) liquidity(ctx context.Context) error {
 	}
 	p := a.q.Pool
 	quote := "USDC"
-	if p.other(a.token) != a.c.Chain.USDC {
+	if p.Other(a.token) != a.c.Chain.USDC {
 		quote = "wrapped native"
 	}
 	li := &LiquidityInfo{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: quote, DepthUSD: num.Round(a.q.PoolDepth, 8)}

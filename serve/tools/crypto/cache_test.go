@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -41,7 +42,7 @@ func TestNextBlockSeesChanges(t *testing.T) {
 		return num(t, m["sell_tests"].([]any)[0].(map[string]any), "effective_tax_pct")
 	}
 
-	before := reserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD)
+	before := cryptotest.ReserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD)
 	if got := num(t, prices(), "price_usd"); !near(got, before, 1e-9) {
 		t.Fatalf("GOOD %v, pool says %v", got, before)
 	}
@@ -75,7 +76,7 @@ func TestNextBlockSeesChanges(t *testing.T) {
 	c.Send(c.Deployer, c.FEE, nil, "FeeToken", "mint", c.DeployerAddr, evmtest.Units(1_000_000, 18))
 	e.later() // the head's TTL has passed: the tools see the new block
 
-	after := reserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD)
+	after := cryptotest.ReserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD)
 	if after <= before {
 		t.Fatalf("the buy did not move the pool: %v → %v", before, after)
 	}

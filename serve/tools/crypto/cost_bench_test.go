@@ -139,7 +139,7 @@ func (t *Tools) forget() {
 		c.Forget()
 	}
 	t.exp.Clear()
-	t.debugOK.Clear()
+	t.sim.Forget()
 	t.logRange.Clear()
 }
 

@@ -11,6 +11,9 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/contractabi"
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
+	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
+	"github.com/openshelf/openshelf/serve/tools/crypto/simulate"
 )
 
 // Config configures the crypto tools. The zero value is the production
@@ -54,20 +57,20 @@ type Config struct {
 }
 
 // Tools is the crypto tool family: the tools of this package and those of
-// the per-tool packages (contractabi, gas), over one set of chain clients.
+// the per-tool packages (contractabi, gas, portfolio, simulate), over one
+// set of chain clients.
 type Tools struct {
 	cfg    Config
 	chains *chain.Config
 	evm    chain.EVMs
 	sol    *chain.Solana
 	exp    *explorer.Client
-	// abi and gas are contract_abi and gas_tracker, packages of their own
-	// over the same clients.
+	// abi, gas, pf and sim are contract_abi, gas_tracker, wallet_portfolio
+	// and simulate_tx, packages of their own over the same clients.
 	abi *contractabi.Tools
 	gas *gas.Tools
-	// debugOK maps a chain name to whether its node offers debug_traceCall
-	// with the callTracer (absent: not asked yet).
-	debugOK sync.Map
+	pf  *portfolio.Tools
+	sim *simulate.Tools
 	// logRange maps a chain name to the eth_getLogs range its last history
 	// scan ended with, where the next one starts.
 	logRange sync.Map
@@ -92,9 +95,6 @@ func New(cfg Config) (*Tools, error) {
 	}
 	if cfg.LogWindow == 0 {
 		cfg.LogWindow = 5000
-	}
-	if cfg.SimStateReads <= 0 {
-		cfg.SimStateReads = 1000
 	}
 	cfg.History.fill()
 	cc := cfg.Chains
@@ -137,7 +137,9 @@ func New(cfg Config) (*Tools, error) {
 		}
 	}
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
-	t.gas = gas.New(t.evm, t.sol, tokenUSD, cfg.Now, cfg.Logger)
+	t.gas = gas.New(t.evm, t.sol, market.TokenUSD, cfg.Now, cfg.Logger)
+	t.pf = portfolio.New(t.evm, t.sol, cfg.Now, cfg.Logger)
+	t.sim = simulate.New(t.evm, t.sol, t.exp, simulate.Config{StateReads: cfg.SimStateReads, Now: cfg.Now, Logger: cfg.Logger})
 	return t, nil
 }
 

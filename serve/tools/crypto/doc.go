@@ -1,11 +1,12 @@
 // Package crypto is the crypto tool family: the on-chain checks under
-// /v1/crypto. contract_abi and gas_tracker are packages of their own
-// (contractabi, gas); token_audit, token_report, swap_route,
-// crypto_prices, wallet_portfolio, wallet_report and simulate_tx are here,
-// with the pool pricing they share with gas_tracker. New builds them all
-// over one set of chain clients (package chain) and one explorer client
-// (package internal/explorer), and the family (Family) opens them as one
-// group.
+// /v1/crypto. contract_abi, gas_tracker, wallet_portfolio and simulate_tx
+// are packages of their own (contractabi, gas, portfolio, simulate);
+// token_audit, token_report, swap_route, crypto_prices and wallet_report
+// are here.
+// New builds them all over one set of chain clients (package chain), one
+// explorer client (package internal/explorer) and the pool pricing they
+// share (package internal/market), and the family (Family) opens them as
+// one group.
 //
 // Every answer comes from chain state read over JSON-RPC (package chain):
 // Uniswap-V2-style pairs and V3-style pools (quoted by QuoterV2) for prices
@@ -22,12 +23,9 @@
 // prefetched when the same call comes at a later block, and its node
 // requests are counted per tool (metrics.go).
 //
-// simulate_tx traces calls with go-ethereum's callTracer: the node's
-// debug_traceCall where offered (trace.go), else a local EVM over state
-// read lazily from the node at the pinned block (localevm.go), so internal
-// calls (a router's transferFrom, native value sent by inner calls, a
-// revert deep in the tree) are seen. wallet_report reads a wallet's past
-// logs in adaptive chunks (history.go).
+// wallet_report reads a wallet's past logs in adaptive chunks
+// (history.go); the token events it and simulate_tx read are named in
+// package internal/events.
 //
 // The tests run against a real EVM (package evmtest) with deployed tokens,
 // pools, a honeypot and a proxy, and against local servers replaying real

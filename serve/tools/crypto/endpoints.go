@@ -11,15 +11,11 @@ import (
 // (chains, addresses, list sizes) are checked while decoding and in Check,
 // so bad input and unknown contracts are refused before payment.
 func (t *Tools) Endpoints() []*registry.Endpoint {
-	return append(append(t.abi.Endpoints(), t.gas.Endpoints()...),
-		t.pricesEndpoint(),
-		t.auditEndpoint(),
-		t.reportEndpoint(),
-		t.swapEndpoint(),
-		t.portfolioEndpoint(),
-		t.simulateEndpoint(),
-		t.walletReportEndpoint(),
-	)
+	eps := append(t.abi.Endpoints(), t.gas.Endpoints()...)
+	eps = append(eps, t.pricesEndpoint(), t.auditEndpoint(), t.reportEndpoint(), t.swapEndpoint())
+	eps = append(eps, t.pf.Endpoints()...)
+	eps = append(eps, t.sim.Endpoints()...)
+	return append(eps, t.walletReportEndpoint())
 }
 
 func (t *Tools) walletReportEndpoint() *registry.Endpoint {
@@ -35,36 +31,6 @@ func (t *Tools) walletReportEndpoint() *registry.Endpoint {
 		// A real mainnet example (USDC, a well-known wallet): what discovery shows.
 		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
 		Handle:  call.Handle("wallet_report", t.walletReport),
-	}.Endpoint()
-}
-
-func (t *Tools) simulateEndpoint() *registry.Endpoint {
-	return registry.Spec[SimInput]{
-		Name: "simulate_tx", Method: http.MethodPost, Path: "/v1/crypto/simulate-tx", Group: registry.GroupTools,
-		Price:   "0.0015",
-		Summary: "Simulate a transaction without sending it: the call tree, assets leaving and entering (native, ERC-20, ERC-721, ERC-1155, also when inner calls move them), approvals granted, revert reason and where it came from, gas and fee, and a risk level; Solana simulateTransaction with logs and balance changes.",
-		Description: "EVM: the call is traced at the head block, with optional state overrides, by the node's debug_traceCall " +
-			"(callTracer) or, on nodes without it, by a local EVM over state read from the node; eth_simulateV1 (assets from logs, no " +
-			"call tree) when the local EVM would need too much state, eth_call without it. Solana: simulateTransaction with signature " +
-			"checks off and a fresh blockhash. Nothing is broadcast.",
-		Output: SimOutput{}, Tool: call.Tool(),
-		Example: map[string]any{"chain": "ethereum", "from": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045", "to": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
-			"data": "0x70a08231000000000000000000000000d8da6bf26964af9d7eed9e03e53415d37aa96045"},
-		Handle: call.Handle("simulate_tx", t.simulate),
-	}.Endpoint()
-}
-
-func (t *Tools) portfolioEndpoint() *registry.Endpoint {
-	return registry.Spec[PortfolioInput]{
-		Name: "wallet_portfolio", Method: http.MethodGet, Path: "/v1/crypto/portfolio", Group: registry.GroupTools,
-		Price:   "0.001",
-		Summary: "Native balances and token holdings of a wallet with USD values and totals per chain (EVM and Solana addresses).",
-		Description: "EVM: the configured token list plus up to 20 given tokens, read in one Multicall3 call per chain and priced " +
-			"from on-chain pools. Solana: SOL and SPL token accounts, priced from Orca Whirlpool pools against USDC and SOL. A chain " +
-			"whose node fails is reported with an error; the call fails only when every chain does.",
-		Output: PortfolioOutput{}, Tool: call.Tool(),
-		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
-		Handle:  call.Handle("wallet_portfolio", t.portfolio),
 	}.Endpoint()
 }
 

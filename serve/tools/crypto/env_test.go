@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
@@ -24,13 +25,19 @@ type env struct {
 // later moves the RPC clients' clock past the head's TTL.
 func (e *env) later() { e.Later() }
 
-
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 
 // newEnvWith lets a test adjust the chain configuration.
 func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
 	t.Helper()
 	return wrap(cryptotest.New(t, cryptotest.Options{Solana: solanaReplay(t), Chains: mod}))
+}
+
+// envOn starts a server over an existing test chain, with a change to the
+// crypto configuration.
+func envOn(t *testing.T, c *evmtest.Chain, mod func(*crypto.Config)) *env {
+	t.Helper()
+	return wrap(cryptotest.New(t, cryptotest.Options{Chain: c, Solana: solanaReplay(t), Config: mod}))
 }
 
 func wrap(ce *cryptotest.Env) *env {

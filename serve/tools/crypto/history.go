@@ -13,6 +13,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
 )
 
 // HistoryConfig bounds wallet_report's scan of a wallet's past logs. The
@@ -74,7 +75,7 @@ type HistoryScan struct {
 // walletLogs are a wallet's logs: approvals it granted (Approval and
 // ApprovalForAll with the wallet as owner) and Transfers from and to it.
 type walletLogs struct {
-	approvals, received, sent []simLog
+	approvals, received, sent []events.Log
 }
 
 // scanHistory reads the wallet's logs from head back to the configured
@@ -108,14 +109,14 @@ func scanHistory(ctx context.Context, c *chain.EVM, cfg HistoryConfig, owner com
 		if to-hs.Wanted+1 > rng {
 			from = to + 1 - rng
 		}
-		var ap, rc, sn []simLog
+		var ap, rc, sn []events.Log
 		filter := func(topics ...any) map[string]any {
 			return map[string]any{"fromBlock": hexutil.EncodeUint64(from), "toBlock": hexutil.EncodeUint64(to), "topics": topics}
 		}
 		b := []rpc.BatchElem{
-			{Method: "eth_getLogs", Args: []any{filter([]common.Hash{topicApproval, topicApprovalForAll}, ot)}, Result: &ap},
-			{Method: "eth_getLogs", Args: []any{filter(topicTransfer, nil, ot)}, Result: &rc},
-			{Method: "eth_getLogs", Args: []any{filter(topicTransfer, ot)}, Result: &sn}}
+			{Method: "eth_getLogs", Args: []any{filter([]common.Hash{events.Approval, events.ApprovalForAll}, ot)}, Result: &ap},
+			{Method: "eth_getLogs", Args: []any{filter(events.Transfer, nil, ot)}, Result: &rc},
+			{Method: "eth_getLogs", Args: []any{filter(events.Transfer, ot)}, Result: &sn}}
 		hs.Requests++
 		err := c.Batch(ctx, b)
 		for i := 0; err == nil && i < len(b); i++ {

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
 )
 
 // logNode is a fake JSON-RPC node serving eth_getLogs over a fixed set of
@@ -140,15 +141,15 @@ func TestScanHistory(t *testing.T) {
 	add := func(block uint64, topics ...common.Hash) {
 		node.logs = append(node.logs, fakeLog{block: block, address: tok, topics: topics})
 	}
-	add(10, topicApproval, ot, other)  // beyond the depth: not to be seen
-	add(100, topicApproval, ot, other) // the oldest block of the window
-	add(650_000, topicApprovalForAll, ot, other)
-	add(1_999_999, topicApproval, ot, other)
-	add(1_000_000, topicApproval, other, ot) // someone else's approval: not the wallet's
+	add(10, events.Approval, ot, other)  // beyond the depth: not to be seen
+	add(100, events.Approval, ot, other) // the oldest block of the window
+	add(650_000, events.ApprovalForAll, ot, other)
+	add(1_999_999, events.Approval, ot, other)
+	add(1_000_000, events.Approval, other, ot) // someone else's approval: not the wallet's
 	for b := uint64(1_500_000); b < 1_500_045; b++ {
-		add(b, topicTransfer, other, ot) // a busy stretch past the result cap
+		add(b, events.Transfer, other, ot) // a busy stretch past the result cap
 	}
-	add(1_600_000, topicTransfer, ot, other)
+	add(1_600_000, events.Transfer, ot, other)
 	srv := httptest.NewServer(node)
 	t.Cleanup(srv.Close)
 	c, err := chain.NewEVM(&chain.Chain{Name: "ethereum", RPC: []string{srv.URL}}, chain.Options{RatePerSecond: 1e6, Burst: 1 << 20})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto"
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -63,17 +64,9 @@ func TestWalletReportHistory(t *testing.T) {
 		m, _, h := report(envOn(t, c, func(cc *crypto.Config) {
 			cc.History = crypto.HistoryConfig{InitialRange: 2, MaxRange: 2, MaxRequests: 3}
 		}))
-		reasons := strings.Join(toStrings(m["reasons"]), "; ")
+		reasons := strings.Join(cryptotest.Strings(m["reasons"]), "; ")
 		if h["complete"] != false || num(t, h, "requests") != 3 || !strings.Contains(reasons, "history incomplete (stopped after 3 requests") {
 			t.Errorf("history %v reasons %s", h, reasons)
 		}
 	})
-}
-
-func toStrings(v any) []string {
-	var out []string
-	for _, x := range v.([]any) {
-		out = append(out, x.(string))
-	}
-	return out
 }

@@ -12,20 +12,6 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-func TestBase58(t *testing.T) {
-	for _, s := range []string{"A1TMhSGzQxMr1TboBKtgixKz1sS6REASMxPo1qsyTSJd", "11111111111111111111111111111111", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"} {
-		b, ok := base58Decode(s)
-		if !ok || len(b) != 32 || base58Encode(b) != s {
-			t.Errorf("%s: %x %v round trip %q", s, b, ok, base58Encode(b))
-		}
-	}
-	for _, bad := range []string{"0OIl", "abc", "0x703c4b2bD70c169f5717101CaeE543299Fc946C7"} {
-		if isSolanaAddress(bad) {
-			t.Errorf("%q taken for a Solana address", bad)
-		}
-	}
-}
-
 func TestSelectorsSkipPushData(t *testing.T) {
 	sel := crypto.Keccak256([]byte("mint(address,uint256)"))[:4]
 	// PUSH4 <mint> ; PUSH32 whose data hides a PUSH4 of pause() (0x63 +
@@ -55,17 +41,6 @@ func TestParseUnits(t *testing.T) {
 	}
 }
 
-func TestCompactU16(t *testing.T) {
-	for _, tc := range []struct {
-		b    []byte
-		v, n int
-	}{{[]byte{0x05}, 5, 1}, {[]byte{0x80, 0x01}, 128, 2}, {[]byte{0xff, 0xff, 0x03}, 65535, 3}, {[]byte{0x80}, 0, 0}} {
-		if v, n := compactU16(tc.b); v != tc.v || n != tc.n {
-			t.Errorf("%x: %d,%d want %d,%d", tc.b, v, n, tc.v, tc.n)
-		}
-	}
-}
-
 func TestVerdict(t *testing.T) {
 	for _, tc := range []struct {
 		score int
@@ -75,19 +50,6 @@ func TestVerdict(t *testing.T) {
 		if got := verdict(tc.score, tc.risk); got != tc.want {
 			t.Errorf("verdict(%d, %s) = %s, want %s", tc.score, tc.risk, got, tc.want)
 		}
-	}
-}
-
-func TestDecodeUintArraysHostile(t *testing.T) {
-	w := func(v byte) []byte { b := make([]byte, 32); b[31] = v; return b }
-	huge := bytes.Repeat([]byte{0xff}, 32)
-	good := append(append(append(append(append(w(64), w(128)...), w(1)...), w(7)...), w(1)...), w(9)...)
-	ids, vals := decodeUintArrays(good)
-	if len(ids) != 1 || ids[0].Int64() != 7 || len(vals) != 1 || vals[0].Int64() != 9 {
-		t.Errorf("ids %v vals %v", ids, vals)
-	}
-	for _, bad := range [][]byte{append(huge, huge...), append(w(64), huge...), append(append(w(64), w(96)...), huge...), {1, 2}} {
-		decodeUintArrays(bad) // must not panic
 	}
 }
 
@@ -104,23 +66,5 @@ func TestYieldsNeedMarkets(t *testing.T) {
 	var e *apierr.Error
 	if !errors.As(err, &e) || e.Code != "yields_not_supported" {
 		t.Errorf("err %v, want yields_not_supported", err)
-	}
-}
-
-// TestWhirlpoolAddress checks the program-derived address code against
-// the real Orca SOL/USDC pool (tick spacing 4) of the mainnet config.
-func TestWhirlpoolAddress(t *testing.T) {
-	w := chain.Default().Chains["solana"].Whirlpool
-	s, err := chain.NewSolana(chain.Default().Chains["solana"], chain.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, ok := whirlpoolAddr(s, w, w.WSOLMint, w.USDCMint, 4)
-	if !ok || got != "Czfq3xZZDmsdGdUyrNLtRhGc47cXcZtLG4crryfu44zE" {
-		t.Errorf("SOL/USDC tick spacing 4: %s", got)
-	}
-	// Mint order does not matter.
-	if again, _ := whirlpoolAddr(s, w, w.USDCMint, w.WSOLMint, 4); again != got {
-		t.Errorf("reversed mints: %s", again)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
@@ -55,13 +56,13 @@ type TokenPrice struct {
 	DepthUSD float64 `json:"depth_usd"`
 	// Confidence in [0,1] from depth and agreement between pools;
 	// ConfidenceLabel high (≥ 0.75), medium (≥ 0.4) or low.
-	Confidence      float64       `json:"confidence"`
-	ConfidenceLabel string        `json:"confidence_label"`
-	Pool            string        `json:"pool,omitempty"`
-	DEX             string        `json:"dex,omitempty"`
-	QuoteToken      string        `json:"quote_token"`
-	Sources         []PriceSource `json:"sources"`
-	Block           uint64        `json:"block"`
+	Confidence      float64         `json:"confidence"`
+	ConfidenceLabel string          `json:"confidence_label"`
+	Pool            string          `json:"pool,omitempty"`
+	DEX             string          `json:"dex,omitempty"`
+	QuoteToken      string          `json:"quote_token"`
+	Sources         []market.Source `json:"sources"`
+	Block           uint64          `json:"block"`
 	// Change24hPct compares with the price at Block24hAgo (the last block
 	// at least 24 hours old); absent when the token had no pool then.
 	Change24hPct  *float64 `json:"change_24h_pct,omitempty"`
@@ -194,7 +195,7 @@ func (t *Tools) checkPrices(ctx context.Context, in *PricesInput) error {
 		return err
 	}
 	for ch, addrs := range byChain(refs) {
-		qs, err := usdPrices(ctx, t.evm[ch], addrs, nil)
+		qs, err := market.USDPrices(ctx, t.evm[ch], addrs, nil)
 		if err != nil {
 			return err
 		}
@@ -231,23 +232,23 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 			return nil, err
 		}
 		at := new(big.Int).SetUint64(head.Number)
-		now, err := usdPrices(ctx, c, addrs, at)
+		now, err := market.USDPrices(ctx, c, addrs, at)
 		if err != nil {
 			return nil, err
 		}
-		var then map[common.Address]*quote
+		var then map[common.Address]*market.Price
 		var thenBlock uint64
 		if in.Change24h {
 			// The search reads block times with the state of the pools
 			// priced, so pricing the block found asks nothing more.
-			if thenBlock, err = blockAt(ctx, c, head, head.Time-24*3600, priceReads(c, addrs)); err != nil {
+			if thenBlock, err = market.BlockAt(ctx, c, head, head.Time-24*3600, market.PriceReads(c, addrs)); err != nil {
 				return nil, err
 			}
-			if then, err = usdPrices(ctx, c, addrs, new(big.Int).SetUint64(thenBlock)); err != nil {
+			if then, err = market.USDPrices(ctx, c, addrs, new(big.Int).SetUint64(thenBlock)); err != nil {
 				return nil, err
 			}
 		}
-		meta, err := tokenInfo(ctx, c, addrs)
+		meta, err := market.TokenInfo(ctx, c, addrs)
 		if err != nil {
 			return nil, err
 		}
@@ -260,10 +261,10 @@ func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, err
 				return nil, apierr.NotFound("no_pool", r.Input+" has no pool any more")
 			}
 			tp := TokenPrice{Input: r.Input, Chain: ch, Address: r.Addr.Hex(), PriceUSD: num.Round(q.PriceUSD, 10),
-				DepthUSD: num.Round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
+				DepthUSD: num.Round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: market.ConfidenceLabel(q.Confidence),
 				QuoteToken: q.Quote, Sources: q.Sources, Block: head.Number, PegAssumption: r.Addr == c.Chain.USDC, Resolved: r.Resolved}
 			if tp.Sources == nil {
-				tp.Sources = []PriceSource{}
+				tp.Sources = []market.Source{}
 			}
 			if m := meta[r.Addr]; m != nil {
 				tp.Symbol, tp.Name, tp.Decimals = m.Symbol, m.Name, m.Decimals

@@ -2,30 +2,11 @@ package crypto_test
 
 import (
 	"fmt"
-	"math/big"
 	"net/http"
 	"testing"
 
-	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 )
-
-func reserveRatio(t *testing.T, c *evmtest.Chain, block uint64, pair string, quoteDec, baseDec int, base any) float64 {
-	t.Helper()
-	var r []any
-	if block == 0 {
-		r = c.Read(c.Pairs[pair], "UniswapV2Pair", "getReserves")
-	} else {
-		r = c.ReadAt(block, c.Pairs[pair], "UniswapV2Pair", "getReserves")
-	}
-	t0 := c.Read(c.Pairs[pair], "UniswapV2Pair", "token0")[0]
-	rb, rq := r[0].(*big.Int), r[1].(*big.Int)
-	if t0 != base {
-		rb, rq = rq, rb
-	}
-	q, _ := new(big.Float).Quo(new(big.Float).SetInt(rq), new(big.Float).SetInt(evmtest.Units(1, quoteDec))).Float64()
-	b, _ := new(big.Float).Quo(new(big.Float).SetInt(rb), new(big.Float).SetInt(evmtest.Units(1, baseDec))).Float64()
-	return q / b
-}
 
 func TestCryptoPrices(t *testing.T) {
 	e := newEnv(t)
@@ -39,7 +20,7 @@ func TestCryptoPrices(t *testing.T) {
 	good, eth, usdc, fee := prices[0].(map[string]any), prices[1].(map[string]any), prices[2].(map[string]any), prices[3].(map[string]any)
 
 	// GOOD: the deepest pool is GOOD/USDC; its reserves are the truth.
-	want := reserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD)
+	want := cryptotest.ReserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD)
 	if got := num(t, good, "price_usd"); !near(got, want, 1e-9) {
 		t.Errorf("GOOD %v, pool says %v", got, want)
 	}
@@ -131,7 +112,7 @@ func TestWithoutStateOverrides(t *testing.T) {
 	c.RefuseOverrides(true)
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{"tokens": "GOOD,ETH"})
 	good := m["prices"].([]any)[0].(map[string]any)
-	if got, want := num(t, good, "price_usd"), reserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD); !near(got, want, 1e-9) || good["pool"] != c.Pairs["GOOD/USDC"].Hex() {
+	if got, want := num(t, good, "price_usd"), cryptotest.ReserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD); !near(got, want, 1e-9) || good["pool"] != c.Pairs["GOOD/USDC"].Hex() {
 		t.Errorf("GOOD %v in %v, pool says %v in %v", got, good["pool"], want, c.Pairs["GOOD/USDC"].Hex())
 	}
 	if got := num(t, good, "price_24h_ago_usd"); got != 2 {

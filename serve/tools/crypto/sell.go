@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
@@ -93,7 +94,7 @@ type SellTest struct {
 type sale struct {
 	token common.Address
 	dec   uint8
-	q     *quote
+	q     *market.Price
 	usd   float64
 }
 
@@ -102,7 +103,7 @@ type sale struct {
 // by eth_call with state overrides, all in one JSON-RPC batch: nothing is
 // sent. A sale already simulated at the call's block (token_audit's and
 // token_report's 100 USD sale) is answered from the read cache.
-func simulateSells(ctx context.Context, c *chain.EVM, wq *quote, sales []sale) []SellTest {
+func simulateSells(ctx context.Context, c *chain.EVM, wq *market.Price, sales []sale) []SellTest {
 	sts := make([]SellTest, len(sales))
 	var elems []rpc.BatchElem
 	var at []int
@@ -128,7 +129,7 @@ func simulateSells(ctx context.Context, c *chain.EVM, wq *quote, sales []sale) [
 
 // sellCall is the eth_call parameters of one sale, nil with the reason in
 // Skipped when it cannot be simulated.
-func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8, q *quote, wq *quote, usd float64) (SellTest, []any) {
+func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8, q *market.Price, wq *market.Price, usd float64) (SellTest, []any) {
 	st := SellTest{USD: usd, Path: []string{}}
 	if q == nil || q.Pool == nil || q.PriceUSD <= 0 {
 		st.Skipped = "no pool to sell into"
@@ -136,7 +137,7 @@ func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8
 	}
 	tokens := []common.Address{token}
 	pairs := []common.Address{q.Pool.Addr}
-	if q.Pool.other(token) != c.Chain.USDC {
+	if q.Pool.Other(token) != c.Chain.USDC {
 		if wq == nil || wq.Pool == nil {
 			st.Skipped = "no wrapped-native/USDC pool for the second hop"
 			return st, nil
@@ -157,7 +158,7 @@ func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8
 		st.Skipped = "the token's balance storage could not be located (non-standard layout)"
 		return st, nil
 	}
-	amt := fromFloat(usd/q.PriceUSD, dec)
+	amt := market.FromFloat(usd/q.PriceUSD, dec)
 	st.AmountIn = amt.String()
 	over := map[common.Address]chain.Override{
 		sellerAddr: {Code: common.FromHex(sellTesterCode)},
@@ -189,7 +190,7 @@ func sellResult(c *chain.EVM, st *SellTest, ret []byte, err error) {
 	}
 	d := usdcDecimals(c)
 	exp, rec := out[0].(*big.Int), out[1].(*big.Int)
-	st.ExpectedUSDC, st.ReceivedUSDC = num.Ptr(num.Round(toFloat(exp, d), 10)), num.Ptr(num.Round(toFloat(rec, d), 10))
+	st.ExpectedUSDC, st.ReceivedUSDC = num.Ptr(num.Round(market.ToFloat(exp, d), 10)), num.Ptr(num.Round(market.ToFloat(rec, d), 10))
 	if exp.Sign() > 0 {
 		tax, _ := new(big.Float).Quo(new(big.Float).SetInt(rec), new(big.Float).SetInt(exp)).Float64()
 		st.EffectiveTaxPc = num.Ptr(num.Round((1-tax)*100, 6))

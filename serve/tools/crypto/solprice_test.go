@@ -14,9 +14,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 )
 
 // The Solana pool accounts below are written for these tests (the shared
@@ -187,7 +187,7 @@ func whirlpoolConfig() *chain.Whirlpool {
 }
 
 func newSolanaEnv(t *testing.T) *env {
-	buildSolana(t, func(a, b string, ts uint16) string { return crypto.WhirlpoolPDA(whirlProgram, whirlConfig, a, b, ts) })
+	buildSolana(t, func(a, b string, ts uint16) string { return whirlpoolPDA(whirlProgram, whirlConfig, a, b, ts) })
 	return newEnvWith(t, func(_ *evmtest.Chain, cc *chain.Config) { cc.Chains["solana"].Whirlpool = whirlpoolConfig() })
 }
 
@@ -273,4 +273,18 @@ func TestSolanaPrices(t *testing.T) {
 			}
 		}
 	})
+}
+
+// whirlpoolPDA is the address of the Whirlpool pool of mints a and b (in
+// order) under program and config.
+func whirlpoolPDA(program, config, a, b string, ts uint16) string {
+	p, _ := market.Base58Decode(program)
+	c, _ := market.Base58Decode(config)
+	x, _ := market.Base58Decode(a)
+	y, _ := market.Base58Decode(b)
+	pda, ok := market.FindPDA(p, []byte("whirlpool"), c, x, y, binary.LittleEndian.AppendUint16(nil, ts))
+	if !ok {
+		return ""
+	}
+	return market.Base58Encode(pda)
 }

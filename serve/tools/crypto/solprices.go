@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
 // resolveSolana turns SOL, USDC or a mint address into a Solana token.
 func (t *Tools) resolveSolana(field, input, rest string) (tokenRef, error) {
-	w := t.solWhirlpool()
+	w := market.SolWhirlpool(t.sol)
 	if w == nil {
 		return tokenRef{}, apierr.Invalid(field, "Solana prices are not configured on this server")
 	}
@@ -21,7 +22,7 @@ func (t *Tools) resolveSolana(field, input, rest string) (tokenRef, error) {
 		r.Mint = w.WSOLMint
 	case strings.EqualFold(rest, "USDC"):
 		r.Mint = w.USDCMint
-	case isSolanaAddress(rest):
+	case market.IsSolanaAddress(rest):
 		r.Mint = rest
 	default:
 		return tokenRef{}, apierr.Invalid(field, "not a Solana mint address or SOL/USDC: "+quoteStr(rest))
@@ -45,7 +46,7 @@ func (t *Tools) checkSolanaPrices(ctx context.Context, refs []tokenRef) error {
 	if len(mints) == 0 {
 		return nil
 	}
-	m, err := t.solPrices(ctx, mints)
+	m, err := market.SolPrices(ctx, t.sol, mints)
 	if err != nil {
 		return err
 	}
@@ -64,8 +65,8 @@ func (t *Tools) solanaTokenPrices(ctx context.Context, refs []tokenRef, out *Pri
 	if len(mints) == 0 {
 		return nil
 	}
-	w := t.solWhirlpool()
-	m, err := t.solPrices(ctx, mints)
+	w := market.SolWhirlpool(t.sol)
+	m, err := market.SolPrices(ctx, t.sol, mints)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func (t *Tools) solanaTokenPrices(ctx context.Context, refs []tokenRef, out *Pri
 			return apierr.NotFound("no_pool", r.Input+" has no pool any more")
 		}
 		tp := TokenPrice{Input: r.Input, Chain: "solana", Address: r.Mint, Decimals: q.Decimals, PriceUSD: num.Round(q.PriceUSD, 10),
-			DepthUSD: num.Round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: confidenceLabel(q.Confidence),
+			DepthUSD: num.Round(q.DepthUSD, 8), Confidence: q.Confidence, ConfidenceLabel: market.ConfidenceLabel(q.Confidence),
 			QuoteToken: q.Quote, Sources: q.Sources, Block: m.Slot, PegAssumption: r.Mint == w.USDCMint}
 		switch r.Mint {
 		case w.WSOLMint:
@@ -87,7 +88,7 @@ func (t *Tools) solanaTokenPrices(ctx context.Context, refs []tokenRef, out *Pri
 			tp.Symbol, tp.Name = "USDC", "USD Coin"
 		}
 		if tp.Sources == nil {
-			tp.Sources = []PriceSource{}
+			tp.Sources = []market.Source{}
 		}
 		if len(q.Sources) > 0 {
 			tp.Pool, tp.DEX = q.Sources[0].Pool, q.Sources[0].DEX

@@ -3,6 +3,7 @@ package crypto
 import (
 	"context"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
@@ -18,11 +19,11 @@ func (t *Tools) solanaSells(ctx context.Context, mint string) []SellTest {
 		}
 		return out
 	}
-	w := t.solWhirlpool()
+	w := market.SolWhirlpool(t.sol)
 	if w == nil {
 		return skip("no Solana pool configuration")
 	}
-	m, err := t.solPrices(ctx, []string{mint})
+	m, err := market.SolPrices(ctx, t.sol, []string{mint})
 	if err != nil {
 		return skip("pool read failed: " + err.Error())
 	}
@@ -30,71 +31,22 @@ func (t *Tools) solanaSells(ctx context.Context, mint string) []SellTest {
 	if q == nil || q.Best == nil || q.PriceUSD <= 0 {
 		return skip("no pool against USDC or SOL")
 	}
-	viaSOL := !pairOf(q.Best, mint, w.USDCMint)
+	viaSOL := !market.PairOf(q.Best, mint, w.USDCMint)
 	if viaSOL && m.SOLPool == nil {
 		return skip("no SOL/USDC pool for the second hop")
 	}
 	for _, usd := range reportSellUSD {
 		st := SellTest{USD: usd, Path: []string{q.Best.Addr}, QuoteOnly: true}
-		amt := fromFloat(usd/q.PriceUSD, q.Decimals)
+		amt := market.FromFloat(usd/q.PriceUSD, q.Decimals)
 		st.AmountIn = amt.String()
-		got := whirlOut(q.Best, mint, amt)
+		got := market.WhirlOut(q.Best, mint, amt)
 		if viaSOL {
 			st.Path = append(st.Path, m.SOLPool.Addr)
-			got = whirlOut(m.SOLPool, w.WSOLMint, got)
+			got = market.WhirlOut(m.SOLPool, w.WSOLMint, got)
 		}
-		st.ReceivedUSDC = num.Ptr(num.Round(toFloat(got, 6), 10))
+		st.ReceivedUSDC = num.Ptr(num.Round(market.ToFloat(got, 6), 10))
 		st.ExpectedUSDC = st.ReceivedUSDC
 		out = append(out, st)
 	}
 	return out
-}
-
-// solanaUSD prices holdings of SOL (lamports) and up to 20 mints; a mint
-// without a pool has no price.
-func (t *Tools) solanaUSD(ctx context.Context, mints []string) (map[string]*solQuote, error) {
-	w := t.solWhirlpool()
-	if w == nil {
-		return nil, nil
-	}
-	if len(mints) > 20 {
-		mints = mints[:20]
-	}
-	m, err := t.solPrices(ctx, mints)
-	if err != nil {
-		return nil, err
-	}
-	return m.Quotes, nil
-}
-
-// priceSolana adds USD prices and values to a Solana portfolio.
-func (t *Tools) priceSolana(ctx context.Context, cp *ChainPortfolio) error {
-	w := t.solWhirlpool()
-	if w == nil {
-		return nil
-	}
-	var mints []string
-	for _, h := range cp.Tokens {
-		mints = append(mints, h.Address)
-	}
-	qs, err := t.solanaUSD(ctx, mints)
-	if err != nil {
-		// The holdings stand without prices.
-		cp.Note = "USD prices unavailable: " + err.Error()
-		return nil
-	}
-	set := func(h *Holding, q *solQuote) {
-		if q == nil || q.PriceUSD <= 0 {
-			return
-		}
-		h.PriceUSD, h.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(h.Balance*q.PriceUSD, 10))
-		cp.TotalUSD += *h.USD
-	}
-	cp.Note = "USD prices from Orca Whirlpool pools against USDC and SOL (the first 20 token accounts); min_usd does not apply."
-	set(cp.Native, qs[w.WSOLMint])
-	for i := range cp.Tokens {
-		set(&cp.Tokens[i], qs[cp.Tokens[i].Address])
-	}
-	cp.TotalUSD = num.Round(cp.TotalUSD, 10)
-	return nil
 }

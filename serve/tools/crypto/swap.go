@@ -14,6 +14,8 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
@@ -42,7 +44,7 @@ func (in *SwapInput) Validate() error {
 		return apierr.Invalid("amount", "want a decimal number such as 1.5")
 	case in.AmountRaw != "" && !integerRE.MatchString(in.AmountRaw):
 		return apierr.Invalid("amount_raw", "want an integer number of base units")
-	case in.Sender != "" && !isEVMAddress(in.Sender):
+	case in.Sender != "" && !call.IsAddress(in.Sender):
 		return apierr.Invalid("sender", "want 0x followed by 40 hex digits")
 	}
 	return nil
@@ -161,8 +163,8 @@ func guessAmount(c *chain.EVM, a common.Address, in *SwapInput) *big.Int {
 		v, _ := new(big.Int).SetString(in.AmountRaw, 10)
 		return v
 	}
-	if v, ok := c.Cache.Get("meta:" + a.Hex()); ok && v.(*tokenMeta).OK {
-		return parseUnits(in.Amount, v.(*tokenMeta).Decimals)
+	if v, ok := c.Cache.Get("meta:" + a.Hex()); ok && v.(*market.TokenMeta).OK {
+		return parseUnits(in.Amount, v.(*market.TokenMeta).Decimals)
 	}
 	if tk, ok := c.Chain.TokenByAddress(a); ok && tk.Decimals > 0 {
 		return parseUnits(in.Amount, tk.Decimals)
@@ -201,7 +203,7 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	if err != nil {
 		return nil, err
 	}
-	meta, err := tokenInfo(ctx, c, []common.Address{a.Addr, b.Addr})
+	meta, err := market.TokenInfo(ctx, c, []common.Address{a.Addr, b.Addr})
 	if err != nil {
 		return nil, err
 	}
@@ -248,8 +250,8 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	out := &SwapOutput{Chain: c.Chain.Name, AddressIn: a.Addr.Hex(), AddressOut: b.Addr.Hex(),
 		NativeIn: isNative(in.TokenIn, c), NativeOut: isNative(in.TokenOut, c),
 		TokenIn: TokenSummary{Name: ma.Name, Symbol: ma.Symbol, Decimals: ma.Decimals}, TokenOut: TokenSummary{Name: mb.Name, Symbol: mb.Symbol, Decimals: mb.Decimals},
-		AmountIn: amt.String(), AmountInF: toFloat(amt, ma.Decimals), AmountOut: best.out().String(), AmountOutF: toFloat(best.out(), mb.Decimals),
-		MinOut: minOut.String(), MinOutF: toFloat(minOut, mb.Decimals), SlippageBps: slip, DEX: best.label(),
+		AmountIn: amt.String(), AmountInF: market.ToFloat(amt, ma.Decimals), AmountOut: best.out().String(), AmountOutF: market.ToFloat(best.out(), mb.Decimals),
+		MinOut: minOut.String(), MinOutF: market.ToFloat(minOut, mb.Decimals), SlippageBps: slip, DEX: best.label(),
 		Alternatives: []AltRoute{}, Block: head.Number, CheckedAt: t.cfg.Now().UTC(),
 		Note: "A quote from pool state at the given block (V2 reserves, V3 QuoterV2); nothing is sent. Fee-on-transfer tokens deliver less than quoted."}
 	if pl := planSwap(best); pl.router != (common.Address{}) {
@@ -265,9 +267,9 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	for _, p := range best.path {
 		out.Path = append(out.Path, p.Hex())
 	}
-	ideal := toFloat(amt, 0) * mid * feeKeep
+	ideal := market.ToFloat(amt, 0) * mid * feeKeep
 	if ideal > 0 {
-		out.PriceImpactPct = num.Round((1-toFloat(best.out(), 0)/ideal)*100, 6)
+		out.PriceImpactPct = num.Round((1-market.ToFloat(best.out(), 0)/ideal)*100, 6)
 	}
 	out.LPFeePct = num.Round((1-feeKeep)*100, 6)
 	for _, r := range rs {
@@ -293,8 +295,8 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	if err := c.Call(ctx, &gp, "eth_gasPrice"); err != nil {
 		return nil, err
 	}
-	out.GasCostNative = num.Round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasEstimate)), 18), 8)
-	if p, err := usdPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
+	out.GasCostNative = num.Round(market.ToFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasEstimate)), 18), 8)
+	if p, err := market.USDPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
 		out.GasCostUSD = num.Ptr(num.Round(out.GasCostNative*p[c.Chain.WrappedNative].PriceUSD, 6))
 	}
 	return out, nil
@@ -306,7 +308,7 @@ func isNative(s string, c *chain.EVM) bool {
 
 // swapValues adds the USD values of both sides.
 func (t *Tools) swapValues(ctx context.Context, c *chain.EVM, out *SwapOutput, a, b common.Address, amtIn, amtOut *big.Int) error {
-	qs, err := usdPrices(ctx, c, []common.Address{a, b}, nil)
+	qs, err := market.USDPrices(ctx, c, []common.Address{a, b}, nil)
 	if err != nil {
 		return err
 	}

@@ -10,13 +10,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
-
-func routerQuote(t *testing.T, c *evmtest.Chain, amt *big.Int, path ...common.Address) *big.Int {
-	q := c.Read(c.Router, "UniswapV2Router02", "getAmountsOut", amt, path)[0].([]*big.Int)
-	return q[len(q)-1]
-}
 
 func TestSwapRoute(t *testing.T) {
 	e := newEnv(t)
@@ -25,7 +21,7 @@ func TestSwapRoute(t *testing.T) {
 	t.Run("direct beats the detour", func(t *testing.T) {
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
 			"chain": "ethereum", "token_in": "GOOD", "token_out": c.USDC.Hex(), "amount": "1000", "slippage_bps": 100})
-		want := routerQuote(t, c, evmtest.Units(1000, 18), c.GOOD, c.USDC)
+		want := cryptotest.RouterQuote(c, evmtest.Units(1000, 18), c.GOOD, c.USDC)
 		if m["amount_out_raw"] != want.String() {
 			t.Errorf("out %v, router says %v", m["amount_out_raw"], want)
 		}
@@ -47,7 +43,7 @@ func TestSwapRoute(t *testing.T) {
 	t.Run("two hops", func(t *testing.T) {
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
 			"chain": "ethereum", "token_in": "USDC", "token_out": c.FEE.Hex(), "amount_raw": "1000000000"})
-		want := routerQuote(t, c, big.NewInt(1_000_000_000), c.USDC, c.WETH, c.FEE)
+		want := cryptotest.RouterQuote(c, big.NewInt(1_000_000_000), c.USDC, c.WETH, c.FEE)
 		if m["amount_out_raw"] != want.String() || len(m["hops"].([]any)) != 2 {
 			t.Errorf("out %v via %v, router says %v via WETH", m["amount_out_raw"], m["path"], want)
 		}
@@ -67,7 +63,7 @@ func TestSwapRoute(t *testing.T) {
 		// wallet's router approval covers.
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
 			"chain": "ethereum", "token_in": "USDC", "token_out": "GOOD", "amount": "4000.5", "sender": c.WalletAddr.Hex()})
-		if want := routerQuote(t, c, evmtest.Units(40005, 5), c.USDC, c.WETH, c.GOOD); m["amount_out_raw"] != want.String() || m["router"] != c.Router.Hex() {
+		if want := cryptotest.RouterQuote(c, evmtest.Units(40005, 5), c.USDC, c.WETH, c.GOOD); m["amount_out_raw"] != want.String() || m["router"] != c.Router.Hex() {
 			t.Errorf("out %v via %v on %v, V2 router says %v via WETH", m["amount_out_raw"], m["path"], m["router"], want)
 		}
 		al := m["allowance"].(map[string]any)
@@ -111,7 +107,7 @@ func TestSwapRoute(t *testing.T) {
 		if m["amount_out_raw"] != q[0].(*big.Int).String() || m["dex"] != "uniswap-v3 (fee 0.05%)" {
 			t.Errorf("out %v on %v, the quoter says %v", m["amount_out_raw"], m["dex"], q[0])
 		}
-		if v2 := routerQuote(t, c, amt, c.USDC, c.WETH); v2.Cmp(q[0].(*big.Int)) >= 0 {
+		if v2 := cryptotest.RouterQuote(c, amt, c.USDC, c.WETH); v2.Cmp(q[0].(*big.Int)) >= 0 {
 			t.Errorf("V2 gives %v, not less than V3's %v: the test proves nothing", v2, q[0])
 		}
 		tx := m["transaction"].(map[string]any)

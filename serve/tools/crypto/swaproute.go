@@ -9,12 +9,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 )
 
 // hop is one pool of a route: a V2-style pair or a V3-style pool.
 type hop struct {
-	v2 *pool
-	v3 *v3pool
+	v2 *market.Pool
+	v3 *market.V3Pool
 }
 
 func (h hop) addr() common.Address {
@@ -43,14 +44,14 @@ func (h hop) feeKeep() float64 {
 // mid is the pool's mid price of out per in, in base units.
 func (h hop) mid(in common.Address) float64 {
 	if h.v3 != nil {
-		p := h.v3.rawPrice()
+		p := h.v3.RawPrice()
 		if in != h.v3.T0 && p != 0 {
 			p = 1 / p
 		}
 		return p
 	}
-	rIn, rOut := h.v2.reserves(in)
-	return toFloat(rOut, 0) / toFloat(rIn, 0)
+	rIn, rOut := h.v2.Reserves(in)
+	return market.ToFloat(rOut, 0) / market.ToFloat(rIn, 0)
 }
 
 // route is a path of tokens with the pool chosen for each hop and the
@@ -111,7 +112,7 @@ func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address, first *b
 	}
 	// The tokens' metadata, needed to show the route, rides along with the
 	// pool lookups.
-	wantMeta(ctx, c, nodes)
+	market.WantMeta(ctx, c, nodes)
 	if first != nil && first.Sign() > 0 {
 		var quotes []chain.Call
 		for _, x := range nodes[1:] {
@@ -126,12 +127,12 @@ func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address, first *b
 		}
 		c.Want(ctx, quotes...)
 	}
-	ps, err := findPools(ctx, c, pairs, nil)
+	ps, err := market.FindPools(ctx, c, pairs, nil)
 	if err != nil {
 		return nil, err
 	}
 	g := &graph{edges: map[[2]common.Address][]hop{}}
-	for k, pools := range ps.v2 {
+	for k, pools := range ps.V2 {
 		for _, p := range pools {
 			if p.R0.Sign() > 0 && p.R1.Sign() > 0 {
 				g.edges[k] = append(g.edges[k], hop{v2: p})
@@ -139,7 +140,7 @@ func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address, first *b
 			}
 		}
 	}
-	for k, pools := range ps.v3 {
+	for k, pools := range ps.V3 {
 		for _, p := range pools {
 			g.edges[k] = append(g.edges[k], hop{v3: p})
 			g.edges[[2]common.Address{k[1], k[0]}] = append(g.edges[[2]common.Address{k[1], k[0]}], hop{v3: p})
@@ -189,13 +190,13 @@ func quoteRoutes(ctx context.Context, c *chain.EVM, g *graph, amt *big.Int) ([]*
 			}
 		}
 		type v3q struct {
-			p   *v3pool
+			p   *market.V3Pool
 			in  common.Address
 			amt *big.Int
 		}
 		quotes := map[string]*big.Int{}
 		var asks []v3q
-		key := func(p *v3pool, in common.Address, amt *big.Int) string {
+		key := func(p *market.V3Pool, in common.Address, amt *big.Int) string {
 			return p.Addr.Hex() + in.Hex() + amt.String()
 		}
 		for _, r := range rs {
@@ -241,7 +242,7 @@ func quoteRoutes(ctx context.Context, c *chain.EVM, g *graph, amt *big.Int) ([]*
 				case h.v3 != nil:
 					o = quotes[key(h.v3, in, x)]
 				default:
-					o = h.v2.amountOut(in, x)
+					o = h.v2.AmountOut(in, x)
 				}
 				if o.Cmp(bestOut) > 0 {
 					best, bestOut = h, o
@@ -274,16 +275,16 @@ func quoteRest(ctx context.Context, c *chain.EVM, g *graph, rs []*route) (done b
 			var hs []chain.RouteHop
 			for _, h := range g.edges[[2]common.Address{in, r.path[d+1]}] {
 				if h.v3 != nil {
-					hs = append(hs, chain.RouteHop{V3: true, Quoter: h.v3.DEX.Quoter, TokenIn: in, TokenOut: h.v3.other(in),
+					hs = append(hs, chain.RouteHop{V3: true, Quoter: h.v3.DEX.Quoter, TokenIn: in, TokenOut: h.v3.Other(in),
 						Fee: big.NewInt(h.v3.Fee), RIn: new(big.Int), ROut: new(big.Int), FeeBps: new(big.Int)})
 					continue
 				}
-				rIn, rOut := h.v2.reserves(in)
+				rIn, rOut := h.v2.Reserves(in)
 				fee := h.v2.DEX.FeeBps
 				if fee <= 0 {
 					fee = 30
 				}
-				hs = append(hs, chain.RouteHop{TokenIn: in, TokenOut: h.v2.other(in), Fee: new(big.Int), RIn: rIn, ROut: rOut, FeeBps: big.NewInt(fee)})
+				hs = append(hs, chain.RouteHop{TokenIn: in, TokenOut: h.v2.Other(in), Fee: new(big.Int), RIn: rIn, ROut: rOut, FeeBps: big.NewInt(fee)})
 			}
 			depths = append(depths, hs)
 		}
@@ -328,8 +329,8 @@ func quoteRest(ctx context.Context, c *chain.EVM, g *graph, rs []*route) (done b
 }
 
 // quoteCall is a QuoterV2 quoteExactInputSingle of amt through p.
-func quoteCall(p *v3pool, in common.Address, amt *big.Int) chain.Call {
-	return quoteCallOf(p.DEX, in, p.other(in), p.Fee, amt)
+func quoteCall(p *market.V3Pool, in common.Address, amt *big.Int) chain.Call {
+	return quoteCallOf(p.DEX, in, p.Other(in), p.Fee, amt)
 }
 
 // quoteCallOf is a QuoterV2 quoteExactInputSingle of amt from in to out

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -63,7 +64,7 @@ func TestSwapRouteMultiHop(t *testing.T) {
 		}
 		// The truth: the V2 router's quote of the first hop, QuoterV2's of
 		// the second.
-		weth := routerQuote(t, c, evmtest.Units(100_000, 6), c.USDC, c.WETH)
+		weth := cryptotest.RouterQuote(c, evmtest.Units(100_000, 6), c.USDC, c.WETH)
 		type params struct {
 			TokenIn, TokenOut                common.Address
 			AmountIn, Fee, SqrtPriceLimitX96 *big.Int
@@ -131,7 +132,7 @@ func pricesThroughListedToken(t *testing.T, e *env) {
 	tail, vtt, good := ps[0].(map[string]any), ps[1].(map[string]any), ps[2].(map[string]any)
 	// TAIL has only a TAIL/GOOD pair: 10 TAIL per GOOD, times GOOD's own
 	// price; the route is no deeper than GOOD's pool.
-	want := reserveRatio(t, c, 0, "TAIL/GOOD", 18, 18, c.TAIL) * num(t, good, "price_usd")
+	want := cryptotest.ReserveRatio(t, c, 0, "TAIL/GOOD", 18, 18, c.TAIL) * num(t, good, "price_usd")
 	if got := num(t, tail, "price_usd"); !near(got, want, 1e-9) || tail["quote_token"] != "GOOD" || tail["pool"] != c.Pairs["TAIL/GOOD"].Hex() {
 		t.Errorf("TAIL %v via %v (%v), want %v via GOOD", got, tail["quote_token"], tail["pool"], want)
 	}

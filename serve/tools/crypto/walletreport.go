@@ -14,6 +14,9 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
+	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 )
 
 // WalletReportInput is the input of wallet_report.
@@ -24,7 +27,7 @@ type WalletReportInput struct {
 
 // Validate reuses the portfolio rules.
 func (in *WalletReportInput) Validate() error {
-	p := PortfolioInput{Address: in.Address, Chains: in.Chains}
+	p := portfolio.Input{Address: in.Address, Chains: in.Chains}
 	return p.Validate()
 }
 
@@ -33,7 +36,7 @@ type WalletReportOutput struct {
 	Address   string            `json:"address"`
 	Verdict   string            `json:"verdict"` // clean, caution, high-risk, flagged, incomplete
 	Reasons   []string          `json:"reasons"`
-	Portfolio *PortfolioOutput  `json:"portfolio"`
+	Portfolio *portfolio.Output `json:"portfolio"`
 	Chains    []ChainReputation `json:"chains"`
 	CheckedAt time.Time         `json:"checked_at"`
 	// LogWindow is the configured depth of the history scan in blocks.
@@ -75,7 +78,7 @@ type ScamToken struct {
 const maxReportTokens = 8 // unknown held tokens given a sell test
 
 func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*WalletReportOutput, error) {
-	pf, err := t.portfolio(ctx, &PortfolioInput{Address: in.Address, Chains: in.Chains})
+	pf, err := t.pf.Portfolio(ctx, &portfolio.Input{Address: in.Address, Chains: in.Chains})
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +215,7 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 		}
 		p := pair{l.Address, common.BytesToAddress(l.Topics[2][12:])}
 		note(p.spender)
-		if l.Topics[0] == topicApproval && !seen[p] { // ApprovalForAll has no allowance to read
+		if l.Topics[0] == events.Approval && !seen[p] { // ApprovalForAll has no allowance to read
 			seen[p] = true
 			pairs = append(pairs, p)
 		}
@@ -243,7 +246,7 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 	for i, p := range pairs {
 		if v := res[i].Big(0); v != nil && v.Sign() > 0 {
 			rep.OpenApprovals = append(rep.OpenApprovals, OpenApproval{Token: p.token.Hex(), Spender: p.spender.Hex(), Raw: v.String(),
-				Unlimited: v.Cmp(unlimitedAllowance) >= 0, Flagged: flagged[p.spender]})
+				Unlimited: v.Cmp(events.Unlimited()) >= 0, Flagged: flagged[p.spender]})
 		}
 	}
 	if err := t.spenderCode(ctx, c, rep.OpenApprovals); err != nil {
@@ -264,7 +267,7 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 		}
 		return a
 	}()...)
-	meta, err := tokenInfo(ctx, c, metaList)
+	meta, err := market.TokenInfo(ctx, c, metaList)
 	if err != nil {
 		return rep, err
 	}
@@ -304,14 +307,14 @@ func (t *Tools) spenderCode(ctx context.Context, c *chain.EVM, open []OpenApprov
 
 // scamTokens sells 10 USD of each unknown held token in simulation; a
 // revert marks it as a scam token. Tokens without a pool are not judged.
-func (t *Tools) scamTokens(ctx context.Context, c *chain.EVM, held []common.Address, meta map[common.Address]*tokenMeta, rep *ChainReputation) error {
+func (t *Tools) scamTokens(ctx context.Context, c *chain.EVM, held []common.Address, meta map[common.Address]*market.TokenMeta, rep *ChainReputation) error {
 	if len(held) > maxReportTokens {
 		held = held[:maxReportTokens]
 	}
 	if len(held) == 0 {
 		return nil
 	}
-	qs, err := usdPrices(ctx, c, append(slices.Clone(held), c.Chain.WrappedNative), nil)
+	qs, err := market.USDPrices(ctx, c, append(slices.Clone(held), c.Chain.WrappedNative), nil)
 	if err != nil {
 		return err
 	}

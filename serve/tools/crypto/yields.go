@@ -12,6 +12,7 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
@@ -100,12 +101,12 @@ func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Addres
 	if err := cometBases(ctx, c); err != nil {
 		return nil, err
 	}
-	var reads, rates batch
+	var reads, rates market.Batch
 	for _, m := range c.Chain.Lending {
 		switch m.Kind {
 		case "aave-v3":
 			for _, tok := range tokens {
-				reads.add(chain.Call{Target: m.Address, Method: "getReserveData", Args: []any{tok}}, func(r chain.Result) {
+				reads.Add(chain.Call{Target: m.Address, Method: "getReserveData", Args: []any{tok}}, func(r chain.Result) {
 					// An unlisted asset reads as the zero struct.
 					if a, ok := r.Addr(8); !ok || a == (common.Address{}) {
 						return
@@ -122,22 +123,22 @@ func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Addres
 			if !containsAddr(tokens, base) {
 				continue
 			}
-			reads.add(chain.Call{Target: m.Address, Method: "getUtilization"}, func(r chain.Result) {
+			reads.Add(chain.Call{Target: m.Address, Method: "getUtilization"}, func(r chain.Result) {
 				u := r.Big(0)
 				if u == nil {
 					return
 				}
 				y := &LendingYield{Protocol: m.Kind, Market: m.Name, Address: m.Address.Hex(), Token: base.Hex(),
-					UtilizationPct: num.Ptr(num.Round(toFloat(u, 18)*100, 9))}
-				rates.add(chain.Call{Target: m.Address, Method: "getSupplyRate", Args: []any{u}}, func(r chain.Result) {
+					UtilizationPct: num.Ptr(num.Round(market.ToFloat(u, 18)*100, 9))}
+				rates.Add(chain.Call{Target: m.Address, Method: "getSupplyRate", Args: []any{u}}, func(r chain.Result) {
 					if s := r.Big(0); s != nil {
-						ps := toFloat(s, 18)
+						ps := market.ToFloat(s, 18)
 						y.SupplyAPR, y.SupplyAPY = num.Round(ps*secondsPerYear*100, 9), num.Round(perSecondAPY(ps)*100, 9)
 					}
 				})
-				rates.add(chain.Call{Target: m.Address, Method: "getBorrowRate", Args: []any{u}}, func(r chain.Result) {
+				rates.Add(chain.Call{Target: m.Address, Method: "getBorrowRate", Args: []any{u}}, func(r chain.Result) {
 					if b := r.Big(0); b != nil {
-						pb := toFloat(b, 18)
+						pb := market.ToFloat(b, 18)
 						y.BorrowAPR, y.BorrowAPY = num.Round(pb*secondsPerYear*100, 9), num.Round(perSecondAPY(pb)*100, 9)
 						out.Markets = append(out.Markets, *y)
 					}
@@ -145,17 +146,17 @@ func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Addres
 			})
 		}
 	}
-	if err := reads.run(ctx, c, at); err != nil {
+	if err := reads.Run(ctx, c, at); err != nil {
 		return nil, err
 	}
-	if err := rates.run(ctx, c, at); err != nil {
+	if err := rates.Run(ctx, c, at); err != nil {
 		return nil, err
 	}
 	var addrs []common.Address
 	for _, y := range out.Markets {
 		addrs = append(addrs, common.HexToAddress(y.Token))
 	}
-	meta, err := tokenInfo(ctx, c, addrs)
+	meta, err := market.TokenInfo(ctx, c, addrs)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +171,7 @@ func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Addres
 // cometBases reads the base token of every Comet not yet known (it never
 // changes: cached for a day) in one Multicall3 call.
 func cometBases(ctx context.Context, c *chain.EVM) error {
-	var b batch
+	var b market.Batch
 	for _, m := range c.Chain.Lending {
 		if m.Kind != "compound-v3" {
 			continue
@@ -179,7 +180,7 @@ func cometBases(ctx context.Context, c *chain.EVM) error {
 		if _, ok := c.Cache.Get(key); ok {
 			continue
 		}
-		b.add(chain.Call{Target: m.Address, Method: "baseToken"}, func(r chain.Result) {
+		b.Add(chain.Call{Target: m.Address, Method: "baseToken"}, func(r chain.Result) {
 			a, _ := r.Addr(0)
 			ttl := 24 * time.Hour
 			if a == (common.Address{}) {
@@ -188,7 +189,7 @@ func cometBases(ctx context.Context, c *chain.EVM) error {
 			c.Cache.Put(key, a, ttl)
 		})
 	}
-	return b.run(ctx, c, nil)
+	return b.Run(ctx, c, nil)
 }
 
 // rayAPR is an Aave rate (ray, 1e27 = 100% a year) as a fraction a year.
@@ -196,7 +197,7 @@ func rayAPR(r *big.Int) float64 {
 	if r == nil {
 		return 0
 	}
-	return toFloat(r, 27)
+	return market.ToFloat(r, 27)
 }
 
 // perSecondAPY compounds a per-second rate over a year: (1+r)^N − 1,

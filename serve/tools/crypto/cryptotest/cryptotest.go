@@ -5,6 +5,7 @@ package cryptotest
 
 import (
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -190,4 +191,40 @@ func Near(a, b, rel float64) bool {
 	}
 	d := a/b - 1
 	return d < rel && d > -rel
+}
+
+// RouterQuote is the Uniswap-V2 router's own quote (getAmountsOut) of
+// selling amt along path: the truth the tools' quotes are checked against.
+func RouterQuote(c *evmtest.Chain, amt *big.Int, path ...common.Address) *big.Int {
+	q := c.Read(c.Router, "UniswapV2Router02", "getAmountsOut", amt, path)[0].([]*big.Int)
+	return q[len(q)-1]
+}
+
+// Strings is a JSON array of strings from an answer.
+func Strings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+// ReserveRatio is a V2 pair's price of base in the quote token from its
+// reserves at block (0: the head): the truth pool prices are checked against.
+func ReserveRatio(t *testing.T, c *evmtest.Chain, block uint64, pair string, quoteDec, baseDec int, base any) float64 {
+	t.Helper()
+	var r []any
+	if block == 0 {
+		r = c.Read(c.Pairs[pair], "UniswapV2Pair", "getReserves")
+	} else {
+		r = c.ReadAt(block, c.Pairs[pair], "UniswapV2Pair", "getReserves")
+	}
+	t0 := c.Read(c.Pairs[pair], "UniswapV2Pair", "token0")[0]
+	rb, rq := r[0].(*big.Int), r[1].(*big.Int)
+	if t0 != base {
+		rb, rq = rq, rb
+	}
+	q, _ := new(big.Float).Quo(new(big.Float).SetInt(rq), new(big.Float).SetInt(evmtest.Units(1, quoteDec))).Float64()
+	b, _ := new(big.Float).Quo(new(big.Float).SetInt(rb), new(big.Float).SetInt(evmtest.Units(1, baseDec))).Float64()
+	return q / b
 }

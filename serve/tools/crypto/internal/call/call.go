@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/openshelf/openshelf/serve/registry"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
@@ -62,4 +64,10 @@ func List(s string) []string {
 		}
 	}
 	return out
+}
+
+// IsAddress says whether an input is an EVM address as the tools take it:
+// 0x and 40 hex digits.
+func IsAddress(s string) bool {
+	return len(s) == 42 && strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
 }

@@ -1,4 +1,4 @@
-package crypto_test
+package simulate_test
 
 import (
 	"encoding/json"
@@ -16,10 +16,17 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
+// newEnv is the whole server over a new test chain, replaying explorers
+// and a replaying Solana node.
+func newEnv(t *testing.T) *cryptotest.Env {
+	t.Helper()
+	return cryptotest.New(t, cryptotest.Options{Solana: cryptotest.SolanaReplay(t, nil)})
+}
+
 // newEnvCfg is newEnv with the debug API of the node on or off, a hook
 // run on the chain before the server starts, and a change to the crypto
 // configuration.
-func newEnvCfg(t *testing.T, debug bool, prep func(*evmtest.Chain), mod func(*crypto.Config)) *env {
+func newEnvCfg(t *testing.T, debug bool, prep func(*evmtest.Chain), mod func(*crypto.Config)) *cryptotest.Env {
 	t.Helper()
 	c := evmtest.New(t)
 	if debug {
@@ -32,9 +39,9 @@ func newEnvCfg(t *testing.T, debug bool, prep func(*evmtest.Chain), mod func(*cr
 }
 
 // envOn starts a server over an existing test chain.
-func envOn(t *testing.T, c *evmtest.Chain, mod func(*crypto.Config)) *env {
+func envOn(t *testing.T, c *evmtest.Chain, mod func(*crypto.Config)) *cryptotest.Env {
 	t.Helper()
-	return wrap(cryptotest.New(t, cryptotest.Options{Chain: c, Solana: solanaReplay(t), Config: mod}))
+	return cryptotest.New(t, cryptotest.Options{Chain: c, Solana: cryptotest.SolanaReplay(t, nil), Config: mod})
 }
 
 // traceCase is one transaction of the tracing scenario and what the
@@ -96,7 +103,7 @@ var traceCases = []traceCase{
 				t.Fatalf("frames %v", fr)
 			}
 			inner := fr[2].(map[string]any)
-			if inner["to"] != s.Vault.Hex() || inner["value_wei"] != ethWei(300) || num(t, inner, "depth") != 1 {
+			if inner["to"] != s.Vault.Hex() || inner["value_wei"] != ethWei(300) || cryptotest.Num(t, inner, "depth") != 1 {
 				t.Errorf("inner frame %v", inner)
 			}
 			if m["risk_level"] != "medium" {
@@ -136,7 +143,7 @@ var traceCases = []traceCase{
 				t.Fatalf("success %v reason %v", m["success"], m["revert_reason"])
 			}
 			o := m["trace"].(map[string]any)["revert_origin"].(map[string]any)
-			if o["to"] != s.Vault.Hex() || num(t, o, "depth") != 1 || o["from"] != s.Router.Hex() {
+			if o["to"] != s.Vault.Hex() || cryptotest.Num(t, o, "depth") != 1 || o["from"] != s.Router.Hex() {
 				t.Errorf("revert origin %v", o)
 			}
 			if len(moves(m, "assets_leaving")) != 0 {
@@ -229,22 +236,22 @@ func TestSimulateTrace(t *testing.T) {
 			e := newEnvCfg(t, p.debug, func(c *evmtest.Chain) { s = c.DeployTracing() }, nil)
 			for _, tc := range traceCases {
 				t.Run(tc.name, func(t *testing.T) {
-					in := tc.in(e.chain, s)
+					in := tc.in(e.Chain, s)
 					in["chain"] = "ethereum"
 					m := e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", in)
 					if m["method"] != p.method {
 						t.Fatalf("method %v, want %s", m["method"], p.method)
 					}
-					tc.check(t, e.chain, s, m)
+					tc.check(t, e.Chain, s, m)
 					answers[tc.name] = append(answers[tc.name], m)
 				})
 			}
 			// debug_traceCall's support was asked once; the local EVM
 			// read state only where the node has no debug API.
-			if n := e.chain.Served("debug_traceCall"); n != len(traceCases) && p.debug || n != 1 && !p.debug {
+			if n := e.Chain.Served("debug_traceCall"); n != len(traceCases) && p.debug || n != 1 && !p.debug {
 				t.Errorf("debug_traceCall asked %d times", n)
 			}
-			if n := e.chain.Served("eth_getCode"); p.debug && n > 2*len(traceCases) {
+			if n := e.Chain.Served("eth_getCode"); p.debug && n > 2*len(traceCases) {
 				t.Errorf("debug path read code %d times", n)
 			}
 		})
@@ -268,7 +275,7 @@ func TestSimulateTrace(t *testing.T) {
 func TestSimulateTraceTruth(t *testing.T) {
 	var s *evmtest.Tracing
 	e := newEnvCfg(t, false, func(c *evmtest.Chain) { s = c.DeployTracing() }, nil)
-	c := e.chain
+	c := e.Chain
 	in := traceCases[0].in(c, s)
 	in["chain"] = "ethereum"
 	m := e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", in)
@@ -285,14 +292,14 @@ func TestSimulateTraceTruth(t *testing.T) {
 	if got != moves(m, "assets_leaving")[1]["amount_raw"] || new(big.Int).Sub(vault1, vault0).String() != ethWei(300) {
 		t.Errorf("chain moved %s USDC and %v wei to the vault; simulated %v", got, new(big.Int).Sub(vault1, vault0), m["assets_leaving"])
 	}
-	if r.GasUsed != uint64(num(t, m, "gas_used")) {
+	if r.GasUsed != uint64(cryptotest.Num(t, m, "gas_used")) {
 		t.Errorf("gas: chain %d, simulated %v", r.GasUsed, m["gas_used"])
 	}
 }
 
 func TestSimulateOverridesRefused(t *testing.T) {
 	e := newEnv(t)
-	w := e.chain.WalletAddr.Hex()
+	w := e.Chain.WalletAddr.Hex()
 	for name, over := range map[string]any{
 		"bad address":        map[string]any{"0x12": map[string]any{"balance": "1"}},
 		"state and diff":     map[string]any{w: map[string]any{"state": map[string]any{"0x1": "0x2"}, "stateDiff": map[string]any{"0x1": "0x2"}}},
@@ -315,7 +322,7 @@ func TestSimulateOverridesRefused(t *testing.T) {
 // (success, gas and the return value, or the revert reason, no assets).
 func TestSimulateFallbacks(t *testing.T) {
 	e := newEnvCfg(t, false, nil, func(cfg *crypto.Config) { cfg.SimStateReads = 1 })
-	c := e.chain
+	c := e.Chain
 	sim := func(amount int64) map[string]any {
 		return e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "ethereum", "from": c.WalletAddr.Hex(),
 			"to": c.USDC.Hex(), "data": packT("Token", "transfer", c.Spender, evmtest.Units(amount, 6))})
@@ -326,7 +333,7 @@ func TestSimulateFallbacks(t *testing.T) {
 	}
 	c.Refuse("eth_simulateV1", true)
 	m = sim(100)
-	if m["method"] != "eth_call" || m["success"] != true || num(t, m, "gas_used") < 21000 ||
+	if m["method"] != "eth_call" || m["success"] != true || cryptotest.Num(t, m, "gas_used") < 21000 ||
 		m["return_data"] != "0x0000000000000000000000000000000000000000000000000000000000000001" || len(m["assets_leaving"].([]any)) != 0 {
 		t.Errorf("%v", m)
 	}
@@ -341,20 +348,20 @@ func TestSimulateFallbacks(t *testing.T) {
 // medium like any limited approval.
 func TestSimulateApprovalVerified(t *testing.T) {
 	e := newEnv(t)
-	c := e.chain
+	c := e.Chain
 	// Set before the first request, as the explorer replay reads the map
 	// without a lock.
-	e.sourcify[lower(c.Factory)] = "sourcify_v2_contract_fields_all.openapi-example.json"
+	e.Sourcify[cryptotest.Lower(c.Factory)] = "sourcify_v2_contract_fields_all.openapi-example.json"
 	approve := func(spender common.Address) map[string]any {
 		return e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "ethereum", "from": c.WalletAddr.Hex(),
 			"to": c.GOOD.Hex(), "data": packT("Token", "approve", spender, evmtest.Units(10, 18))})
 	}
 	m := approve(c.Router)
-	if m["risk_level"] != "high" || !strings.Contains(strings.Join(toStrings(m["risk_reasons"]), ";"), "no explorer has verified") {
+	if m["risk_level"] != "high" || !strings.Contains(strings.Join(cryptotest.Strings(m["risk_reasons"]), ";"), "no explorer has verified") {
 		t.Errorf("unverified spender: %v %v", m["risk_level"], m["risk_reasons"])
 	}
 	m = approve(c.Factory)
-	if m["risk_level"] != "medium" || strings.Contains(strings.Join(toStrings(m["risk_reasons"]), ";"), "verified") {
+	if m["risk_level"] != "medium" || strings.Contains(strings.Join(cryptotest.Strings(m["risk_reasons"]), ";"), "verified") {
 		t.Errorf("verified spender: %v %v", m["risk_level"], m["risk_reasons"])
 	}
 }

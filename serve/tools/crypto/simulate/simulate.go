@@ -1,4 +1,4 @@
-package crypto
+package simulate
 
 import (
 	"context"
@@ -13,16 +13,18 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
-// SimInput is the input of simulate_tx.
-type SimInput struct {
+// Input is the input of simulate_tx.
+type Input struct {
 	Chain       string `json:"chain" doc:"Chain." enum:"ethereum|base|arbitrum|optimism|polygon|bsc|solana"`
 	From        string `json:"from,omitempty" doc:"EVM: sender address (required for EVM)." maxLength:"42"`
 	To          string `json:"to,omitempty" doc:"EVM: target address (required for EVM; contract creation is not simulated)." maxLength:"42"`
@@ -31,13 +33,16 @@ type SimInput struct {
 	Gas         int64  `json:"gas,omitempty" doc:"EVM: gas limit (default: the node's cap)." min:"21000" max:"50000000"`
 	Transaction string `json:"transaction,omitempty" doc:"Solana: the transaction, base64 (unsigned allowed)." maxLength:"20000"`
 	// StateOverrides are applied for the simulation only, as eth_call's.
-	StateOverrides map[string]SimOverride `json:"state_overrides,omitempty" doc:"EVM: state overrides for the simulation only, address → {balance, nonce, code, state, stateDiff} as in eth_call (at most 16 accounts, 256 slots)."`
+	StateOverrides map[string]Override `json:"state_overrides,omitempty" doc:"EVM: state overrides for the simulation only, address → {balance, nonce, code, state, stateDiff} as in eth_call (at most 16 accounts, 256 slots)."`
 }
 
 var hexDataRE = regexp.MustCompile(`^0x([0-9a-fA-F]{2})*$`)
 
+// integer is a decimal amount in base units.
+var integer = regexp.MustCompile(`^[0-9]+$`)
+
 // Validate checks the fields of the chain's kind.
-func (in *SimInput) Validate() error {
+func (in *Input) Validate() error {
 	if in.Chain == "solana" {
 		if in.Transaction == "" {
 			return apierr.Invalid("transaction", "required for solana")
@@ -53,9 +58,9 @@ func (in *SimInput) Validate() error {
 	switch {
 	case in.Transaction != "":
 		return apierr.Invalid("transaction", "transaction is for solana; give from, to, data, value")
-	case !isEVMAddress(in.From):
+	case !call.IsAddress(in.From):
 		return apierr.Invalid("from", "want 0x followed by 40 hex digits")
-	case !isEVMAddress(in.To):
+	case !call.IsAddress(in.To):
 		return apierr.Invalid("to", "want 0x followed by 40 hex digits")
 	case in.Data != "" && !hexDataRE.MatchString(in.Data):
 		return apierr.Invalid("data", "want 0x-prefixed hex bytes")
@@ -75,25 +80,25 @@ func parseWei(s string) (*big.Int, bool) {
 		v, err := hexutil.DecodeBig(s)
 		return v, err == nil
 	}
-	if !integerRE.MatchString(s) {
+	if !integer.MatchString(s) {
 		return nil, false
 	}
 	v, ok := new(big.Int).SetString(s, 10)
 	return v, ok
 }
 
-// SimOutput is the answer of simulate_tx.
-type SimOutput struct {
-	Chain        string         `json:"chain"`
-	Success      bool           `json:"success"`
-	RevertReason string         `json:"revert_reason,omitempty"`
-	ReturnData   string         `json:"return_data,omitempty"`
-	GasUsed      uint64         `json:"gas_used"`
-	FeeNative    float64        `json:"fee_native"`
-	FeeUSD       *float64       `json:"fee_usd,omitempty"`
-	Leaving      []AssetMove    `json:"assets_leaving"`
-	Entering     []AssetMove    `json:"assets_entering"`
-	Approvals    []ApprovalInfo `json:"approvals"`
+// Output is the answer of simulate_tx.
+type Output struct {
+	Chain        string      `json:"chain"`
+	Success      bool        `json:"success"`
+	RevertReason string      `json:"revert_reason,omitempty"`
+	ReturnData   string      `json:"return_data,omitempty"`
+	GasUsed      uint64      `json:"gas_used"`
+	FeeNative    float64     `json:"fee_native"`
+	FeeUSD       *float64    `json:"fee_usd,omitempty"`
+	Leaving      []AssetMove `json:"assets_leaving"`
+	Entering     []AssetMove `json:"assets_entering"`
+	Approvals    []Approval  `json:"approvals"`
 	// RiskLevel: high (unlimited or collection-wide approval), medium (an
 	// approval, or assets leave and nothing enters), low otherwise.
 	RiskLevel string   `json:"risk_level"`
@@ -107,11 +112,11 @@ type SimOutput struct {
 	// Block is the block whose state the simulation ran on.
 	Block uint64 `json:"block,omitempty"`
 	// Trace summarises the call tree (debug_traceCall and local_evm).
-	Trace *CallTrace `json:"trace,omitempty"`
+	Trace *Trace `json:"trace,omitempty"`
 	// Solana.
 	Logs           []string        `json:"logs,omitempty"`
 	UnitsConsumed  *uint64         `json:"units_consumed,omitempty"`
-	BalanceChanges []SolBalanceChg `json:"balance_changes,omitempty"`
+	BalanceChanges []BalanceChange `json:"balance_changes,omitempty"`
 	SolanaError    json.RawMessage `json:"solana_error,omitempty"`
 	Broadcast      bool            `json:"broadcast"` // always false
 	CheckedAt      time.Time       `json:"checked_at"`
@@ -131,8 +136,8 @@ type AssetMove struct {
 	PulledBy string `json:"pulled_by,omitempty"`
 }
 
-// ApprovalInfo is an approval the sender grants.
-type ApprovalInfo struct {
+// Approval is an approval the sender grants.
+type Approval struct {
 	Standard  string `json:"standard"` // erc20, erc721, erc721-all
 	Token     string `json:"token"`
 	Spender   string `json:"spender"`
@@ -142,25 +147,17 @@ type ApprovalInfo struct {
 	Approved  *bool  `json:"approved,omitempty"`
 }
 
-// SolBalanceChg is one account's lamport change.
-type SolBalanceChg struct {
+// BalanceChange is one account's lamport change.
+type BalanceChange struct {
 	Account  string `json:"account"`
 	Lamports int64  `json:"change_lamports"`
 }
 
-var (
-	topicTransfer       = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
-	topicApproval       = crypto.Keccak256Hash([]byte("Approval(address,address,uint256)"))
-	topicApprovalForAll = crypto.Keccak256Hash([]byte("ApprovalForAll(address,address,bool)"))
-	topicTransferSingle = crypto.Keccak256Hash([]byte("TransferSingle(address,address,address,uint256,uint256)"))
-	topicTransferBatch  = crypto.Keccak256Hash([]byte("TransferBatch(address,address,address,uint256[],uint256[])"))
-	// eth_simulateV1 with traceTransfers reports native transfers as
-	// ERC-20 Transfer logs of this address.
-	nativeTransferAddr = common.HexToAddress("0x" + strings.Repeat("e", 40))
-	unlimitedAllowance = new(big.Int).Lsh(big.NewInt(1), 255)
-)
+// nativeTransferAddr is the address eth_simulateV1 with traceTransfers
+// gives the ERC-20 Transfer logs it reports native transfers as.
+var nativeTransferAddr = common.HexToAddress("0x" + strings.Repeat("e", 40))
 
-type simLog struct {
+type logEntry struct {
 	Address common.Address `json:"address"`
 	Topics  []common.Hash  `json:"topics"`
 	Data    hexutil.Bytes  `json:"data"`
@@ -168,7 +165,7 @@ type simLog struct {
 	caller common.Address
 }
 
-func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) {
+func (t *Tools) simulate(ctx context.Context, in *Input) (*Output, error) {
 	if in.Chain == "solana" {
 		return t.simulateSolana(ctx, in)
 	}
@@ -188,8 +185,8 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 		g := hexutil.Uint64(in.Gas)
 		msg.Gas = &g
 	}
-	out := &SimOutput{Chain: c.Chain.Name, Leaving: []AssetMove{}, Entering: []AssetMove{}, Approvals: []ApprovalInfo{}, Reasons: []string{}, CheckedAt: t.cfg.Now().UTC()}
-	var h simHeader
+	out := &Output{Chain: c.Chain.Name, Leaving: []AssetMove{}, Entering: []AssetMove{}, Approvals: []Approval{}, Reasons: []string{}, CheckedAt: t.cfg.Now().UTC()}
+	var h header
 	if err := c.Call(ctx, &h, "eth_getBlockByNumber", "latest", false); err != nil {
 		return nil, err
 	}
@@ -197,11 +194,11 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	// The native token's pools and the metadata of it and USDC ride along
 	// with the first Multicall3 read (the moves' tokens), so pricing the
 	// fee reads the pools' state only.
-	pairs, all := directPairs(c, []common.Address{c.Chain.WrappedNative})
-	wantPools(ctx, c, pairs)
-	wantMeta(ctx, c, all)
+	pairs, all := market.DirectPairs(c, []common.Address{c.Chain.WrappedNative})
+	market.WantPools(ctx, c, pairs)
+	market.WantMeta(ctx, c, all)
 	frame, method, reads, err := t.traceCall(ctx, c, msg, over, &h)
-	var logs []simLog
+	var logs []logEntry
 	switch {
 	case err == nil:
 		out.Method, out.Trace = method, frame.summarize()
@@ -229,8 +226,8 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 	if err := c.Call(ctx, &gp, "eth_gasPrice"); err != nil {
 		return nil, err
 	}
-	out.FeeNative = num.Round(toFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasUsed)), 18), 8)
-	if p, err := usdPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
+	out.FeeNative = num.Round(market.ToFloat(new(big.Int).Mul(gp.ToInt(), new(big.Int).SetUint64(out.GasUsed)), 18), 8)
+	if p, err := market.USDPrices(ctx, c, []common.Address{c.Chain.WrappedNative}, nil); err == nil && p[c.Chain.WrappedNative] != nil {
 		out.FeeUSD = num.Ptr(num.Round(out.FeeNative*p[c.Chain.WrappedNative].PriceUSD, 6))
 	}
 	facts, err := t.riskFacts(ctx, c, from, to, &h, out)
@@ -248,7 +245,7 @@ func (t *Tools) simulate(ctx context.Context, in *SimInput) (*SimOutput, error) 
 
 // fromFrame fills success, gas, return data and revert reason from the
 // top frame.
-func (o *SimOutput) fromFrame(f *callFrame) {
+func (o *Output) fromFrame(f *callFrame) {
 	o.Success, o.GasUsed = f.Error == "", uint64(f.GasUsed)
 	if len(f.Output) > 0 {
 		o.ReturnData = hexutil.Encode(f.Output)
@@ -267,13 +264,13 @@ func orHex(s string) string {
 
 // simulateV1 runs the call with eth_simulateV1 (transfers traced); a node
 // without it gets eth_call and eth_estimateGas in one batch instead.
-func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader, out *SimOutput) ([]simLog, error) {
+func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *header, out *Output) ([]logEntry, error) {
 	var blocks []struct {
 		Calls []struct {
 			Status     hexutil.Uint64 `json:"status"`
 			ReturnData hexutil.Bytes  `json:"returnData"`
 			GasUsed    hexutil.Uint64 `json:"gasUsed"`
-			Logs       []simLog       `json:"logs"`
+			Logs       []logEntry     `json:"logs"`
 			Error      *struct {
 				Code    int    `json:"code"`
 				Message string `json:"message"`
@@ -319,7 +316,7 @@ func (t *Tools) simulateV1(ctx context.Context, c *chain.EVM, msg chain.CallArgs
 	return call.Logs, nil
 }
 
-func (t *Tools) callFallback(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader, out *SimOutput) error {
+func (t *Tools) callFallback(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *header, out *Output) error {
 	out.Method = "eth_call"
 	var ret hexutil.Bytes
 	var gas hexutil.Uint64
@@ -348,7 +345,7 @@ func (t *Tools) callFallback(ctx context.Context, c *chain.EVM, msg chain.CallAr
 }
 
 // decodeMoves turns the logs into asset moves and approvals of the sender.
-func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Address, logs []simLog, out *SimOutput) error {
+func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Address, logs []logEntry, out *Output) error {
 	var erc20 []common.Address
 	addr := func(h common.Hash) common.Address { return common.BytesToAddress(h[12:]) }
 	word := func(b []byte, i int) *big.Int {
@@ -362,7 +359,7 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 			continue
 		}
 		switch {
-		case l.Topics[0] == topicTransfer && len(l.Topics) == 3:
+		case l.Topics[0] == events.Transfer && len(l.Topics) == 3:
 			src, dst, v := addr(l.Topics[1]), addr(l.Topics[2]), word(l.Data, 0)
 			std, tok := "erc20", l.Address.Hex()
 			if l.Address == nativeTransferAddr {
@@ -371,33 +368,33 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 				erc20 = append(erc20, l.Address)
 			}
 			out.move(from, src, dst, l.caller, AssetMove{Standard: std, Token: tok, Raw: v.String()})
-		case l.Topics[0] == topicTransfer && len(l.Topics) == 4:
+		case l.Topics[0] == events.Transfer && len(l.Topics) == 4:
 			out.move(from, addr(l.Topics[1]), addr(l.Topics[2]), l.caller, AssetMove{Standard: "erc721", Token: l.Address.Hex(), Raw: "1", TokenID: l.Topics[3].Big().String()})
-		case l.Topics[0] == topicTransferSingle && len(l.Topics) == 4:
+		case l.Topics[0] == events.TransferSingle && len(l.Topics) == 4:
 			out.move(from, addr(l.Topics[2]), addr(l.Topics[3]), l.caller, AssetMove{Standard: "erc1155", Token: l.Address.Hex(), TokenID: word(l.Data, 0).String(), Raw: word(l.Data, 1).String()})
-		case l.Topics[0] == topicTransferBatch && len(l.Topics) == 4:
+		case l.Topics[0] == events.TransferBatch && len(l.Topics) == 4:
 			ids, vals := decodeUintArrays(l.Data)
 			for i := range ids {
 				if i < len(vals) {
 					out.move(from, addr(l.Topics[2]), addr(l.Topics[3]), l.caller, AssetMove{Standard: "erc1155", Token: l.Address.Hex(), TokenID: ids[i].String(), Raw: vals[i].String()})
 				}
 			}
-		case l.Topics[0] == topicApproval && len(l.Topics) == 3 && addr(l.Topics[1]) == from:
+		case l.Topics[0] == events.Approval && len(l.Topics) == 3 && addr(l.Topics[1]) == from:
 			v := word(l.Data, 0)
 			erc20 = append(erc20, l.Address)
-			out.Approvals = append(out.Approvals, ApprovalInfo{Standard: "erc20", Token: l.Address.Hex(), Spender: addr(l.Topics[2]).Hex(),
-				Raw: v.String(), Unlimited: v.Cmp(unlimitedAllowance) >= 0})
-		case l.Topics[0] == topicApproval && len(l.Topics) == 4 && addr(l.Topics[1]) == from:
-			out.Approvals = append(out.Approvals, ApprovalInfo{Standard: "erc721", Token: l.Address.Hex(), Spender: addr(l.Topics[2]).Hex(), TokenID: l.Topics[3].Big().String()})
-		case l.Topics[0] == topicApprovalForAll && len(l.Topics) == 3 && addr(l.Topics[1]) == from:
+			out.Approvals = append(out.Approvals, Approval{Standard: "erc20", Token: l.Address.Hex(), Spender: addr(l.Topics[2]).Hex(),
+				Raw: v.String(), Unlimited: v.Cmp(events.Unlimited()) >= 0})
+		case l.Topics[0] == events.Approval && len(l.Topics) == 4 && addr(l.Topics[1]) == from:
+			out.Approvals = append(out.Approvals, Approval{Standard: "erc721", Token: l.Address.Hex(), Spender: addr(l.Topics[2]).Hex(), TokenID: l.Topics[3].Big().String()})
+		case l.Topics[0] == events.ApprovalForAll && len(l.Topics) == 3 && addr(l.Topics[1]) == from:
 			on := word(l.Data, 0).Sign() != 0
-			out.Approvals = append(out.Approvals, ApprovalInfo{Standard: "erc721-all", Token: l.Address.Hex(), Spender: addr(l.Topics[2]).Hex(), Approved: &on, Unlimited: on})
+			out.Approvals = append(out.Approvals, Approval{Standard: "erc721-all", Token: l.Address.Hex(), Spender: addr(l.Topics[2]).Hex(), Approved: &on, Unlimited: on})
 		}
 	}
-	meta := map[common.Address]*tokenMeta{}
+	meta := map[common.Address]*market.TokenMeta{}
 	if len(erc20) > 0 {
 		var err error
-		if meta, err = tokenInfo(ctx, c, erc20); err != nil {
+		if meta, err = market.TokenInfo(ctx, c, erc20); err != nil {
 			return err
 		}
 	}
@@ -407,11 +404,11 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 			case "native":
 				ms[i].Symbol = c.Chain.Native
 				v, _ := new(big.Int).SetString(ms[i].Raw, 10)
-				ms[i].Amount = toFloat(v, 18)
+				ms[i].Amount = market.ToFloat(v, 18)
 			case "erc20":
 				if m := meta[common.HexToAddress(ms[i].Token)]; m != nil && m.OK {
 					v, _ := new(big.Int).SetString(ms[i].Raw, 10)
-					ms[i].Symbol, ms[i].Amount = m.Symbol, toFloat(v, m.Decimals)
+					ms[i].Symbol, ms[i].Amount = m.Symbol, market.ToFloat(v, m.Decimals)
 				}
 			}
 		}
@@ -421,7 +418,7 @@ func (t *Tools) decodeMoves(ctx context.Context, c *chain.EVM, from common.Addre
 	return nil
 }
 
-func (o *SimOutput) move(sender, src, dst, caller common.Address, m AssetMove) {
+func (o *Output) move(sender, src, dst, caller common.Address, m AssetMove) {
 	switch {
 	case src == sender && dst != sender:
 		m.Counterparty = dst.Hex()
@@ -487,7 +484,7 @@ func parseSolanaTx(s string) ([]string, error) {
 	}
 	keys := make([]string, nkeys)
 	for i := range keys {
-		keys[i] = base58Encode(m[n+32*i : n+32*(i+1)])
+		keys[i] = market.Base58Encode(m[n+32*i : n+32*(i+1)])
 	}
 	return keys, nil
 }
@@ -503,7 +500,7 @@ func compactU16(b []byte) (v, n int) {
 	return 0, 0
 }
 
-func (t *Tools) simulateSolana(ctx context.Context, in *SimInput) (*SimOutput, error) {
+func (t *Tools) simulateSolana(ctx context.Context, in *Input) (*Output, error) {
 	if t.sol == nil {
 		return nil, apierr.New(apierr.ErrUnavailable, "chain_not_configured", "solana has no RPC endpoint configured")
 	}
@@ -526,8 +523,8 @@ func (t *Tools) simulateSolana(ctx context.Context, in *SimInput) (*SimOutput, e
 		return nil, chain.SolanaErr(err)
 	}
 	v := r.Value
-	out := &SimOutput{Chain: "solana", Method: "simulateTransaction", Logs: v.Logs, UnitsConsumed: v.UnitsConsumed,
-		Leaving: []AssetMove{}, Entering: []AssetMove{}, Approvals: []ApprovalInfo{}, Reasons: []string{}, CheckedAt: t.cfg.Now().UTC()}
+	out := &Output{Chain: "solana", Method: "simulateTransaction", Logs: v.Logs, UnitsConsumed: v.UnitsConsumed,
+		Leaving: []AssetMove{}, Entering: []AssetMove{}, Approvals: []Approval{}, Reasons: []string{}, CheckedAt: t.cfg.Now().UTC()}
 	out.Success = len(v.Err) == 0 || string(v.Err) == "null"
 	if !out.Success {
 		out.SolanaError = v.Err
@@ -541,9 +538,9 @@ func (t *Tools) simulateSolana(ctx context.Context, in *SimInput) (*SimOutput, e
 	}
 	for i := range v.PreBalances {
 		if i < len(v.PostBalances) && i < len(keys) && v.PostBalances[i] != v.PreBalances[i] {
-			out.BalanceChanges = append(out.BalanceChanges, SolBalanceChg{Account: keys[i], Lamports: v.PostBalances[i] - v.PreBalances[i]})
+			out.BalanceChanges = append(out.BalanceChanges, BalanceChange{Account: keys[i], Lamports: v.PostBalances[i] - v.PreBalances[i]})
 		}
 	}
-	out.risk(simFacts{})
+	out.risk(facts{})
 	return out, nil
 }

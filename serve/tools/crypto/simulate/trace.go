@@ -1,4 +1,4 @@
-package crypto
+package simulate
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
 )
 
 // callFrame is one frame of go-ethereum's callTracer answer
@@ -36,7 +37,7 @@ type callFrame struct {
 // traceLog is a log in a frame; Position is the number of the frame's
 // sub-calls made before it.
 type traceLog struct {
-	simLog
+	logEntry
 	Position hexutil.Uint `json:"position"`
 }
 
@@ -53,22 +54,22 @@ const (
 	maxTraceDepth  = 8
 )
 
-// CallTrace is the summary of a simulation's call tree: frames in
+// Trace is the summary of a simulation's call tree: frames in
 // execution order, depth-first, at most maxTraceFrames of them and none
 // deeper than maxTraceDepth.
-type CallTrace struct {
-	Frames      []TraceFrame `json:"frames"`
-	TotalFrames int          `json:"total_frames"`
-	Truncated   bool         `json:"truncated"`
+type Trace struct {
+	Frames      []Frame `json:"frames"`
+	TotalFrames int     `json:"total_frames"`
+	Truncated   bool    `json:"truncated"`
 	// RevertOrigin is the frame the revert came from (the deepest failed
 	// frame whose revert data the callers passed up), when the call fails.
-	RevertOrigin *TraceFrame `json:"revert_origin,omitempty"`
+	RevertOrigin *Frame `json:"revert_origin,omitempty"`
 	// StateRPCCalls is what the local EVM asked of the node (state reads).
 	StateRPCCalls int `json:"state_rpc_calls,omitempty"`
 }
 
-// TraceFrame is one call of the tree.
-type TraceFrame struct {
+// Frame is one call of the tree.
+type Frame struct {
 	Depth        int    `json:"depth"`
 	Type         string `json:"type"` // CALL, STATICCALL, DELEGATECALL, CREATE, CREATE2, SELFDESTRUCT…
 	From         string `json:"from"`
@@ -82,8 +83,8 @@ type TraceFrame struct {
 	Logs         int    `json:"logs"`
 }
 
-func (f *callFrame) summary(depth int) TraceFrame {
-	tf := TraceFrame{Depth: depth, Type: f.Type, From: f.From.Hex(), InputBytes: len(f.Input), GasUsed: uint64(f.GasUsed),
+func (f *callFrame) summary(depth int) Frame {
+	tf := Frame{Depth: depth, Type: f.Type, From: f.From.Hex(), InputBytes: len(f.Input), GasUsed: uint64(f.GasUsed),
 		Error: f.Error, Logs: len(f.Logs)}
 	if f.To != nil {
 		tf.To = f.To.Hex()
@@ -119,9 +120,9 @@ func (f *callFrame) reason() string {
 	return f.Error
 }
 
-// summarize flattens the tree into a CallTrace.
-func (f *callFrame) summarize() *CallTrace {
-	ct := &CallTrace{Frames: []TraceFrame{}}
+// summarize flattens the tree into a Trace.
+func (f *callFrame) summarize() *Trace {
+	ct := &Trace{Frames: []Frame{}}
 	var walk func(g *callFrame, depth int)
 	walk = func(g *callFrame, depth int) {
 		ct.TotalFrames++
@@ -175,8 +176,8 @@ func (f *callFrame) failedInner() int {
 // Failed frames did nothing. Each log carries the account that called the
 // contract emitting it (through DELEGATECALLs, the caller of the proxy), so
 // an inner call pulling the sender's tokens can be told apart.
-func (f *callFrame) effects() []simLog {
-	var out []simLog
+func (f *callFrame) effects() []logEntry {
+	var out []logEntry
 	var walk func(g *callFrame, caller common.Address)
 	walk = func(g *callFrame, caller common.Address) {
 		if g.Error != "" {
@@ -189,15 +190,15 @@ func (f *callFrame) effects() []simLog {
 		switch g.Type {
 		case "CALL", "CREATE", "CREATE2", "SELFDESTRUCT":
 			if v := g.value(); v.Sign() > 0 {
-				out = append(out, simLog{Address: nativeTransferAddr,
-					Topics: []common.Hash{topicTransfer, common.BytesToHash(g.From.Bytes()), common.BytesToHash(g.to().Bytes())},
+				out = append(out, logEntry{Address: nativeTransferAddr,
+					Topics: []common.Hash{events.Transfer, common.BytesToHash(g.From.Bytes()), common.BytesToHash(g.to().Bytes())},
 					Data:   common.BigToHash(v).Bytes(), caller: g.From})
 			}
 		}
 		li := 0
 		for i := 0; i <= len(g.Calls); i++ {
 			for ; li < len(g.Logs) && int(g.Logs[li].Position) <= i; li++ {
-				l := g.Logs[li].simLog
+				l := g.Logs[li].logEntry
 				l.caller = self
 				out = append(out, l)
 			}
@@ -215,7 +216,7 @@ func (f *callFrame) effects() []simLog {
 // life of the process), else the local EVM over state fetched from the
 // node. It returns the call tree, the method used and, for the local EVM,
 // the RPC calls it spent.
-func (t *Tools) traceCall(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader) (*callFrame, string, int, error) {
+func (t *Tools) traceCall(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *header) (*callFrame, string, int, error) {
 	if ok, probed := t.debugOK.Load(c.Chain.Name); !probed || ok.(bool) {
 		f, err := debugTrace(ctx, c, msg, over, h)
 		switch {
@@ -228,7 +229,7 @@ func (t *Tools) traceCall(ctx context.Context, c *chain.EVM, msg chain.CallArgs,
 		t.debugOK.Store(c.Chain.Name, false)
 		t.cfg.Logger.Info("crypto: node lacks debug_traceCall with callTracer; simulate_tx runs a local EVM", "chain", c.Chain.Name, "err", err)
 	}
-	f, n, err := localTrace(ctx, c, msg, over, h, t.cfg.SimStateReads)
+	f, n, err := localTrace(ctx, c, msg, over, h, t.cfg.StateReads)
 	if errors.Is(err, core.ErrInsufficientFundsForTransfer) || errors.Is(err, core.ErrInsufficientFunds) {
 		return failedFrame(msg, "insufficient funds for transfer"), "local_evm", n, nil
 	}
@@ -242,7 +243,7 @@ func failedFrame(msg chain.CallArgs, why string) *callFrame {
 
 // debugTrace asks the node for debug_traceCall with the callTracer at the
 // pinned block.
-func debugTrace(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader) (*callFrame, error) {
+func debugTrace(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *header) (*callFrame, error) {
 	cfg := map[string]any{"tracer": "callTracer", "tracerConfig": map[string]any{"withLog": true}}
 	if len(over) > 0 {
 		cfg["stateOverrides"] = over

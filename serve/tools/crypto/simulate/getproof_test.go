@@ -1,9 +1,10 @@
-package crypto_test
+package simulate_test
 
 import (
 	"net/http"
 	"testing"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -13,9 +14,9 @@ import (
 func TestProxyAndStateWithoutGetProof(t *testing.T) {
 	for _, refused := range []bool{false, true} {
 		e := newEnv(t)
-		c := e.chain
+		c := e.Chain
 		c.Refuse("eth_getProof", refused)
-		e.etherscan[lower(c.Proxy)] = "etherscan_getsourcecode_proxy_hemispheres.json"
+		e.Etherscan[cryptotest.Lower(c.Proxy)] = "etherscan_getsourcecode_proxy_hemispheres.json"
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/contract-abi", map[string]any{"chain": "ethereum", "address": c.Proxy.Hex()})
 		p, _ := m["proxy"].(map[string]any)
 		if p["type"] != "EIP-1967" || p["implementation"] != c.ProxyImpl.Hex() || p["admin"] != c.DeployerAddr.Hex() {

@@ -1,4 +1,4 @@
-package crypto
+package market
 
 import (
 	"context"
@@ -12,21 +12,21 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-// quote is a token's USD price from on-chain pools.
-type quote struct {
+// Price is a token's USD price from on-chain pools.
+type Price struct {
 	PriceUSD float64
 	DepthUSD float64 // both sides of the deepest pool (V2 or V3), in USD
 	Quote    string  // USDC or the wrapped native symbol
 	// Pool is the deepest V2-style pool, the one sells go through, and
 	// PoolDepth its depth.
-	Pool       *pool
+	Pool       *Pool
 	PoolDepth  float64
 	Confidence float64
-	Sources    []PriceSource
+	Sources    []Source
 }
 
-// PriceSource is one pool's view of a price.
-type PriceSource struct {
+// Source is one pool's view of a price.
+type Source struct {
 	Pool     string  `json:"pool"`
 	DEX      string  `json:"dex"`
 	Quote    string  `json:"quote_token"`
@@ -34,19 +34,19 @@ type PriceSource struct {
 	DepthUSD float64 `json:"depth_usd"`
 }
 
-// usdPrices prices tokens at block (nil: latest) against USDC directly and
+// USDPrices prices tokens at block (nil: latest) against USDC directly and
 // through the wrapped native token; the deepest pool wins. A token with
 // neither is priced through the chain's other listed tokens (viaListed).
 // USDC is taken as 1 USD. A token without any pool is absent from the
 // answer.
-func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*quote, error) {
+func USDPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*Price, error) {
 	out, err := directPrices(ctx, c, tokens, block)
 	if err != nil {
 		return nil, err
 	}
 	var missing []common.Address
 	for _, t := range tokens {
-		if out[t] == nil && !containsAddr(missing, t) {
+		if out[t] == nil && !slices.Contains(missing, t) {
 			missing = append(missing, t)
 		}
 	}
@@ -63,7 +63,7 @@ func usdPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block
 // token → listed token → USD): the price in the listed token times its
 // direct USD price, the depth the shallower of the two hops. Such a
 // source has no V2 pool to sell through (token_report skips its sales).
-func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, block *big.Int, out map[common.Address]*quote) error {
+func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, block *big.Int, out map[common.Address]*Price) error {
 	var mids []common.Address
 	for _, tk := range c.Chain.Tokens {
 		if tk.Address != c.Chain.USDC && tk.Address != c.Chain.WrappedNative {
@@ -81,13 +81,13 @@ func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, bloc
 	if len(pairs) == 0 {
 		return nil
 	}
-	ps, err := findPools(ctx, c, pairs, block)
+	ps, err := FindPools(ctx, c, pairs, block)
 	if err != nil {
 		return err
 	}
 	var used []common.Address
 	for _, pr := range pairs {
-		if (len(ps.v2[pr]) > 0 || len(ps.v3[pr]) > 0) && !containsAddr(used, pr[1]) {
+		if (len(ps.V2[pr]) > 0 || len(ps.V3[pr]) > 0) && !slices.Contains(used, pr[1]) {
 			used = append(used, pr[1])
 		}
 	}
@@ -98,7 +98,7 @@ func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, bloc
 	if err != nil {
 		return err
 	}
-	meta, err := tokenInfo(ctx, c, append(slices.Clone(missing), used...))
+	meta, err := TokenInfo(ctx, c, append(slices.Clone(missing), used...))
 	if err != nil {
 		return err
 	}
@@ -109,23 +109,23 @@ func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, bloc
 		return 18
 	}
 	for _, t := range missing {
-		var q *quote
+		var q *Price
 		for _, x := range used {
 			mq := midQ[x]
 			if mq == nil || mq.PriceUSD <= 0 {
 				continue
 			}
 			sym := symbolOr(meta[x], x.Hex())
-			for _, p := range ps.v2[[2]common.Address{t, x}] {
-				rt, rx := p.reserves(t)
-				usd := toFloat(rx, dec(x)) * mq.PriceUSD
-				s := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: sym, DepthUSD: math.Min(2*usd, mq.DepthUSD)}
-				if n := toFloat(rt, dec(t)); n > 0 {
+			for _, p := range ps.V2[[2]common.Address{t, x}] {
+				rt, rx := p.Reserves(t)
+				usd := ToFloat(rx, dec(x)) * mq.PriceUSD
+				s := Source{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: sym, DepthUSD: math.Min(2*usd, mq.DepthUSD)}
+				if n := ToFloat(rt, dec(t)); n > 0 {
 					s.PriceUSD = usd / n
 				}
 				q = addSource(q, s, nil)
 			}
-			for _, p := range ps.v3[[2]common.Address{t, x}] {
+			for _, p := range ps.V3[[2]common.Address{t, x}] {
 				s := v3Source(p, t, x, dec(t), dec(x), mq.PriceUSD, sym)
 				s.DepthUSD = math.Min(s.DepthUSD, mq.DepthUSD)
 				q = addSource(q, s, nil)
@@ -141,18 +141,18 @@ func viaListed(ctx context.Context, c *chain.EVM, missing []common.Address, bloc
 
 // directPrices prices tokens against USDC and the wrapped native token
 // only.
-func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*quote, error) {
+func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, block *big.Int) (map[common.Address]*Price, error) {
 	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
-	pairs, all := directPairs(c, tokens)
+	pairs, all := DirectPairs(c, tokens)
 	// The metadata rides along with the pool lookups (or the pool state,
 	// when the addresses are known).
-	wantMeta(ctx, c, all)
-	ps, err := findPools(ctx, c, pairs, block)
+	WantMeta(ctx, c, all)
+	ps, err := FindPools(ctx, c, pairs, block)
 	if err != nil {
 		return nil, err
 	}
-	pools, v3 := ps.v2, ps.v3
-	meta, err := tokenInfo(ctx, c, all)
+	pools, v3 := ps.V2, ps.V3
+	meta, err := TokenInfo(ctx, c, all)
 	if err != nil {
 		return nil, err
 	}
@@ -162,14 +162,14 @@ func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, bl
 		}
 		return 18
 	}
-	out := map[common.Address]*quote{}
+	out := map[common.Address]*Price{}
 	// The wrapped native token against USDC first: other tokens use it.
-	var wq *quote
+	var wq *Price
 	for _, p := range pools[[2]common.Address{w, usdc}] {
-		rw, ru := p.reserves(w)
-		usd := toFloat(ru, dec(usdc))
-		q := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: "USDC", DepthUSD: 2 * usd}
-		if x := toFloat(rw, dec(w)); x > 0 {
+		rw, ru := p.Reserves(w)
+		usd := ToFloat(ru, dec(usdc))
+		q := Source{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: "USDC", DepthUSD: 2 * usd}
+		if x := ToFloat(rw, dec(w)); x > 0 {
 			q.PriceUSD = usd / x
 		}
 		wq = addSource(wq, q, p)
@@ -179,7 +179,7 @@ func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, bl
 	}
 	for _, t := range tokens {
 		if t == usdc {
-			out[t] = &quote{PriceUSD: 1, Quote: "USDC", Confidence: 1}
+			out[t] = &Price{PriceUSD: 1, Quote: "USDC", Confidence: 1}
 			continue
 		}
 		if t == w {
@@ -188,12 +188,12 @@ func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, bl
 			}
 			continue
 		}
-		var q *quote
+		var q *Price
 		for _, p := range pools[[2]common.Address{t, usdc}] {
-			rt, ru := p.reserves(t)
-			usd := toFloat(ru, dec(usdc))
-			s := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: "USDC", DepthUSD: 2 * usd}
-			if x := toFloat(rt, dec(t)); x > 0 {
+			rt, ru := p.Reserves(t)
+			usd := ToFloat(ru, dec(usdc))
+			s := Source{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: "USDC", DepthUSD: 2 * usd}
+			if x := ToFloat(rt, dec(t)); x > 0 {
 				s.PriceUSD = usd / x
 			}
 			q = addSource(q, s, p)
@@ -206,10 +206,10 @@ func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, bl
 				q = addSource(q, v3Source(p, t, w, dec(t), dec(w), wq.PriceUSD, symbolOr(meta[w], "WETH")), nil)
 			}
 			for _, p := range pools[[2]common.Address{t, w}] {
-				rt, rw := p.reserves(t)
-				usd := toFloat(rw, dec(w)) * wq.PriceUSD
-				s := PriceSource{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: symbolOr(meta[w], "WETH"), DepthUSD: 2 * usd}
-				if x := toFloat(rt, dec(t)); x > 0 {
+				rt, rw := p.Reserves(t)
+				usd := ToFloat(rw, dec(w)) * wq.PriceUSD
+				s := Source{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: symbolOr(meta[w], "WETH"), DepthUSD: 2 * usd}
+				if x := ToFloat(rt, dec(t)); x > 0 {
 					s.PriceUSD = usd / x
 				}
 				q = addSource(q, s, p)
@@ -227,10 +227,10 @@ func directPrices(ctx context.Context, c *chain.EVM, tokens []common.Address, bl
 	return out, nil
 }
 
-// directPairs are the pools directPrices reads to price tokens (the
+// DirectPairs are the pools directPrices reads to price tokens (the
 // wrapped native token against USDC, each token against both) and the
 // tokens whose metadata it needs.
-func directPairs(c *chain.EVM, tokens []common.Address) (pairs [][2]common.Address, all []common.Address) {
+func DirectPairs(c *chain.EVM, tokens []common.Address) (pairs [][2]common.Address, all []common.Address) {
 	usdc, w := c.Chain.USDC, c.Chain.WrappedNative
 	pairs = [][2]common.Address{{w, usdc}}
 	all = []common.Address{usdc, w}
@@ -246,7 +246,7 @@ func directPairs(c *chain.EVM, tokens []common.Address) (pairs [][2]common.Addre
 	return pairs, all
 }
 
-func symbolOr(m *tokenMeta, def string) string {
+func symbolOr(m *TokenMeta, def string) string {
 	if m != nil && m.Symbol != "" {
 		return m.Symbol
 	}
@@ -255,12 +255,12 @@ func symbolOr(m *tokenMeta, def string) string {
 
 // addSource keeps the sources sorted deepest first; the deepest sets the
 // price. p is the V2-style pool of the source (nil for V3).
-func addSource(q *quote, s PriceSource, p *pool) *quote {
+func addSource(q *Price, s Source, p *Pool) *Price {
 	if s.PriceUSD <= 0 || math.IsInf(s.PriceUSD, 0) || math.IsNaN(s.PriceUSD) {
 		return q
 	}
 	if q == nil {
-		q = &quote{}
+		q = &Price{}
 	}
 	q.Sources = append(q.Sources, s)
 	sort.SliceStable(q.Sources, func(i, j int) bool { return q.Sources[i].DepthUSD > q.Sources[j].DepthUSD })
@@ -276,7 +276,7 @@ func addSource(q *quote, s PriceSource, p *pool) *quote {
 // confidence in [0,1]: depth (1 at 1M USD or more, log scale from 1k USD)
 // times agreement of the other pools holding at least a tenth of the
 // deepest one's depth (a single pool counts as 0.8: nothing to compare).
-func confidence(q *quote) float64 {
+func confidence(q *Price) float64 {
 	depth := math.Max(0, math.Min(1, (math.Log10(math.Max(q.DepthUSD, 1))-3)/3))
 	agree := 0.8
 	n := 0
@@ -294,7 +294,8 @@ func confidence(q *quote) float64 {
 	return math.Round(depth*agree*100) / 100
 }
 
-func confidenceLabel(c float64) string {
+// ConfidenceLabel words a confidence: high, medium or low.
+func ConfidenceLabel(c float64) string {
 	switch {
 	case c >= 0.75:
 		return "high"
@@ -304,38 +305,35 @@ func confidenceLabel(c float64) string {
 	return "low"
 }
 
-// header is a block's number and time.
-type header = chain.Header
-
 // timeOf reads block n's time: its header, or with carry the
 // getCurrentBlockTimestamp of a Multicall3 call at n carrying them.
-func timeOf(ctx context.Context, c *chain.EVM, n *big.Int, carry []chain.Call) (header, error) {
+func timeOf(ctx context.Context, c *chain.EVM, n *big.Int, carry []chain.Call) (chain.Header, error) {
 	key := "hdr:" + chain.Block(n)
 	if v, ok := c.Cache.Get(key); ok || len(carry) == 0 {
 		if ok {
-			return v.(header), nil
+			return v.(chain.Header), nil
 		}
 		return c.HeaderAt(ctx, n)
 	}
 	res, err := c.Multicall(ctx, append(slices.Clip(carry), chain.Call{Target: c.Chain.Multicall3, Method: "getCurrentBlockTimestamp"}), n)
 	if err != nil {
-		return header{}, err
+		return chain.Header{}, err
 	}
 	t := res[len(carry)].Big(0)
 	if t == nil || !t.IsInt64() {
 		return c.HeaderAt(ctx, n)
 	}
-	h := header{Number: n.Uint64(), Time: t.Int64()}
+	h := chain.Header{Number: n.Uint64(), Time: t.Int64()}
 	c.Cache.Put(key, h, chain.Forever)
 	return h, nil
 }
 
-// priceReads are the Multicall3 calls usdPrices makes to price tokens
+// PriceReads are the Multicall3 calls USDPrices makes to price tokens
 // directly (the state of their USDC and wrapped-native pools) when the
 // pools' addresses are known, to be carried by another read of the same
-// block (blockAt).
-func priceReads(c *chain.EVM, tokens []common.Address) []chain.Call {
-	pairs, _ := directPairs(c, tokens)
+// block (BlockAt).
+func PriceReads(c *chain.EVM, tokens []common.Address) []chain.Call {
+	pairs, _ := DirectPairs(c, tokens)
 	var out []chain.Call
 	seen := map[common.Address]bool{}
 	eachLookup(c, pairs, func(d chain.DEX, _ [2]common.Address, _ int64, key string, call chain.Call) {
@@ -352,7 +350,7 @@ func priceReads(c *chain.EVM, tokens []common.Address) []chain.Call {
 	return out
 }
 
-// blockAt finds the last block at or before target: interpolation between
+// BlockAt finds the last block at or before target: interpolation between
 // known headers (starting from the configured block time), alternating with
 // bisection, and bisection alone across irregular block times (a halted
 // chain, a test chain that jumped a day); at most 32 header reads, a handful on a
@@ -362,7 +360,7 @@ func priceReads(c *chain.EVM, tokens []common.Address) []chain.Call {
 // with carry, Multicall3 calls the caller will make at the block found, in
 // one aggregate3 at that block (its getCurrentBlockTimestamp is the
 // block's time), so reading the block found afterwards asks nothing.
-func blockAt(ctx context.Context, c *chain.EVM, head header, target int64, carry []chain.Call) (uint64, error) {
+func BlockAt(ctx context.Context, c *chain.EVM, head chain.Header, target int64, carry []chain.Call) (uint64, error) {
 	if head.Time <= target {
 		return head.Number, nil
 	}
@@ -370,12 +368,12 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64, carry
 	if bt <= 0 {
 		bt = 12
 	}
-	lo := header{Number: 0, Time: math.MinInt64} // unknown lower bound
+	lo := chain.Header{Number: 0, Time: math.MinInt64} // unknown lower bound
 	hi := head
 	// The last search's bracket still holds the target when the chain
 	// moved on by less than the gap (the target moves with the head).
 	if v, ok := c.Cache.Get("blockAt"); ok {
-		m := v.([2]header)
+		m := v.([2]chain.Header)
 		if m[0].Time <= target && m[0].Number < hi.Number {
 			lo = m[0]
 			if m[1].Time > target && m[1].Number <= hi.Number {
@@ -383,7 +381,7 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64, carry
 			}
 		}
 	}
-	defer func() { c.Cache.Put("blockAt", [2]header{lo, hi}, chain.Forever) }()
+	defer func() { c.Cache.Put("blockAt", [2]chain.Header{lo, hi}, chain.Forever) }()
 	guess := int64(head.Number) - int64(float64(head.Time-target)/bt)
 	if guess <= 0 && lo.Time == math.MinInt64 {
 		guess = int64(hi.Number) / 2
@@ -442,9 +440,9 @@ func blockAt(ctx context.Context, c *chain.EVM, head header, target int64, carry
 	return lo.Number, nil
 }
 
-// tokenUSD prices one token at the call's block, for gas_tracker.
-func tokenUSD(ctx context.Context, c *chain.EVM, token common.Address) (float64, bool) {
-	qs, err := usdPrices(ctx, c, []common.Address{token}, nil)
+// TokenUSD prices one token at the call's block, for gas_tracker.
+func TokenUSD(ctx context.Context, c *chain.EVM, token common.Address) (float64, bool) {
+	qs, err := USDPrices(ctx, c, []common.Address{token}, nil)
 	if err != nil || qs[token] == nil {
 		return 0, false
 	}

@@ -1,4 +1,4 @@
-package crypto
+package market
 
 import (
 	"bytes"
@@ -16,18 +16,21 @@ type pairKey struct {
 	a, b common.Address
 }
 
-// batch collects Multicall3 calls with what to do with each answer.
-type batch struct {
+// Batch collects Multicall3 calls with what to do with each answer.
+type Batch struct {
 	calls []chain.Call
 	done  []func(chain.Result)
 }
 
-func (b *batch) add(c chain.Call, f func(chain.Result)) {
+// Add queues c; f gets its answer when the batch runs.
+func (b *Batch) Add(c chain.Call, f func(chain.Result)) {
 	b.calls = append(b.calls, c)
 	b.done = append(b.done, f)
 }
 
-func (b *batch) run(ctx context.Context, c *chain.EVM, block *big.Int) error {
+// Run makes the queued calls at block (nil: latest) in one Multicall3
+// call and hands each answer to its function.
+func (b *Batch) Run(ctx context.Context, c *chain.EVM, block *big.Int) error {
 	if len(b.calls) == 0 {
 		return nil
 	}
@@ -41,19 +44,19 @@ func (b *batch) run(ctx context.Context, c *chain.EVM, block *big.Int) error {
 	return nil
 }
 
-// poolSet is every pool of some token pairs, keyed by the pair as asked.
-type poolSet struct {
-	v2 map[[2]common.Address][]*pool
-	v3 map[[2]common.Address][]*v3pool
+// PoolSet is every pool of some token pairs, keyed by the pair as asked.
+type PoolSet struct {
+	V2 map[[2]common.Address][]*Pool
+	V3 map[[2]common.Address][]*V3Pool
 }
 
-// findPools returns the pools of the given token pairs on every DEX of the
+// FindPools returns the pools of the given token pairs on every DEX of the
 // chain (V2-style pairs and V3-style pools of every fee tier) with their
 // state at block (nil: the call's pinned block). Pool addresses are kept
 // (they never change once created; a missing one is rechecked after a
 // minute), so a warm lookup is one Multicall3 eth_call, a cold one two,
 // and none when the same pools were read at the same block before.
-func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, block *big.Int) (*poolSet, error) {
+func FindPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, block *big.Int) (*PoolSet, error) {
 	type found struct {
 		dex  chain.DEX
 		a, b common.Address
@@ -91,8 +94,8 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 			done[i](a)
 		}
 	}
-	out := &poolSet{v2: map[[2]common.Address][]*pool{}, v3: map[[2]common.Address][]*v3pool{}}
-	var state batch
+	out := &PoolSet{V2: map[[2]common.Address][]*Pool{}, V3: map[[2]common.Address][]*V3Pool{}}
+	var state Batch
 	seen := map[common.Address]bool{}
 	for _, f := range all {
 		if f.addr == (common.Address{}) || seen[f.addr] {
@@ -107,38 +110,38 @@ func findPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address, blo
 			return f.a
 		}
 		if f.dex.Kind == "v3" {
-			p := &v3pool{DEX: f.dex, Addr: f.addr, Fee: f.fee}
+			p := &V3Pool{DEX: f.dex, Addr: f.addr, Fee: f.fee}
 			ok := 0
-			state.add(chain.Call{Target: f.addr, Method: "slot0"}, func(r chain.Result) {
+			state.Add(chain.Call{Target: f.addr, Method: "slot0"}, func(r chain.Result) {
 				if p.SqrtP = r.Big(0); p.SqrtP != nil && p.SqrtP.Sign() > 0 {
 					ok++
 				}
 			})
-			state.add(chain.Call{Target: f.addr, Method: "liquidity"}, func(r chain.Result) {
+			state.Add(chain.Call{Target: f.addr, Method: "liquidity"}, func(r chain.Result) {
 				if p.L = r.Big(0); p.L != nil && p.L.Sign() > 0 {
 					ok++
 				}
 			})
-			state.add(chain.Call{Target: f.addr, Method: "token0"}, func(r chain.Result) {
+			state.Add(chain.Call{Target: f.addr, Method: "token0"}, func(r chain.Result) {
 				if t0, got := r.Addr(0); got && ok == 2 {
 					p.T0, p.T1 = t0, other(t0)
-					out.v3[key] = append(out.v3[key], p)
+					out.V3[key] = append(out.V3[key], p)
 				}
 			})
 			continue
 		}
-		p := &pool{DEX: f.dex, Addr: f.addr}
-		state.add(chain.Call{Target: f.addr, Method: "getReserves"}, func(r chain.Result) { p.R0, p.R1 = r.Big(0), r.Big(1) })
-		state.add(chain.Call{Target: f.addr, Method: "totalSupply"}, func(r chain.Result) { p.LPSupply = r.Big(0) })
-		state.add(chain.Call{Target: f.addr, Method: "token0"}, func(r chain.Result) {
+		p := &Pool{DEX: f.dex, Addr: f.addr}
+		state.Add(chain.Call{Target: f.addr, Method: "getReserves"}, func(r chain.Result) { p.R0, p.R1 = r.Big(0), r.Big(1) })
+		state.Add(chain.Call{Target: f.addr, Method: "totalSupply"}, func(r chain.Result) { p.LPSupply = r.Big(0) })
+		state.Add(chain.Call{Target: f.addr, Method: "token0"}, func(r chain.Result) {
 			// Not deployed yet at that block, or not a V2 pair: left out.
 			if t0, got := r.Addr(0); got && p.R0 != nil && p.R1 != nil {
 				p.T0, p.T1 = t0, other(t0)
-				out.v2[key] = append(out.v2[key], p)
+				out.V2[key] = append(out.V2[key], p)
 			}
 		})
 	}
-	if err := state.run(ctx, c, block); err != nil {
+	if err := state.Run(ctx, c, block); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -170,11 +173,11 @@ func eachLookup(c *chain.EVM, pairs [][2]common.Address, f func(d chain.DEX, pr 
 	}
 }
 
-// wantPools asks for the lookups (with the state) of the pools of pairs
+// WantPools asks for the lookups (with the state) of the pools of pairs
 // not known yet to ride along with the call's next Multicall3 read
 // (chain.EVM.Want), when a tool knows the pairs it will price before it
 // reads something else.
-func wantPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address) {
+func WantPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address) {
 	var calls []chain.Call
 	eachLookup(c, pairs, func(d chain.DEX, _ [2]common.Address, _ int64, key string, call chain.Call) {
 		if _, ok := c.Cache.Get(key); !ok {
@@ -185,7 +188,7 @@ func wantPools(ctx context.Context, c *chain.EVM, pairs [][2]common.Address) {
 }
 
 // lookupOf is a pool's factory lookup with the reads of the pool's state
-// findPools makes.
+// FindPools makes.
 func lookupOf(d chain.DEX, call chain.Call) chain.Lookup {
 	if d.Kind == "v3" {
 		return chain.Lookup{Call: call, Reads: []chain.Call{{Method: "slot0"}, {Method: "liquidity"}, {Method: "token0"}}}

@@ -1,4 +1,4 @@
-package crypto
+package simulate
 
 import (
 	"context"
@@ -35,8 +35,8 @@ var errStateBudget = errors.New("crypto: the local EVM hit its bound on state re
 // default RPC gas cap, what eth_call gives such calls.
 const defaultSimGas = 50_000_000
 
-// simHeader is the pinned block a simulation runs on.
-type simHeader struct {
+// header is the pinned block a simulation runs on.
+type header struct {
 	Number        hexutil.Uint64  `json:"number"`
 	Hash          common.Hash     `json:"hash"`
 	Time          hexutil.Uint64  `json:"timestamp"`
@@ -49,7 +49,7 @@ type simHeader struct {
 	SlotNumber    *hexutil.Uint64 `json:"slotNumber"`
 }
 
-func (h *simHeader) tag() string { return hexutil.EncodeUint64(uint64(h.Number)) }
+func (h *header) tag() string { return hexutil.EncodeUint64(uint64(h.Number)) }
 
 // rpcState reads accounts and storage of one block from the node, lazily,
 // for go-ethereum's state.StateDB (it implements state.Reader). An account
@@ -363,7 +363,7 @@ func (s *rpcState) prefetch(msg chain.CallArgs, over map[common.Address]accountO
 // from the node, with the overrides applied, and records the call tree
 // with go-ethereum's callTracer (the tracer debug_traceCall runs), so both
 // paths give the same answer. It returns the tree and the RPC calls spent.
-func localTrace(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *simHeader, limit int) (*callFrame, int, error) {
+func localTrace(ctx context.Context, c *chain.EVM, msg chain.CallArgs, over map[common.Address]accountOverride, h *header, limit int) (*callFrame, int, error) {
 	reader := newRPCState(ctx, c, h.tag(), limit)
 	reader.prefetch(msg, over, h.Miner)
 	st, err := state.NewWithReader(types.EmptyRootHash, state.NewDatabaseForTesting(), reader)

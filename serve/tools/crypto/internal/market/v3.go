@@ -1,4 +1,4 @@
-package crypto
+package market
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-// v3pool is a Uniswap-V3-style pool's state: price and in-range liquidity.
-type v3pool struct {
+// V3Pool is a Uniswap-V3-style pool's state: price and in-range liquidity.
+type V3Pool struct {
 	DEX    chain.DEX
 	Addr   common.Address
 	T0, T1 common.Address
@@ -21,17 +21,17 @@ type v3pool struct {
 
 var q96 = new(big.Float).SetInt(new(big.Int).Lsh(big.NewInt(1), 96))
 
-// rawPrice is token1 per token0 in base units: (sqrtPriceX96 / 2^96)^2.
-func (p *v3pool) rawPrice() float64 {
+// RawPrice is token1 per token0 in base units: (sqrtPriceX96 / 2^96)^2.
+func (p *V3Pool) RawPrice() float64 {
 	s, _ := new(big.Float).Quo(new(big.Float).SetInt(p.SqrtP), q96).Float64()
 	return s * s
 }
 
-// virtualReserve of token t: the constant-product reserve equivalent of
+// VirtualReserve of token t: the constant-product reserve equivalent of
 // the in-range liquidity (L/√P for token0, L·√P for token1). Liquidity
 // outside the current range is not counted, so this is a lower bound near
 // the price and an overstatement far from it.
-func (p *v3pool) virtualReserve(t common.Address) float64 {
+func (p *V3Pool) VirtualReserve(t common.Address) float64 {
 	l, _ := new(big.Float).SetInt(p.L).Float64()
 	s, _ := new(big.Float).Quo(new(big.Float).SetInt(p.SqrtP), q96).Float64()
 	if s == 0 {
@@ -49,17 +49,17 @@ func v3key(d chain.DEX, a, b common.Address, fee int64) string {
 
 // v3Source prices token t in quote token q from a V3-style pool; usdQ is
 // q's USD price.
-func v3Source(p *v3pool, t, q common.Address, decT, decQ uint8, usdQ float64, quoteSym string) PriceSource {
-	raw := p.rawPrice() // token1 per token0
+func v3Source(p *V3Pool, t, q common.Address, decT, decQ uint8, usdQ float64, quoteSym string) Source {
+	raw := p.RawPrice() // token1 per token0
 	if t != p.T0 {
 		if raw == 0 {
-			return PriceSource{}
+			return Source{}
 		}
 		raw = 1 / raw
 	}
 	px := raw * pow10f(int(decT)-int(decQ))
-	return PriceSource{Pool: p.Addr.Hex(), DEX: fmt.Sprintf("%s (fee %.2f%%)", p.DEX.Name, float64(p.Fee)/1e4), Quote: quoteSym,
-		PriceUSD: px * usdQ, DepthUSD: 2 * p.virtualReserve(q) / pow10f(int(decQ)) * usdQ}
+	return Source{Pool: p.Addr.Hex(), DEX: fmt.Sprintf("%s (fee %.2f%%)", p.DEX.Name, float64(p.Fee)/1e4), Quote: quoteSym,
+		PriceUSD: px * usdQ, DepthUSD: 2 * p.VirtualReserve(q) / pow10f(int(decQ)) * usdQ}
 }
 
 func pow10f(n int) float64 {
@@ -73,7 +73,8 @@ func pow10f(n int) float64 {
 	return f
 }
 
-func (p *v3pool) other(t common.Address) common.Address {
+// Other is the pool's token that is not t.
+func (p *V3Pool) Other(t common.Address) common.Address {
 	if p.T0 == t {
 		return p.T1
 	}

@@ -1,4 +1,4 @@
-package crypto_test
+package simulate_test
 
 import (
 	"encoding/base64"
@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -22,7 +23,7 @@ func pack(t *testing.T, contract, method string, args ...any) string {
 
 func TestSimulateTx(t *testing.T) {
 	e := newEnv(t)
-	c := e.chain
+	c := e.Chain
 	sim := func(in map[string]any) map[string]any {
 		in["chain"] = "ethereum"
 		return e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", in)
@@ -37,10 +38,10 @@ func TestSimulateTx(t *testing.T) {
 			t.Fatalf("%v", m)
 		}
 		mv := out[0].(map[string]any)
-		if mv["standard"] != "erc20" || mv["symbol"] != "USDC" || num(t, mv, "amount") != 100 || mv["counterparty"] != c.Spender.Hex() {
+		if mv["standard"] != "erc20" || mv["symbol"] != "USDC" || cryptotest.Num(t, mv, "amount") != 100 || mv["counterparty"] != c.Spender.Hex() {
 			t.Errorf("move %v", mv)
 		}
-		if m["risk_level"] != "medium" || num(t, m, "gas_used") < 21000 {
+		if m["risk_level"] != "medium" || cryptotest.Num(t, m, "gas_used") < 21000 {
 			t.Errorf("risk %v gas %v", m["risk_level"], m["gas_used"])
 		}
 	})
@@ -59,7 +60,7 @@ func TestSimulateTx(t *testing.T) {
 		data := pack(t, "UniswapV2Router02", "swapExactTokensForTokens", amt, big.NewInt(0), []common.Address{c.USDC, c.GOOD}, c.WalletAddr, evmtest.Units(1, 12))
 		m := sim(map[string]any{"from": w, "to": c.Router.Hex(), "data": data})
 		in := m["assets_entering"].([]any)
-		want := routerQuote(t, c, amt, c.USDC, c.GOOD)
+		want := cryptotest.RouterQuote(c, amt, c.USDC, c.GOOD)
 		if len(in) != 1 || in[0].(map[string]any)["amount_raw"] != want.String() || m["risk_level"] != "low" {
 			t.Errorf("entering %v (router quotes %v), risk %v", in, want, m["risk_level"])
 		}
@@ -68,7 +69,7 @@ func TestSimulateTx(t *testing.T) {
 	t.Run("native value", func(t *testing.T) {
 		m := sim(map[string]any{"from": w, "to": c.Spender.Hex(), "value": "0x6f05b59d3b20000"}) // 0.5 ETH
 		out := m["assets_leaving"].([]any)
-		if len(out) != 1 || out[0].(map[string]any)["standard"] != "native" || num(t, out[0].(map[string]any), "amount") != 0.5 {
+		if len(out) != 1 || out[0].(map[string]any)["standard"] != "native" || cryptotest.Num(t, out[0].(map[string]any), "amount") != 0.5 {
 			t.Errorf("leaving %v", out)
 		}
 	})
@@ -101,14 +102,14 @@ func TestSimulateTxSolana(t *testing.T) {
 	e := newEnv(t)
 	m := e.PaidCall(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "solana", "transaction": legacySolanaTx()})
 	// The recorded answer: success, 1714 units, fee 5000 lamports, 4 logs.
-	if m["success"] != true || num(t, m, "units_consumed") != 1714 || num(t, m, "fee_native") != 0.000005 || len(m["logs"].([]any)) != 4 {
+	if m["success"] != true || cryptotest.Num(t, m, "units_consumed") != 1714 || cryptotest.Num(t, m, "fee_native") != 0.000005 || len(m["logs"].([]any)) != 4 {
 		t.Errorf("%v", m)
 	}
 	res, body := e.Call(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "solana", "transaction": "bm90IGEgdHg="}, "")
 	if res.StatusCode != http.StatusBadRequest {
 		t.Errorf("garbage transaction: %d %v", res.StatusCode, body)
 	}
-	res, body = e.Call(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "ethereum", "from": "0x1", "to": e.chain.USDC.Hex()}, "")
+	res, body = e.Call(t, http.MethodPost, "/v1/crypto/simulate-tx", map[string]any{"chain": "ethereum", "from": "0x1", "to": e.Chain.USDC.Hex()}, "")
 	if res.StatusCode != http.StatusBadRequest {
 		t.Errorf("bad from: %d %v", res.StatusCode, body)
 	}

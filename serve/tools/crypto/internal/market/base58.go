@@ -1,4 +1,4 @@
-package crypto
+package market
 
 import "math/big"
 
@@ -15,9 +15,9 @@ var b58Index = func() [256]int {
 	return t
 }()
 
-// base58Decode decodes Bitcoin-alphabet base58 (Solana addresses); ok is
+// Base58Decode decodes Bitcoin-alphabet base58 (Solana addresses); ok is
 // false on a character outside the alphabet.
-func base58Decode(s string) ([]byte, bool) {
+func Base58Decode(s string) ([]byte, bool) {
 	n := new(big.Int)
 	b58 := big.NewInt(58)
 	zeros := 0
@@ -34,8 +34,8 @@ func base58Decode(s string) ([]byte, bool) {
 	return append(make([]byte, zeros), n.Bytes()...), true
 }
 
-// base58Encode is the inverse, for Solana account keys in answers.
-func base58Encode(b []byte) string {
+// Base58Encode is the inverse, for Solana account keys in answers.
+func Base58Encode(b []byte) string {
 	n := new(big.Int).SetBytes(b)
 	var out []byte
 	b58 := big.NewInt(58)
@@ -56,11 +56,11 @@ func base58Encode(b []byte) string {
 	return string(out)
 }
 
-// isSolanaAddress: base58 of exactly 32 bytes.
-func isSolanaAddress(s string) bool {
+// IsSolanaAddress: base58 of exactly 32 bytes.
+func IsSolanaAddress(s string) bool {
 	if len(s) < 32 || len(s) > 44 {
 		return false
 	}
-	b, ok := base58Decode(s)
+	b, ok := Base58Decode(s)
 	return ok && len(b) == 32
 }

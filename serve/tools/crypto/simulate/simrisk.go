@@ -1,4 +1,4 @@
-package crypto
+package simulate
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 )
 
-// simFacts is the chain state the risk level looks at beyond the trace.
-type simFacts struct {
+// facts is the chain state the risk level looks at beyond the trace.
+type facts struct {
 	to common.Address // the contract called
 	// noCode marks approval spenders without code at the block;
 	// unverified those with code that no explorer has verified.
@@ -28,8 +28,8 @@ type simFacts struct {
 // riskFacts reads, at the simulation's block, the code of every spender
 // approved (one batch) and the sender's balance of every asset leaving
 // (one Multicall3 call, asked for with the fee's price reads).
-func (t *Tools) riskFacts(ctx context.Context, c *chain.EVM, sender, to common.Address, h *simHeader, out *SimOutput) (simFacts, error) {
-	f := simFacts{to: to, noCode: map[common.Address]bool{}, unverified: map[common.Address]bool{}, before: map[string]*big.Int{}}
+func (t *Tools) riskFacts(ctx context.Context, c *chain.EVM, sender, to common.Address, h *header, out *Output) (facts, error) {
+	f := facts{to: to, noCode: map[common.Address]bool{}, unverified: map[common.Address]bool{}, before: map[string]*big.Int{}}
 	var b []rpc.BatchElem
 	var after []func()
 	for _, a := range out.Approvals {
@@ -67,8 +67,8 @@ func (t *Tools) riskFacts(ctx context.Context, c *chain.EVM, sender, to common.A
 
 // leavingBalances are the reads of the sender's balance of each native or
 // ERC-20 asset leaving, as Multicall3 calls, and the key of each in
-// simFacts.before.
-func leavingBalances(c *chain.EVM, sender common.Address, out *SimOutput) (calls []chain.Call, keys []string) {
+// facts.before.
+func leavingBalances(c *chain.EVM, sender common.Address, out *Output) (calls []chain.Call, keys []string) {
 	seen := map[string]bool{}
 	for _, m := range out.Leaving {
 		if seen[m.Token] || (m.Standard != "native" && m.Standard != "erc20") {
@@ -91,7 +91,7 @@ const maxSpenderLookups = 4
 // verifiedSpenders asks the explorers (cached, as contract_abi) whether
 // the approved contracts are verified. An explorer failure leaves the
 // spender unjudged: the answer does not wait on a third party's outage.
-func (t *Tools) verifiedSpenders(ctx context.Context, c *chain.EVM, approvals []ApprovalInfo, f *simFacts) {
+func (t *Tools) verifiedSpenders(ctx context.Context, c *chain.EVM, approvals []Approval, f *facts) {
 	asked := map[common.Address]bool{}
 	for _, a := range approvals {
 		sp := common.HexToAddress(a.Spender)
@@ -114,7 +114,7 @@ func (t *Tools) verifiedSpenders(ctx context.Context, c *chain.EVM, approvals []
 // for any other approval, assets leaving with nothing entering, the whole
 // balance sent, or assets pulled by a contract other than the one called;
 // low otherwise.
-func (o *SimOutput) risk(f simFacts) {
+func (o *Output) risk(f facts) {
 	o.RiskLevel = "low"
 	raise := func(level, reason string) {
 		if level == "high" || o.RiskLevel == "low" {

@@ -1,4 +1,4 @@
-package crypto
+package portfolio
 
 import (
 	"context"
@@ -17,11 +17,12 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 )
 
-// PortfolioInput is the input of wallet_portfolio.
-type PortfolioInput struct {
+// Input is the input of wallet_portfolio.
+type Input struct {
 	Address string  `json:"address" doc:"Wallet: 0x address (EVM chains) or base58 Solana address." minLength:"1" maxLength:"64"`
 	Chains  string  `json:"chains,omitempty" doc:"EVM only: comma list of ethereum, base, arbitrum, optimism, polygon, bsc; default all." maxLength:"100"`
 	Tokens  string  `json:"tokens,omitempty" doc:"EVM only: up to 20 extra tokens as chain:0x..., comma-separated." maxLength:"1400"`
@@ -29,9 +30,9 @@ type PortfolioInput struct {
 }
 
 // Validate checks the address form and the EVM-only options.
-func (in *PortfolioInput) Validate() error {
-	solana := isSolanaAddress(in.Address)
-	if !solana && !isEVMAddress(in.Address) {
+func (in *Input) Validate() error {
+	solana := market.IsSolanaAddress(in.Address)
+	if !solana && !call.IsAddress(in.Address) {
 		return apierr.Invalid("address", "want a 0x address or a base58 Solana address")
 	}
 	if solana && (in.Chains != "" || in.Tokens != "") {
@@ -39,7 +40,7 @@ func (in *PortfolioInput) Validate() error {
 	}
 	for _, c := range call.List(in.Chains) {
 		if !slices.Contains(chain.EVMChains, strings.ToLower(c)) {
-			return apierr.Invalid("chains", "unknown EVM chain "+quoteStr(c))
+			return apierr.Invalid("chains", fmt.Sprintf("unknown EVM chain %q", c))
 		}
 	}
 	toks := call.List(in.Tokens)
@@ -48,25 +49,25 @@ func (in *PortfolioInput) Validate() error {
 	}
 	for _, tk := range toks {
 		ch, addr, ok := strings.Cut(tk, ":")
-		if !ok || !slices.Contains(chain.EVMChains, strings.ToLower(ch)) || !isEVMAddress(addr) {
-			return apierr.Invalid("tokens", "want chain:0x..., got "+quoteStr(tk))
+		if !ok || !slices.Contains(chain.EVMChains, strings.ToLower(ch)) || !call.IsAddress(addr) {
+			return apierr.Invalid("tokens", fmt.Sprintf("want chain:0x..., got %q", tk))
 		}
 	}
 	return nil
 }
 
-// PortfolioOutput is the answer of wallet_portfolio.
-type PortfolioOutput struct {
-	Address   string           `json:"address"`
-	Kind      string           `json:"kind"` // evm or solana
-	Chains    []ChainPortfolio `json:"chains"`
-	TotalUSD  float64          `json:"total_usd"`
-	Complete  bool             `json:"complete"` // every chain answered
-	CheckedAt time.Time        `json:"checked_at"`
+// Output is the answer of wallet_portfolio.
+type Output struct {
+	Address   string    `json:"address"`
+	Kind      string    `json:"kind"` // evm or solana
+	Chains    []Chain   `json:"chains"`
+	TotalUSD  float64   `json:"total_usd"`
+	Complete  bool      `json:"complete"` // every chain answered
+	CheckedAt time.Time `json:"checked_at"`
 }
 
-// ChainPortfolio is one chain's holdings.
-type ChainPortfolio struct {
+// Chain is one chain's holdings.
+type Chain struct {
 	Chain    string    `json:"chain"`
 	Native   *Holding  `json:"native,omitempty"`
 	Tokens   []Holding `json:"tokens"`
@@ -87,8 +88,9 @@ type Holding struct {
 	USD      *float64 `json:"usd,omitempty"`
 }
 
-func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOutput, error) {
-	if isSolanaAddress(in.Address) {
+// Portfolio answers wallet_portfolio; wallet_report starts from it.
+func (t *Tools) Portfolio(ctx context.Context, in *Input) (*Output, error) {
+	if market.IsSolanaAddress(in.Address) {
 		return t.solanaPortfolio(ctx, in)
 	}
 	owner := common.HexToAddress(in.Address)
@@ -105,7 +107,7 @@ func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOu
 		ch, addr, _ := strings.Cut(tk, ":")
 		extra[strings.ToLower(ch)] = append(extra[strings.ToLower(ch)], common.HexToAddress(addr))
 	}
-	out := &PortfolioOutput{Address: owner.Hex(), Kind: "evm", Chains: make([]ChainPortfolio, len(names)), Complete: true, CheckedAt: t.cfg.Now().UTC()}
+	out := &Output{Address: owner.Hex(), Kind: "evm", Chains: make([]Chain, len(names)), Complete: true, CheckedAt: t.now().UTC()}
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
@@ -114,9 +116,9 @@ func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOu
 			defer wg.Done()
 			cp, err := t.chainPortfolio(ctx, n, owner, extra[n], in.MinUSD)
 			if err != nil {
-				t.cfg.Logger.Warn("crypto: portfolio chain failed", "chain", n, "err", err)
+				t.logger.Warn("crypto: portfolio chain failed", "chain", n, "err", err)
 				errs[i] = err
-				cp = ChainPortfolio{Chain: n, Tokens: []Holding{}, Error: apierr.From(err).Message}
+				cp = Chain{Chain: n, Tokens: []Holding{}, Error: apierr.From(err).Message}
 			}
 			out.Chains[i] = cp
 		}()
@@ -140,17 +142,17 @@ func (t *Tools) portfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOu
 
 // chainPortfolio: one Multicall3 call for the native and token balances,
 // then the prices of what is held.
-func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Address, extra []common.Address, minUSD float64) (ChainPortfolio, error) {
+func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Address, extra []common.Address, minUSD float64) (Chain, error) {
 	c, ok := t.evm[name]
 	if !ok {
-		return ChainPortfolio{}, apierr.New(apierr.ErrUnavailable, "chain_not_configured", name+" has no RPC endpoint configured")
+		return Chain{}, apierr.New(apierr.ErrUnavailable, "chain_not_configured", name+" has no RPC endpoint configured")
 	}
 	var toks []common.Address
 	for _, tk := range c.Chain.Tokens {
 		toks = append(toks, tk.Address)
 	}
 	for _, a := range extra {
-		if !containsAddr(toks, a) {
+		if !slices.Contains(toks, a) {
 			toks = append(toks, a)
 		}
 	}
@@ -160,12 +162,12 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 	}
 	// The pools and metadata of every token that may be held ride along
 	// with the balances: a cold call then reads the pools' state only.
-	pairs, all := directPairs(c, toks)
-	wantPools(ctx, c, pairs)
-	wantMeta(ctx, c, all)
+	pairs, all := market.DirectPairs(c, toks)
+	market.WantPools(ctx, c, pairs)
+	market.WantMeta(ctx, c, all)
 	res, err := c.Multicall(ctx, calls, nil)
 	if err != nil {
-		return ChainPortfolio{}, err
+		return Chain{}, err
 	}
 	held := []common.Address{c.Chain.WrappedNative}
 	bal := map[common.Address]*big.Int{}
@@ -175,20 +177,20 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 			held = append(held, a)
 		}
 	}
-	prices, err := usdPrices(ctx, c, held, nil)
+	prices, err := market.USDPrices(ctx, c, held, nil)
 	if err != nil {
-		return ChainPortfolio{}, err
+		return Chain{}, err
 	}
-	meta, err := tokenInfo(ctx, c, held)
+	meta, err := market.TokenInfo(ctx, c, held)
 	if err != nil {
-		return ChainPortfolio{}, err
+		return Chain{}, err
 	}
-	cp := ChainPortfolio{Chain: name, Tokens: []Holding{}}
+	cp := Chain{Chain: name, Tokens: []Holding{}}
 	nat := res[0].Big(0)
 	if nat == nil {
 		nat = new(big.Int)
 	}
-	cp.Native = &Holding{Symbol: c.Chain.Native, Decimals: 18, Raw: nat.String(), Balance: toFloat(nat, 18)}
+	cp.Native = &Holding{Symbol: c.Chain.Native, Decimals: 18, Raw: nat.String(), Balance: market.ToFloat(nat, 18)}
 	if q := prices[c.Chain.WrappedNative]; q != nil {
 		cp.Native.PriceUSD, cp.Native.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(cp.Native.Balance*q.PriceUSD, 10))
 		cp.TotalUSD += *cp.Native.USD
@@ -198,7 +200,7 @@ func (t *Tools) chainPortfolio(ctx context.Context, name string, owner common.Ad
 		if m == nil || !m.OK {
 			continue
 		}
-		h := Holding{Address: a.Hex(), Symbol: m.Symbol, Name: m.Name, Decimals: m.Decimals, Raw: bal[a].String(), Balance: toFloat(bal[a], m.Decimals)}
+		h := Holding{Address: a.Hex(), Symbol: m.Symbol, Name: m.Name, Decimals: m.Decimals, Raw: bal[a].String(), Balance: market.ToFloat(bal[a], m.Decimals)}
 		if q := prices[a]; q != nil {
 			h.PriceUSD, h.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(h.Balance*q.PriceUSD, 10))
 		}
@@ -227,7 +229,7 @@ const splTokenProgram = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
 
 // solanaPortfolio reads the SOL balance and the SPL token accounts
 // (jsonParsed), priced from the Whirlpool pools (solanaUSD).
-func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*PortfolioOutput, error) {
+func (t *Tools) solanaPortfolio(ctx context.Context, in *Input) (*Output, error) {
 	if t.sol == nil {
 		return nil, apierr.New(apierr.ErrUnavailable, "chain_not_configured", "solana has no RPC endpoint configured")
 	}
@@ -264,8 +266,8 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 	if lam == nil {
 		return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", "solana: getBalance value is not an integer")
 	}
-	cp := ChainPortfolio{Chain: "solana", Tokens: []Holding{},
-		Native: &Holding{Symbol: "SOL", Decimals: 9, Raw: lam.String(), Balance: toFloat(lam, 9)},
+	cp := Chain{Chain: "solana", Tokens: []Holding{},
+		Native: &Holding{Symbol: "SOL", Decimals: 9, Raw: lam.String(), Balance: market.ToFloat(lam, 9)},
 		Note:   "Solana holdings have no USD prices here (no Whirlpool configuration); min_usd does not apply."}
 	for _, a := range accts.Value {
 		ta := a.Account.Data.Parsed.Info.TokenAmount
@@ -273,10 +275,59 @@ func (t *Tools) solanaPortfolio(ctx context.Context, in *PortfolioInput) (*Portf
 		if !ok || v.Sign() == 0 {
 			continue
 		}
-		cp.Tokens = append(cp.Tokens, Holding{Address: a.Account.Data.Parsed.Info.Mint, Decimals: ta.Decimals, Raw: v.String(), Balance: toFloat(v, ta.Decimals)})
+		cp.Tokens = append(cp.Tokens, Holding{Address: a.Account.Data.Parsed.Info.Mint, Decimals: ta.Decimals, Raw: v.String(), Balance: market.ToFloat(v, ta.Decimals)})
 	}
 	if err := t.priceSolana(ctx, &cp); err != nil {
 		return nil, err
 	}
-	return &PortfolioOutput{Address: in.Address, Kind: "solana", Chains: []ChainPortfolio{cp}, TotalUSD: cp.TotalUSD, Complete: true, CheckedAt: t.cfg.Now().UTC()}, nil
+	return &Output{Address: in.Address, Kind: "solana", Chains: []Chain{cp}, TotalUSD: cp.TotalUSD, Complete: true, CheckedAt: t.now().UTC()}, nil
+}
+
+// solanaUSD prices holdings of SOL (lamports) and up to 20 mints; a mint
+// without a pool has no price.
+func (t *Tools) solanaUSD(ctx context.Context, mints []string) (map[string]*market.SolQuote, error) {
+	w := market.SolWhirlpool(t.sol)
+	if w == nil {
+		return nil, nil
+	}
+	if len(mints) > 20 {
+		mints = mints[:20]
+	}
+	m, err := market.SolPrices(ctx, t.sol, mints)
+	if err != nil {
+		return nil, err
+	}
+	return m.Quotes, nil
+}
+
+// priceSolana adds USD prices and values to a Solana portfolio.
+func (t *Tools) priceSolana(ctx context.Context, cp *Chain) error {
+	w := market.SolWhirlpool(t.sol)
+	if w == nil {
+		return nil
+	}
+	var mints []string
+	for _, h := range cp.Tokens {
+		mints = append(mints, h.Address)
+	}
+	qs, err := t.solanaUSD(ctx, mints)
+	if err != nil {
+		// The holdings stand without prices.
+		cp.Note = "USD prices unavailable: " + err.Error()
+		return nil
+	}
+	set := func(h *Holding, q *market.SolQuote) {
+		if q == nil || q.PriceUSD <= 0 {
+			return
+		}
+		h.PriceUSD, h.USD = num.Ptr(num.Round(q.PriceUSD, 10)), num.Ptr(num.Round(h.Balance*q.PriceUSD, 10))
+		cp.TotalUSD += *h.USD
+	}
+	cp.Note = "USD prices from Orca Whirlpool pools against USDC and SOL (the first 20 token accounts); min_usd does not apply."
+	set(cp.Native, qs[w.WSOLMint])
+	for i := range cp.Tokens {
+		set(&cp.Tokens[i], qs[cp.Tokens[i].Address])
+	}
+	cp.TotalUSD = num.Round(cp.TotalUSD, 10)
+	return nil
 }

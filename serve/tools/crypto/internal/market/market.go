@@ -1,4 +1,4 @@
-package crypto
+package market
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 )
 
-// pool is a Uniswap-V2-style pair with its reserves at some block.
-type pool struct {
+// Pool is a Uniswap-V2-style pair with its reserves at some block.
+type Pool struct {
 	DEX      chain.DEX
 	Addr     common.Address
 	T0, T1   common.Address
@@ -19,24 +19,25 @@ type pool struct {
 	LPSupply *big.Int
 }
 
-func (p *pool) other(t common.Address) common.Address {
+// Other is the pair's token that is not t.
+func (p *Pool) Other(t common.Address) common.Address {
 	if p.T0 == t {
 		return p.T1
 	}
 	return p.T0
 }
 
-// reserves returns (reserve of in, reserve of the other token).
-func (p *pool) reserves(in common.Address) (*big.Int, *big.Int) {
+// Reserves returns (reserve of in, reserve of the other token).
+func (p *Pool) Reserves(in common.Address) (*big.Int, *big.Int) {
 	if p.T0 == in {
 		return p.R0, p.R1
 	}
 	return p.R1, p.R0
 }
 
-// amountOut is the V2 constant-product output with the DEX fee.
-func (p *pool) amountOut(in common.Address, amt *big.Int) *big.Int {
-	rIn, rOut := p.reserves(in)
+// AmountOut is the V2 constant-product output with the DEX fee.
+func (p *Pool) AmountOut(in common.Address, amt *big.Int) *big.Int {
+	rIn, rOut := p.Reserves(in)
 	if amt.Sign() <= 0 || rIn.Sign() <= 0 || rOut.Sign() <= 0 {
 		return new(big.Int)
 	}
@@ -52,8 +53,8 @@ func (p *pool) amountOut(in common.Address, amt *big.Int) *big.Int {
 
 func keyString(k pairKey) string { return k.dex.Hex() + k.a.Hex() + k.b.Hex() }
 
-// tokenMeta is what the tools show of a token: facts that do not change.
-type tokenMeta struct {
+// TokenMeta is what the tools show of a token: facts that do not change.
+type TokenMeta struct {
 	Address  common.Address
 	Symbol   string
 	Name     string
@@ -66,10 +67,10 @@ func metaCalls(t common.Address) []chain.Call {
 	return []chain.Call{{Target: t, Method: "symbol"}, {Target: t, Method: "name"}, {Target: t, Method: "decimals"}}
 }
 
-// wantMeta asks for the metadata of the tokens not known yet to ride along
+// WantMeta asks for the metadata of the tokens not known yet to ride along
 // with the call's next Multicall3 read (chain.EVM.Want): a tool that will
 // need them after a read they do not depend on spends no call on them.
-func wantMeta(ctx context.Context, c *chain.EVM, tokens []common.Address) {
+func WantMeta(ctx context.Context, c *chain.EVM, tokens []common.Address) {
 	var calls []chain.Call
 	for _, t := range tokens {
 		if _, ok := c.Cache.Get("meta:" + t.Hex()); !ok {
@@ -79,11 +80,11 @@ func wantMeta(ctx context.Context, c *chain.EVM, tokens []common.Address) {
 	c.Want(ctx, calls...)
 }
 
-// tokenInfo reads name, symbol and decimals of tokens in one Multicall3
+// TokenInfo reads name, symbol and decimals of tokens in one Multicall3
 // call; they are kept until least recently used (a token's metadata does
 // not change).
-func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[common.Address]*tokenMeta, error) {
-	out := map[common.Address]*tokenMeta{}
+func TokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[common.Address]*TokenMeta, error) {
+	out := map[common.Address]*TokenMeta{}
 	var calls []chain.Call
 	var miss []common.Address
 	for _, t := range tokens {
@@ -91,7 +92,7 @@ func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[
 			continue
 		}
 		if v, ok := c.Cache.Get("meta:" + t.Hex()); ok {
-			out[t] = v.(*tokenMeta)
+			out[t] = v.(*TokenMeta)
 			continue
 		}
 		out[t] = nil
@@ -104,7 +105,7 @@ func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[
 			return nil, err
 		}
 		for i, t := range miss {
-			m := &tokenMeta{Address: t}
+			m := &TokenMeta{Address: t}
 			if r := res[3*i]; r.OK {
 				m.Symbol, _ = r.Out[0].(string)
 			}
@@ -128,8 +129,8 @@ func tokenInfo(ctx context.Context, c *chain.EVM, tokens []common.Address) (map[
 	return out, nil
 }
 
-// toFloat converts base units to a float in whole units.
-func toFloat(v *big.Int, dec uint8) float64 {
+// ToFloat converts base units to a float in whole units.
+func ToFloat(v *big.Int, dec uint8) float64 {
 	if v == nil {
 		return 0
 	}
@@ -141,8 +142,8 @@ func pow10(dec uint8) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(dec)), nil)
 }
 
-// fromFloat converts whole units to base units.
-func fromFloat(f float64, dec uint8) *big.Int {
+// FromFloat converts whole units to base units.
+func FromFloat(f float64, dec uint8) *big.Int {
 	if f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
 		return new(big.Int)
 	}

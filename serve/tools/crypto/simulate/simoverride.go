@@ -1,4 +1,4 @@
-package crypto
+package simulate
 
 import (
 	"fmt"
@@ -11,11 +11,12 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/openshelf/openshelf/serve/apierr"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
 )
 
-// SimOverride is a state override of one account for simulate_tx, in the
+// Override is a state override of one account for simulate_tx, in the
 // format of go-ethereum's eth_call and debug_traceCall state overrides.
-type SimOverride struct {
+type Override struct {
 	Balance string `json:"balance,omitempty" doc:"Balance in wei, decimal or 0x hex."`
 	Nonce   string `json:"nonce,omitempty" doc:"Nonce, decimal or 0x hex."`
 	Code    string `json:"code,omitempty" doc:"Runtime bytecode, 0x hex."`
@@ -33,7 +34,7 @@ const (
 
 var slotRE = regexp.MustCompile(`^0x[0-9a-fA-F]{1,64}$`)
 
-// accountOverride is a checked SimOverride.
+// accountOverride is a checked Override.
 type accountOverride struct {
 	Nonce     *hexutil.Uint64             `json:"nonce,omitempty"`
 	Code      *hexutil.Bytes              `json:"code,omitempty"`
@@ -44,7 +45,7 @@ type accountOverride struct {
 
 // stateOverrides checks the input's overrides and returns them keyed by
 // address; errors are 400s naming the field.
-func stateOverrides(in map[string]SimOverride) (map[common.Address]accountOverride, error) {
+func stateOverrides(in map[string]Override) (map[common.Address]accountOverride, error) {
 	const field = "state_overrides"
 	if len(in) > maxOverrideAccounts {
 		return nil, apierr.Invalid(field, fmt.Sprintf("at most %d accounts", maxOverrideAccounts))
@@ -52,7 +53,7 @@ func stateOverrides(in map[string]SimOverride) (map[common.Address]accountOverri
 	out := make(map[common.Address]accountOverride, len(in))
 	slots := 0
 	for a, o := range in {
-		if !isEVMAddress(a) {
+		if !call.IsAddress(a) {
 			return nil, apierr.Invalid(field, fmt.Sprintf("%q: want 0x followed by 40 hex digits", a))
 		}
 		var ao accountOverride

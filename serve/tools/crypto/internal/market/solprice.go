@@ -1,4 +1,4 @@
-package crypto
+package market
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // index by deriving every candidate address and reading them all with
 // getMultipleAccounts; a second call reads the pools' vaults and mints.
 
-// whirlpool is a pool's state: the account layout of the Whirlpool
+// Whirlpool is a pool's state: the account layout of the Whirlpool
 // program (github.com/orca-so/whirlpools, programs/whirlpool/src/state/
 // whirlpool.rs): 8-byte discriminator, whirlpools_config (8), bump (40),
 // tick_spacing (41), tick_spacing_seed (43), fee_rate u16 (45),
@@ -29,7 +29,7 @@ import (
 // (65), tick_current_index i32 (81), protocol fees owed (85, 93),
 // token_mint_a (101), token_vault_a (133), fee_growth_global_a (165),
 // token_mint_b (181), token_vault_b (213), ...; little-endian.
-type whirlpool struct {
+type Whirlpool struct {
 	Addr           string
 	FeeRate        uint16 // hundredths of a basis point
 	L, Sqrt        *big.Int
@@ -53,14 +53,14 @@ func le128(b []byte) *big.Int {
 	return new(big.Int).SetBytes(r)
 }
 
-func decodeWhirlpool(addr string, data []byte) (*whirlpool, bool) {
+func decodeWhirlpool(addr string, data []byte) (*Whirlpool, bool) {
 	if len(data) < whirlpoolMinLen || !bytes.Equal(data[:8], whirlpoolDisc) {
 		return nil, false
 	}
-	return &whirlpool{Addr: addr, FeeRate: binary.LittleEndian.Uint16(data[45:]),
+	return &Whirlpool{Addr: addr, FeeRate: binary.LittleEndian.Uint16(data[45:]),
 		L: le128(data[49:65]), Sqrt: le128(data[65:81]),
-		MintA: base58Encode(data[101:133]), VaultA: base58Encode(data[133:165]),
-		MintB: base58Encode(data[181:213]), VaultB: base58Encode(data[213:245])}, true
+		MintA: Base58Encode(data[101:133]), VaultA: Base58Encode(data[133:165]),
+		MintB: Base58Encode(data[181:213]), VaultB: Base58Encode(data[213:245])}, true
 }
 
 // edwards25519 constants: p = 2^255 − 19 and d = −121665/121666.
@@ -96,10 +96,10 @@ func onCurve(b []byte) bool {
 	return x2.Sign() == 0 || new(big.Int).Exp(x2, edHalf, edP).Cmp(big.NewInt(1)) == 0
 }
 
-// findPDA is Solana's find_program_address: the first bump from 255 down
+// FindPDA is Solana's find_program_address: the first bump from 255 down
 // whose sha256(seeds, bump, program, "ProgramDerivedAddress") is off the
 // curve.
-func findPDA(program []byte, seeds ...[]byte) ([]byte, bool) {
+func FindPDA(program []byte, seeds ...[]byte) ([]byte, bool) {
 	for bump := 255; bump >= 0; bump-- {
 		h := sha256.New()
 		for _, s := range seeds {
@@ -115,28 +115,28 @@ func findPDA(program []byte, seeds ...[]byte) ([]byte, bool) {
 	return nil, false
 }
 
-// whirlpoolAddr derives the pool of two mints at a tick spacing (mint A
+// WhirlpoolAddr derives the pool of two mints at a tick spacing (mint A
 // is the lower in byte order, as the program requires); cached for a day.
-func whirlpoolAddr(s *chain.Solana, w *chain.Whirlpool, m1, m2 string, ts uint16) (string, bool) {
+func WhirlpoolAddr(s *chain.Solana, w *chain.Whirlpool, m1, m2 string, ts uint16) (string, bool) {
 	key := fmt.Sprintf("wp:%s:%s:%d", m1, m2, ts)
 	if v, ok := s.Cache.Get(key); ok {
 		a, _ := v.(string)
 		return a, a != ""
 	}
-	a, okA := base58Decode(m1)
-	b, okB := base58Decode(m2)
-	prog, okP := base58Decode(w.Program)
-	cfg, okC := base58Decode(w.Config)
+	a, okA := Base58Decode(m1)
+	b, okB := Base58Decode(m2)
+	prog, okP := Base58Decode(w.Program)
+	cfg, okC := Base58Decode(w.Config)
 	if !okA || !okB || !okP || !okC || len(a) != 32 || len(b) != 32 {
 		return "", false
 	}
 	if bytes.Compare(a, b) > 0 {
 		a, b = b, a
 	}
-	pda, ok := findPDA(prog, []byte("whirlpool"), cfg, a, b, binary.LittleEndian.AppendUint16(nil, ts))
+	pda, ok := FindPDA(prog, []byte("whirlpool"), cfg, a, b, binary.LittleEndian.AppendUint16(nil, ts))
 	out := ""
 	if ok {
-		out = base58Encode(pda)
+		out = Base58Encode(pda)
 	}
 	s.Cache.Put(key, out, 24*time.Hour)
 	return out, ok
@@ -185,31 +185,30 @@ func getAccounts(ctx context.Context, s *chain.Solana, addrs []string) ([][]byte
 	return data, owners, slot, nil
 }
 
-// solQuote is a Solana token's USD price and the deepest pool behind it.
-type solQuote struct {
-	quote
-	Best     *whirlpool
+// SolQuote is a Solana token's USD price and the deepest pool behind it.
+type SolQuote struct {
+	Price
+	Best     *Whirlpool
 	Decimals uint8
 }
 
-// solMarket is what one read of the pools gives: prices, the SOL/USDC
+// SolMarket is what one read of the pools gives: prices, the SOL/USDC
 // pool and the slot.
-type solMarket struct {
-	Quotes  map[string]*solQuote
-	SOLPool *whirlpool
+type SolMarket struct {
+	Quotes  map[string]*SolQuote
+	SOLPool *Whirlpool
 	Slot    uint64
 }
 
-// solPrices prices mints from the Whirlpool pools against USDC and
+// SolPrices prices mints from the Whirlpool pools against USDC and
 // wrapped SOL (SOL itself from its USDC pools): two or three
 // getMultipleAccounts calls for up to five mints. USDC is taken as 1 USD.
 // A mint without a pool is absent.
-func (t *Tools) solPrices(ctx context.Context, mints []string) (*solMarket, error) {
-	w := t.solWhirlpool()
+func SolPrices(ctx context.Context, s *chain.Solana, mints []string) (*SolMarket, error) {
+	w := SolWhirlpool(s)
 	if w == nil {
 		return nil, apierr.New(apierr.ErrUnavailable, "chain_not_configured", "solana prices need an RPC endpoint and a whirlpool configuration")
 	}
-	s := t.sol
 	want := append([]string{w.WSOLMint}, mints...)
 	var cands []string
 	seen := map[string]bool{}
@@ -219,7 +218,7 @@ func (t *Tools) solPrices(ctx context.Context, mints []string) (*solMarket, erro
 				continue
 			}
 			for _, ts := range w.TickSpacings {
-				if a, ok := whirlpoolAddr(s, w, m, q, ts); ok && !seen[a] {
+				if a, ok := WhirlpoolAddr(s, w, m, q, ts); ok && !seen[a] {
 					seen[a] = true
 					cands = append(cands, a)
 				}
@@ -230,7 +229,7 @@ func (t *Tools) solPrices(ctx context.Context, mints []string) (*solMarket, erro
 	if err != nil {
 		return nil, err
 	}
-	var pools []*whirlpool
+	var pools []*Whirlpool
 	var second []string
 	for i, d := range data {
 		if d == nil || owners[i] != w.Program {
@@ -241,7 +240,7 @@ func (t *Tools) solPrices(ctx context.Context, mints []string) (*solMarket, erro
 			second = append(second, p.VaultA, p.VaultB, p.MintA, p.MintB)
 		}
 	}
-	m := &solMarket{Quotes: map[string]*solQuote{}}
+	m := &SolMarket{Quotes: map[string]*SolQuote{}}
 	if len(second) == 0 {
 		return m, nil
 	}
@@ -250,7 +249,7 @@ func (t *Tools) solPrices(ctx context.Context, mints []string) (*solMarket, erro
 		return nil, err
 	}
 	m.Slot = slot
-	var ok []*whirlpool
+	var ok []*Whirlpool
 	for i, p := range pools {
 		va, vb, ma, mb := data[4*i], data[4*i+1], data[4*i+2], data[4*i+3]
 		// SPL token account: amount u64 at 64; mint: decimals at 44.
@@ -262,35 +261,35 @@ func (t *Tools) solPrices(ctx context.Context, mints []string) (*solMarket, erro
 		ok = append(ok, p)
 	}
 	// SOL first: the SOL pools of other mints need its price.
-	sol := &solQuote{Decimals: 9}
+	sol := &SolQuote{Decimals: 9}
 	for _, p := range ok {
-		if pairOf(p, w.WSOLMint, w.USDCMint) {
+		if PairOf(p, w.WSOLMint, w.USDCMint) {
 			src := whirlSource(p, w.WSOLMint, 1, "USDC")
 			if src.DepthUSD >= sol.DepthUSD {
 				sol.Best, m.SOLPool = p, p
 			}
-			sol.quote = *addSource(&sol.quote, src, nil)
+			sol.Price = *addSource(&sol.Price, src, nil)
 		}
 	}
 	if sol.Sources != nil {
-		sol.Confidence = confidence(&sol.quote)
+		sol.Confidence = confidence(&sol.Price)
 		m.Quotes[w.WSOLMint] = sol
 	}
 	for _, mint := range mints {
 		switch {
 		case mint == w.USDCMint:
-			m.Quotes[mint] = &solQuote{quote: quote{PriceUSD: 1, Quote: "USDC", Confidence: 1}, Decimals: 6}
+			m.Quotes[mint] = &SolQuote{Price: Price{PriceUSD: 1, Quote: "USDC", Confidence: 1}, Decimals: 6}
 			continue
 		case mint == w.WSOLMint:
 			continue
 		}
-		q := &solQuote{}
+		q := &SolQuote{}
 		for _, p := range ok {
-			var src PriceSource
+			var src Source
 			switch {
-			case pairOf(p, mint, w.USDCMint):
+			case PairOf(p, mint, w.USDCMint):
 				src = whirlSource(p, mint, 1, "USDC")
-			case pairOf(p, mint, w.WSOLMint) && sol.PriceUSD > 0:
+			case PairOf(p, mint, w.WSOLMint) && sol.PriceUSD > 0:
 				src = whirlSource(p, mint, sol.PriceUSD, "SOL")
 			default:
 				continue
@@ -298,29 +297,32 @@ func (t *Tools) solPrices(ctx context.Context, mints []string) (*solMarket, erro
 			if src.PriceUSD > 0 && src.DepthUSD >= q.DepthUSD {
 				q.Best = p
 			}
-			q.quote = *addSource(&q.quote, src, nil)
+			q.Price = *addSource(&q.Price, src, nil)
 			q.Decimals = p.decOf(mint)
 		}
 		if q.Sources != nil {
-			q.Confidence = confidence(&q.quote)
+			q.Confidence = confidence(&q.Price)
 			m.Quotes[mint] = q
 		}
 	}
 	return m, nil
 }
 
-func (t *Tools) solWhirlpool() *chain.Whirlpool {
-	if t.sol == nil {
+// SolWhirlpool is the Solana chain's Whirlpool configuration; nil without
+// a Solana client or without one.
+func SolWhirlpool(s *chain.Solana) *chain.Whirlpool {
+	if s == nil {
 		return nil
 	}
-	return t.sol.Chain.Whirlpool
+	return s.Chain.Whirlpool
 }
 
-func pairOf(p *whirlpool, a, b string) bool {
+// PairOf says whether p pools the mints a and b, in either order.
+func PairOf(p *Whirlpool, a, b string) bool {
 	return p.MintA == a && p.MintB == b || p.MintA == b && p.MintB == a
 }
 
-func (p *whirlpool) decOf(mint string) uint8 {
+func (p *Whirlpool) decOf(mint string) uint8 {
 	if mint == p.MintA {
 		return p.DecA
 	}
@@ -330,32 +332,32 @@ func (p *whirlpool) decOf(mint string) uint8 {
 var q64 = new(big.Float).SetInt(new(big.Int).Lsh(big.NewInt(1), 64))
 
 // sqrtReal is √(price of A in B, base units).
-func (p *whirlpool) sqrtReal() *big.Float {
+func (p *Whirlpool) sqrtReal() *big.Float {
 	return new(big.Float).SetPrec(256).Quo(new(big.Float).SetPrec(256).SetInt(p.Sqrt), q64)
 }
 
 // whirlSource prices mint in the pool's other token, whose USD price is
 // usdQ; the depth is both vaults' value (the quote side doubled), which
 // counts liquidity of every range, not only the current one.
-func whirlSource(p *whirlpool, mint string, usdQ float64, quoteSym string) PriceSource {
+func whirlSource(p *Whirlpool, mint string, usdQ float64, quoteSym string) Source {
 	sq, _ := p.sqrtReal().Float64()
 	raw := sq * sq // B per A, base units
 	decT, decQ, resQ := p.DecA, p.DecB, p.ResB
 	if mint != p.MintA {
 		if raw == 0 {
-			return PriceSource{}
+			return Source{}
 		}
 		raw, decT, decQ, resQ = 1/raw, p.DecB, p.DecA, p.ResA
 	}
-	return PriceSource{Pool: p.Addr, DEX: fmt.Sprintf("orca-whirlpool (fee %.2f%%)", float64(p.FeeRate)/1e4), Quote: quoteSym,
-		PriceUSD: raw * pow10f(int(decT)-int(decQ)) * usdQ, DepthUSD: 2 * toFloat(resQ, decQ) * usdQ}
+	return Source{Pool: p.Addr, DEX: fmt.Sprintf("orca-whirlpool (fee %.2f%%)", float64(p.FeeRate)/1e4), Quote: quoteSym,
+		PriceUSD: raw * pow10f(int(decT)-int(decQ)) * usdQ, DepthUSD: 2 * ToFloat(resQ, decQ) * usdQ}
 }
 
-// whirlOut is the output of selling amt of mint in the pool, from its
+// WhirlOut is the output of selling amt of mint in the pool, from its
 // in-range liquidity: the constant-product curve on the virtual reserves
 // L/√P (A) and L·√P (B) after the fee, which is the exact swap while no
 // initialized tick is crossed; capped by the vault.
-func whirlOut(p *whirlpool, mint string, amt *big.Int) *big.Int {
+func WhirlOut(p *Whirlpool, mint string, amt *big.Int) *big.Int {
 	prec := uint(256)
 	l := new(big.Float).SetPrec(prec).SetInt(p.L)
 	sq := p.sqrtReal()

@@ -1,10 +1,12 @@
-package crypto
+package simulate
 
 import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
 )
 
 // A token behind a proxy emits its Transfer in a DELEGATECALL frame: the
@@ -12,7 +14,7 @@ import (
 func TestEffectsThroughDelegateCall(t *testing.T) {
 	sender, router := common.HexToAddress("0x01"), common.HexToAddress("0x02")
 	proxy, impl, dst := common.HexToAddress("0x03"), common.HexToAddress("0x04"), common.HexToAddress("0x05")
-	transfer := traceLog{simLog: simLog{Address: proxy, Topics: []common.Hash{topicTransfer, common.BytesToHash(sender.Bytes()), common.BytesToHash(dst.Bytes())},
+	transfer := traceLog{logEntry: logEntry{Address: proxy, Topics: []common.Hash{events.Transfer, common.BytesToHash(sender.Bytes()), common.BytesToHash(dst.Bytes())},
 		Data: common.BigToHash(common.Big1).Bytes()}}
 	tokenCall := func(from common.Address) callFrame {
 		return callFrame{Type: "CALL", From: from, To: &proxy, Calls: []callFrame{{Type: "DELEGATECALL", From: proxy, To: &impl, Logs: []traceLog{transfer}}}}

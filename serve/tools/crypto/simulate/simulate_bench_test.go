@@ -1,15 +1,18 @@
-package crypto
+package simulate
 
 import (
 	"context"
+	"log/slog"
 	"math/big"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 )
 
 // BenchmarkSimulate measures simulate_tx per tracing path against the local
@@ -43,11 +46,11 @@ func BenchmarkSimulate(b *testing.B) {
 	}
 	txs := []struct {
 		name string
-		in   SimInput
+		in   Input
 	}{
-		{"router", SimInput{Chain: "ethereum", From: c.WalletAddr.Hex(), To: s.Router.Hex(), Value: "300000000000000000",
+		{"router", Input{Chain: "ethereum", From: c.WalletAddr.Hex(), To: s.Router.Hex(), Value: "300000000000000000",
 			Data: pack(evmtest.TraceArtifact("TraceRouter"), "pullAndForward", c.USDC, evmtest.Units(250, 6), c.Spender, s.Vault)}},
-		{"swap", SimInput{Chain: "ethereum", From: c.WalletAddr.Hex(), To: c.Router.Hex(),
+		{"swap", Input{Chain: "ethereum", From: c.WalletAddr.Hex(), To: c.Router.Hex(),
 			Data: pack(evmtest.Artifact("UniswapV2Router02"), "swapExactTokensForTokens", evmtest.Units(300, 6), big.NewInt(0),
 				[]common.Address{c.USDC, c.WETH, c.GOOD}, c.WalletAddr, evmtest.Units(1, 12))}},
 	}
@@ -57,17 +60,20 @@ func BenchmarkSimulate(b *testing.B) {
 	}{
 		{"debug_traceCall", func(*Tools) {}},
 		{"local_evm", func(t *Tools) { t.debugOK.Store("ethereum", false) }},
-		{"eth_simulateV1", func(t *Tools) { t.debugOK.Store("ethereum", false); t.cfg.SimStateReads = 1 }},
+		{"eth_simulateV1", func(t *Tools) { t.debugOK.Store("ethereum", false); t.cfg.StateReads = 1 }},
 	}
 	ctx := context.Background()
 	for _, tx := range txs {
 		for _, p := range paths {
 			b.Run(tx.name+"/"+p.method, func(b *testing.B) {
-				tools, err := New(Config{Chains: cc, RPCOptions: chain.Options{RatePerSecond: 1e6, Burst: 1e6}})
+				ec, err := chain.NewEVM(cc.Chains["ethereum"], chain.Options{RatePerSecond: 1e6, Burst: 1e6})
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer tools.Close()
+				defer ec.Close()
+				// No explorer answers: spenders are never verified.
+				exp := explorer.New(explorer.Config{SourcifyURL: "http://127.0.0.1:1", EtherscanURL: "http://127.0.0.1:1", Timeout: time.Second, Logger: slog.New(slog.DiscardHandler)})
+				tools := New(chain.EVMs{"ethereum": ec}, nil, exp, Config{})
 				p.setup(tools)
 				in := tx.in
 				out, err := tools.simulate(ctx, &in) // warm-up, and fail early
