@@ -22,22 +22,6 @@ import (
 	"github.com/openshelf/openshelf/snapshot"
 )
 
-// buildBinary builds openshelf into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	root, err := fixtures.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "openshelf")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "openshelf")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // readable checks with DuckDB that the current snapshot of data reads and
 // holds want documents, each with its full text table row count intact,
 // and returns its id.
@@ -83,7 +67,7 @@ func TestIngestKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and ingests a generated corpus")
 	}
-	bin := buildBinary(t)
+	bin := openshelfBinary(t)
 	fix := fixtures.Dir(t)
 	ts, err := corpus.LoadJATSTemplates(context.Background(), fix)
 	if err != nil {

@@ -118,12 +118,7 @@ func TestBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "openshelf")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "openshelf")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := openshelfBinary(t)
 	fix := fixtures.Dir(t)
 	cmd := func(env []string, args ...string) (int, string, string) {
 		c := exec.Command(bin, args...)
@@ -229,8 +224,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	pgtest.Stop()
 	testsnap.Cleanup()
-	if crashBinary.dir != "" {
-		os.RemoveAll(crashBinary.dir)
-	}
+	removeBinary()
 	os.Exit(code)
 }

@@ -31,7 +31,7 @@ import (
 //	go test -run '^$' -bench NightlyFetchIngest -benchtime 1x ./cmd/openshelf
 func BenchmarkNightlyFetchIngest(b *testing.B) {
 	const n = 5000
-	bin := buildBin(b)
+	bin := openshelfBinary(b)
 	fix := fixtures.Dir(b)
 	ctx := context.Background()
 	ts, err := corpus.LoadJATSTemplates(ctx, fix)
@@ -120,20 +120,4 @@ func timed(b *testing.B, bin string, args ...string) timing {
 		rss = maxRSSBytes(ru.Maxrss)
 	}
 	return timing{wall, rss}
-}
-
-// buildBin builds openshelf into a temporary directory.
-func buildBin(tb testing.TB) string {
-	tb.Helper()
-	root, err := fixtures.ModuleRoot()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	bin := filepath.Join(tb.TempDir(), "openshelf")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "openshelf")
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }

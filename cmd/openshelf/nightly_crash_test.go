@@ -27,7 +27,7 @@ import (
 // without fetching again what the killed one had, and the night must end
 // with exactly one published snapshot.
 func TestNightlyKilled(t *testing.T) {
-	bin := buildBinary(t)
+	bin := openshelfBinary(t)
 	fix := fixtures.Dir(t)
 	for _, tc := range []struct {
 		name string

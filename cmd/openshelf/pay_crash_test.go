@@ -10,9 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +20,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/openshelf/openshelf/internal/fixtures"
 	"github.com/openshelf/openshelf/internal/pgtest"
 	"github.com/openshelf/openshelf/internal/testsnap"
 	"github.com/openshelf/openshelf/serve/x402"
@@ -401,39 +398,6 @@ func checkCrash(t *testing.T, fac *chainFacilitator, pays []string, first, again
 		worst.Round(time.Millisecond))
 }
 
-// crashBinary is the binary both crash tests run, built once.
-var crashBinary struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
-
-func sharedBinary(t *testing.T) string {
-	t.Helper()
-	crashBinary.once.Do(func() {
-		root, err := fixtures.ModuleRoot()
-		if err != nil {
-			crashBinary.err = err
-			return
-		}
-		if crashBinary.dir, err = os.MkdirTemp("", "openshelf-bin-"); err != nil {
-			crashBinary.err = err
-			return
-		}
-		crashBinary.path = filepath.Join(crashBinary.dir, "openshelf")
-		build := exec.Command("go", "build", "-o", crashBinary.path, ".")
-		build.Dir = filepath.Join(root, "cmd", "openshelf")
-		if out, err := build.CombinedOutput(); err != nil {
-			crashBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if crashBinary.err != nil {
-		t.Fatal(crashBinary.err)
-	}
-	return crashBinary.path
-}
-
 // A server killed with settlements in flight and restarted on the same
 // data, port and instance serves every payment sent again within
 // maxResendWait, on either ledger: re-sends of payments its previous run
@@ -447,7 +411,7 @@ func TestPaymentCrashRestart(t *testing.T) {
 }
 
 func crashRestart(t *testing.T, ledger string) {
-	bin := sharedBinary(t)
+	bin := openshelfBinary(t)
 	data := testsnap.Copy(t)
 	fac := newChainFacilitator()
 	facSrv := httptest.NewServer(fac)
@@ -502,7 +466,7 @@ func crashRestart(t *testing.T, ledger string) {
 }
 
 func TestPaymentCrashTwoInstancesPostgres(t *testing.T) {
-	bin := sharedBinary(t)
+	bin := openshelfBinary(t)
 	dsn := pgtest.NewDatabase(t)
 	fac := newChainFacilitator()
 	facSrv := httptest.NewServer(fac)

@@ -156,7 +156,7 @@ func TestPullKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t)
+	bin := openshelfBinary(t)
 	backend := s3mem.New()
 	if err := backend.CreateBucket("shelf"); err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func TestServeUnsafeAllowTargets(t *testing.T) {
 	listed := serveOn(t, "127.0.0.2:0", page(&listedHits))
 	unlisted := serveOn(t, "127.0.0.3:0", page(&unlistedHits))
 
-	srv := startServe(t, sharedBinary(t), freeAddr(t), "-data", testsnap.Copy(t), "-unsafe-allow-targets", "127.0.0.2/32")
+	srv := startServe(t, openshelfBinary(t), freeAddr(t), "-data", testsnap.Copy(t), "-unsafe-allow-targets", "127.0.0.2/32")
 	if logs := srv.logs.String(); !strings.Contains(logs, "UNSAFE for production") || !strings.Contains(logs, `"prefixes":"127.0.0.2/32"`) {
 		t.Errorf("no start-up warning naming the prefixes:\n%s", logs)
 	}
