@@ -74,13 +74,13 @@ type Manifest struct {
 	SchemaVersion int       `json:"schema_version"`
 	// Previous is the id of the snapshot whose documents this one carries
 	// over ("" for a fresh build).
-	Previous string  `json:"previous,omitempty"`
+	Previous string `json:"previous,omitempty"`
 	// Policy names what decided publication besides the documents'
 	// evidence (index.Config.Policy).
-	Policy string `json:"policy,omitempty"`
-	Inputs   []Input `json:"inputs"`
-	Counts   Counts  `json:"counts"`
-	Files    []File  `json:"files"`
+	Policy string  `json:"policy,omitempty"`
+	Inputs []Input `json:"inputs"`
+	Counts Counts  `json:"counts"`
+	Files  []File  `json:"files"`
 	// Segments lists a segmented snapshot's segments, oldest first
 	// (docs/architecture.md, "Incremental snapshots"); empty for a
 	// snapshot whose directory holds its one segment's files itself.
