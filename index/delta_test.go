@@ -351,3 +351,26 @@ func TestEmptyDelta(t *testing.T) {
 		t.Errorf("the segments serve %d documents", cat.Len())
 	}
 }
+
+// TestOlderSnapshotMergedFully: a snapshot written before delta builds (no
+// citation keys, content records without the merge fields) is carried over
+// whole from its Parquet tables; the next build is a delta.
+func TestOlderSnapshotMergedFully(t *testing.T) {
+	data := t.TempDir()
+	cfg := testConfig(data)
+	build(t, cfg, feedRange(0, 10))
+	old := open(t, data)
+	if err := os.Remove(filepath.Join(old.Dir, filepath.FromSlash(citeKeysFile))); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Now = testNow.Add(time.Hour)
+	m := build(t, cfg, feedRange(10, 12))
+	if s := open(t, data); s.Segmented() || m.Counts.Accepted != 12 {
+		t.Fatalf("after an older snapshot: segmented %v, %d documents; want a full build of 12", s.Segmented(), m.Counts.Accepted)
+	}
+	cfg.Now = testNow.Add(2 * time.Hour)
+	build(t, cfg, feedRange(12, 13))
+	if s := open(t, data); len(s.Manifest.Segments) != 2 {
+		t.Fatalf("the build after it has %d segments, want 2", len(s.Manifest.Segments))
+	}
+}
