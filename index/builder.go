@@ -80,6 +80,8 @@ type Builder struct {
 	sample   *pairSample        // until then
 	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
+	records  *recordsWriter // nil unless Config.Records (records.go)
+	ngroups  int64          // works whose records were written
 
 	// segments are a delta build's segments, for the manifest.
 	segments []snapshot.Segment
@@ -198,6 +200,11 @@ func (b *Builder) open() error {
 	}
 	if b.specs, err = newSpecsTable(b.dir, 8*b.cfg.RowGroupRows); err != nil {
 		return err
+	}
+	if b.cfg.Records {
+		if b.records, err = newRecordsWriter(b.dir, b.work, b.cfg.SortMemory/8); err != nil {
+			return err
+		}
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
 	b.postings = newSorter(b.work, b.cfg.SortMemory)
@@ -602,6 +609,9 @@ func (b *Builder) Abort() error {
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
+	if b.records != nil {
+		b.records.abort()
+	}
 	if b.aliases != nil {
 		b.aliases.cleanup()
 	}
@@ -653,6 +663,14 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if b.records != nil {
+		more, err := b.records.close()
+		b.records = nil
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, more...)
 	}
 	more, err := b.writeAliases()
 	if err != nil {

@@ -101,17 +101,22 @@ func datedDecide(ev []licence.Evidence, now time.Time) licence.Decision {
 // counts and search results.
 func TestDeltaBuildEqualsMergedBuild(t *testing.T) {
 	for _, tiers := range []Tiers{{}, {PerTier: 2}, {MaxDeleted: 0.01}} {
-		t.Run(fmt.Sprintf("%+v", tiers), func(t *testing.T) { testDeltaBuild(t, tiers) })
+		t.Run(fmt.Sprintf("%+v", tiers), func(t *testing.T) { testDeltaBuild(t, tiers, false) })
+	}
+	// Segments keeping their works' records (Config.Records) are carried
+	// as records: the same answers.
+	for _, tiers := range []Tiers{{}, {PerTier: 2}} {
+		t.Run(fmt.Sprintf("records/%+v", tiers), func(t *testing.T) { testDeltaBuild(t, tiers, true) })
 	}
 }
 
-func testDeltaBuild(t *testing.T, tiers Tiers) {
+func testDeltaBuild(t *testing.T, tiers Tiers, records bool) {
 	deltaDir, mergedDir := t.TempDir(), t.TempDir()
 	for run, feed := range deltaRuns() {
 		for _, dir := range []string{deltaDir, mergedDir} {
 			cfg := testConfig(dir)
 			cfg.Now = testNow.Add(time.Duration(run) * 24 * time.Hour)
-			cfg.Merge, cfg.Tiers, cfg.Decide = dir == mergedDir, tiers, datedDecide
+			cfg.Merge, cfg.Tiers, cfg.Decide, cfg.Records = dir == mergedDir, tiers, datedDecide, records
 			build(t, cfg, feed)
 		}
 		got, want := open(t, deltaDir), open(t, mergedDir)
@@ -141,7 +146,7 @@ func testDeltaBuild(t *testing.T, tiers Tiers) {
 	}
 	// A full merge of the segmented snapshot gives the merged build again.
 	cfg := testConfig(deltaDir)
-	cfg.Merge, cfg.Now = true, testNow.Add(10*24*time.Hour)
+	cfg.Merge, cfg.Now, cfg.Records = true, testNow.Add(10*24*time.Hour), records
 	build(t, cfg, nil)
 	merged := open(t, deltaDir)
 	if merged.Segmented() {
