@@ -55,6 +55,13 @@
 // folds small segments into the new one so that their number stays
 // bounded.
 //
+// With Config.Records a segment also keeps each work's source records
+// (records.go), and builds carry a touched work's records instead of its
+// merged document, so that a record leaving (Config.KeepRecord,
+// Config.Touch: the nightly job's deletions, merges and withdrawals)
+// merges the work again as a build from every record would
+// (records_test.go).
+//
 // [Reindex] rebuilds only search/index.bin of the current snapshot (one
 // without segments: merge first), from its own Parquet tables, and publishes it as a new snapshot whose other files
 // are hard links to the old one's: a new index format without a rebuild.
