@@ -25,6 +25,7 @@ var (
 	deltaShare    = flag.Float64("delta-share", 0.01, "share of the archive a delta build of BenchmarkDeltaBuild touches")
 	deltaProfile  = flag.String("delta-fullprofile", "", "write a CPU profile of BenchmarkDeltaBuild's full build to `file`")
 	deltaProfile2 = flag.String("delta-deltaprofile", "", "write a CPU profile of BenchmarkDeltaBuild's delta build to `file`")
+	deltaRecords  = flag.Bool("delta-records", false, "keep the works' source records (index.Config.Records, as the nightly job's builds do)")
 )
 
 // BenchmarkDeltaBuild measures what a night costs: a full build of
@@ -38,7 +39,8 @@ var (
 // CPU includes generating the documents, which gen-cpu-s reports alone
 // (the delta generates 1 % of them). Last, a full merge of the
 // segmented snapshot (Config.Merge): its time and documents a second,
-// and the process's peak RSS, e.g.
+// and the process's peak RSS. -delta-records builds as the nightly job
+// does, keeping the works' source records. E.g.
 //
 //	go test ./index -run '^$' -bench DeltaBuild -benchtime 1x -delta-docs 100000 -delta-fullprofile full.pprof
 func BenchmarkDeltaBuild(b *testing.B) {
@@ -68,7 +70,7 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		})
 		b.Logf("generating %d documents took %.1f s of CPU", n, gen.cpu.Seconds())
 		data := filepath.Join(b.TempDir(), "data")
-		cfg := index.Config{DataDir: data, Now: now, Logger: quiet, Topics: topics, Fresh: true}
+		cfg := index.Config{DataDir: data, Now: now, Logger: quiet, Topics: topics, Fresh: true, Records: *deltaRecords}
 		full := buildMeasured(b, *deltaProfile, cfg, func(_ context.Context, sink ingest.Sink) error {
 			for i := range n {
 				if err := sink.Document(g.Doc(i)); err != nil {

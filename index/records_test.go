@@ -46,6 +46,12 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 		{docs: []*ingest.Document{openalex, revised}, drop: []string{"pmc/b1.xml"}},
 		// PubMed deletes the citation of the PMC article's work.
 		{touch: []string{"pmid-5001"}, drop: []string{"pubmed/n0001.xml#5001"}},
+		// A night of rejected records only (a segment without documents),
+		// then the licence of one of them.
+		{docs: []*ingest.Document{pubmedOf("8888", "Oceanography", "pubmed/n0002.xml")}},
+		{docs: []*ingest.Document{{PMID: "8888", DOI: "10.5/ocean", Title: "Ocean work", Topics: []string{"ecology"},
+			Sources: []string{"crossref"}, Origin: "crossref/p1.json",
+			Licence: testDecide([]licence.Evidence{{Kind: licence.KindJATSHref, Source: licence.SourceCrossref, Value: "cc-by"}}, testNow)}}},
 	}
 	deltaDir, freshDir := t.TempDir(), t.TempDir()
 	var all []*ingest.Document
@@ -76,6 +82,9 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 		if night > 0 && !got.Segmented() {
 			t.Fatalf("night %d: not a delta build", night)
 		}
+		if segs := got.Manifest.Segments; night == 3 && segs[len(segs)-1].Documents != 0 {
+			t.Fatalf("night 3: the newest segment holds %d documents; want the rejected work's records alone", segs[len(segs)-1].Documents)
+		}
 		compareSnapshots(t, got, want)
 		cat, con, _, _ := openSegmented(t, got)
 		checkSubjects := func(id string, want bool, subject string) {
@@ -95,6 +104,9 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 		checkSubjects("pmc-1001", night < 2, "Heart Diseases")
 		if night >= 1 {
 			checkSubjects("pmid-7777", true, "Genetics, Medical")
+		}
+		if night >= 4 {
+			checkSubjects("pmid-8888", true, "Oceanography")
 		}
 	}
 }
