@@ -19,6 +19,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/proxy"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/sell"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
 // TokenInput is the input of token_audit and token_report.
@@ -55,25 +57,16 @@ var severityRank = map[string]int{"critical": 4, "high": 3, "medium": 2, "low": 
 type AuditOutput struct {
 	Chain     string         `json:"chain"`
 	Address   string         `json:"address"`
-	Token     TokenSummary   `json:"token"`
+	Token     token.Summary  `json:"token"`
 	RiskLevel string         `json:"risk_level"` // the worst flag: critical, high, medium, low or none
 	Flags     []Flag         `json:"flags"`
 	Owner     string         `json:"owner,omitempty"`
 	Proxy     *proxy.Info    `json:"proxy,omitempty"`
 	Liquidity *LiquidityInfo `json:"liquidity,omitempty"`
 	Holders   *HolderInfo    `json:"holders,omitempty"`
-	SellTest  *SellTest      `json:"sell_test,omitempty"`
+	SellTest  *sell.Test     `json:"sell_test,omitempty"`
 	Block     uint64         `json:"block"`
 	CheckedAt time.Time      `json:"checked_at"`
-}
-
-// TokenSummary is the token's metadata and price.
-type TokenSummary struct {
-	Name        string   `json:"name,omitempty"`
-	Symbol      string   `json:"symbol,omitempty"`
-	Decimals    uint8    `json:"decimals"`
-	TotalSupply string   `json:"total_supply,omitempty"`
-	PriceUSD    *float64 `json:"price_usd,omitempty"`
 }
 
 // LiquidityInfo is the deepest pool and how much of its LP supply is
@@ -200,7 +193,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	if a.meta == nil || !a.meta.OK {
 		return nil, apierr.NotFound("not_a_token", in.Address+" does not answer decimals(): not an ERC-20 token")
 	}
-	a.out.Token = TokenSummary{Name: a.meta.Name, Symbol: a.meta.Symbol, Decimals: a.meta.Decimals}
+	a.out.Token = token.Summary{Name: a.meta.Name, Symbol: a.meta.Symbol, Decimals: a.meta.Decimals}
 	res, err := c.Multicall(ctx, []chain.Call{{Target: tok, Method: "owner"}, {Target: tok, Method: "totalSupply"}}, nil)
 	if err != nil {
 		return nil, err
@@ -231,7 +224,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 		return nil, err
 	}
 	if sellUSD > 0 {
-		s := simulateSells(ctx, c, a.wq, []sale{{tok, a.meta.Decimals, a.q, sellUSD}})[0]
+		s := sell.Simulate(ctx, c, a.wq, []sell.Sale{{Token: tok, Decimals: a.meta.Decimals, Price: a.q, USD: sellUSD}})[0]
 		a.out.SellTest = &s
 		a.sellFlags(s)
 	}
@@ -409,7 +402,7 @@ func (a *audit) holders(ctx context.Context, head, window uint64) error {
 }
 
 // sellFlags turns a simulated sale into flags.
-func (a *audit) sellFlags(s SellTest) {
+func (a *audit) sellFlags(s sell.Test) {
 	switch {
 	case s.Reverted:
 		if !slices.ContainsFunc(a.out.Flags, func(f Flag) bool { return f.ID == "honeypot" }) {

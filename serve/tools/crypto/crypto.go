@@ -12,6 +12,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 	"github.com/openshelf/openshelf/serve/tools/crypto/simulate"
 )
@@ -65,6 +66,7 @@ type Tools struct {
 	evm    chain.EVMs
 	sol    *chain.Solana
 	exp    *explorer.Client
+	tokens token.Resolver
 	// abi, gas, pf and sim are contract_abi, gas_tracker, wallet_portfolio
 	// and simulate_tx, packages of their own over the same clients.
 	abi *contractabi.Tools
@@ -136,6 +138,7 @@ func New(cfg Config) (*Tools, error) {
 			t.sol = s
 		}
 	}
+	t.tokens = token.Resolver{EVM: t.evm, Sol: t.sol}
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
 	t.gas = gas.New(t.evm, t.sol, market.TokenUSD, cfg.Now, cfg.Logger)
 	t.pf = portfolio.New(t.evm, t.sol, cfg.Now, cfg.Logger)
@@ -150,6 +153,3 @@ func (t *Tools) Close() error {
 	}
 	return nil
 }
-
-// quoteStr quotes a user-given word for an error message.
-func quoteStr(s string) string { return fmt.Sprintf("%q", s) }

@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/openshelf/openshelf/serve/apierr"
-	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
 // PricesInput is the input of crypto_prices.
@@ -71,109 +70,13 @@ type TokenPrice struct {
 	PegAssumption bool     `json:"peg_assumed,omitempty"` // USDC is priced at 1 USD
 	// Resolved is the token a symbol input stood for: its symbol,
 	// address, chain and the list it was found in (absent for addresses).
-	Resolved *Resolution `json:"resolved,omitempty"`
+	Resolved *token.Resolution `json:"resolved,omitempty"`
 }
 
-// tokenRef is a resolved token of a chain.
-type tokenRef struct {
-	Input string
-	Chain string
-	Addr  common.Address
-	Mint  string // solana
-	// Resolved says which token a symbol stood for (nil for addresses).
-	Resolved *Resolution
-}
-
-// Resolution is the token a symbol was resolved to, and from where.
-type Resolution struct {
-	Symbol  string `json:"symbol"`
-	Name    string `json:"name,omitempty"`
-	Address string `json:"address"`
-	Chain   string `json:"chain"`
-	// Source is "chain configuration", "native coin" or the token list
-	// and its version.
-	Source string `json:"source"`
-	// Note explains an alias: BTC priced as a wrapped form.
-	Note string `json:"note,omitempty"`
-}
-
-// nativeSymbols map a native coin to its chain (priced as its wrapped token).
-var nativeSymbols = map[string]string{"ETH": "ethereum", "POL": "polygon", "MATIC": "polygon", "BNB": "bsc"}
-
-// symbolRef resolves a symbol on one chain: the native coin (as its wrapped
-// token), a configured token, a token of the installed lists, or a wrapped
-// form of a coin without an EVM contract (BTC).
-func symbolRef(input, sym string, c *chain.EVM) (tokenRef, bool) {
-	ch := c.Chain
-	if strings.EqualFold(sym, "native") || strings.EqualFold(sym, ch.Native) {
-		return nativeRef(input, c), true
-	}
-	tok, alias, ok := ch.Resolve(sym)
-	if !ok {
-		return tokenRef{}, false
-	}
-	r := &Resolution{Symbol: tok.Symbol, Name: tok.Name, Address: tok.Address.Hex(), Chain: ch.Name, Source: tok.Source}
-	if r.Source == "" {
-		r.Source = "chain configuration"
-	}
-	if alias != "" {
-		r.Note = strings.ToUpper(sym) + " has no contract on " + ch.Name + ": priced as " + alias + ", its wrapped form there"
-	}
-	return tokenRef{Input: input, Chain: ch.Name, Addr: tok.Address, Resolved: r}, true
-}
-
-// nativeRef is the chain's native coin, priced as its wrapped token.
-func nativeRef(input string, c *chain.EVM) tokenRef {
-	ch := c.Chain
-	return tokenRef{Input: input, Chain: ch.Name, Addr: ch.WrappedNative, Resolved: &Resolution{Symbol: ch.Native,
-		Address: ch.WrappedNative.Hex(), Chain: ch.Name, Source: "native coin",
-		Note: ch.Native + " is priced as its wrapped token"}}
-}
-
-// resolveToken turns "chain:0x..", "chain:SYM", "SYM" or "native" (with a
-// chain) into an address on a configured EVM chain. A bare symbol is
-// looked up chain by chain, ethereum first.
-func (t *Tools) resolveToken(field, s, defChain string) (tokenRef, error) {
-	s = strings.TrimSpace(s)
-	name, rest, ok := strings.Cut(s, ":")
-	if !ok {
-		name, rest = defChain, s
-	}
-	name = strings.ToLower(name)
-	if name == "solana" || name == "" && (strings.EqualFold(rest, "SOL") || strings.EqualFold(rest, "WSOL")) {
-		return t.resolveSolana(field, s, rest)
-	}
-	if name == "" {
-		up := strings.ToUpper(rest)
-		if ch, ok := nativeSymbols[up]; ok && t.evm[ch] != nil {
-			return nativeRef(s, t.evm[ch]), nil
-		}
-		for _, ch := range chain.EVMChains {
-			if c := t.evm[ch]; c != nil {
-				if r, ok := symbolRef(s, rest, c); ok {
-					return r, nil
-				}
-			}
-		}
-		return tokenRef{}, apierr.Invalid(field, "unknown symbol "+quoteStr(rest)+" (not in the configured tokens nor the installed token lists of any chain); use chain:0x... for other tokens")
-	}
-	c, err := t.evm.Client(field, name)
-	if err != nil {
-		return tokenRef{}, err
-	}
-	if common.IsHexAddress(rest) && strings.HasPrefix(rest, "0x") {
-		return tokenRef{Input: s, Chain: name, Addr: common.HexToAddress(rest)}, nil
-	}
-	if r, ok := symbolRef(s, rest, c); ok {
-		return r, nil
-	}
-	return tokenRef{}, apierr.Invalid(field, "not an address or known symbol of "+name+": "+quoteStr(rest))
-}
-
-func (t *Tools) resolveTokens(in *PricesInput) ([]tokenRef, error) {
-	var refs []tokenRef
+func (t *Tools) resolveTokens(in *PricesInput) ([]token.Ref, error) {
+	var refs []token.Ref
 	for _, s := range call.List(in.Tokens) {
-		r, err := t.resolveToken("tokens", s, "")
+		r, err := t.tokens.Resolve("tokens", s, "")
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +112,7 @@ func (t *Tools) checkPrices(ctx context.Context, in *PricesInput) error {
 }
 
 // byChain groups the EVM tokens by chain.
-func byChain(refs []tokenRef) map[string][]common.Address {
+func byChain(refs []token.Ref) map[string][]common.Address {
 	m := map[string][]common.Address{}
 	for _, r := range refs {
 		if r.Chain != "solana" {

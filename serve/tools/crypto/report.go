@@ -3,6 +3,8 @@ package crypto
 import (
 	"context"
 	"fmt"
+
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/sell"
 )
 
 // ReportOutput is the answer of token_report: the audit, two simulated
@@ -12,7 +14,7 @@ type ReportOutput struct {
 	Score      int         `json:"score"`
 	Verdict    string      `json:"verdict"` // low-risk, caution, high-risk, avoid
 	Deductions []Deduction `json:"deductions"`
-	SellTests  []SellTest  `json:"sell_tests"`
+	SellTests  []sell.Test `json:"sell_tests"`
 }
 
 // Deduction is one flag's cost to the score.
@@ -30,7 +32,7 @@ var severityPoints = map[string]int{"critical": 100, "high": 25, "medium": 10, "
 var reportSellUSD = []float64{100, 1000}
 
 func (t *Tools) tokenReport(ctx context.Context, in *TokenInput) (*ReportOutput, error) {
-	out := &ReportOutput{Deductions: []Deduction{}, SellTests: []SellTest{}}
+	out := &ReportOutput{Deductions: []Deduction{}, SellTests: []sell.Test{}}
 	if in.Chain == "solana" {
 		// Solana sales are quotes from the pools' state, not simulations.
 		au, err := t.solanaAudit(ctx, in)
@@ -44,11 +46,11 @@ func (t *Tools) tokenReport(ctx context.Context, in *TokenInput) (*ReportOutput,
 		if err != nil {
 			return nil, err
 		}
-		var sales []sale
+		var sales []sell.Sale
 		for _, usd := range reportSellUSD {
-			sales = append(sales, sale{a.token, a.meta.Decimals, a.q, usd})
+			sales = append(sales, sell.Sale{Token: a.token, Decimals: a.meta.Decimals, Price: a.q, USD: usd})
 		}
-		for _, s := range simulateSells(ctx, a.c, a.wq, sales) {
+		for _, s := range sell.Simulate(ctx, a.c, a.wq, sales) {
 			out.SellTests = append(out.SellTests, s)
 			a.sellFlags(s)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
 // checkSolanaToken refuses, before payment, an address that is not a mint.
@@ -77,7 +78,7 @@ func (t *Tools) solanaAudit(ctx context.Context, in *TokenInput) (*AuditOutput, 
 		return nil, err
 	}
 	out := &AuditOutput{Chain: "solana", Address: in.Address, Flags: []Flag{}, CheckedAt: t.cfg.Now().UTC(),
-		Token: TokenSummary{Decimals: m.Info.Decimals, TotalSupply: m.Info.Supply}}
+		Token: token.Summary{Decimals: m.Info.Decimals, TotalSupply: m.Info.Supply}}
 	a := &audit{out: out}
 	if m.Info.MintAuthority != nil {
 		a.flag("mint", "high", "Supply can be increased", "The mint authority "+*m.Info.MintAuthority+" can mint new tokens.")

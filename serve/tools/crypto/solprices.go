@@ -3,34 +3,14 @@ package crypto
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
-// resolveSolana turns SOL, USDC or a mint address into a Solana token.
-func (t *Tools) resolveSolana(field, input, rest string) (tokenRef, error) {
-	w := market.SolWhirlpool(t.sol)
-	if w == nil {
-		return tokenRef{}, apierr.Invalid(field, "Solana prices are not configured on this server")
-	}
-	r := tokenRef{Input: input, Chain: "solana"}
-	switch {
-	case strings.EqualFold(rest, "SOL") || strings.EqualFold(rest, "WSOL") || strings.EqualFold(rest, "native"):
-		r.Mint = w.WSOLMint
-	case strings.EqualFold(rest, "USDC"):
-		r.Mint = w.USDCMint
-	case market.IsSolanaAddress(rest):
-		r.Mint = rest
-	default:
-		return tokenRef{}, apierr.Invalid(field, "not a Solana mint address or SOL/USDC: "+quoteStr(rest))
-	}
-	return r, nil
-}
-
-func solanaMints(refs []tokenRef) []string {
+func solanaMints(refs []token.Ref) []string {
 	var out []string
 	for _, r := range refs {
 		if r.Chain == "solana" && !slices.Contains(out, r.Mint) {
@@ -41,7 +21,7 @@ func solanaMints(refs []tokenRef) []string {
 }
 
 // checkSolanaPrices refuses, before payment, a Solana token without pool.
-func (t *Tools) checkSolanaPrices(ctx context.Context, refs []tokenRef) error {
+func (t *Tools) checkSolanaPrices(ctx context.Context, refs []token.Ref) error {
 	mints := solanaMints(refs)
 	if len(mints) == 0 {
 		return nil
@@ -60,7 +40,7 @@ func (t *Tools) checkSolanaPrices(ctx context.Context, refs []tokenRef) error {
 
 // solanaTokenPrices adds the Solana tokens' prices (no 24-hour change:
 // Solana nodes keep no past account state to compare with).
-func (t *Tools) solanaTokenPrices(ctx context.Context, refs []tokenRef, out *PricesOutput) error {
+func (t *Tools) solanaTokenPrices(ctx context.Context, refs []token.Ref, out *PricesOutput) error {
 	mints := solanaMints(refs)
 	if len(mints) == 0 {
 		return nil

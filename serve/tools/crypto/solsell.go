@@ -5,17 +5,18 @@ import (
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/sell"
 )
 
 // solanaSells quotes sales of usd worth of mint to USDC from pool math:
 // through its deepest pool, then the SOL/USDC pool when that pool quotes
 // in SOL. Nothing is simulated: a transfer hook or a frozen account would
 // not show; the tests say so with QuoteOnly.
-func (t *Tools) solanaSells(ctx context.Context, mint string) []SellTest {
-	var out []SellTest
-	skip := func(why string) []SellTest {
+func (t *Tools) solanaSells(ctx context.Context, mint string) []sell.Test {
+	var out []sell.Test
+	skip := func(why string) []sell.Test {
 		for _, usd := range reportSellUSD {
-			out = append(out, SellTest{USD: usd, Path: []string{}, Skipped: why, QuoteOnly: true})
+			out = append(out, sell.Test{USD: usd, Path: []string{}, Skipped: why, QuoteOnly: true})
 		}
 		return out
 	}
@@ -36,7 +37,7 @@ func (t *Tools) solanaSells(ctx context.Context, mint string) []SellTest {
 		return skip("no SOL/USDC pool for the second hop")
 	}
 	for _, usd := range reportSellUSD {
-		st := SellTest{USD: usd, Path: []string{q.Best.Addr}, QuoteOnly: true}
+		st := sell.Test{USD: usd, Path: []string{q.Best.Addr}, QuoteOnly: true}
 		amt := market.FromFloat(usd/q.PriceUSD, q.Decimals)
 		st.AmountIn = amt.String()
 		got := market.WhirlOut(q.Best, mint, amt)

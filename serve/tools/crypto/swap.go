@@ -17,6 +17,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/call"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/num"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
 // SwapInput is the input of swap_route.
@@ -52,20 +53,20 @@ func (in *SwapInput) Validate() error {
 
 // SwapOutput is the answer of swap_route.
 type SwapOutput struct {
-	Chain       string       `json:"chain"`
-	TokenIn     TokenSummary `json:"token_in"`
-	TokenOut    TokenSummary `json:"token_out"`
-	AddressIn   string       `json:"token_in_address"`
-	AddressOut  string       `json:"token_out_address"`
-	NativeIn    bool         `json:"native_in,omitempty"`
-	NativeOut   bool         `json:"native_out,omitempty"`
-	AmountIn    string       `json:"amount_in_raw"`
-	AmountInF   float64      `json:"amount_in"`
-	AmountOut   string       `json:"amount_out_raw"`
-	AmountOutF  float64      `json:"amount_out"`
-	MinOut      string       `json:"min_amount_out_raw"`
-	MinOutF     float64      `json:"min_amount_out"`
-	SlippageBps int          `json:"slippage_bps"`
+	Chain       string        `json:"chain"`
+	TokenIn     token.Summary `json:"token_in"`
+	TokenOut    token.Summary `json:"token_out"`
+	AddressIn   string        `json:"token_in_address"`
+	AddressOut  string        `json:"token_out_address"`
+	NativeIn    bool          `json:"native_in,omitempty"`
+	NativeOut   bool          `json:"native_out,omitempty"`
+	AmountIn    string        `json:"amount_in_raw"`
+	AmountInF   float64       `json:"amount_in"`
+	AmountOut   string        `json:"amount_out_raw"`
+	AmountOutF  float64       `json:"amount_out"`
+	MinOut      string        `json:"min_amount_out_raw"`
+	MinOutF     float64       `json:"min_amount_out"`
+	SlippageBps int           `json:"slippage_bps"`
 	// PriceImpactPct is the loss against the pools' mid prices, the DEX
 	// fees excluded (LPFeePct).
 	PriceImpactPct float64    `json:"price_impact_pct"`
@@ -132,24 +133,24 @@ type UnsignedTx struct {
 	Gas     uint64 `json:"gas,omitempty"`
 }
 
-func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, tokenRef, tokenRef, error) {
+func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, token.Ref, token.Ref, error) {
 	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
-		return nil, tokenRef{}, tokenRef{}, err
+		return nil, token.Ref{}, token.Ref{}, err
 	}
-	a, err := t.resolveToken("token_in", in.TokenIn, c.Chain.Name)
+	a, err := t.tokens.Resolve("token_in", in.TokenIn, c.Chain.Name)
 	if err != nil {
-		return nil, tokenRef{}, tokenRef{}, err
+		return nil, token.Ref{}, token.Ref{}, err
 	}
-	b, err := t.resolveToken("token_out", in.TokenOut, c.Chain.Name)
+	b, err := t.tokens.Resolve("token_out", in.TokenOut, c.Chain.Name)
 	if err != nil {
-		return nil, tokenRef{}, tokenRef{}, err
+		return nil, token.Ref{}, token.Ref{}, err
 	}
 	if a.Chain != c.Chain.Name || b.Chain != c.Chain.Name {
-		return nil, tokenRef{}, tokenRef{}, apierr.Invalid("token_in", "both tokens must be on "+c.Chain.Name)
+		return nil, token.Ref{}, token.Ref{}, apierr.Invalid("token_in", "both tokens must be on "+c.Chain.Name)
 	}
 	if a.Addr == b.Addr {
-		return nil, tokenRef{}, tokenRef{}, apierr.Invalid("token_out", "token_out is token_in")
+		return nil, token.Ref{}, token.Ref{}, apierr.Invalid("token_out", "token_out is token_in")
 	}
 	return c, a, b, nil
 }
@@ -170,15 +171,6 @@ func guessAmount(c *chain.EVM, a common.Address, in *SwapInput) *big.Int {
 		return parseUnits(in.Amount, tk.Decimals)
 	}
 	return nil
-}
-
-func containsAddr(l []common.Address, a common.Address) bool {
-	for _, x := range l {
-		if x == a {
-			return true
-		}
-	}
-	return false
 }
 
 // checkSwap resolves the tokens and refuses, before payment, a pair no
@@ -249,7 +241,7 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	minOut := new(big.Int).Div(new(big.Int).Mul(best.out(), big.NewInt(int64(10000-slip))), big.NewInt(10000))
 	out := &SwapOutput{Chain: c.Chain.Name, AddressIn: a.Addr.Hex(), AddressOut: b.Addr.Hex(),
 		NativeIn: isNative(in.TokenIn, c), NativeOut: isNative(in.TokenOut, c),
-		TokenIn: TokenSummary{Name: ma.Name, Symbol: ma.Symbol, Decimals: ma.Decimals}, TokenOut: TokenSummary{Name: mb.Name, Symbol: mb.Symbol, Decimals: mb.Decimals},
+		TokenIn: token.Summary{Name: ma.Name, Symbol: ma.Symbol, Decimals: ma.Decimals}, TokenOut: token.Summary{Name: mb.Name, Symbol: mb.Symbol, Decimals: mb.Decimals},
 		AmountIn: amt.String(), AmountInF: market.ToFloat(amt, ma.Decimals), AmountOut: best.out().String(), AmountOutF: market.ToFloat(best.out(), mb.Decimals),
 		MinOut: minOut.String(), MinOutF: market.ToFloat(minOut, mb.Decimals), SlippageBps: slip, DEX: best.label(),
 		Alternatives: []AltRoute{}, Block: head.Number, CheckedAt: t.cfg.Now().UTC(),

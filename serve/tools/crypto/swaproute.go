@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -93,7 +94,7 @@ type graph struct {
 func routeGraph(ctx context.Context, c *chain.EVM, a, b common.Address, first *big.Int) (*graph, error) {
 	mids := []common.Address{c.Chain.WrappedNative, c.Chain.USDC}
 	for _, tk := range c.Chain.Tokens {
-		if len(mids) < 6 && !containsAddr(mids, tk.Address) {
+		if len(mids) < 6 && !slices.Contains(mids, tk.Address) {
 			mids = append(mids, tk.Address)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/events"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/sell"
 	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 )
 
@@ -228,7 +229,7 @@ func (t *Tools) chainReputation(ctx context.Context, c *chain.EVM, owner common.
 		note(l.Address)
 		note(common.BytesToAddress(l.Topics[1][12:]))
 		note(common.BytesToAddress(l.Topics[2][12:]))
-		if !containsAddr(tokens, l.Address) {
+		if !slices.Contains(tokens, l.Address) {
 			tokens = append(tokens, l.Address)
 		}
 	}
@@ -318,15 +319,15 @@ func (t *Tools) scamTokens(ctx context.Context, c *chain.EVM, held []common.Addr
 	if err != nil {
 		return err
 	}
-	var sales []sale
+	var sales []sell.Sale
 	for _, tk := range held {
 		if m := meta[tk]; m != nil && m.OK && qs[tk] != nil {
-			sales = append(sales, sale{tk, m.Decimals, qs[tk], 10})
+			sales = append(sales, sell.Sale{Token: tk, Decimals: m.Decimals, Price: qs[tk], USD: 10})
 		}
 	}
-	for i, s := range simulateSells(ctx, c, qs[c.Chain.WrappedNative], sales) {
+	for i, s := range sell.Simulate(ctx, c, qs[c.Chain.WrappedNative], sales) {
 		if s.Reverted {
-			tk := sales[i].token
+			tk := sales[i].Token
 			rep.ScamTokens = append(rep.ScamTokens, ScamToken{Token: tk.Hex(), Symbol: meta[tk].Symbol, Reason: "a simulated sale reverts: " + s.RevertReason})
 		}
 	}

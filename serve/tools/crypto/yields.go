@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ func (t *Tools) yieldsClient(name string) (*chain.EVM, error) {
 func (t *Tools) yieldTokens(c *chain.EVM, in *PricesInput) []common.Address {
 	var out []common.Address
 	add := func(a common.Address) {
-		if !containsAddr(out, a) {
+		if !slices.Contains(out, a) {
 			out = append(out, a)
 		}
 	}
@@ -79,7 +80,7 @@ func (t *Tools) yieldTokens(c *chain.EVM, in *PricesInput) []common.Address {
 		if name, _, ok := strings.Cut(s, ":"); ok && !strings.EqualFold(name, c.Chain.Name) {
 			continue
 		}
-		if r, err := t.resolveToken("tokens", s, c.Chain.Name); err == nil && r.Chain == c.Chain.Name {
+		if r, err := t.tokens.Resolve("tokens", s, c.Chain.Name); err == nil && r.Chain == c.Chain.Name {
 			add(r.Addr)
 		}
 	}
@@ -120,7 +121,7 @@ func (t *Tools) yields(ctx context.Context, c *chain.EVM, tokens []common.Addres
 		case "compound-v3":
 			v, _ := c.Cache.Get("comet:" + m.Address.Hex())
 			base, _ := v.(common.Address)
-			if !containsAddr(tokens, base) {
+			if !slices.Contains(tokens, base) {
 				continue
 			}
 			reads.Add(chain.Call{Target: m.Address, Method: "getUtilization"}, func(r chain.Result) {

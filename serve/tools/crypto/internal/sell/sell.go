@@ -1,4 +1,10 @@
-package crypto
+// Package sell simulates sales of a token for USDC, for token_audit,
+// token_report and wallet_report: eth_call with state overrides places
+// SellTester's code (sellcode_gen.go, compiled from
+// evmtest/contracts/Infra.sol) at an address nobody controls and gives it a
+// balance of the token in the token's own storage, then sells through the
+// deepest pool. Nothing is signed or sent.
+package sell
 
 import (
 	"context"
@@ -72,8 +78,8 @@ func findBalanceSlot(ctx context.Context, c *chain.EVM, token common.Address) (*
 	return found, nil
 }
 
-// SellTest is one simulated sale of the token for USDC.
-type SellTest struct {
+// Test is one simulated sale of the token for USDC.
+type Test struct {
 	USD      float64 `json:"usd"`
 	AmountIn string  `json:"amount_in"` // token base units
 	// ExpectedUSDC is what the path would pay without any transfer tax;
@@ -90,25 +96,25 @@ type SellTest struct {
 	QuoteOnly bool `json:"quote_only,omitempty"`
 }
 
-// sale is one simulated sale: usd worth of token, priced by q.
-type sale struct {
-	token common.Address
-	dec   uint8
-	q     *market.Price
-	usd   float64
+// Sale is one sale to simulate: USD worth of Token, priced by Price.
+type Sale struct {
+	Token    common.Address
+	Decimals uint8
+	Price    *market.Price
+	USD      float64
 }
 
-// simulateSells sells each usd worth of token to USDC through the deepest
+// Simulate sells each usd worth of token to USDC through the deepest
 // pool (and the wrapped-native/USDC pool when the deepest quotes in it),
 // by eth_call with state overrides, all in one JSON-RPC batch: nothing is
 // sent. A sale already simulated at the call's block (token_audit's and
 // token_report's 100 USD sale) is answered from the read cache.
-func simulateSells(ctx context.Context, c *chain.EVM, wq *market.Price, sales []sale) []SellTest {
-	sts := make([]SellTest, len(sales))
+func Simulate(ctx context.Context, c *chain.EVM, wq *market.Price, sales []Sale) []Test {
+	sts := make([]Test, len(sales))
 	var elems []rpc.BatchElem
 	var at []int
 	for i, sl := range sales {
-		st, args := sellCall(ctx, c, sl.token, sl.dec, sl.q, wq, sl.usd)
+		st, args := sellCall(ctx, c, sl.Token, sl.Decimals, sl.Price, wq, sl.USD)
 		sts[i] = st
 		if args != nil {
 			elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: args, Result: new(hexutil.Bytes)})
@@ -129,8 +135,8 @@ func simulateSells(ctx context.Context, c *chain.EVM, wq *market.Price, sales []
 
 // sellCall is the eth_call parameters of one sale, nil with the reason in
 // Skipped when it cannot be simulated.
-func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8, q *market.Price, wq *market.Price, usd float64) (SellTest, []any) {
-	st := SellTest{USD: usd, Path: []string{}}
+func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8, q *market.Price, wq *market.Price, usd float64) (Test, []any) {
+	st := Test{USD: usd, Path: []string{}}
 	if q == nil || q.Pool == nil || q.PriceUSD <= 0 {
 		st.Skipped = "no pool to sell into"
 		return st, nil
@@ -170,7 +176,7 @@ func sellCall(ctx context.Context, c *chain.EVM, token common.Address, dec uint8
 }
 
 // sellResult reads a sale's answer into st.
-func sellResult(c *chain.EVM, st *SellTest, ret []byte, err error) {
+func sellResult(c *chain.EVM, st *Test, ret []byte, err error) {
 	if err != nil {
 		var re *chain.RevertError
 		if errors.As(err, &re) {
