@@ -15,6 +15,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 	"github.com/openshelf/openshelf/serve/tools/crypto/simulate"
+	"github.com/openshelf/openshelf/serve/tools/crypto/tokenaudit"
+	"github.com/openshelf/openshelf/serve/tools/crypto/tokenreport"
 )
 
 // Config configures the crypto tools. The zero value is the production
@@ -44,8 +46,8 @@ type Config struct {
 	RPCOptions chain.Options
 	// ExplorerTimeout bounds each explorer request; default 10s.
 	ExplorerTimeout time.Duration
-	// LogWindow is how many recent blocks token_report and wallet_report
-	// scan for Transfer and Approval logs; default 5000.
+	// LogWindow is how many recent blocks token_audit and token_report
+	// read Transfer logs from for holder concentration; default 5000.
 	LogWindow uint64
 	// SimStateReads bounds the RPC calls simulate_tx's local EVM may make
 	// to read state (nodes without debug_traceCall); default 1000. Past
@@ -73,6 +75,9 @@ type Tools struct {
 	gas *gas.Tools
 	pf  *portfolio.Tools
 	sim *simulate.Tools
+	// audit and report are token_audit and token_report.
+	audit  *tokenaudit.Tools
+	report *tokenreport.Tools
 	// logRange maps a chain name to the eth_getLogs range its last history
 	// scan ended with, where the next one starts.
 	logRange sync.Map
@@ -94,9 +99,6 @@ func New(cfg Config) (*Tools, error) {
 	}
 	if cfg.ExplorerTimeout <= 0 {
 		cfg.ExplorerTimeout = 10 * time.Second
-	}
-	if cfg.LogWindow == 0 {
-		cfg.LogWindow = 5000
 	}
 	cfg.History.fill()
 	cc := cfg.Chains
@@ -142,6 +144,8 @@ func New(cfg Config) (*Tools, error) {
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
 	t.gas = gas.New(t.evm, t.sol, market.TokenUSD, cfg.Now, cfg.Logger)
 	t.pf = portfolio.New(t.evm, t.sol, cfg.Now, cfg.Logger)
+	t.audit = tokenaudit.New(t.evm, t.sol, tokenaudit.Config{LogWindow: cfg.LogWindow, Now: cfg.Now})
+	t.report = tokenreport.New(t.audit, t.sol)
 	t.sim = simulate.New(t.evm, t.sol, t.exp, simulate.Config{StateReads: cfg.SimStateReads, Now: cfg.Now, Logger: cfg.Logger})
 	return t, nil
 }

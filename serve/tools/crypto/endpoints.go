@@ -12,7 +12,10 @@ import (
 // so bad input and unknown contracts are refused before payment.
 func (t *Tools) Endpoints() []*registry.Endpoint {
 	eps := append(t.abi.Endpoints(), t.gas.Endpoints()...)
-	eps = append(eps, t.pricesEndpoint(), t.auditEndpoint(), t.reportEndpoint(), t.swapEndpoint())
+	eps = append(eps, t.pricesEndpoint())
+	eps = append(eps, t.audit.Endpoints()...)
+	eps = append(eps, t.report.Endpoints()...)
+	eps = append(eps, t.swapEndpoint())
 	eps = append(eps, t.pf.Endpoints()...)
 	eps = append(eps, t.sim.Endpoints()...)
 	return append(eps, t.walletReportEndpoint())
@@ -47,35 +50,6 @@ func (t *Tools) swapEndpoint() *registry.Endpoint {
 		Example: map[string]any{"chain": "ethereum", "token_in": "WETH", "token_out": "USDC", "amount": "1"},
 		Check:   call.Check("swap_route", t.checkSwap),
 		Handle:  call.Handle("swap_route", t.swapRoute),
-	}.Endpoint()
-}
-
-func (t *Tools) auditEndpoint() *registry.Endpoint {
-	return registry.Spec[TokenInput]{
-		Name: "token_audit", Method: http.MethodPost, Path: "/v1/crypto/token-audit", Group: registry.GroupTools,
-		Price:   "0.001",
-		Summary: "Severity-ranked risk flags of a token from its bytecode and state: owner privileges, mint, pause, blacklist, fee setters, proxy upgradability, honeypot (simulated sale), liquidity lock and holder concentration.",
-		Description: "Privileged functions are found by their selectors in the bytecode (the implementation's, behind a proxy); a " +
-			"100 USD sale to USDC is simulated with eth_call state overrides (nothing is sent). An address without code is a 404 before payment.",
-		Output: AuditOutput{}, Tool: call.Tool(),
-		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   call.Check("token_audit", t.checkToken),
-		Handle:  call.Handle("token_audit", t.tokenAudit),
-	}.Endpoint()
-}
-
-func (t *Tools) reportEndpoint() *registry.Endpoint {
-	return registry.Spec[TokenInput]{
-		Name: "token_report", Method: http.MethodPost, Path: "/v1/crypto/token-report", Group: registry.GroupTools,
-		Price:   "0.05",
-		Summary: "Token safety report: score 0 to 100 with every deduction explained, a verdict (low-risk, caution, high-risk, avoid), the audit flags, and simulated sales of 100 and 1,000 USD to USDC with received amount, effective tax and revert reason.",
-		Description: "Sales run through the deepest pool (and the wrapped-native/USDC pool when needed) by eth_call with state " +
-			"overrides: a seller contract and a token balance are placed for the call only; nothing is signed or sent. Solana: the " +
-			"sales are quotes from Orca Whirlpool pool state (quote_only), not simulations.",
-		Output: ReportOutput{}, Tool: call.Tool(),
-		Example: map[string]any{"chain": "ethereum", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"},
-		Check:   call.Check("token_report", t.checkToken),
-		Handle:  call.Handle("token_report", t.tokenReport),
 	}.Endpoint()
 }
 

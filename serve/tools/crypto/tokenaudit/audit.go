@@ -1,4 +1,4 @@
-package crypto
+package tokenaudit
 
 import (
 	"context"
@@ -23,14 +23,14 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
-// TokenInput is the input of token_audit and token_report.
-type TokenInput struct {
+// Input is the input of token_audit and token_report.
+type Input struct {
 	Chain   string `json:"chain" doc:"Chain of the token." enum:"ethereum|base|arbitrum|optimism|polygon|bsc|solana"`
 	Address string `json:"address" doc:"Token contract address, or the mint address on Solana." minLength:"1" maxLength:"64"`
 }
 
 // Validate checks the address form for EVM chains.
-func (in *TokenInput) Validate() error {
+func (in *Input) Validate() error {
 	if in.Chain == "solana" {
 		if !market.IsSolanaAddress(in.Address) {
 			return apierr.Invalid("address", "want a base58 Solana mint address")
@@ -53,8 +53,8 @@ type Flag struct {
 
 var severityRank = map[string]int{"critical": 4, "high": 3, "medium": 2, "low": 1, "info": 0}
 
-// AuditOutput is the answer of token_audit.
-type AuditOutput struct {
+// Output is the answer of token_audit.
+type Output struct {
 	Chain     string         `json:"chain"`
 	Address   string         `json:"address"`
 	Token     token.Summary  `json:"token"`
@@ -133,9 +133,10 @@ func present(sel map[[4]byte]bool, group string) []string {
 	return hit
 }
 
-// audit is the shared analysis of token_audit and token_report.
-type audit struct {
-	out   *AuditOutput
+// Audit is the analysis of a token that token_audit answers with and
+// token_report builds on.
+type Audit struct {
+	Out   *Output
 	c     *chain.EVM
 	token common.Address
 	meta  *market.TokenMeta
@@ -146,9 +147,9 @@ type audit struct {
 	q, wq  *market.Price
 }
 
-// checkToken refuses, before payment, an address without code (or, on
-// Solana, one that is not a mint).
-func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
+// Check refuses, before payment, an address without code (or, on Solana,
+// one that is not a mint): the check of token_audit and token_report.
+func (t *Tools) Check(ctx context.Context, in *Input) error {
 	if in.Chain == "solana" {
 		return t.checkSolanaToken(ctx, in)
 	}
@@ -166,7 +167,9 @@ func (t *Tools) checkToken(ctx context.Context, in *TokenInput) error {
 	return nil
 }
 
-func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (*audit, error) {
+// Run audits an EVM token; with sellUSD above zero it also simulates a
+// sale of that many USD.
+func (t *Tools) Run(ctx context.Context, in *Input, sellUSD float64) (*Audit, error) {
 	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, err
@@ -183,7 +186,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	if err != nil {
 		return nil, err
 	}
-	a := &audit{c: c, token: tok, out: &AuditOutput{Chain: c.Chain.Name, Address: tok.Hex(), Flags: []Flag{}, Proxy: st.Proxy,
+	a := &Audit{c: c, token: tok, Out: &Output{Chain: c.Chain.Name, Address: tok.Hex(), Flags: []Flag{}, Proxy: st.Proxy,
 		Block: head.Number, CheckedAt: t.cfg.Now().UTC()}}
 	metas, err := market.TokenInfo(ctx, c, []common.Address{tok})
 	if err != nil {
@@ -193,7 +196,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	if a.meta == nil || !a.meta.OK {
 		return nil, apierr.NotFound("not_a_token", in.Address+" does not answer decimals(): not an ERC-20 token")
 	}
-	a.out.Token = token.Summary{Name: a.meta.Name, Symbol: a.meta.Symbol, Decimals: a.meta.Decimals}
+	a.Out.Token = token.Summary{Name: a.meta.Name, Symbol: a.meta.Symbol, Decimals: a.meta.Decimals}
 	res, err := c.Multicall(ctx, []chain.Call{{Target: tok, Method: "owner"}, {Target: tok, Method: "totalSupply"}}, nil)
 	if err != nil {
 		return nil, err
@@ -202,7 +205,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 		a.owner = &o
 	}
 	if a.supply = res[1].Big(0); a.supply != nil {
-		a.out.Token.TotalSupply = a.supply.String()
+		a.Out.Token.TotalSupply = a.supply.String()
 	}
 	qs, err := market.USDPrices(ctx, c, []common.Address{tok, c.Chain.WrappedNative}, nil)
 	if err != nil {
@@ -210,7 +213,7 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 	}
 	a.q, a.wq = qs[tok], qs[c.Chain.WrappedNative]
 	if a.q != nil {
-		a.out.Token.PriceUSD = num.Ptr(num.Round(a.q.PriceUSD, 10))
+		a.Out.Token.PriceUSD = num.Ptr(num.Round(a.q.PriceUSD, 10))
 	}
 	code := st.Code
 	if st.Proxy != nil && len(st.ImplCode) > 0 {
@@ -224,21 +227,20 @@ func (t *Tools) runAudit(ctx context.Context, in *TokenInput, sellUSD float64) (
 		return nil, err
 	}
 	if sellUSD > 0 {
-		s := sell.Simulate(ctx, c, a.wq, []sell.Sale{{Token: tok, Decimals: a.meta.Decimals, Price: a.q, USD: sellUSD}})[0]
-		a.out.SellTest = &s
-		a.sellFlags(s)
+		s := a.Sell(ctx, []float64{sellUSD})[0]
+		a.Out.SellTest = &s
 	}
-	a.finish()
+	a.Finish()
 	return a, nil
 }
 
-func (a *audit) flag(id, sev, title, detail string) {
-	a.out.Flags = append(a.out.Flags, Flag{ID: id, Severity: sev, Title: title, Detail: detail})
+func (a *Audit) flag(id, sev, title, detail string) {
+	a.Out.Flags = append(a.Out.Flags, Flag{ID: id, Severity: sev, Title: title, Detail: detail})
 }
 
 // privileges reads owner() and flags privileged functions; a privilege is
 // serious only while someone holds it.
-func (a *audit) privileges(sel map[[4]byte]bool) {
+func (a *Audit) privileges(sel map[[4]byte]bool) {
 	owned := false
 	if a.owner != nil {
 		o := *a.owner
@@ -246,11 +248,11 @@ func (a *audit) privileges(sel map[[4]byte]bool) {
 			a.flag("ownership_renounced", "info", "Ownership renounced", "owner() is "+o.Hex()+": owner-only functions can no longer be called.")
 		} else {
 			owned = true
-			a.out.Owner = o.Hex()
+			a.Out.Owner = o.Hex()
 			a.flag("owner", "low", "Token has an owner", "owner() is "+o.Hex()+", who can call the owner-only functions listed in other flags.")
 		}
 	}
-	live := owned || a.out.Proxy != nil
+	live := owned || a.Out.Proxy != nil
 	sevIf := func(s string) string {
 		if live {
 			return s
@@ -275,7 +277,7 @@ func (a *audit) privileges(sel map[[4]byte]bool) {
 	if hit := present(sel, "trading"); len(hit) > 0 {
 		a.flag("trading_switch", sevIf("medium"), "Trading can be switched", "The code has "+strings.Join(hit, ", ")+".")
 	}
-	if p := a.out.Proxy; p != nil {
+	if p := a.Out.Proxy; p != nil {
 		d := fmt.Sprintf("%s proxy delegating to %s", p.Type, p.Implementation)
 		if p.Admin != "" {
 			d += "; admin " + p.Admin + " can replace the implementation and with it every rule of the token"
@@ -288,7 +290,7 @@ var deadAddr = common.HexToAddress("0x000000000000000000000000000000000000dEaD")
 
 // liquidity reports the deepest pool and how much of its LP supply is
 // burned.
-func (a *audit) liquidity(ctx context.Context) error {
+func (a *Audit) liquidity(ctx context.Context) error {
 	if a.q == nil || a.q.Pool == nil {
 		a.flag("no_liquidity", "high", "No pool against USDC or the wrapped native token", "The token cannot be sold on the configured exchanges.")
 		return nil
@@ -299,7 +301,7 @@ func (a *audit) liquidity(ctx context.Context) error {
 		quote = "wrapped native"
 	}
 	li := &LiquidityInfo{Pool: p.Addr.Hex(), DEX: p.DEX.Name, Quote: quote, DepthUSD: num.Round(a.q.PoolDepth, 8)}
-	a.out.Liquidity = li
+	a.Out.Liquidity = li
 	res, err := a.c.Multicall(ctx, []chain.Call{
 		{Target: p.Addr, Method: "balanceOf", Args: []any{deadAddr}},
 		{Target: p.Addr, Method: "balanceOf", Args: []any{common.Address{}}},
@@ -331,7 +333,7 @@ func (a *audit) liquidity(ctx context.Context) error {
 
 // holders reads Transfer logs of the last window blocks (one eth_getLogs)
 // and the balances of the receivers (one Multicall3 call, at most 300).
-func (a *audit) holders(ctx context.Context, head, window uint64) error {
+func (a *Audit) holders(ctx context.Context, head, window uint64) error {
 	if a.supply == nil || a.supply.Sign() == 0 {
 		return nil
 	}
@@ -391,7 +393,7 @@ func (a *audit) holders(ctx context.Context, head, window uint64) error {
 		hi.Top10Pct += s.Pct
 	}
 	hi.Top10Pct = num.Round(hi.Top10Pct, 6)
-	a.out.Holders = hi
+	a.Out.Holders = hi
 	switch {
 	case len(shares) > 0 && shares[0].Pct > 50:
 		a.flag("holder_concentration", "high", "One holder owns most of the supply", fmt.Sprintf("%s holds %.2f%% of the supply.", shares[0].Address, shares[0].Pct))
@@ -401,40 +403,54 @@ func (a *audit) holders(ctx context.Context, head, window uint64) error {
 	return nil
 }
 
+// Sell simulates sales of each usd worth of the token to USDC (one batch,
+// package sell) and flags what they show.
+func (a *Audit) Sell(ctx context.Context, usd []float64) []sell.Test {
+	var sales []sell.Sale
+	for _, u := range usd {
+		sales = append(sales, sell.Sale{Token: a.token, Decimals: a.meta.Decimals, Price: a.q, USD: u})
+	}
+	sts := sell.Simulate(ctx, a.c, a.wq, sales)
+	for _, s := range sts {
+		a.sellFlags(s)
+	}
+	return sts
+}
+
 // sellFlags turns a simulated sale into flags.
-func (a *audit) sellFlags(s sell.Test) {
+func (a *Audit) sellFlags(s sell.Test) {
 	switch {
 	case s.Reverted:
-		if !slices.ContainsFunc(a.out.Flags, func(f Flag) bool { return f.ID == "honeypot" }) {
+		if !slices.ContainsFunc(a.Out.Flags, func(f Flag) bool { return f.ID == "honeypot" }) {
 			a.flag("honeypot", "critical", "Cannot be sold", fmt.Sprintf("A simulated sale of %.0f USD worth reverted: %s.", s.USD, s.RevertReason))
 		}
 	case s.EffectiveTaxPc != nil && *s.EffectiveTaxPc > 10:
 		a.flag("sell_tax", "high", "High sell tax", fmt.Sprintf("A simulated sale of %.0f USD lost %.2f%% to transfer tax.", s.USD, *s.EffectiveTaxPc))
 	case s.EffectiveTaxPc != nil && *s.EffectiveTaxPc > 0.5:
-		if !slices.ContainsFunc(a.out.Flags, func(f Flag) bool { return f.ID == "sell_tax" }) {
+		if !slices.ContainsFunc(a.Out.Flags, func(f Flag) bool { return f.ID == "sell_tax" }) {
 			a.flag("sell_tax", "medium", "Sell tax", fmt.Sprintf("A simulated sale of %.0f USD lost %.2f%% to transfer tax.", s.USD, *s.EffectiveTaxPc))
 		}
 	}
 }
 
-// finish sorts flags by severity and sets the risk level.
-func (a *audit) finish() {
-	sort.SliceStable(a.out.Flags, func(i, j int) bool {
-		return severityRank[a.out.Flags[i].Severity] > severityRank[a.out.Flags[j].Severity]
+// Finish sorts flags by severity and sets the risk level.
+func (a *Audit) Finish() {
+	sort.SliceStable(a.Out.Flags, func(i, j int) bool {
+		return severityRank[a.Out.Flags[i].Severity] > severityRank[a.Out.Flags[j].Severity]
 	})
-	a.out.RiskLevel = "none"
-	if len(a.out.Flags) > 0 && a.out.Flags[0].Severity != "info" {
-		a.out.RiskLevel = a.out.Flags[0].Severity
+	a.Out.RiskLevel = "none"
+	if len(a.Out.Flags) > 0 && a.Out.Flags[0].Severity != "info" {
+		a.Out.RiskLevel = a.Out.Flags[0].Severity
 	}
 }
 
-func (t *Tools) tokenAudit(ctx context.Context, in *TokenInput) (*AuditOutput, error) {
+func (t *Tools) tokenAudit(ctx context.Context, in *Input) (*Output, error) {
 	if in.Chain == "solana" {
-		return t.solanaAudit(ctx, in)
+		return t.Solana(ctx, in)
 	}
-	a, err := t.runAudit(ctx, in, 100)
+	a, err := t.Run(ctx, in, 100)
 	if err != nil {
 		return nil, err
 	}
-	return a.out, nil
+	return a.Out, nil
 }

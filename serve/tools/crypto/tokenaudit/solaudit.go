@@ -1,4 +1,4 @@
-package crypto
+package tokenaudit
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 // checkSolanaToken refuses, before payment, an address that is not a mint.
-func (t *Tools) checkSolanaToken(ctx context.Context, in *TokenInput) error {
+func (t *Tools) checkSolanaToken(ctx context.Context, in *Input) error {
 	_, err := t.solanaMint(ctx, in.Address)
 	return err
 }
@@ -69,17 +69,17 @@ func (t *Tools) solanaMint(ctx context.Context, addr string) (*solMint, error) {
 	return m, nil
 }
 
-// solanaAudit flags a mint's authorities and Token-2022 extensions, and
-// measures holder concentration from getTokenLargestAccounts. No sale is
-// simulated on Solana.
-func (t *Tools) solanaAudit(ctx context.Context, in *TokenInput) (*AuditOutput, error) {
+// Solana audits a Solana mint: it flags the mint's authorities and
+// Token-2022 extensions, and measures holder concentration from
+// getTokenLargestAccounts. No sale is simulated on Solana.
+func (t *Tools) Solana(ctx context.Context, in *Input) (*Output, error) {
 	m, err := t.solanaMint(ctx, in.Address)
 	if err != nil {
 		return nil, err
 	}
-	out := &AuditOutput{Chain: "solana", Address: in.Address, Flags: []Flag{}, CheckedAt: t.cfg.Now().UTC(),
+	out := &Output{Chain: "solana", Address: in.Address, Flags: []Flag{}, CheckedAt: t.cfg.Now().UTC(),
 		Token: token.Summary{Decimals: m.Info.Decimals, TotalSupply: m.Info.Supply}}
-	a := &audit{out: out}
+	a := &Audit{Out: out}
 	if m.Info.MintAuthority != nil {
 		a.flag("mint", "high", "Supply can be increased", "The mint authority "+*m.Info.MintAuthority+" can mint new tokens.")
 	} else {
@@ -105,11 +105,11 @@ func (t *Tools) solanaAudit(ctx context.Context, in *TokenInput) (*AuditOutput, 
 	if err := t.solanaHolders(ctx, in.Address, m, a); err != nil {
 		return nil, err
 	}
-	a.finish()
+	a.Finish()
 	return out, nil
 }
 
-func (t *Tools) solanaHolders(ctx context.Context, addr string, m *solMint, a *audit) error {
+func (t *Tools) solanaHolders(ctx context.Context, addr string, m *solMint, a *Audit) error {
 	supply, ok := new(big.Int).SetString(m.Info.Supply, 10)
 	if !ok || supply.Sign() == 0 {
 		return nil
@@ -139,7 +139,7 @@ func (t *Tools) solanaHolders(ctx context.Context, addr string, m *solMint, a *a
 		hi.Top10Pct += s.Pct
 	}
 	hi.Top10Pct = num.Round(hi.Top10Pct, 6)
-	a.out.Holders = hi
+	a.Out.Holders = hi
 	switch {
 	case len(hi.Top) > 0 && hi.Top[0].Pct > 50:
 		a.flag("holder_concentration", "high", "One account holds most of the supply", fmt.Sprintf("Token account %s holds %.2f%% (pools and lockers are not told apart on Solana).", hi.Top[0].Address, hi.Top[0].Pct))

@@ -1,16 +1,17 @@
-package crypto
+package tokenreport
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/sell"
+	"github.com/openshelf/openshelf/serve/tools/crypto/tokenaudit"
 )
 
-// ReportOutput is the answer of token_report: the audit, two simulated
-// sales, a 0–100 score with every deduction, and a verdict.
-type ReportOutput struct {
-	AuditOutput
+// Output is the answer of token_report: the audit, two simulated sales, a
+// 0–100 score with every deduction, and a verdict.
+type Output struct {
+	tokenaudit.Output
 	Score      int         `json:"score"`
 	Verdict    string      `json:"verdict"` // low-risk, caution, high-risk, avoid
 	Deductions []Deduction `json:"deductions"`
@@ -31,31 +32,24 @@ var severityPoints = map[string]int{"critical": 100, "high": 25, "medium": 10, "
 // reportSellUSD are the simulated sale sizes.
 var reportSellUSD = []float64{100, 1000}
 
-func (t *Tools) tokenReport(ctx context.Context, in *TokenInput) (*ReportOutput, error) {
-	out := &ReportOutput{Deductions: []Deduction{}, SellTests: []sell.Test{}}
+func (t *Tools) tokenReport(ctx context.Context, in *Input) (*Output, error) {
+	out := &Output{Deductions: []Deduction{}, SellTests: []sell.Test{}}
 	if in.Chain == "solana" {
 		// Solana sales are quotes from the pools' state, not simulations.
-		au, err := t.solanaAudit(ctx, in)
+		au, err := t.audit.Solana(ctx, in)
 		if err != nil {
 			return nil, err
 		}
-		out.AuditOutput = *au
+		out.Output = *au
 		out.SellTests = t.solanaSells(ctx, in.Address)
 	} else {
-		a, err := t.runAudit(ctx, in, 0)
+		a, err := t.audit.Run(ctx, in, 0)
 		if err != nil {
 			return nil, err
 		}
-		var sales []sell.Sale
-		for _, usd := range reportSellUSD {
-			sales = append(sales, sell.Sale{Token: a.token, Decimals: a.meta.Decimals, Price: a.q, USD: usd})
-		}
-		for _, s := range sell.Simulate(ctx, a.c, a.wq, sales) {
-			out.SellTests = append(out.SellTests, s)
-			a.sellFlags(s)
-		}
-		a.finish()
-		out.AuditOutput = *a.out
+		out.SellTests = append(out.SellTests, a.Sell(ctx, reportSellUSD)...)
+		a.Finish()
+		out.Output = *a.Out
 	}
 	out.Score = 100
 	for _, f := range out.Flags {
