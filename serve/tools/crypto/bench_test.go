@@ -7,6 +7,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
+	"github.com/openshelf/openshelf/serve/tools/crypto/swaproute"
 	"github.com/openshelf/openshelf/serve/tools/crypto/tokenreport"
 )
 
@@ -31,6 +32,7 @@ func BenchmarkTools(b *testing.B) {
 	// handlers.
 	gasTracker := tools.gas.Endpoints()[0]
 	tokenReport := tools.report.Endpoints()[0]
+	swapRoute := tools.swap.Endpoints()[0]
 	cases := []struct {
 		name string
 		call func() error
@@ -53,7 +55,7 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		}},
 		{"swap_route_multihop", func() error {
-			_, err := tools.swapRoute(ctx, &SwapInput{Chain: "ethereum", TokenIn: "USDC", TokenOut: c.VTT.Hex(), Amount: "100000"})
+			_, err := swapRoute.Handle(ctx, &swaproute.Input{Chain: "ethereum", TokenIn: "USDC", TokenOut: c.VTT.Hex(), Amount: "100000"})
 			return err
 		}},
 		{"token_report", func() error {

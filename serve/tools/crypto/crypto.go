@@ -15,6 +15,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 	"github.com/openshelf/openshelf/serve/tools/crypto/simulate"
+	"github.com/openshelf/openshelf/serve/tools/crypto/swaproute"
 	"github.com/openshelf/openshelf/serve/tools/crypto/tokenaudit"
 	"github.com/openshelf/openshelf/serve/tools/crypto/tokenreport"
 )
@@ -78,6 +79,7 @@ type Tools struct {
 	// audit and report are token_audit and token_report.
 	audit  *tokenaudit.Tools
 	report *tokenreport.Tools
+	swap   *swaproute.Tools
 	// logRange maps a chain name to the eth_getLogs range its last history
 	// scan ended with, where the next one starts.
 	logRange sync.Map
@@ -146,6 +148,7 @@ func New(cfg Config) (*Tools, error) {
 	t.pf = portfolio.New(t.evm, t.sol, cfg.Now, cfg.Logger)
 	t.audit = tokenaudit.New(t.evm, t.sol, tokenaudit.Config{LogWindow: cfg.LogWindow, Now: cfg.Now})
 	t.report = tokenreport.New(t.audit, t.sol)
+	t.swap = swaproute.New(t.evm, t.tokens, cfg.Now)
 	t.sim = simulate.New(t.evm, t.sol, t.exp, simulate.Config{StateReads: cfg.SimStateReads, Now: cfg.Now, Logger: cfg.Logger})
 	return t, nil
 }

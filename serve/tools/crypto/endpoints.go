@@ -15,7 +15,7 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 	eps = append(eps, t.pricesEndpoint())
 	eps = append(eps, t.audit.Endpoints()...)
 	eps = append(eps, t.report.Endpoints()...)
-	eps = append(eps, t.swapEndpoint())
+	eps = append(eps, t.swap.Endpoints()...)
 	eps = append(eps, t.pf.Endpoints()...)
 	eps = append(eps, t.sim.Endpoints()...)
 	return append(eps, t.walletReportEndpoint())
@@ -34,22 +34,6 @@ func (t *Tools) walletReportEndpoint() *registry.Endpoint {
 		// A real mainnet example (USDC, a well-known wallet): what discovery shows.
 		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
 		Handle:  call.Handle("wallet_report", t.walletReport),
-	}.Endpoint()
-}
-
-func (t *Tools) swapEndpoint() *registry.Endpoint {
-	return registry.Spec[SwapInput]{
-		Name: "swap_route", Method: http.MethodGet, Path: "/v1/crypto/swap-route", Group: registry.GroupTools,
-		Price:   "0.001",
-		Summary: "Best swap route across Uniswap-V2-style pairs and V3-style pools (multi-hop, mixed V2/V3): output, minimum after slippage, price impact over the route, gas, USD value change; with a sender, an unsigned transaction and the allowance check.",
-		Description: "Direct routes and routes through the wrapped native token, USDC and listed tokens (up to three hops, each hop " +
-			"the best V2 pair or V3 pool of any fee tier) are quoted at the head block: V2 from reserves, V3 with the DEX's QuoterV2. " +
-			"The transaction is a V2 router call, a SwapRouter02 exactInputSingle/exactInput, or a SwapRouter02 multicall for mixed " +
-			"routes. native is handled as the wrapped token. Quotes only: no transaction is sent.",
-		Output: SwapOutput{}, Tool: call.Tool(),
-		Example: map[string]any{"chain": "ethereum", "token_in": "WETH", "token_out": "USDC", "amount": "1"},
-		Check:   call.Check("swap_route", t.checkSwap),
-		Handle:  call.Handle("swap_route", t.swapRoute),
 	}.Endpoint()
 }
 

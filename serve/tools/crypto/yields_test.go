@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -99,4 +100,28 @@ func TestCryptoPricesYields(t *testing.T) {
 	}
 
 	t.Run("prices through a listed token", func(t *testing.T) { pricesThroughListedToken(t, e) })
+}
+
+// pricesThroughListedToken runs in TestCryptoPricesYields' chain (one
+// chain fewer to deploy).
+func pricesThroughListedToken(t *testing.T, e *env) {
+	c := e.chain
+	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{
+		"tokens": "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",GOOD", "change_24h": false})
+	ps := m["prices"].([]any)
+	tail, vtt, good := ps[0].(map[string]any), ps[1].(map[string]any), ps[2].(map[string]any)
+	// TAIL has only a TAIL/GOOD pair: 10 TAIL per GOOD, times GOOD's own
+	// price; the route is no deeper than GOOD's pool.
+	want := cryptotest.ReserveRatio(t, c, 0, "TAIL/GOOD", 18, 18, c.TAIL) * num(t, good, "price_usd")
+	if got := num(t, tail, "price_usd"); !near(got, want, 1e-9) || tail["quote_token"] != "GOOD" || tail["pool"] != c.Pairs["TAIL/GOOD"].Hex() {
+		t.Errorf("TAIL %v via %v (%v), want %v via GOOD", got, tail["quote_token"], tail["pool"], want)
+	}
+	if d := num(t, tail, "depth_usd"); d > num(t, good, "depth_usd")+1e-6 {
+		t.Errorf("TAIL depth %v deeper than GOOD's %v", d, good["depth_usd"])
+	}
+	// VTT has only the V3 pool against WETH: 10,000 VTT per WETH at
+	// 3,000 USD.
+	if got := num(t, vtt, "price_usd"); !near(got, 0.3, 1e-9) || vtt["quote_token"] != "WETH" {
+		t.Errorf("VTT %v via %v, want 0.3 via WETH", got, vtt["quote_token"])
+	}
 }

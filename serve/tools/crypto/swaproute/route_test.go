@@ -1,4 +1,4 @@
-package crypto_test
+package swaproute_test
 
 import (
 	"math/big"
@@ -40,15 +40,15 @@ func swapAndCompare(t *testing.T, c *evmtest.Chain, m map[string]any, out common
 }
 
 func TestSwapRouteMultiHop(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
 	// VTT trades only in the V3 VTT/WETH pool: every route to it ends
 	// with a V3 hop; the first hop is the V3 WETH/USDC pool (0.05%) for
 	// small amounts, the deeper V2 pair (0.3%) for large ones.
 	c.Send(c.Deployer, c.USDC, nil, "Token", "transfer", c.WalletAddr, evmtest.Units(100_000, 6))
 	maxU := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 	ask := func(amount string) map[string]any {
-		e.later() // see the approvals and swaps made since the last ask
+		e.Later() // see the approvals and swaps made since the last ask
 		return e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
 			"chain": "ethereum", "token_in": "USDC", "token_out": c.VTT.Hex(), "amount": amount, "sender": c.WalletAddr.Hex(), "slippage_bps": 100})
 	}
@@ -78,15 +78,15 @@ func TestSwapRouteMultiHop(t *testing.T) {
 			t.Errorf("hops %v", hops)
 		}
 		// 100,000 USDC is a third of the V3 pool's WETH: a large impact.
-		if imp := num(t, m, "price_impact_pct"); imp < 10 || imp > 40 {
+		if imp := cryptotest.Num(t, m, "price_impact_pct"); imp < 10 || imp > 40 {
 			t.Errorf("price impact %v%%", imp)
 		}
 		// 0.3% in the V2 pair, 0.3% in the V3 pool.
-		if fee := num(t, m, "lp_fee_pct"); !near(fee, (1-0.997*0.997)*100, 1e-6) {
+		if fee := cryptotest.Num(t, m, "lp_fee_pct"); !cryptotest.Near(fee, (1-0.997*0.997)*100, 1e-6) {
 			t.Errorf("LP fee %v%%", fee)
 		}
 		tx := m["transaction"].(map[string]any)
-		if tx["data"].(string)[:10] != selector("multicall(uint256,bytes[])") {
+		if tx["data"].(string)[:10] != cryptotest.Selector("multicall(uint256,bytes[])") {
 			t.Errorf("transaction %v", tx)
 		}
 		if al := m["allowance"].(map[string]any); al["sufficient"] != false || al["spender"] != c.V3Router.Hex() {
@@ -111,7 +111,7 @@ func TestSwapRouteMultiHop(t *testing.T) {
 			t.Errorf("out %v, QuoterV2 quoteExactInput says %v", m["amount_out_raw"], q)
 		}
 		tx := m["transaction"].(map[string]any)
-		if tx["data"].(string)[:10] != selector("exactInput((bytes,address,uint256,uint256))") {
+		if tx["data"].(string)[:10] != cryptotest.Selector("exactInput((bytes,address,uint256,uint256))") {
 			t.Errorf("transaction %v", tx)
 		}
 		minOut := new(big.Int).Div(new(big.Int).Mul(q, big.NewInt(9900)), big.NewInt(10000))
@@ -120,28 +120,4 @@ func TestSwapRouteMultiHop(t *testing.T) {
 		}
 		swapAndCompare(t, c, m, c.VTT)
 	})
-}
-
-// pricesThroughListedToken runs in TestCryptoPricesYields' chain (one
-// chain fewer to deploy).
-func pricesThroughListedToken(t *testing.T, e *env) {
-	c := e.chain
-	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{
-		"tokens": "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",GOOD", "change_24h": false})
-	ps := m["prices"].([]any)
-	tail, vtt, good := ps[0].(map[string]any), ps[1].(map[string]any), ps[2].(map[string]any)
-	// TAIL has only a TAIL/GOOD pair: 10 TAIL per GOOD, times GOOD's own
-	// price; the route is no deeper than GOOD's pool.
-	want := cryptotest.ReserveRatio(t, c, 0, "TAIL/GOOD", 18, 18, c.TAIL) * num(t, good, "price_usd")
-	if got := num(t, tail, "price_usd"); !near(got, want, 1e-9) || tail["quote_token"] != "GOOD" || tail["pool"] != c.Pairs["TAIL/GOOD"].Hex() {
-		t.Errorf("TAIL %v via %v (%v), want %v via GOOD", got, tail["quote_token"], tail["pool"], want)
-	}
-	if d := num(t, tail, "depth_usd"); d > num(t, good, "depth_usd")+1e-6 {
-		t.Errorf("TAIL depth %v deeper than GOOD's %v", d, good["depth_usd"])
-	}
-	// VTT has only the V3 pool against WETH: 10,000 VTT per WETH at
-	// 3,000 USD.
-	if got := num(t, vtt, "price_usd"); !near(got, 0.3, 1e-9) || vtt["quote_token"] != "WETH" {
-		t.Errorf("VTT %v via %v, want 0.3 via WETH", got, vtt["quote_token"])
-	}
 }

@@ -1,4 +1,4 @@
-package crypto_test
+package swaproute_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 )
 
 func TestSwapRoute(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
 
 	t.Run("direct beats the detour", func(t *testing.T) {
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{
@@ -32,7 +32,7 @@ func TestSwapRoute(t *testing.T) {
 		if p := m["path"].([]any); len(p) != 2 || len(m["alternatives"].([]any)) == 0 {
 			t.Errorf("path %v alternatives %v", p, m["alternatives"])
 		}
-		if imp := num(t, m, "price_impact_pct"); imp <= 0 || imp > 0.2 {
+		if imp := cryptotest.Num(t, m, "price_impact_pct"); imp <= 0 || imp > 0.2 {
 			t.Errorf("price impact %v%% for 1,000 GOOD in a 950,000 GOOD pool", imp)
 		}
 		if m["transaction"] != nil || m["gas_from_node"] != false {
@@ -48,10 +48,10 @@ func TestSwapRoute(t *testing.T) {
 			t.Errorf("out %v via %v, router says %v via WETH", m["amount_out_raw"], m["path"], want)
 		}
 		// Value change: 1,000 USDC in, FEE out at its pool price.
-		if v := num(t, m, "value_in_usd"); v != 1000 {
+		if v := cryptotest.Num(t, m, "value_in_usd"); v != 1000 {
 			t.Errorf("value in %v", v)
 		}
-		if ch := num(t, m, "value_change_pct"); ch > -0.5 || ch < -1.5 {
+		if ch := cryptotest.Num(t, m, "value_change_pct"); ch > -0.5 || ch < -1.5 {
 			t.Errorf("value change %v%%: two 0.3%% fees and a little impact expected", ch)
 		}
 	})
@@ -78,7 +78,7 @@ func TestSwapRoute(t *testing.T) {
 			Data: hexutil.MustDecode(tx["data"].(string))}, nil); err != nil {
 			t.Errorf("the unsigned swap does not run: %v", err)
 		}
-		if m["gas_from_node"] != true || num(t, m, "gas_estimate") < 50_000 || m["simulation_error"] != nil {
+		if m["gas_from_node"] != true || cryptotest.Num(t, m, "gas_estimate") < 50_000 || m["simulation_error"] != nil {
 			t.Errorf("gas %v from node %v (%v)", m["gas_estimate"], m["gas_from_node"], m["simulation_error"])
 		}
 	})
@@ -111,14 +111,14 @@ func TestSwapRoute(t *testing.T) {
 			t.Errorf("V2 gives %v, not less than V3's %v: the test proves nothing", v2, q[0])
 		}
 		tx := m["transaction"].(map[string]any)
-		if tx["to"] != c.V3Router.Hex() || tx["value"] != "0" || tx["data"].(string)[:10] != selector("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))") {
+		if tx["to"] != c.V3Router.Hex() || tx["value"] != "0" || tx["data"].(string)[:10] != cryptotest.Selector("exactInputSingle((address,address,uint24,address,uint256,uint256,uint160))") {
 			t.Errorf("transaction %v", tx)
 		}
 		// The wallet approved the V2 router only.
 		if al := m["allowance"].(map[string]any); al["sufficient"] != false || al["spender"] != c.V3Router.Hex() {
 			t.Errorf("allowance %v", al)
 		}
-		if imp := num(t, m, "price_impact_pct"); imp <= 0 || imp > 0.05 {
+		if imp := cryptotest.Num(t, m, "price_impact_pct"); imp <= 0 || imp > 0.05 {
 			t.Errorf("impact %v%% for 30 of 300,000 USDC in range", imp)
 		}
 	})
@@ -134,14 +134,14 @@ func TestSwapRoute(t *testing.T) {
 }
 
 func TestSwapRouteRefusedBeforePayment(t *testing.T) {
-	e := newEnv(t)
+	e := cryptotest.New(t, cryptotest.Options{})
 	before := e.Settlements(t)
 	for _, tc := range []struct {
 		in     map[string]any
 		status int
 		code   string
 	}{
-		{map[string]any{"chain": "ethereum", "token_in": "GOOD", "token_out": e.chain.ProxyImpl.Hex(), "amount": "1"}, 404, "no_route"},
+		{map[string]any{"chain": "ethereum", "token_in": "GOOD", "token_out": e.Chain.ProxyImpl.Hex(), "amount": "1"}, 404, "no_route"},
 		{map[string]any{"chain": "ethereum", "token_in": "GOOD", "token_out": "USDC"}, 400, "invalid_input"},
 		{map[string]any{"chain": "ethereum", "token_in": "GOOD", "token_out": "USDC", "amount": "1", "amount_raw": "1"}, 400, "invalid_input"},
 		{map[string]any{"chain": "ethereum", "token_in": "GOOD", "token_out": "USDC", "amount": "1", "slippage_bps": 6000}, 400, "invalid_input"},

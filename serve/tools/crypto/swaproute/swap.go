@@ -1,4 +1,4 @@
-package crypto
+package swaproute
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
-// SwapInput is the input of swap_route.
-type SwapInput struct {
+// Input is the input of swap_route.
+type Input struct {
 	Chain       string `json:"chain" doc:"EVM chain." enum:"ethereum|base|arbitrum|optimism|polygon|bsc"`
 	TokenIn     string `json:"token_in" doc:"Token sold: address, a symbol of the chain's token list, or native (handled as the wrapped token)." minLength:"1" maxLength:"64"`
 	TokenOut    string `json:"token_out" doc:"Token bought, in the same forms." minLength:"1" maxLength:"64"`
@@ -37,7 +37,7 @@ var (
 )
 
 // Validate checks the amount forms and the sender.
-func (in *SwapInput) Validate() error {
+func (in *Input) Validate() error {
 	switch {
 	case (in.Amount == "") == (in.AmountRaw == ""):
 		return apierr.Invalid("amount", "give exactly one of amount and amount_raw")
@@ -51,8 +51,8 @@ func (in *SwapInput) Validate() error {
 	return nil
 }
 
-// SwapOutput is the answer of swap_route.
-type SwapOutput struct {
+// Output is the answer of swap_route.
+type Output struct {
 	Chain       string        `json:"chain"`
 	TokenIn     token.Summary `json:"token_in"`
 	TokenOut    token.Summary `json:"token_out"`
@@ -73,7 +73,7 @@ type SwapOutput struct {
 	LPFeePct       float64    `json:"lp_fee_pct"`
 	DEX            string     `json:"dex"`
 	Router         string     `json:"router"`
-	Hops           []SwapHop  `json:"hops"`
+	Hops           []Hop      `json:"hops"`
 	Path           []string   `json:"path"`
 	Alternatives   []AltRoute `json:"alternatives"`
 	// GasEstimate comes from eth_estimateGas when the sender can swap,
@@ -89,15 +89,15 @@ type SwapOutput struct {
 	ValueOutUSD     *float64    `json:"value_out_usd,omitempty"`
 	ValueChangeUSD  *float64    `json:"value_change_usd,omitempty"`
 	ValueChangePct  *float64    `json:"value_change_pct,omitempty"`
-	Allowance       *SwapAllow  `json:"allowance,omitempty"`
+	Allowance       *Allowance  `json:"allowance,omitempty"`
 	Transaction     *UnsignedTx `json:"transaction,omitempty"`
 	Block           uint64      `json:"block"`
 	Note            string      `json:"note"`
 	CheckedAt       time.Time   `json:"checked_at"`
 }
 
-// SwapHop is one pool of the route.
-type SwapHop struct {
+// Hop is one pool of the route.
+type Hop struct {
 	Pool     string `json:"pool"`
 	DEX      string `json:"dex"`
 	TokenIn  string `json:"token_in"`
@@ -113,8 +113,8 @@ type AltRoute struct {
 	AmountOut string   `json:"amount_out_raw"`
 }
 
-// SwapAllow is the sender's balance and allowance to the router.
-type SwapAllow struct {
+// Allowance is the sender's balance and allowance to the router.
+type Allowance struct {
 	Spender    string      `json:"spender"`
 	Allowance  string      `json:"allowance_raw"`
 	Sufficient bool        `json:"sufficient"`
@@ -133,7 +133,7 @@ type UnsignedTx struct {
 	Gas     uint64 `json:"gas,omitempty"`
 }
 
-func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, token.Ref, token.Ref, error) {
+func (t *Tools) swapTokens(in *Input) (*chain.EVM, token.Ref, token.Ref, error) {
 	c, err := t.evm.Client("chain", in.Chain)
 	if err != nil {
 		return nil, token.Ref{}, token.Ref{}, err
@@ -159,7 +159,7 @@ func (t *Tools) swapTokens(in *SwapInput) (*chain.EVM, token.Ref, token.Ref, err
 // be known before reading the chain (in base units, or with decimals kept
 // or configured), else nil: the handler reads the decimals and quotes
 // that; a wrong guess only costs quotes asked in vain.
-func guessAmount(c *chain.EVM, a common.Address, in *SwapInput) *big.Int {
+func guessAmount(c *chain.EVM, a common.Address, in *Input) *big.Int {
 	if in.AmountRaw != "" {
 		v, _ := new(big.Int).SetString(in.AmountRaw, 10)
 		return v
@@ -175,7 +175,7 @@ func guessAmount(c *chain.EVM, a common.Address, in *SwapInput) *big.Int {
 
 // checkSwap resolves the tokens and refuses, before payment, a pair no
 // configured pool connects.
-func (t *Tools) checkSwap(ctx context.Context, in *SwapInput) error {
+func (t *Tools) checkSwap(ctx context.Context, in *Input) error {
 	c, a, b, err := t.swapTokens(in)
 	if err != nil {
 		return err
@@ -190,7 +190,7 @@ func (t *Tools) checkSwap(ctx context.Context, in *SwapInput) error {
 	return nil
 }
 
-func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, error) {
+func (t *Tools) swapRoute(ctx context.Context, in *Input) (*Output, error) {
 	c, a, b, err := t.swapTokens(in)
 	if err != nil {
 		return nil, err
@@ -239,12 +239,12 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 		slip = 50
 	}
 	minOut := new(big.Int).Div(new(big.Int).Mul(best.out(), big.NewInt(int64(10000-slip))), big.NewInt(10000))
-	out := &SwapOutput{Chain: c.Chain.Name, AddressIn: a.Addr.Hex(), AddressOut: b.Addr.Hex(),
+	out := &Output{Chain: c.Chain.Name, AddressIn: a.Addr.Hex(), AddressOut: b.Addr.Hex(),
 		NativeIn: isNative(in.TokenIn, c), NativeOut: isNative(in.TokenOut, c),
 		TokenIn: token.Summary{Name: ma.Name, Symbol: ma.Symbol, Decimals: ma.Decimals}, TokenOut: token.Summary{Name: mb.Name, Symbol: mb.Symbol, Decimals: mb.Decimals},
 		AmountIn: amt.String(), AmountInF: market.ToFloat(amt, ma.Decimals), AmountOut: best.out().String(), AmountOutF: market.ToFloat(best.out(), mb.Decimals),
 		MinOut: minOut.String(), MinOutF: market.ToFloat(minOut, mb.Decimals), SlippageBps: slip, DEX: best.label(),
-		Alternatives: []AltRoute{}, Block: head.Number, CheckedAt: t.cfg.Now().UTC(),
+		Alternatives: []AltRoute{}, Block: head.Number, CheckedAt: t.now().UTC(),
 		Note: "A quote from pool state at the given block (V2 reserves, V3 QuoterV2); nothing is sent. Fee-on-transfer tokens deliver less than quoted."}
 	if pl := planSwap(best); pl.router != (common.Address{}) {
 		out.Router = pl.router.Hex()
@@ -253,7 +253,7 @@ func (t *Tools) swapRoute(ctx context.Context, in *SwapInput) (*SwapOutput, erro
 	for i, h := range best.hops {
 		mid *= h.mid(best.path[i])
 		feeKeep *= h.feeKeep()
-		out.Hops = append(out.Hops, SwapHop{Pool: h.addr().Hex(), DEX: h.label(), TokenIn: best.path[i].Hex(), TokenOut: best.path[i+1].Hex(),
+		out.Hops = append(out.Hops, Hop{Pool: h.addr().Hex(), DEX: h.label(), TokenIn: best.path[i].Hex(), TokenOut: best.path[i+1].Hex(),
 			AmountIn: best.outs[i].String(), Out: best.outs[i+1].String()})
 	}
 	for _, p := range best.path {
@@ -299,7 +299,7 @@ func isNative(s string, c *chain.EVM) bool {
 }
 
 // swapValues adds the USD values of both sides.
-func (t *Tools) swapValues(ctx context.Context, c *chain.EVM, out *SwapOutput, a, b common.Address, amtIn, amtOut *big.Int) error {
+func (t *Tools) swapValues(ctx context.Context, c *chain.EVM, out *Output, a, b common.Address, amtIn, amtOut *big.Int) error {
 	qs, err := market.USDPrices(ctx, c, []common.Address{a, b}, nil)
 	if err != nil {
 		return err
@@ -319,7 +319,7 @@ func (t *Tools) swapValues(ctx context.Context, c *chain.EVM, out *SwapOutput, a
 // swapTx builds the unsigned router call and checks the sender's balance
 // and allowance (one Multicall3 call); when both suffice the node
 // estimates the gas.
-func (t *Tools) swapTx(ctx context.Context, c *chain.EVM, out *SwapOutput, r *route, amt, minOut *big.Int, sender common.Address, headTime int64) error {
+func (t *Tools) swapTx(ctx context.Context, c *chain.EVM, out *Output, r *route, amt, minOut *big.Int, sender common.Address, headTime int64) error {
 	// The deadline counts from the chain's clock, 20 minutes on.
 	deadline := big.NewInt(headTime + 20*60)
 	pl := planSwap(r)
@@ -337,7 +337,7 @@ func (t *Tools) swapTx(ctx context.Context, c *chain.EVM, out *SwapOutput, r *ro
 	if out.NativeOut && pl.kind != "v2" {
 		out.Note += " The route delivers the wrapped native token; unwrap it with WETH9 withdraw."
 	}
-	allow := &SwapAllow{Spender: pl.router.Hex()}
+	allow := &Allowance{Spender: pl.router.Hex()}
 	in := r.path[0]
 	calls := []chain.Call{{Target: c.Chain.Multicall3, Method: "getEthBalance", Args: []any{sender}}}
 	if !out.NativeIn {
