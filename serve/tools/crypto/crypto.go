@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
@@ -18,6 +17,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/swaproute"
 	"github.com/openshelf/openshelf/serve/tools/crypto/tokenaudit"
 	"github.com/openshelf/openshelf/serve/tools/crypto/tokenreport"
+	"github.com/openshelf/openshelf/serve/tools/crypto/walletreport"
 )
 
 // Config configures the crypto tools. The zero value is the production
@@ -54,8 +54,9 @@ type Config struct {
 	// to read state (nodes without debug_traceCall); default 1000. Past
 	// it the simulation falls back to eth_simulateV1.
 	SimStateReads int
-	// History bounds wallet_report's log scan (see HistoryConfig).
-	History HistoryConfig
+	// History bounds wallet_report's log scan (see
+	// walletreport.HistoryConfig).
+	History walletreport.HistoryConfig
 	Logger  *slog.Logger
 	Now     func() time.Time
 }
@@ -80,9 +81,7 @@ type Tools struct {
 	audit  *tokenaudit.Tools
 	report *tokenreport.Tools
 	swap   *swaproute.Tools
-	// logRange maps a chain name to the eth_getLogs range its last history
-	// scan ended with, where the next one starts.
-	logRange sync.Map
+	wallet *walletreport.Tools
 }
 
 // New builds the family; it fails on a bad chain configuration.
@@ -102,7 +101,6 @@ func New(cfg Config) (*Tools, error) {
 	if cfg.ExplorerTimeout <= 0 {
 		cfg.ExplorerTimeout = 10 * time.Second
 	}
-	cfg.History.fill()
 	cc := cfg.Chains
 	if cc == nil {
 		var err error
@@ -150,6 +148,7 @@ func New(cfg Config) (*Tools, error) {
 	t.report = tokenreport.New(t.audit, t.sol)
 	t.swap = swaproute.New(t.evm, t.tokens, cfg.Now)
 	t.sim = simulate.New(t.evm, t.sol, t.exp, simulate.Config{StateReads: cfg.SimStateReads, Now: cfg.Now, Logger: cfg.Logger})
+	t.wallet = walletreport.New(t.evm, t.pf, walletreport.Config{History: cfg.History, Now: cfg.Now, Logger: cfg.Logger})
 	return t, nil
 }
 

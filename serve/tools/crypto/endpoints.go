@@ -18,23 +18,7 @@ func (t *Tools) Endpoints() []*registry.Endpoint {
 	eps = append(eps, t.swap.Endpoints()...)
 	eps = append(eps, t.pf.Endpoints()...)
 	eps = append(eps, t.sim.Endpoints()...)
-	return append(eps, t.walletReportEndpoint())
-}
-
-func (t *Tools) walletReportEndpoint() *registry.Endpoint {
-	return registry.Spec[WalletReportInput]{
-		Name: "wallet_report", Method: http.MethodGet, Path: "/v1/crypto/wallet-report", Group: registry.GroupTools,
-		Price:   "0.03",
-		Summary: "Wallet reputation: portfolio, open token approvals (from logs, with current allowances), scam-token holdings (simulated sales), interactions with flagged contracts, and a verdict (clean, caution, high-risk, flagged, incomplete) with reasons.",
-		Description: "History comes from the wallet's Approval, ApprovalForAll and Transfer logs, scanned back 2,000,000 blocks by default " +
-			"(configurable) in chunks that adapt to the node's range and result limits; a scan cut short by its bounds makes the verdict " +
-			"incomplete, with the reason. Allowances and balances are read now in one Multicall3 call per chain. Solana addresses get the " +
-			"portfolio and the verdict incomplete.",
-		Output: WalletReportOutput{}, Tool: call.Tool(),
-		// A real mainnet example (USDC, a well-known wallet): what discovery shows.
-		Example: map[string]any{"address": "0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045"},
-		Handle:  call.Handle("wallet_report", t.walletReport),
-	}.Endpoint()
+	return append(eps, t.wallet.Endpoints()...)
 }
 
 func (t *Tools) pricesEndpoint() *registry.Endpoint {

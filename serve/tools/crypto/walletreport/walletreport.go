@@ -1,4 +1,4 @@
-package crypto
+package walletreport
 
 import (
 	"context"
@@ -20,20 +20,20 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
 )
 
-// WalletReportInput is the input of wallet_report.
-type WalletReportInput struct {
+// Input is the input of wallet_report.
+type Input struct {
 	Address string `json:"address" doc:"Wallet: 0x address, or a base58 Solana address (portfolio only)." minLength:"1" maxLength:"64"`
 	Chains  string `json:"chains,omitempty" doc:"EVM only: comma list of ethereum, base, arbitrum, optimism, polygon, bsc; default all." maxLength:"100"`
 }
 
 // Validate reuses the portfolio rules.
-func (in *WalletReportInput) Validate() error {
+func (in *Input) Validate() error {
 	p := portfolio.Input{Address: in.Address, Chains: in.Chains}
 	return p.Validate()
 }
 
-// WalletReportOutput is the answer of wallet_report.
-type WalletReportOutput struct {
+// Output is the answer of wallet_report.
+type Output struct {
 	Address   string            `json:"address"`
 	Verdict   string            `json:"verdict"` // clean, caution, high-risk, flagged, incomplete
 	Reasons   []string          `json:"reasons"`
@@ -78,12 +78,12 @@ type ScamToken struct {
 
 const maxReportTokens = 8 // unknown held tokens given a sell test
 
-func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*WalletReportOutput, error) {
+func (t *Tools) walletReport(ctx context.Context, in *Input) (*Output, error) {
 	pf, err := t.pf.Portfolio(ctx, &portfolio.Input{Address: in.Address, Chains: in.Chains})
 	if err != nil {
 		return nil, err
 	}
-	out := &WalletReportOutput{Address: pf.Address, Portfolio: pf, Reasons: []string{}, Chains: []ChainReputation{},
+	out := &Output{Address: pf.Address, Portfolio: pf, Reasons: []string{}, Chains: []ChainReputation{},
 		CheckedAt: t.cfg.Now().UTC(), LogWindow: t.cfg.History.Blocks,
 		Limitation: "Approvals, received tokens and interactions come from the wallet's logs of the last log_window_blocks blocks (each chain's history says how far the scan got); older history is not seen."}
 	if pf.Kind == "solana" {
@@ -121,7 +121,7 @@ func (t *Tools) walletReport(ctx context.Context, in *WalletReportInput) (*Walle
 	return out, nil
 }
 
-func walletVerdict(out *WalletReportOutput, incomplete bool) string {
+func walletVerdict(out *Output, incomplete bool) string {
 	flagged, high, caution := false, false, false
 	for _, r := range out.Chains {
 		if r.History != nil && !r.History.Complete {

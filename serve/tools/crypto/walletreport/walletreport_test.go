@@ -1,20 +1,21 @@
-package crypto_test
+package walletreport_test
 
 import (
 	"net/http"
 	"testing"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
 func TestWalletReport(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/wallet-report", map[string]any{"address": c.WalletAddr.Hex()})
 	rep := m["chains"].([]any)[0].(map[string]any)
 	// The wallet sent two transactions (its approvals).
-	if num(t, rep, "transactions_sent") != 2 || rep["is_contract"] != false {
+	if cryptotest.Num(t, rep, "transactions_sent") != 2 || rep["is_contract"] != false {
 		t.Errorf("reputation %v", rep)
 	}
 	open := map[string]map[string]any{}
@@ -41,10 +42,10 @@ func TestWalletReport(t *testing.T) {
 }
 
 func TestWalletReportFlagged(t *testing.T) {
-	e := newEnvWith(t, func(c *evmtest.Chain, cc *chain.Config) {
+	e := cryptotest.New(t, cryptotest.Options{Chains: func(c *evmtest.Chain, cc *chain.Config) {
 		cc.Chains["ethereum"].Flagged = []chain.Flagged{{Address: c.Spender, Label: "test drainer"}}
-	})
-	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/wallet-report", map[string]any{"address": e.chain.WalletAddr.Hex()})
+	}})
+	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/wallet-report", map[string]any{"address": e.Chain.WalletAddr.Hex()})
 	rep := m["chains"].([]any)[0].(map[string]any)
 	if m["verdict"] != "flagged" || len(rep["flagged_interactions"].([]any)) != 1 {
 		t.Errorf("verdict %v flagged %v", m["verdict"], rep["flagged_interactions"])

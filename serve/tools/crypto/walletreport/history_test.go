@@ -1,4 +1,4 @@
-package crypto_test
+package walletreport_test
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
+	"github.com/openshelf/openshelf/serve/tools/crypto/walletreport"
 )
 
 // oldBlocks is how many empty blocks follow the wallet's approvals. Real
@@ -20,24 +21,31 @@ const oldBlocks = 600
 // EVM: approvals far behind the head are found by growing chunks; a
 // shallow depth does not see them; a request bound makes the report
 // incomplete with a reason.
+// envOn starts the server over the test chain c with wallet_report's
+// history bounds h.
+func envOn(t *testing.T, c *evmtest.Chain, h walletreport.HistoryConfig) *cryptotest.Env {
+	t.Helper()
+	return cryptotest.New(t, cryptotest.Options{Chain: c, Config: func(cc *crypto.Config) { cc.History = h }})
+}
+
 func TestWalletReportHistory(t *testing.T) {
 	c := evmtest.New(t)
 	for range oldBlocks {
 		c.Backend.Commit()
 	}
-	report := func(e *env) (map[string]any, map[string]any, map[string]any) {
+	report := func(e *cryptotest.Env) (map[string]any, map[string]any, map[string]any) {
 		m := e.PaidCall(t, http.MethodGet, "/v1/crypto/wallet-report", map[string]any{"address": c.WalletAddr.Hex()})
 		rep := m["chains"].([]any)[0].(map[string]any)
 		return m, rep, rep["history"].(map[string]any)
 	}
 
 	t.Run("chunks grow back to genesis", func(t *testing.T) {
-		m, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{InitialRange: 25, MaxRange: 200} }))
-		if h["complete"] != true || num(t, h, "from_block") != 0 || num(t, h, "to_block") < oldBlocks {
+		m, rep, h := report(envOn(t, c, walletreport.HistoryConfig{InitialRange: 25, MaxRange: 200}))
+		if h["complete"] != true || cryptotest.Num(t, h, "from_block") != 0 || cryptotest.Num(t, h, "to_block") < oldBlocks {
 			t.Fatalf("history %v", h)
 		}
 		// 25, 50, 100, 200, 200, 200 blocks: six requests.
-		if n := num(t, h, "requests"); n != 6 {
+		if n := cryptotest.Num(t, h, "requests"); n != 6 {
 			t.Errorf("%v requests", n)
 		}
 		open := map[string]map[string]any{}
@@ -54,18 +62,16 @@ func TestWalletReportHistory(t *testing.T) {
 	})
 
 	t.Run("depth bound", func(t *testing.T) {
-		_, rep, h := report(envOn(t, c, func(cc *crypto.Config) { cc.History = crypto.HistoryConfig{Blocks: 500} }))
-		if len(rep["open_approvals"].([]any)) != 0 || h["complete"] != true || num(t, h, "wanted_from_block") == 0 {
+		_, rep, h := report(envOn(t, c, walletreport.HistoryConfig{Blocks: 500}))
+		if len(rep["open_approvals"].([]any)) != 0 || h["complete"] != true || cryptotest.Num(t, h, "wanted_from_block") == 0 {
 			t.Errorf("500 blocks back: approvals %v history %v", rep["open_approvals"], h)
 		}
 	})
 
 	t.Run("request bound", func(t *testing.T) {
-		m, _, h := report(envOn(t, c, func(cc *crypto.Config) {
-			cc.History = crypto.HistoryConfig{InitialRange: 2, MaxRange: 2, MaxRequests: 3}
-		}))
+		m, _, h := report(envOn(t, c, walletreport.HistoryConfig{InitialRange: 2, MaxRange: 2, MaxRequests: 3}))
 		reasons := strings.Join(cryptotest.Strings(m["reasons"]), "; ")
-		if h["complete"] != false || num(t, h, "requests") != 3 || !strings.Contains(reasons, "history incomplete (stopped after 3 requests") {
+		if h["complete"] != false || cryptotest.Num(t, h, "requests") != 3 || !strings.Contains(reasons, "history incomplete (stopped after 3 requests") {
 			t.Errorf("history %v reasons %s", h, reasons)
 		}
 	})
