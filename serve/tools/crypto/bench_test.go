@@ -7,6 +7,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
+	"github.com/openshelf/openshelf/serve/tools/crypto/prices"
 	"github.com/openshelf/openshelf/serve/tools/crypto/swaproute"
 	"github.com/openshelf/openshelf/serve/tools/crypto/tokenreport"
 )
@@ -31,6 +32,7 @@ func BenchmarkTools(b *testing.B) {
 	// The tools in packages of their own are called through their
 	// handlers.
 	gasTracker := tools.gas.Endpoints()[0]
+	cryptoPrices := tools.prices.Endpoints()[0]
 	tokenReport := tools.report.Endpoints()[0]
 	swapRoute := tools.swap.Endpoints()[0]
 	cases := []struct {
@@ -42,16 +44,16 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		}},
 		{"crypto_prices", func() error {
-			_, err := tools.prices(ctx, &PricesInput{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true})
+			_, err := cryptoPrices.Handle(ctx, &prices.Input{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true})
 			return err
 		}},
 		{"crypto_prices_yields", func() error {
-			_, err := tools.prices(ctx, &PricesInput{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true, YieldsChain: "ethereum"})
+			_, err := cryptoPrices.Handle(ctx, &prices.Input{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true, YieldsChain: "ethereum"})
 			return err
 		}},
 		{"crypto_prices_routed", func() error {
 			// TAIL only through GOOD, VTT only in a V3 pool.
-			_, err := tools.prices(ctx, &PricesInput{Tokens: "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",ethereum:" + c.FEE.Hex(), Change24h: true})
+			_, err := cryptoPrices.Handle(ctx, &prices.Input{Tokens: "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",ethereum:" + c.FEE.Hex(), Change24h: true})
 			return err
 		}},
 		{"swap_route_multihop", func() error {

@@ -13,6 +13,7 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
+	"github.com/openshelf/openshelf/serve/tools/crypto/prices"
 	"github.com/openshelf/openshelf/serve/tools/crypto/simulate"
 	"github.com/openshelf/openshelf/serve/tools/crypto/swaproute"
 	"github.com/openshelf/openshelf/serve/tools/crypto/tokenaudit"
@@ -61,26 +62,24 @@ type Config struct {
 	Now     func() time.Time
 }
 
-// Tools is the crypto tool family: the tools of this package and those of
-// the per-tool packages (contractabi, gas, portfolio, simulate), over one
-// set of chain clients.
+// Tools is the crypto tool family: the tools' packages over one set of
+// chain clients, one explorer client and one token lookup.
 type Tools struct {
-	cfg    Config
-	chains *chain.Config
 	evm    chain.EVMs
 	sol    *chain.Solana
 	exp    *explorer.Client
 	tokens token.Resolver
-	// abi, gas, pf and sim are contract_abi, gas_tracker, wallet_portfolio
-	// and simulate_tx, packages of their own over the same clients.
-	abi *contractabi.Tools
-	gas *gas.Tools
-	pf  *portfolio.Tools
-	sim *simulate.Tools
-	// audit and report are token_audit and token_report.
+	// The tools, in the order of their endpoints: contract_abi,
+	// gas_tracker, crypto_prices, token_audit, token_report, swap_route,
+	// wallet_portfolio, simulate_tx and wallet_report.
+	abi    *contractabi.Tools
+	gas    *gas.Tools
+	prices *prices.Tools
 	audit  *tokenaudit.Tools
 	report *tokenreport.Tools
 	swap   *swaproute.Tools
+	pf     *portfolio.Tools
+	sim    *simulate.Tools
 	wallet *walletreport.Tools
 }
 
@@ -121,7 +120,7 @@ func New(cfg Config) (*Tools, error) {
 	} else {
 		cc.AddList(l)
 	}
-	t := &Tools{cfg: cfg, chains: cc, evm: chain.EVMs{},
+	t := &Tools{evm: chain.EVMs{},
 		exp: explorer.New(explorer.Config{SourcifyURL: cfg.SourcifyURL, EtherscanURL: cfg.EtherscanURL,
 			EtherscanKey: cfg.EtherscanKey, Timeout: cfg.ExplorerTimeout, Logger: cfg.Logger})}
 	for name, ch := range cc.Chains {
@@ -144,6 +143,7 @@ func New(cfg Config) (*Tools, error) {
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
 	t.gas = gas.New(t.evm, t.sol, market.TokenUSD, cfg.Now, cfg.Logger)
 	t.pf = portfolio.New(t.evm, t.sol, cfg.Now, cfg.Logger)
+	t.prices = prices.New(t.evm, t.sol, t.tokens, prices.Config{Now: cfg.Now})
 	t.audit = tokenaudit.New(t.evm, t.sol, tokenaudit.Config{LogWindow: cfg.LogWindow, Now: cfg.Now})
 	t.report = tokenreport.New(t.audit, t.sol)
 	t.swap = swaproute.New(t.evm, t.tokens, cfg.Now)

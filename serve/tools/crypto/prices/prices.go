@@ -1,4 +1,4 @@
-package crypto
+package prices
 
 import (
 	"context"
@@ -15,15 +15,15 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 )
 
-// PricesInput is the input of crypto_prices.
-type PricesInput struct {
+// Input is the input of crypto_prices.
+type Input struct {
 	Tokens      string `json:"tokens,omitempty" doc:"Comma list of at most 10 tokens: symbols of the configured token lists (ETH, WETH, USDC, ...; searched chain by chain, ethereum first) or chain:address / chain:SYMBOL." maxLength:"1000"`
 	YieldsChain string `json:"yields_chain,omitempty" doc:"Add the lending yields (Aave V3, Compound V3) of this chain for the requested tokens that have a market there, or for its token list when no tokens are given." enum:"ethereum|base|arbitrum|optimism|polygon|bsc"`
 	Change24h   bool   `json:"change_24h,omitempty" doc:"Add the 24-hour change, from pool state of the block 24 hours ago." default:"true"`
 }
 
 // Validate checks the list shape; tokens are resolved in Check.
-func (in *PricesInput) Validate() error {
+func (in *Input) Validate() error {
 	n := len(call.List(in.Tokens))
 	if n == 0 && in.YieldsChain == "" {
 		return apierr.Invalid("tokens", "give tokens (at most 10)")
@@ -34,8 +34,8 @@ func (in *PricesInput) Validate() error {
 	return nil
 }
 
-// PricesOutput is the answer of crypto_prices.
-type PricesOutput struct {
+// Output is the answer of crypto_prices.
+type Output struct {
 	Prices []TokenPrice `json:"prices"`
 	// Yields is present when yields_chain was given.
 	Yields    *Yields   `json:"yields,omitempty"`
@@ -73,7 +73,7 @@ type TokenPrice struct {
 	Resolved *token.Resolution `json:"resolved,omitempty"`
 }
 
-func (t *Tools) resolveTokens(in *PricesInput) ([]token.Ref, error) {
+func (t *Tools) resolveTokens(in *Input) ([]token.Ref, error) {
 	var refs []token.Ref
 	for _, s := range call.List(in.Tokens) {
 		r, err := t.tokens.Resolve("tokens", s, "")
@@ -87,7 +87,7 @@ func (t *Tools) resolveTokens(in *PricesInput) ([]token.Ref, error) {
 
 // checkPrices resolves the tokens and refuses, before payment, a
 // yields_chain without lending markets and tokens that have no pool at all.
-func (t *Tools) checkPrices(ctx context.Context, in *PricesInput) error {
+func (t *Tools) checkPrices(ctx context.Context, in *Input) error {
 	if in.YieldsChain != "" {
 		if _, err := t.yieldsClient(in.YieldsChain); err != nil {
 			return err
@@ -122,12 +122,12 @@ func byChain(refs []token.Ref) map[string][]common.Address {
 	return m
 }
 
-func (t *Tools) prices(ctx context.Context, in *PricesInput) (*PricesOutput, error) {
+func (t *Tools) prices(ctx context.Context, in *Input) (*Output, error) {
 	refs, err := t.resolveTokens(in)
 	if err != nil {
 		return nil, err
 	}
-	out := &PricesOutput{Prices: []TokenPrice{}, CheckedAt: t.cfg.Now().UTC()}
+	out := &Output{Prices: []TokenPrice{}, CheckedAt: t.cfg.Now().UTC()}
 	for ch, addrs := range byChain(refs) {
 		c := t.evm[ch]
 		head, err := c.HeaderAt(ctx, nil)

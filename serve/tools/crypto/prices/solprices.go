@@ -1,4 +1,4 @@
-package crypto
+package prices
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func (t *Tools) checkSolanaPrices(ctx context.Context, refs []token.Ref) error {
 
 // solanaTokenPrices adds the Solana tokens' prices (no 24-hour change:
 // Solana nodes keep no past account state to compare with).
-func (t *Tools) solanaTokenPrices(ctx context.Context, refs []token.Ref, out *PricesOutput) error {
+func (t *Tools) solanaTokenPrices(ctx context.Context, refs []token.Ref, out *Output) error {
 	mints := solanaMints(refs)
 	if len(mints) == 0 {
 		return nil

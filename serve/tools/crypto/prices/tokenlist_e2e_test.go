@@ -1,4 +1,4 @@
-package crypto_test
+package prices_test
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
+	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 )
 
@@ -32,7 +33,7 @@ func listedPool(c *evmtest.Chain, name, sym string, dec uint8, amt *big.Int, usd
 // pools'.
 func TestPricesOfListedSymbols(t *testing.T) {
 	var wbtc, link common.Address
-	e := newEnvWith(t, func(c *evmtest.Chain, cc *chain.Config) {
+	e := cryptotest.New(t, cryptotest.Options{Chains: func(c *evmtest.Chain, cc *chain.Config) {
 		wbtc = listedPool(c, "Wrapped BTC", "WBTC", 8, evmtest.Units(10, 8), 900_000)
 		link = listedPool(c, "ChainLink Token", "LINK", 18, evmtest.Units(10_000, 18), 150_000)
 		// A token list in the Token Lists format (the schema of
@@ -52,7 +53,7 @@ func TestPricesOfListedSymbols(t *testing.T) {
 			t.Fatal(err)
 		}
 		cc.AddList(tl)
-	})
+	}})
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{"tokens": "BTC,link,ethereum:WBTC"})
 	prices := m["prices"].([]any)
 	if len(prices) != 3 {
@@ -74,7 +75,7 @@ func TestPricesOfListedSymbols(t *testing.T) {
 		if note, _ := res["note"].(string); want.alias != strings.Contains(note, "BTC has no contract on ethereum: priced as WBTC") {
 			t.Errorf("%v: note %q", p["input"], note)
 		}
-		if got := num(t, p, "price_usd"); !near(got, want.price, 1e-9) {
+		if got := cryptotest.Num(t, p, "price_usd"); !cryptotest.Near(got, want.price, 1e-9) {
 			t.Errorf("%v: price %v, pool says %v", p["input"], got, want.price)
 		}
 	}

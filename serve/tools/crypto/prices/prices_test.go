@@ -1,7 +1,6 @@
-package crypto_test
+package prices_test
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -9,8 +8,8 @@ import (
 )
 
 func TestCryptoPrices(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{
 		"tokens": "GOOD,ETH,USDC,ethereum:" + c.FEE.Hex()})
 	prices := m["prices"].([]any)
@@ -21,20 +20,20 @@ func TestCryptoPrices(t *testing.T) {
 
 	// GOOD: the deepest pool is GOOD/USDC; its reserves are the truth.
 	want := cryptotest.ReserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD)
-	if got := num(t, good, "price_usd"); !near(got, want, 1e-9) {
+	if got := cryptotest.Num(t, good, "price_usd"); !cryptotest.Near(got, want, 1e-9) {
 		t.Errorf("GOOD %v, pool says %v", got, want)
 	}
 	if good["pool"] != c.Pairs["GOOD/USDC"].Hex() || good["symbol"] != "GOOD" {
 		t.Errorf("GOOD pool %v symbol %v", good["pool"], good["symbol"])
 	}
 	// 24 hours ago (before the 100,000 USDC buy) GOOD was exactly 2 USDC.
-	if got := num(t, good, "price_24h_ago_usd"); got != 2 {
+	if got := cryptotest.Num(t, good, "price_24h_ago_usd"); got != 2 {
 		t.Errorf("GOOD 24h ago %v, want 2", got)
 	}
-	if got := uint64(num(t, good, "block_24h_ago")); got != c.Before24h {
+	if got := uint64(cryptotest.Num(t, good, "block_24h_ago")); got != c.Before24h {
 		t.Errorf("24h block %d, want %d", got, c.Before24h)
 	}
-	if got := num(t, good, "change_24h_pct"); !near(got, (want/2-1)*100, 1e-5) {
+	if got := cryptotest.Num(t, good, "change_24h_pct"); !cryptotest.Near(got, (want/2-1)*100, 1e-5) {
 		t.Errorf("GOOD change %v%%, want %v", got, (want/2-1)*100)
 	}
 	if len(good["sources"].([]any)) != 2 {
@@ -43,7 +42,7 @@ func TestCryptoPrices(t *testing.T) {
 	// ETH is WETH at 3,000 USDC in both the V2 pair and the V3-style pool
 	// (300,000 USDC in range: 600,000 USD of depth); the deeper V2 pair
 	// sets the price and the two agree.
-	if got := num(t, eth, "price_usd"); got != 3000 {
+	if got := cryptotest.Num(t, eth, "price_usd"); got != 3000 {
 		t.Errorf("ETH %v", got)
 	}
 	src := eth["sources"].([]any)
@@ -51,17 +50,17 @@ func TestCryptoPrices(t *testing.T) {
 		t.Fatalf("ETH sources %v", src)
 	}
 	v3 := src[1].(map[string]any)
-	if v3["pool"] != c.V3Pool.Hex() || !near(num(t, v3, "price_usd"), 3000, 1e-9) || !near(num(t, v3, "depth_usd"), 600_000, 1e-9) {
+	if v3["pool"] != c.V3Pool.Hex() || !cryptotest.Near(cryptotest.Num(t, v3, "price_usd"), 3000, 1e-9) || !cryptotest.Near(cryptotest.Num(t, v3, "depth_usd"), 600_000, 1e-9) {
 		t.Errorf("V3 source %v", v3)
 	}
 	if eth["confidence_label"] != "high" {
 		t.Errorf("ETH confidence %v", eth["confidence"])
 	}
-	if got := num(t, usdc, "price_usd"); got != 1 || usdc["peg_assumed"] != true {
+	if got := cryptotest.Num(t, usdc, "price_usd"); got != 1 || usdc["peg_assumed"] != true {
 		t.Errorf("USDC %v", usdc)
 	}
 	// FEE trades only against WETH: 1,000,000 FEE for 100 WETH.
-	if got := num(t, fee, "price_usd"); !near(got, 0.3, 1e-9) || fee["quote_token"] != "WETH" {
+	if got := cryptotest.Num(t, fee, "price_usd"); !cryptotest.Near(got, 0.3, 1e-9) || fee["quote_token"] != "WETH" {
 		t.Errorf("FEE %v via %v, want 0.3 via WETH", got, fee["quote_token"])
 	}
 	// The buy moved GOOD/USDC but not GOOD/WETH (nobody arbitraged): two
@@ -74,7 +73,7 @@ func TestCryptoPrices(t *testing.T) {
 }
 
 func TestCryptoPricesRefusedBeforePayment(t *testing.T) {
-	e := newEnv(t)
+	e := cryptotest.New(t, cryptotest.Options{})
 	before := e.Settlements(t)
 	for _, tc := range []struct {
 		name   string
@@ -82,7 +81,7 @@ func TestCryptoPricesRefusedBeforePayment(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"no pool", map[string]any{"tokens": "ethereum:" + e.chain.ProxyImpl.Hex()}, 404, "no_pool"},
+		{"no pool", map[string]any{"tokens": "ethereum:" + e.Chain.ProxyImpl.Hex()}, 404, "no_pool"},
 		{"unknown symbol", map[string]any{"tokens": "NOPE"}, 400, "invalid_input"},
 		{"unknown chain", map[string]any{"tokens": "dogechain:0x0000000000000000000000000000000000000001"}, 400, "invalid_input"},
 		{"eleven tokens", map[string]any{"tokens": "USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC,USDC"}, 400, "invalid_input"},
@@ -100,38 +99,5 @@ func TestCryptoPricesRefusedBeforePayment(t *testing.T) {
 	}
 	if e.Settlements(t) != before {
 		t.Error("a refused call was charged")
-	}
-}
-
-// TestWithoutStateOverrides: on a node that refuses eth_call state
-// overrides the pool lookups and code reads go without the lens, and the
-// answers still match the chain.
-func TestWithoutStateOverrides(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
-	c.RefuseOverrides(true)
-	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{"tokens": "GOOD,ETH"})
-	good := m["prices"].([]any)[0].(map[string]any)
-	if got, want := num(t, good, "price_usd"), cryptotest.ReserveRatio(t, c, 0, "GOOD/USDC", 6, 18, c.GOOD); !near(got, want, 1e-9) || good["pool"] != c.Pairs["GOOD/USDC"].Hex() {
-		t.Errorf("GOOD %v in %v, pool says %v in %v", got, good["pool"], want, c.Pairs["GOOD/USDC"].Hex())
-	}
-	if got := num(t, good, "price_24h_ago_usd"); got != 2 {
-		t.Errorf("GOOD 24h ago %v, want 2", got)
-	}
-	e.etherscan[lower(c.Proxy)] = "etherscan_getsourcecode_proxy_hemispheres.json"
-	m = e.PaidCall(t, http.MethodGet, "/v1/crypto/contract-abi", map[string]any{"chain": "ethereum", "address": c.Proxy.Hex()})
-	if p, _ := m["proxy"].(map[string]any); p["type"] != "EIP-1967" || p["implementation"] != c.ProxyImpl.Hex() {
-		t.Errorf("proxy %v", p)
-	}
-	// A route of V2 and V3 hops, quoted depth by depth here and by the
-	// lens on a node with overrides: the same route and output.
-	swap := func(e *env) map[string]any {
-		return e.PaidCall(t, http.MethodGet, "/v1/crypto/swap-route", map[string]any{"chain": "ethereum", "token_in": "USDC",
-			"token_out": e.chain.VTT.Hex(), "amount": "100000"})
-	}
-	got, want := swap(e), swap(newEnv(t))
-	if got["amount_out_raw"] == nil || got["amount_out_raw"] != want["amount_out_raw"] || fmt.Sprint(got["path"]) != fmt.Sprint(want["path"]) || got["dex"] != want["dex"] {
-		t.Errorf("without overrides %v via %v on %v; with them %v via %v on %v", got["amount_out_raw"], got["path"], got["dex"],
-			want["amount_out_raw"], want["path"], want["dex"])
 	}
 }

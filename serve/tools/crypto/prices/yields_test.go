@@ -1,4 +1,4 @@
-package crypto_test
+package prices_test
 
 import (
 	"math/big"
@@ -32,8 +32,8 @@ func quo(a *big.Int, scale *big.Int, n uint64) *big.Float {
 }
 
 func TestCryptoPricesYields(t *testing.T) {
-	e := newEnv(t)
-	c := e.chain
+	e := cryptotest.New(t, cryptotest.Options{})
+	c := e.Chain
 	const year = 365 * 24 * 3600
 	before := c.Calls()
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{
@@ -56,11 +56,11 @@ func TestCryptoPricesYields(t *testing.T) {
 		mk := got["aave-v3/"+sym]
 		wantSupply := compoundYear(quo(r[0], ray, year), year) * 100
 		wantBorrow := compoundYear(quo(r[1], ray, year), year) * 100
-		if !near(num(t, mk, "supply_apy_pct"), wantSupply, 1e-6) || !near(num(t, mk, "borrow_apy_pct"), wantBorrow, 1e-6) {
+		if !cryptotest.Near(cryptotest.Num(t, mk, "supply_apy_pct"), wantSupply, 1e-6) || !cryptotest.Near(cryptotest.Num(t, mk, "borrow_apy_pct"), wantBorrow, 1e-6) {
 			t.Errorf("%s: supply %v%% borrow %v%%, want %v and %v", sym, mk["supply_apy_pct"], mk["borrow_apy_pct"], wantSupply, wantBorrow)
 		}
 		apr, _ := new(big.Float).Quo(new(big.Float).SetInt(r[0]), new(big.Float).SetInt(ray)).Float64()
-		if !near(num(t, mk, "supply_apr_pct"), apr*100, 1e-9) || mk["market_address"] != c.AavePool.Hex() {
+		if !cryptotest.Near(cryptotest.Num(t, mk, "supply_apr_pct"), apr*100, 1e-9) || mk["market_address"] != c.AavePool.Hex() {
 			t.Errorf("%s: %v", sym, mk)
 		}
 	}
@@ -75,7 +75,7 @@ func TestCryptoPricesYields(t *testing.T) {
 	}
 	supply, borrow := lin(cr[3], cr[1]), lin(cr[7], cr[5])
 	mk := got["compound-v3-usdc/USDC"]
-	if num(t, mk, "utilization_pct") != 85 || mk["market_address"] != c.Comet.Hex() {
+	if cryptotest.Num(t, mk, "utilization_pct") != 85 || mk["market_address"] != c.Comet.Hex() {
 		t.Errorf("comet %v", mk)
 	}
 	for _, tc := range []struct {
@@ -84,11 +84,11 @@ func TestCryptoPricesYields(t *testing.T) {
 	}{{"supply", supply}, {"borrow", borrow}} {
 		apr, _ := quo(new(big.Int).Mul(tc.rate, big.NewInt(year)), e18, 1).Float64()
 		apy := compoundYear(quo(tc.rate, e18, 1), year)
-		if !near(num(t, mk, tc.field+"_apr_pct"), apr*100, 1e-9) || !near(num(t, mk, tc.field+"_apy_pct"), apy*100, 1e-6) {
+		if !cryptotest.Near(cryptotest.Num(t, mk, tc.field+"_apr_pct"), apr*100, 1e-9) || !cryptotest.Near(cryptotest.Num(t, mk, tc.field+"_apy_pct"), apy*100, 1e-6) {
 			t.Errorf("comet %s: APR %v APY %v, want %v and %v", tc.field, mk[tc.field+"_apr_pct"], mk[tc.field+"_apy_pct"], apr*100, apy*100)
 		}
 	}
-	if s := num(t, mk, "supply_apr_pct"); s < 4 || s > 6 {
+	if s := cryptotest.Num(t, mk, "supply_apr_pct"); s < 4 || s > 6 {
 		t.Errorf("comet supply APR %v%%: the configured slope gives about 5%%", s)
 	}
 	t.Logf("prices with yields: %d JSON-RPC calls", c.Calls()-before)
@@ -104,24 +104,24 @@ func TestCryptoPricesYields(t *testing.T) {
 
 // pricesThroughListedToken runs in TestCryptoPricesYields' chain (one
 // chain fewer to deploy).
-func pricesThroughListedToken(t *testing.T, e *env) {
-	c := e.chain
+func pricesThroughListedToken(t *testing.T, e *cryptotest.Env) {
+	c := e.Chain
 	m := e.PaidCall(t, http.MethodGet, "/v1/crypto/prices", map[string]any{
 		"tokens": "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",GOOD", "change_24h": false})
 	ps := m["prices"].([]any)
 	tail, vtt, good := ps[0].(map[string]any), ps[1].(map[string]any), ps[2].(map[string]any)
 	// TAIL has only a TAIL/GOOD pair: 10 TAIL per GOOD, times GOOD's own
 	// price; the route is no deeper than GOOD's pool.
-	want := cryptotest.ReserveRatio(t, c, 0, "TAIL/GOOD", 18, 18, c.TAIL) * num(t, good, "price_usd")
-	if got := num(t, tail, "price_usd"); !near(got, want, 1e-9) || tail["quote_token"] != "GOOD" || tail["pool"] != c.Pairs["TAIL/GOOD"].Hex() {
+	want := cryptotest.ReserveRatio(t, c, 0, "TAIL/GOOD", 18, 18, c.TAIL) * cryptotest.Num(t, good, "price_usd")
+	if got := cryptotest.Num(t, tail, "price_usd"); !cryptotest.Near(got, want, 1e-9) || tail["quote_token"] != "GOOD" || tail["pool"] != c.Pairs["TAIL/GOOD"].Hex() {
 		t.Errorf("TAIL %v via %v (%v), want %v via GOOD", got, tail["quote_token"], tail["pool"], want)
 	}
-	if d := num(t, tail, "depth_usd"); d > num(t, good, "depth_usd")+1e-6 {
+	if d := cryptotest.Num(t, tail, "depth_usd"); d > cryptotest.Num(t, good, "depth_usd")+1e-6 {
 		t.Errorf("TAIL depth %v deeper than GOOD's %v", d, good["depth_usd"])
 	}
 	// VTT has only the V3 pool against WETH: 10,000 VTT per WETH at
 	// 3,000 USD.
-	if got := num(t, vtt, "price_usd"); !near(got, 0.3, 1e-9) || vtt["quote_token"] != "WETH" {
+	if got := cryptotest.Num(t, vtt, "price_usd"); !cryptotest.Near(got, 0.3, 1e-9) || vtt["quote_token"] != "WETH" {
 		t.Errorf("VTT %v via %v, want 0.3 via WETH", got, vtt["quote_token"])
 	}
 }

@@ -1,4 +1,4 @@
-package crypto
+package prices
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func (t *Tools) yieldsClient(name string) (*chain.EVM, error) {
 // yieldTokens are the requested tokens as addresses of the yields chain
 // (bare symbols looked up in its token list, chain:... entries of other
 // chains skipped), or its whole token list when none was requested.
-func (t *Tools) yieldTokens(c *chain.EVM, in *PricesInput) []common.Address {
+func (t *Tools) yieldTokens(c *chain.EVM, in *Input) []common.Address {
 	var out []common.Address
 	add := func(a common.Address) {
 		if !slices.Contains(out, a) {
