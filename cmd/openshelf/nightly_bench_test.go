@@ -19,6 +19,7 @@ import (
 	"github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/internal/fixtures"
 	fake "github.com/openshelf/openshelf/internal/upstreamfake"
+	"github.com/openshelf/openshelf/snapshot"
 )
 
 // BenchmarkNightlyFetchIngest measures the nightly job end to end against a
@@ -100,6 +101,13 @@ kind = "inventory-etag"
 		srv.PublishPMC("2026-11-25T01-00Z", night2)
 		delta := timed(b, bin, "ingest", "-progress", "never", "-log-level", "warn", "-data", data, "-pipeline", pipeline)
 		srv.PublishPMC("2026-11-24T01-00Z", arts) // the next loop starts from night 1 again
+		s, err := snapshot.Open(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !s.Segmented() || s.Manifest.Counts.Accepted != int64(n+extra) {
+			b.Fatalf("night 2: %d documents, segmented %v; want a delta build of %d", s.Manifest.Counts.Accepted, s.Segmented(), n+extra)
+		}
 		b.ReportMetric(remote.cpu.Seconds(), "night1-cpu-s")
 		b.ReportMetric(delta.cpu.Seconds(), "night2-cpu-s")
 		b.ReportMetric(delta.cpu.Seconds()/remote.cpu.Seconds(), "night2/night1-cpu")
