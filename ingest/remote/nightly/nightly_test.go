@@ -75,13 +75,33 @@ func (h *harness) run(now string) (*Summary, error) {
 	return Run(context.Background(), cfg)
 }
 
-// doc is the part of a documents.parquet row the tests look at.
+// doc is the part of a documents.parquet row the tests look at: every
+// column but the licence receipts, whose read_at is when each record was
+// read (a record kept from an earlier night keeps its time).
 type doc struct {
-	ID       string   `parquet:"id"`
-	Aliases  []string `parquet:"aliases,list"`
-	OpenAlex string   `parquet:"openalex"`
-	Subjects []string `parquet:"subjects,list"`
-	Sources  []string `parquet:"sources,list"`
+	ID          string   `parquet:"id"`
+	Aliases     []string `parquet:"aliases,list"`
+	DOI         string   `parquet:"doi"`
+	PMID        string   `parquet:"pmid"`
+	PMCID       string   `parquet:"pmcid"`
+	OpenAlex    string   `parquet:"openalex"`
+	Title       string   `parquet:"title"`
+	Venue       string   `parquet:"venue"`
+	Year        int32    `parquet:"year"`
+	Date        string   `parquet:"date"`
+	Type        string   `parquet:"type"`
+	Abstract    string   `parquet:"abstract"`
+	Keywords    []string `parquet:"keywords,list"`
+	Subjects    []string `parquet:"subjects,list"`
+	Topics      []string `parquet:"topics,list"`
+	License     string   `parquet:"license"`
+	LicenseURL  string   `parquet:"license_url"`
+	Attribution string   `parquet:"attribution"`
+	Copyright   string   `parquet:"copyright_notice"`
+	NSections   int32    `parquet:"n_sections"`
+	NReferences int32    `parquet:"n_references"`
+	Sources     []string `parquet:"sources,list"`
+	Origin      string   `parquet:"origin"`
 }
 
 // docs reads the published documents of the current snapshot.
@@ -92,7 +112,7 @@ func docs(t *testing.T, data string) map[string]*doc {
 		t.Fatal(err)
 	}
 	if !s.Segmented() {
-		return docRows(t, s.Path(snapshot.Documents), nil)
+		return docRows(t, data, s.Path(snapshot.Documents), nil)
 	}
 	// A delta night: the segments' live rows (data/README.md, "Two layouts").
 	type deletion struct {
@@ -111,12 +131,14 @@ func docs(t *testing.T, data string) map[string]*doc {
 				gone[d.ID] = true
 			}
 		}
-		maps.Copy(out, docRows(t, filepath.Join(s.SegmentDir(g.ID), snapshot.Documents+".parquet"), gone))
+		maps.Copy(out, docRows(t, data, filepath.Join(s.SegmentDir(g.ID), snapshot.Documents+".parquet"), gone))
 	}
 	return out
 }
 
-func docRows(t *testing.T, path string, gone map[string]bool) map[string]*doc {
+// docRows reads the rows of a documents.parquet but those gone, with
+// their origins relative to the data directory.
+func docRows(t *testing.T, data, path string, gone map[string]bool) map[string]*doc {
 	t.Helper()
 	rows, err := parquet.ReadFile[doc](path)
 	if err != nil {
@@ -124,6 +146,7 @@ func docRows(t *testing.T, path string, gone map[string]bool) map[string]*doc {
 	}
 	out := map[string]*doc{}
 	for i := range rows {
+		rows[i].Origin = strings.TrimPrefix(rows[i].Origin, data)
 		if !gone[rows[i].ID] {
 			out[rows[i].ID] = &rows[i]
 		}
