@@ -146,6 +146,11 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 			b.prev = prev
 		}
 	}
+	if b.prev != nil && !b.cfg.Records && hasRecords(b.prev) {
+		// Records are kept once kept: a merge or a local run over the
+		// nightly job's archive must not leave its next night without them.
+		b.cfg.Records = true
+	}
 	if b.id, err = nextID(cfg.DataDir, cfg.Now); err != nil {
 		return nil, err
 	}

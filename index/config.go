@@ -76,7 +76,8 @@ type Config struct {
 	// makes builds carry those records instead of the merged documents
 	// wherever the previous segments have them: a record that leaves
 	// (KeepRecord) or changes then merges the work again exactly as a build from
-	// all the sources' records would.
+	// all the sources' records would. A build over a snapshot that keeps
+	// records keeps them whatever Records says.
 	Records bool
 	// Touch names ids whose works a delta build merges again although
 	// the run brings no record of them: works one of whose records left

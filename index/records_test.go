@@ -109,4 +109,13 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 			checkSubjects("pmid-8888", true, "Oceanography")
 		}
 	}
+	// A full merge that does not ask for records keeps them all the same,
+	// and still answers as the fresh build.
+	cfg := testConfig(deltaDir)
+	cfg.Merge, cfg.Now = true, testNow.Add(10*24*time.Hour)
+	build(t, cfg, nil)
+	if merged := open(t, deltaDir); merged.Segmented() || !HasRecords(merged) {
+		t.Fatalf("the full merge: segmented %v, records kept %v", merged.Segmented(), HasRecords(merged))
+	}
+	compareSnapshots(t, open(t, deltaDir), open(t, freshDir))
 }
