@@ -1,14 +1,18 @@
 package index_test
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -34,7 +38,7 @@ var (
 // title) and 10 % deletions. It reports the CPU (user+system) and wall
 // time of both builds and the disk each snapshot directory holds on its
 // own (files not hard-linked from another directory, measured right after
-// the build). The full build's
+// the build; -v logs the delta's by kind of file). The full build's
 // CPU includes generating the documents, which gen-cpu-s reports alone
 // (the delta generates 1 % of them). Last, a full merge of the
 // segmented snapshot (Config.Merge): its time and documents a second,
@@ -109,6 +113,10 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		if want := int64(n + added - deleted); delta.man.Counts.Accepted != want {
 			b.Fatalf("delta build published %d documents, want %d", delta.man.Counts.Accepted, want)
 		}
+		// Measured before the merge, which may link the delta's files.
+		deltaDir := filepath.Join(data, snapshot.SnapshotsDir, delta.man.ID)
+		deltaOwn := ownBytes(b, deltaDir)
+		logOwnBytes(b, deltaDir)
 		// A forced full merge of the segmented snapshot (openshelf ingest
 		// -merge with no input): every live document read back and
 		// written into one segment.
@@ -119,7 +127,6 @@ func BenchmarkDeltaBuild(b *testing.B) {
 			b.ReportMetric(r.wall.Seconds(), name+"-wall-s")
 			b.ReportMetric(float64(own)/(1<<20), name+"-own-MiB")
 		}
-		deltaOwn := ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, delta.man.ID))
 		b.ReportMetric(gen.cpu.Seconds(), "gen-cpu-s")
 		report("full", full, fullOwn)
 		report("delta", delta, deltaOwn)
@@ -173,6 +180,25 @@ func cpuTime() time.Duration {
 // other link: what removing the directory would free.
 func ownBytes(tb testing.TB, dir string) int64 {
 	var n int64
+	for _, b := range ownKinds(tb, dir) {
+		n += b
+	}
+	return n
+}
+
+// logOwnBytes logs what ownBytes counts under dir, by kind of file (the
+// path with its file name's stem left out), largest first.
+func logOwnBytes(tb testing.TB, dir string) {
+	kinds := ownKinds(tb, dir)
+	for _, k := range slices.SortedFunc(maps.Keys(kinds), func(a, b string) int { return cmp.Compare(kinds[b], kinds[a]) }) {
+		tb.Logf("own disk of %s: %.2f MiB", k, float64(kinds[k])/(1<<20))
+	}
+}
+
+// ownKinds sums the sizes of the regular files under dir that have no
+// other link by kind of file (fileKind).
+func ownKinds(tb testing.TB, dir string) map[string]int64 {
+	kinds := map[string]int64{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
@@ -184,13 +210,25 @@ func ownBytes(tb testing.TB, dir string) int64 {
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
 			return nil
 		}
-		n += fi.Size()
+		rel, _ := filepath.Rel(dir, p)
+		kinds[fileKind(rel)] += fi.Size()
 		return nil
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return n
+	return kinds
+}
+
+// fileKind names the kind of a snapshot's file: its directory and its
+// extension.
+func fileKind(rel string) string {
+	d, base := filepath.Split(rel)
+	ext := base
+	if i := strings.Index(base, "."); i >= 0 {
+		ext = "*" + base[i:]
+	}
+	return d + ext
 }
 
 func startProfile(tb testing.TB, path string) func() {
