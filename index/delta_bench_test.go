@@ -29,6 +29,7 @@ var (
 	deltaShare    = flag.Float64("delta-share", 0.01, "share of the archive a delta build of BenchmarkDeltaBuild touches")
 	deltaProfile  = flag.String("delta-fullprofile", "", "write a CPU profile of BenchmarkDeltaBuild's full build to `file`")
 	deltaProfile2 = flag.String("delta-deltaprofile", "", "write a CPU profile of BenchmarkDeltaBuild's delta build to `file`")
+	deltaNights   = flag.Int("delta-nights", 1, "delta builds of BenchmarkDeltaBuild, one a night, before the merge")
 )
 
 // BenchmarkDeltaBuild measures what a night costs: a full build of
@@ -40,9 +41,12 @@ var (
 // own (files not hard-linked from another directory, measured right after
 // the build; -v logs the delta's by kind of file). The full build's
 // CPU includes generating the documents, which gen-cpu-s reports alone
-// (the delta generates 1 % of them). Last, a full merge of the
-// segmented snapshot (Config.Merge): its time and documents a second,
-// and the process's peak RSS, e.g.
+// (the delta generates 1 % of them). With -delta-nights N, N-1 more such
+// deltas follow, of other documents, one a night: the mean and the
+// largest own disk of these later deltas, which may copy the live frames
+// of bundle packs mostly dead (delta_bundles.go). Last, a full merge of
+// the segmented snapshot (Config.Merge): its time and documents a
+// second, and the process's peak RSS, e.g.
 //
 //	go test ./index -run '^$' -bench DeltaBuild -benchtime 1x -delta-docs 100000 -delta-fullprofile full.pprof
 func BenchmarkDeltaBuild(b *testing.B) {
@@ -83,33 +87,9 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		})
 		fullOwn := ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, full.man.ID))
 		k := max(int(float64(n)**deltaShare), 10)
-		added, revised := k/2, k*4/10
-		deleted := k - added - revised
-		cfg.Fresh, cfg.Now = false, now.Add(24*time.Hour)
-		delta := buildMeasured(b, *deltaProfile2, cfg, func(_ context.Context, sink ingest.Sink) error {
-			for i := range added {
-				if err := sink.Document(g.Doc(n + i)); err != nil {
-					return err
-				}
-			}
-			step := n / (revised + deleted)
-			for j := range revised + deleted {
-				i := j*step + 3
-				if j >= revised {
-					if err := sink.Delete(ingest.Deletion{ID: corpus.ID(i), Origin: "bench"}); err != nil {
-						return err
-					}
-					continue
-				}
-				d := g.Doc(i)
-				d.Title += " (revised)"
-				d.Updated = cfg.Now
-				if err := sink.Document(d); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		added, deleted := k/2, k-k/2-k*4/10
+		cfg.Fresh, cfg.Now, cfg.Keep = false, now.Add(24*time.Hour), *deltaNights+2
+		delta := buildMeasured(b, *deltaProfile2, cfg, deltaFeed(g, n, k, 0, cfg.Now))
 		if want := int64(n + added - deleted); delta.man.Counts.Accepted != want {
 			b.Fatalf("delta build published %d documents, want %d", delta.man.Counts.Accepted, want)
 		}
@@ -117,10 +97,19 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		deltaDir := filepath.Join(data, snapshot.SnapshotsDir, delta.man.ID)
 		deltaOwn := ownBytes(b, deltaDir)
 		logOwnBytes(b, deltaDir)
+		// Later nights: as many deltas again, each of other documents.
+		var nightsOwn []float64
+		for night := 1; night < *deltaNights; night++ {
+			cfg.Now = now.Add(time.Duration(night+1) * 24 * time.Hour)
+			r := buildMeasured(b, "", cfg, deltaFeed(g, n, k, night, cfg.Now))
+			own := ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, r.man.ID))
+			b.Logf("night %d: %.2f MiB of own disk", night+1, float64(own)/(1<<20))
+			nightsOwn = append(nightsOwn, float64(own)/(1<<20))
+		}
 		// A forced full merge of the segmented snapshot (openshelf ingest
 		// -merge with no input): every live document read back and
 		// written into one segment.
-		cfg.Merge, cfg.Now = true, now.Add(48*time.Hour)
+		cfg.Merge, cfg.Now = true, now.Add(time.Duration(*deltaNights+1)*24*time.Hour)
 		merge := buildMeasured(b, "", cfg, nil)
 		report := func(name string, r result, own int64) {
 			b.ReportMetric(r.cpu.Seconds(), name+"-cpu-s")
@@ -134,6 +123,47 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		b.ReportMetric(delta.cpu.Seconds()/full.cpu.Seconds(), "delta/full-cpu")
 		b.ReportMetric(float64(merge.man.Counts.Accepted)/merge.wall.Seconds(), "merge-docs/s")
 		b.ReportMetric(float64(maxRSS())/(1<<20), "peak-rss-MiB")
+		if len(nightsOwn) > 0 {
+			var sum float64
+			for _, o := range nightsOwn {
+				sum += o
+			}
+			b.ReportMetric(sum/float64(len(nightsOwn)), "later-delta-own-MiB")
+			b.ReportMetric(slices.Max(nightsOwn), "later-delta-max-own-MiB")
+		}
+	}
+}
+
+// deltaFeed is the feed of a delta of k documents of an archive of the
+// first n documents of g: k/2 new documents, 40 % revisions (a new title)
+// and 10 % deletions spread evenly over the archive. Each night (0 the
+// first delta) takes other documents.
+func deltaFeed(g *corpus.Generator, n, k, night int, now time.Time) index.Feed {
+	added, revised := k/2, k*4/10
+	deleted := k - added - revised
+	return func(_ context.Context, sink ingest.Sink) error {
+		for i := range added {
+			if err := sink.Document(g.Doc(n + night*added + i)); err != nil {
+				return err
+			}
+		}
+		step := n / (revised + deleted)
+		for j := range revised + deleted {
+			i := (j*step + 3 + 5*night) % n
+			if j >= revised {
+				if err := sink.Delete(ingest.Deletion{ID: corpus.ID(i), Origin: "bench"}); err != nil {
+					return err
+				}
+				continue
+			}
+			d := g.Doc(i)
+			d.Title += " (revised)"
+			d.Updated = now
+			if err := sink.Document(d); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 
