@@ -29,10 +29,12 @@ import (
 // build, bundles/<slug>/<snapshot id>.zst, and the frames list names, for
 // each frame, the pack holding it; the previous snapshot's packs (its
 // bundle file among them) are hard-linked. A snapshot's own disk for a
-// bundle is then its changed frames. A pack that would keep less than
-// half its bytes live has its live frames copied into the new pack, so
-// that dead frames never make up most of a bundle's disk; a bundle that
-// keeps no pack is written as one file, as a full build does.
+// bundle is then its changed frames. A pack that would keep less than a
+// quarter of its bytes live has its live frames copied into the new pack:
+// a kept pack's dead frames are at most three times its live ones, and a
+// copy frees at least three dead bytes for each byte it writes (at one
+// half, one for one: later deltas owned half as much disk again). A
+// bundle that keeps no pack is written as one file, as a full build does.
 
 // bundleFrame is one frame of a bundle.
 type bundleFrame = snapshot.BundleFrame
@@ -159,7 +161,7 @@ func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundleLines, 
 }
 
 // keptPacks returns the previous bundle's packs whose frames the new one
-// refers to: those of which at least half the bytes stay live.
+// refers to: those of which at least a quarter of the bytes stay live.
 func keptPacks(prev *prevBundle, frames []bundleFrame, dirty []bool) (map[string]bool, error) {
 	live := map[string]int64{}
 	for i, f := range frames {
@@ -173,7 +175,7 @@ func keptPacks(prev *prevBundle, frames []bundleFrame, dirty []bool) (map[string
 		if err != nil {
 			return nil, fmt.Errorf("index: %w", err)
 		}
-		if 2*n >= fi.Size() {
+		if 4*n >= fi.Size() {
 			keep[pack] = true
 		}
 	}

@@ -41,7 +41,7 @@ func servedBundle(t testing.TB, dir, slug string) []byte {
 // additions, revisions and removals, and checks it against the bundle
 // written from scratch of the final lines: the same bytes and frames, with
 // most frames kept in the previous bundle's file (linked, not copied),
-// and the same again from a previous bundle of which less than half
+// and the same again from a previous bundle of which less than a quarter
 // stays: then one file.
 func TestMergeBundle(t *testing.T) {
 	line := func(i, version int) []byte {
@@ -155,8 +155,8 @@ func TestMergeBundle(t *testing.T) {
 		if n := len(slices.DeleteFunc(dirty, func(d bool) bool { return !d })); n == 0 || n > len(prevFrames)/2 {
 			t.Errorf("seed %d: %d of %d frames rewritten for 60 changes", seed, n, len(prevFrames))
 		}
-		// A third build from the packed bundle, of which less than half
-		// stays live: one file again.
+		// A third build from the packed bundle, of which less than a
+		// quarter stays live: one file again.
 		removed = map[string]bool{}
 		for i := range lines {
 			if i%3 != 0 {
