@@ -46,7 +46,9 @@
 // previous snapshot's. What belongs to the whole archive is written from
 // the segments' files (delta_archive.go): the citations from each
 // segment's citation keys, and the bundles of the topics whose documents
-// changed from each segment's own bundles (the others are linked). The
+// changed from the previous snapshot's bundles and the new segment's
+// lines, of which only the changed frames are written, to a pack of the
+// build (delta_bundles.go; the unchanged frames and topics are linked). The
 // readers over segments ([github.com/openshelf/openshelf/index/catalog.Multi],
 // [github.com/openshelf/openshelf/index/content.Multi],
 // [github.com/openshelf/openshelf/index/search.Multi] and package
