@@ -14,12 +14,8 @@ import (
 const File = "search/index.bin"
 
 // magic opens and closes the file; the digit is the format version.
-// Readers also read format 2 (formatV2).
-const magic = "osbsrch3"
-
-// formatV2 is the magic of format 2, which had no year, licence and
-// flags columns and no frequent pair words.
-const formatV2 = "osbsrch2"
+// Files of earlier versions are refused with ErrFormat.
+const magic = "osbsrch4"
 
 // magicPrefix is the magic without its version digit.
 const magicPrefix = "osbsrch"
@@ -29,7 +25,7 @@ const magicPrefix = "osbsrch"
 var ErrMalformed = errors.New("search: malformed search index")
 
 // ErrFormat reports an index written in another format version (an older
-// snapshot's "osbsrch1"): the snapshot must be rebuilt. It is also
+// snapshot's "osbsrch1" to "osbsrch3"): the snapshot must be rebuilt. It is also
 // ErrMalformed, so a server treats the snapshot as unusable.
 var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot)", ErrMalformed)
 

@@ -36,23 +36,25 @@ type postings struct {
 	docs  []int32  // the block's docs: min(df, blockDocs) long
 	delta []uint32 // scratch for unpacking
 
-	// Frequencies, decoded for block freqBlk only, its first freqN docs
-	// (freqRd bytes of freq, posSum bytes of positions).
-	freqBlk int
-	freqN   int
-	freqRd  int
-	posSum  uint64
-	*freqs  // allocated on the first decode: most lists are only walked
+	// Frequencies, decoded for block freqBlk only, its first freqN docs:
+	// freqCode codes of width freqW read, the escapes from freqEsc on.
+	freqBlk  int
+	freqN    int
+	freqW    int
+	freqCode int
+	freqEsc  int
+	*freqs   // allocated on the first decode: most lists are only walked
 	// A reader positioned at the start of doc posAt's positions.
 	posAt int
 	posRd int
 	bad   bool
 }
 
-// freqs are a block's decoded frequencies and position lengths.
+// freqs are a block's decoded frequencies and each document's number of
+// positions.
 type freqs struct {
 	tfs  [blockDocs][NumFields]uint32
-	plen [blockDocs]uint32 // bytes of each doc's positions
+	npos [blockDocs]uint32
 }
 
 // open makes an iterator over term t restricted to the fields in mask.
@@ -156,20 +158,32 @@ func (p *postings) load(b int) bool {
 	return true
 }
 
-// loadFreqs decodes the current block's frequencies and position
-// lengths up to its current document: a phrase or a score that needs a
-// few documents of a block does not decode the rest.
+// loadFreqs decodes the current block's frequencies up to its current
+// document: a phrase or a score that needs a few documents of a block
+// does not decode the rest.
 func (p *postings) loadFreqs() bool {
 	if p.freqs == nil {
 		p.freqs = new(freqs)
 	}
+	buf := p.freq
 	if p.freqBlk != p.blk {
-		p.freqBlk, p.freqN, p.freqRd, p.posAt, p.posRd, p.posSum = p.blk, 0, 0, 0, 0, 0
+		// The escapes follow the codes: one a field of each document's mask.
+		codes := 0
+		for _, m := range p.fm {
+			codes += bits.OnesCount8(m)
+		}
+		if len(buf) == 0 || buf[0] > maxEscWidth || 1+packedLen(codes, int(buf[0])) > len(buf) {
+			return p.fail()
+		}
+		p.freqBlk, p.freqN, p.posAt, p.posRd = p.blk, 0, 0, 0
+		p.freqW, p.freqCode, p.freqEsc = int(buf[0]), 0, 1+packedLen(codes, int(buf[0]))
 	}
 	if p.i < p.freqN {
 		return true
 	}
-	buf, rd := p.freq, p.freqRd
+	w, code, rd := p.freqW, p.freqCode, p.freqEsc
+	esc := uint32(1)<<w - 1
+	codes := buf[1:]
 	for ; p.freqN <= p.i; p.freqN++ {
 		i := p.freqN
 		tfs := &p.tfs[i]
@@ -177,25 +191,32 @@ func (p *postings) loadFreqs() bool {
 		if p.fm[i] == 0 || p.fm[i] >= 1<<NumFields || p.fm[i]&^p.entry.MaskOr != 0 {
 			return p.fail()
 		}
+		npos := uint64(0)
 		for m := p.fm[i]; m != 0; m &= m - 1 {
-			tf, n := uvarint(buf, rd)
-			if n <= 0 || tf == 0 || tf > math.MaxUint32 {
-				return p.fail()
+			tf := uint64(1)
+			if w > 0 {
+				c := getBits(codes, code*w, w)
+				code++
+				tf += uint64(c)
+				if c == esc {
+					x, n := uvarint(buf, rd)
+					if n <= 0 || x >= math.MaxUint32-uint64(esc) {
+						return p.fail()
+					}
+					tf += x
+					rd += n
+				}
 			}
 			tfs[bits.TrailingZeros8(m)] = uint32(tf)
-			rd += n
+			npos += tf
 		}
-		pl, n := uvarint(buf, rd)
-		if n <= 0 || pl > uint64(len(p.pos))-p.posSum {
+		if npos > uint64(len(p.pos)) { // a position takes at least a byte
 			return p.fail()
 		}
-		p.posSum += pl
-		p.plen[i] = uint32(pl)
-		rd += n
+		p.npos[i] = uint32(npos)
 	}
-	p.freqRd = rd
-	buf = buf[rd:]
-	if p.freqN == p.cnt && (len(buf) != 0 || p.posSum != uint64(len(p.pos))) {
+	p.freqCode, p.freqEsc = code, rd
+	if p.freqN == p.cnt && rd != len(buf) {
 		return p.fail()
 	}
 	return true
@@ -318,29 +339,23 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	}
 	buf := p.pos
 	rd := p.posRd
-	skip := func(k int) bool {
-		for ; k > 0; k-- {
-			_, n := uvarint(buf, rd)
-			if n <= 0 {
-				return false
-			}
-			rd += n
-		}
-		return true
-	}
-	for ; p.posAt < p.i; p.posAt++ {
-		rd += int(p.plen[p.posAt])
-		if rd > len(buf) {
-			p.fail()
-			return dst
-		}
+	// The positions of the block's earlier documents, then of the
+	// document's earlier fields, are skipped without decoding them.
+	for ; p.posAt < p.i && rd >= 0; p.posAt++ {
+		rd = skipUvarints(buf, rd, int(p.npos[p.posAt]))
 	}
 	p.posRd = rd
+	k := 0
 	for g := 0; g < f; g++ {
-		if !skip(int(p.tfs[p.i][g])) {
-			p.fail()
-			return dst
-		}
+		k += int(p.tfs[p.i][g])
+	}
+	if rd >= 0 {
+		rd = skipUvarints(buf, rd, k)
+	}
+	if rd < 0 {
+		p.posAt, p.posRd = 0, 0
+		p.fail()
+		return dst
 	}
 	x := uint64(0)
 	for range p.tfs[p.i][f] {

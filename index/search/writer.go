@@ -90,7 +90,8 @@ type blockBuf struct {
 	deltas   []uint32
 	masks    []byte
 	impacts  []byte
-	freqs    []byte
+	tfv      []uint32 // term frequency minus one, per document and field of its mask
+	freqs    []byte   // the frequency part (flushBlock)
 	pos      []byte
 	maskOr   uint8
 	wAny     float64 // the largest weighted frequency sum over anyFields
@@ -509,14 +510,13 @@ func (w *Writer) endDoc() error {
 	bk.deltas = append(bk.deltas, uint32(bk.doc-max(bk.last, bk.prevLast)-1))
 	bk.masks = append(bk.masks, bk.mask)
 	bk.maskOr |= bk.mask
-	plen := len(bk.pos)
 	var wAny, wAll float64
 	d := &w.docLens[bk.doc]
 	for f := range NumFields {
 		if bk.mask&(1<<f) == 0 {
 			continue
 		}
-		bk.freqs = binary.AppendUvarint(bk.freqs, uint64(bk.tfs[f]))
+		bk.tfv = append(bk.tfv, bk.tfs[f]-1)
 		bk.pos = append(bk.pos, bk.fpos[f]...)
 		// The reader's bm25f, term by term in field order.
 		norm := w.norm0[f] + w.normK[f]*float64(d.Len[f])
@@ -528,9 +528,6 @@ func (w *Writer) endDoc() error {
 	}
 	bk.wAny, bk.wAll = max(bk.wAny, wAny), max(bk.wAll, wAll)
 	bk.impacts = append(bk.impacts, impact(wAny))
-	// The bytes of the doc's positions, so that a phrase check skips the
-	// positions of the block's earlier documents without decoding them.
-	bk.freqs = binary.AppendUvarint(bk.freqs, uint64(len(bk.pos)-plen))
 	bk.last = bk.doc
 	w.df++
 	if len(bk.deltas) == blockDocs {
@@ -540,7 +537,7 @@ func (w *Writer) endDoc() error {
 }
 
 func (bk *blockBuf) reset() {
-	bk.deltas, bk.masks, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.freqs[:0], bk.pos[:0]
+	bk.deltas, bk.masks, bk.tfv, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.tfv[:0], bk.freqs[:0], bk.pos[:0]
 	bk.impacts = bk.impacts[:0]
 	bk.maskOr, bk.wAny, bk.wAll = 0, 0, 0
 }
@@ -572,6 +569,7 @@ func (w *Writer) flushBlock() error {
 	bk.packed = appendPacked(bk.packed, bk.deltas, b)
 	bk.packed = append(bk.packed, bk.masks...)
 	bk.packed = append(bk.packed, bk.impacts...)
+	bk.freqs = appendEscaped(bk.freqs[:0], bk.tfv)
 	freqOff := len(bk.packed)
 	posOff := freqOff + len(bk.freqs)
 	if uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
