@@ -16,9 +16,10 @@ const noMore = math.MaxInt32
 // sets bad: the search then fails with ErrMalformed.
 type postings struct {
 	ix      *Index
-	term    int // its index in the term table
-	skips   []byte
-	skipOff uint64 // file offset of skips: the end of the last block
+	term    int                 // its index in the term table
+	skips   []byte              // the skip table, in the mapping or in one
+	skipOff uint64              // file offset of the skip table: the end of the last block
+	one     [skipEntrySize]byte // the entry of a list of one block (skipTable)
 	nblocks int
 	df      int
 	mask    uint8 // fields that count; docs with none are skipped
@@ -63,12 +64,12 @@ func (ix *Index) open(t int, mask uint8) *postings {
 	rec := ix.terms[t]
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
-	end := rec.SkipOff + uint64(p.nblocks)*skipEntrySize
-	if rec.SkipOff < ix.postLo || end > ix.postHi || end < rec.SkipOff {
+	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one)
+	if !ok {
 		p.bad, p.cur = true, noMore
 		return p
 	}
-	p.skips, p.skipOff = ix.mm[rec.SkipOff:end], rec.SkipOff
+	p.skips, p.skipOff = skips, rec.SkipOff
 	if p.nblocks > 0 {
 		// The list's blocks lie before its skip table, from its first
 		// block's offset (checked when a block is read).
@@ -79,6 +80,60 @@ func (ix *Index) open(t int, mask uint8) *postings {
 	n := min(p.df, blockDocs)
 	p.docs, p.delta = make([]int32, n), make([]uint32, n)
 	return p
+}
+
+// skipTable returns the skip table of the list of df documents whose
+// term record gives off, as skipEntrySize-byte entries, and where it ends:
+// the table in mm, or the short entry of a list of one block (FORMAT.md)
+// decoded into one. ok is false if it does not lie within [lo, hi).
+func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte) (skips []byte, end uint64, ok bool) {
+	nblocks := (df + blockDocs - 1) / blockDocs
+	if off < lo || off > hi {
+		return nil, 0, false
+	}
+	if nblocks != 1 {
+		end = off + uint64(nblocks)*skipEntrySize
+		if end > hi || end < off {
+			return nil, 0, false
+		}
+		return mm[off:end], end, true
+	}
+	b := mm[off:hi]
+	if len(b) < 5 {
+		return nil, 0, false
+	}
+	e := skipEntry{LastDoc: int32(binary.LittleEndian.Uint32(b)), MaskOr: b[4]}
+	at := 5
+	f32 := func() (float32, bool) {
+		if at+4 > len(b) {
+			return 0, false
+		}
+		at += 4
+		return math.Float32frombits(binary.LittleEndian.Uint32(b[at-4:])), true
+	}
+	okA, okF := true, true
+	if e.MaskOr&anyFields != 0 {
+		e.WAny, okA = f32()
+	}
+	e.WAll = e.WAny
+	if e.MaskOr&^anyFields != 0 {
+		e.WAll, okF = f32()
+	}
+	var v [3]uint64
+	for i := range v {
+		x, n := uvarint(b, at)
+		if n <= 0 {
+			return nil, 0, false
+		}
+		v[i], at = x, at+n
+	}
+	freqOff, freqLen, size := v[0], v[1], v[2]
+	if !okA || !okF || freqOff > math.MaxUint32 || freqLen > math.MaxUint32-freqOff || size > off-lo || freqOff+freqLen > size {
+		return nil, 0, false
+	}
+	e.FreqOff, e.PosOff, e.Off = uint32(freqOff), uint32(freqOff+freqLen), off-size
+	putSkip(one[:], e)
+	return one[:], off + uint64(at), true
 }
 
 func (p *postings) lastDoc(b int) int32 {

@@ -215,9 +215,14 @@ type prefixUnion struct {
 // addList ORs a word's list, as written in mm, into the union.
 func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 	nblocks := (int(word.df) + blockDocs - 1) / blockDocs
+	var one [skipEntrySize]byte
+	skips, _, ok := skipTable(mm, 0, uint64(len(mm)), word.skipOff, int(word.df), &one)
+	if !ok {
+		return fmt.Errorf("search: reading back a list for a prefix: no skip table at %d", word.skipOff)
+	}
 	doc := int64(-1)
 	for b := range nblocks {
-		e := getSkip(mm[word.skipOff+uint64(b)*skipEntrySize:])
+		e := getSkip(skips[b*skipEntrySize:])
 		cnt := min(int(word.df)-b*blockDocs, blockDocs)
 		blk := mm[e.Off:]
 		width := int(blk[0])

@@ -72,6 +72,7 @@ type Writer struct {
 	term             []byte
 	df               uint32
 	skips            []skipEntry
+	oneSkip          []byte // the short entry of a list of one block
 	blk              blockBuf
 
 	// docLens maps the written docs section back (at the first posting)
@@ -620,11 +621,18 @@ func (w *Writer) endTerm() error {
 // its records, and returns the skip table's offset.
 func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
 	skipOff := uint64(w.off)
-	var b [skipEntrySize]byte
-	for _, s := range w.skips {
-		putSkip(b[:], s)
-		if err := w.write(b[:]); err != nil {
+	if len(w.skips) == 1 {
+		// Most terms have one block: a short entry (FORMAT.md).
+		if err := w.write(appendOneSkip(w.oneSkip[:0], w.skips[0], skipOff)); err != nil {
 			return 0, err
+		}
+	} else {
+		var b [skipEntrySize]byte
+		for _, s := range w.skips {
+			putSkip(b[:], s)
+			if err := w.write(b[:]); err != nil {
+				return 0, err
+			}
 		}
 	}
 	if err := w.termRecord(skipOff, df); err != nil {
@@ -815,4 +823,22 @@ func (w *Writer) Abort() {
 		os.Remove(w.path)
 	}
 	w.phase = 3
+}
+
+// appendOneSkip appends the short skip entry of a list of one block, e,
+// written just before off, where the entry starts (FORMAT.md): the
+// block's offset is off less its size, and a bound the mask makes
+// redundant is left out.
+func appendOneSkip(dst []byte, e skipEntry, off uint64) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(e.LastDoc))
+	dst = append(dst, e.MaskOr)
+	if e.MaskOr&anyFields != 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(e.WAny))
+	}
+	if e.MaskOr&^anyFields != 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(e.WAll))
+	}
+	dst = binary.AppendUvarint(dst, uint64(e.FreqOff))
+	dst = binary.AppendUvarint(dst, uint64(e.PosOff-e.FreqOff))
+	return binary.AppendUvarint(dst, off-e.Off)
 }
