@@ -122,15 +122,15 @@ func SourceBits(sources []string) uint8 {
 	return bits
 }
 
-// termRec is the fixed record of one term.
+// termRec is the fixed record of one term. A prefix term (isPrefixTerm)
+// has bitsets at SkipOff instead of postings.
 type termRec struct {
-	StrOff  uint64 // into secTermStr; the term ends at the next record's
 	SkipOff uint64 // file offset of the term's skip table
+	StrOff  uint32 // into secTermStr; the term ends at the next record's
 	DF      uint32 // documents
-	Kind    uint32 // 0: a word's or pair's postings; termPrefixBits: a prefix term's bitsets
 }
 
-const termRecSize = 24
+const termRecSize = 16
 
 // skipEntry is one postings block's entry in its term's skip table.
 type skipEntry struct {

@@ -52,10 +52,6 @@ const (
 	prefixShare    = 4
 )
 
-// termPrefixBits is the kind (termRec.Kind) of a prefix term: two
-// bitsets of the corpus at its SkipOff (FORMAT.md).
-const termPrefixBits = 1
-
 // prefixWord is a word of an open prefix range: its documents, the file
 // offset of its skip table and its rank in the dictionary.
 type prefixWord struct {
@@ -192,7 +188,7 @@ func (w *Writer) writePrefixes() error {
 			}
 			clear(bits)
 		}
-		if err := w.termRecordKind(off, df, termPrefixBits); err != nil {
+		if err := w.termRecord(off, df); err != nil {
 			return err
 		}
 		if err := w.termStr.write([]byte(PrefixTerm(l.prefix))); err != nil {
@@ -266,8 +262,8 @@ func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 
 	if len(ids) < 2 || ix.noPrefixTerms || (mask != anyFields && mask != anyFieldsFulltext) {
 		return nil
 	}
-	t := ix.lookup(PrefixTerm(p))
-	if t < 0 || ix.terms[t].Kind != termPrefixBits {
+	t := ix.lookup(PrefixTerm(p)) // a prefix term: its bitsets are at SkipOff
+	if t < 0 {
 		return nil
 	}
 	size := uint64(setBytes(ix.n))

@@ -431,7 +431,7 @@ func (ix *Index) citingOf(doc int32) []int32 {
 // term returns the bytes of term t.
 func (ix *Index) term(t int) []byte {
 	lo, hi := ix.terms[t].StrOff, ix.terms[t+1].StrOff
-	if lo > hi || hi > uint64(len(ix.termStr)) {
+	if lo > hi || uint64(hi) > uint64(len(ix.termStr)) {
 		return nil
 	}
 	return ix.termStr[lo:hi]

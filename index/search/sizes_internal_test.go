@@ -47,7 +47,7 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 		s := ix.term(term)
 		class := "word"
 		switch {
-		case rec.Kind == termPrefixBits:
+		case isPrefixTerm(string(s)):
 			class = "prefix"
 		case isPairTerm(string(s)):
 			class = "pair"
@@ -56,7 +56,7 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 		}
 		sz[class+".dict"] += termRecSize + int64(len(s))
 		sz[class+".terms"]++
-		if rec.Kind == termPrefixBits {
+		if class == "prefix" {
 			sz[class+".bitsets"] += 2 * setBytes(ix.n)
 			continue
 		}
@@ -78,6 +78,13 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 			sz[class+".freqs+plen"] += int64(e.PosOff - e.FreqOff)
 			sz[class+".positions"] += int64(next-e.Off) - int64(e.PosOff)
 			sz[class+".postings"] += int64(p.cnt)
+			uniform := true
+			for _, m := range p.fm {
+				uniform = uniform && m == p.fm[0]
+			}
+			if uniform {
+				sz[class+".uniformmasks"] += int64(p.cnt)
+			}
 			var tfv, posv []uint32
 			for i := range p.cnt {
 				p.i = i

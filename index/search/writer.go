@@ -645,17 +645,15 @@ func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
 	return skipOff, nil
 }
 
+// termRecord writes the record of the term whose bytes termStr gets next.
 func (w *Writer) termRecord(skipOff uint64, df uint32) error {
-	return w.termRecordKind(skipOff, df, 0)
-}
-
-// termRecordKind writes a term record of the given kind (termRec.Kind).
-func (w *Writer) termRecordKind(skipOff uint64, df, kind uint32) error {
+	if w.termStr.n > math.MaxUint32 {
+		return fmt.Errorf("search: the terms' bytes pass 4 GiB")
+	}
 	var b [termRecSize]byte
-	binary.LittleEndian.PutUint64(b[0:], uint64(w.termStr.n))
-	binary.LittleEndian.PutUint64(b[8:], skipOff)
-	binary.LittleEndian.PutUint32(b[16:], df)
-	binary.LittleEndian.PutUint32(b[20:], kind)
+	binary.LittleEndian.PutUint64(b[0:], skipOff)
+	binary.LittleEndian.PutUint32(b[8:], uint32(w.termStr.n))
+	binary.LittleEndian.PutUint32(b[12:], df)
 	return w.termTab.write(b[:])
 }
 
