@@ -78,6 +78,12 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 			sz[class+".freqs+plen"] += int64(e.PosOff - e.FreqOff)
 			sz[class+".positions"] += int64(next-e.Off) - int64(e.PosOff)
 			sz[class+".postings"] += int64(p.cnt)
+			sz[class+".est.docsesc"] += escCost(p.delta[:p.cnt])
+			distinct := map[uint8]bool{}
+			for _, m := range p.fm {
+				distinct[m] = true
+			}
+			sz[class+".est.masktable"] += int64(1 + len(distinct) + packedLen(p.cnt, bitsLen(uint32(len(distinct)-1))))
 			uniform := true
 			for _, m := range p.fm {
 				uniform = uniform && m == p.fm[0]
