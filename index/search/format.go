@@ -83,8 +83,8 @@ const (
 	secPostings           // per term: blocks, then its skip table
 	secTermTab            // nTerms+1 termRec (the last one a sentinel)
 	secTermStr            // the terms' bytes, concatenated in term order
-	secYears              // N uint16 (0: undated), or empty: format 3 only
-	secLicFlags           // N × (licence code uint8, flags uint8): format 3 only
+	secYears              // N uint16 (0: undated), or empty
+	secLicFlags           // N × (licence code uint8, flags uint8)
 	numSections
 )
 
