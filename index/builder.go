@@ -160,6 +160,9 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	if deltaBuild && b.prev != nil && !cfg.Merge && b.prev.Manifest.Policy != cfg.Policy {
 		b.log.Info("index: the publication policy changed; merging every document again",
 			"previous", b.prev.Manifest.Policy, "now", cfg.Policy)
+	} else if deltaBuild && b.prev != nil && !cfg.Merge && !searchFormatCurrent(b.prev) {
+		b.log.Info("index: the previous snapshot's search index is an older format; merging every document again",
+			"previous", b.prev.ID)
 	} else if deltaBuild && b.prev != nil && !cfg.Merge && deltaCapable(b.prev) {
 		b.delta = &delta{}
 		b.dir = filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+b.id)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openshelf/openshelf/index/catalog"
 	"github.com/openshelf/openshelf/index/content"
+	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -85,6 +86,19 @@ type oldSegment struct {
 func deltaCapable(prev *snapshot.Snapshot) bool {
 	for _, dir := range segmentDirs(prev) {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(citeKeysFile))); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// searchFormatCurrent reports whether every segment of s has a search
+// index of the current format: a delta build would leave the others
+// unreadable to the server, so a build over them is a full merge.
+func searchFormatCurrent(s *snapshot.Snapshot) bool {
+	for _, dir := range segmentDirs(s) {
+		ok, err := isearch.CurrentFormat(filepath.Join(dir, filepath.FromSlash(isearch.File)))
+		if err != nil || !ok {
 			return false
 		}
 	}

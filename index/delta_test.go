@@ -387,3 +387,35 @@ func TestOlderSnapshotMergedFully(t *testing.T) {
 		t.Fatalf("the build after it has %d segments, want 2", len(s.Manifest.Segments))
 	}
 }
+
+// TestOlderSearchFormatMergedFully: a segment whose search index is of an
+// older format (the server refuses it) makes the next build a full merge,
+// which writes every document in the current format.
+func TestOlderSearchFormatMergedFully(t *testing.T) {
+	data := t.TempDir()
+	cfg := testConfig(data)
+	build(t, cfg, feedRange(0, 10))
+	cfg.Now = testNow.Add(time.Hour)
+	build(t, cfg, feedRange(10, 12))
+	s := open(t, data)
+	if !s.Segmented() {
+		t.Fatal("the second build is not a delta build")
+	}
+	f, err := os.OpenFile(filepath.Join(s.SegmentDir(s.Manifest.Segments[0].ID), filepath.FromSlash(isearch.File)), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("osbsrch3"), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cfg.Now = testNow.Add(2 * time.Hour)
+	m := build(t, cfg, feedRange(12, 13))
+	s = open(t, data)
+	if s.Segmented() || m.Counts.Accepted != 13 {
+		t.Fatalf("after an older search format: segmented %v, %d documents; want a full merge of 13", s.Segmented(), m.Counts.Accepted)
+	}
+	if ok, err := isearch.CurrentFormat(filepath.Join(s.Dir, filepath.FromSlash(isearch.File))); err != nil || !ok {
+		t.Fatalf("the merge's search index: current format %v, %v", ok, err)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 
 	"github.com/openshelf/openshelf/index/search/query"
 )
@@ -27,7 +29,23 @@ var ErrMalformed = errors.New("search: malformed search index")
 // ErrFormat reports an index written in another format version (an older
 // snapshot's "osbsrch1" to "osbsrch3"): the snapshot must be rebuilt. It is also
 // ErrMalformed, so a server treats the snapshot as unusable.
-var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot)", ErrMalformed)
+var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot: the next build merges it, or run openshelf ingest -merge)", ErrMalformed)
+
+// CurrentFormat reports whether the index file at path is written in this
+// version of the format: a build over a snapshot whose segments are not
+// merges them all again (package index).
+func CurrentFormat(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	b := make([]byte, len(magic))
+	if _, err := io.ReadFull(f, b); err != nil {
+		return false, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return string(b) == magic, nil
+}
 
 // The indexed fields, as numbered in the file: query.Field minus one.
 const (
