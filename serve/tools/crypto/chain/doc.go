@@ -14,7 +14,9 @@
 // them (reads.go, multicall.go); reads a call will need later ride along
 // with its next Multicall3 read (Want), and a lens placed by state
 // override makes a factory lookup and the pool's reads, or a code read,
-// one Multicall3 entry (lens.go); facts that cannot change are kept in a
+// one Multicall3 entry, and placed at the EIP-4788 beacon-roots contract
+// counts the blocks since a past time (lens.go); aggregates at several
+// blocks go in one JSON-RPC batch (MulticallBlocks); facts that cannot change are kept in a
 // bounded least-recently-used Cache (cache.go); and a call asked again at
 // a new block sends last time's reads at once, in one request
 // (prefetch.go). Requests are counted per tool (Spent).

@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"bytes"
 	"context"
 	"math/big"
 
@@ -13,21 +14,38 @@ import (
 // aggregate3 with an entry calling it carries a state override placing its
 // code at LensAddress, so one Multicall3 entry can do what would otherwise
 // take two dependent calls: look a pool up in its factory and read the
-// pool, or read an account's code.
+// pool, or read an account's code. Placed at BeaconRootsAddress instead,
+// it reads that contract's storage (NewerCall).
 
 // LensAddress is where the lens's code is placed.
 var LensAddress = common.HexToAddress("0x000000000000000000000000000000000001e45e")
 
+// BeaconRootsAddress is the EIP-4788 beacon-roots contract (Ethereum since
+// Cancun, and chains that took it up). NewerCall places the lens's code
+// there, so the lens reads that contract's storage: the timestamps of the
+// last 8191 blocks.
+var BeaconRootsAddress = common.HexToAddress("0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02")
+
+// usesLens reports whether an aggregate entry runs the lens's code: at
+// LensAddress, or at BeaconRootsAddress for NewerCall.
+func usesLens(c call3) bool {
+	return c.Target == LensAddress || c.Target == BeaconRootsAddress && bytes.HasPrefix(c.CallData, ABI.Methods["newer"].ID)
+}
+
 // lensOverride is the state override of an eth_call whose aggregate has
-// an entry calling the lens, nil otherwise (a node without state overrides
+// an entry running the lens, nil otherwise (a node without state overrides
 // is then never asked for one).
 func lensOverride(in []call3) map[common.Address]Override {
+	var over map[common.Address]Override
 	for _, c := range in {
-		if c.Target == LensAddress {
-			return map[common.Address]Override{LensAddress: {Code: hexutil.MustDecode(lensCode)}}
+		if usesLens(c) {
+			if over == nil {
+				over = map[common.Address]Override{}
+			}
+			over[c.Target] = Override{Code: hexutil.MustDecode(lensCode)}
 		}
 	}
-	return nil
+	return over
 }
 
 // Lookup is a factory call answering an address (getPair, getPool), and
@@ -131,4 +149,18 @@ type RouteHop struct {
 // Result.Out[0] is each depth's output, Out[1] the index of the hop taken.
 func RouteCall(amt *big.Int, depths [][]RouteHop) Call {
 	return Call{Target: LensAddress, Method: "route", Args: []any{amt, depths}}
+}
+
+// NewerCall is the Multicall3 entry counting the timestamps of the
+// beacon-roots ring later than target (Lens.newer run at
+// BeaconRootsAddress): Result.Out[0] is the count, Out[1] the oldest
+// timestamp held, Out[2] whether the block read holds its own timestamp
+// there. With step 0 it reads every slot of the ring (about 18M gas);
+// with step, only the slots of the times step seconds apart back from the
+// block's, for a chain whose blocks keep to slots of step seconds, Out[1]
+// then being what the slot of the first such time at or before target
+// holds. It fails where the node refuses state overrides; on a chain
+// without the ring it answers a count of 0 and false.
+func NewerCall(target, step int64) Call {
+	return Call{Target: BeaconRootsAddress, Method: "newer", Args: []any{big.NewInt(target), big.NewInt(step)}}
 }

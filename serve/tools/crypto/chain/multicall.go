@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/openshelf/openshelf/serve/apierr"
 )
@@ -84,6 +85,103 @@ func (c *EVM) Multicall(ctx context.Context, calls []Call, block *big.Int) ([]Re
 		}
 	}
 	return results(calls, raw), nil
+}
+
+// MulticallBlocks runs calls at each of blocks: one aggregate3 per block,
+// all sent in one JSON-RPC batch (one HTTP request, a JSON-RPC call per
+// block), so a search reading two candidate blocks waits for one round
+// trip. Answers are kept for their block as Multicall keeps them, and
+// entries already answered are left out; a block whose entries are all
+// known is not asked. out[i] are the results at blocks[i].
+func (c *EVM) MulticallBlocks(ctx context.Context, calls []Call, blocks []*big.Int) ([][]Result, error) {
+	type job struct {
+		tag  string
+		raw  []*mcAnswer
+		in   []call3
+		keys []string
+		at   []int
+		ret  hexutil.Bytes
+	}
+	jobs := make([]*job, len(blocks))
+	var elems []rpc.BatchElem
+	var sent []*job
+	s := stateOf(ctx)
+	for b, n := range blocks {
+		j := &job{tag: Block(n), raw: make([]*mcAnswer, len(calls))}
+		jobs[b] = j
+		for i, cl := range calls {
+			c3 := call3{Target: cl.Target, AllowFailure: true, CallData: Pack(cl.Method, cl.Args...)}
+			s.addCall(c, j.tag, c3)
+			k := mcKey(j.tag, c3)
+			if v, ok := c.reads.Get(k); ok {
+				j.raw[i] = v.(*mcAnswer)
+				continue
+			}
+			if usesLens(c3) && c.noLens.Load() {
+				j.raw[i] = &mcAnswer{}
+				continue
+			}
+			j.in, j.keys, j.at = append(j.in, c3), append(j.keys, k), append(j.at, i)
+		}
+		if len(j.in) == 0 {
+			continue
+		}
+		mc := c.Chain.Multicall3
+		args := []any{CallArgs{To: &mc, Data: Pack("aggregate3", j.in)}, j.tag}
+		if over := lensOverride(j.in); over != nil {
+			args = append(args, over)
+		}
+		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: args, Result: &j.ret})
+		sent = append(sent, j)
+	}
+	keep := func(j *job, got []*mcAnswer) {
+		for i, a := range got {
+			j.raw[j.at[i]] = a
+			c.keepAnswer(j.keys[i], a)
+		}
+	}
+	if len(sent) == 1 {
+		// Alone, the aggregate goes as Multicall sends it.
+		got, err := c.aggregate(ctx, sent[0].in, sent[0].tag)
+		if err != nil {
+			return nil, err
+		}
+		keep(sent[0], got)
+	} else if len(sent) > 1 {
+		bctx, cancel, err := c.begin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer cancel()
+		c.count(bctx, len(elems))
+		for _, j := range sent {
+			c.stats.Reads.Add(int64(len(j.in)))
+		}
+		if err := c.classify(c.rpc.BatchCallContext(bctx, elems)); err != nil {
+			return nil, err
+		}
+		for e, j := range sent {
+			var got []*mcAnswer
+			if err := c.classify(elems[e].Error); errors.Is(err, ErrInvalidParams) && lensOverride(j.in) != nil {
+				// The node refused the lens's override: without it.
+				c.noLens.Store(true)
+				got, err = c.aggregateWithoutLens(ctx, j.in, j.tag)
+				if err != nil {
+					return nil, err
+				}
+			} else if err != nil {
+				return nil, err
+			} else if got, err = decodeAggregate(j.ret, len(j.in)); err != nil {
+				return nil, apierr.New(apierr.ErrUpstream, "rpc_bad_answer", fmt.Sprintf("%s: %v", c.Chain.Name, err))
+			}
+			keep(j, got)
+		}
+	}
+	out := make([][]Result, len(blocks))
+	for b, j := range jobs {
+		out[b] = results(calls, j.raw)
+	}
+	return out, nil
 }
 
 // Want queues calls the tool call will make later at its pinned block of
@@ -252,14 +350,14 @@ func (c *EVM) aggregate(ctx context.Context, in []call3, tag string) ([]*mcAnswe
 	return out, nil
 }
 
-// aggregateWithoutLens sends the entries of in that do not call the lens;
+// aggregateWithoutLens sends the entries of in that do not run the lens;
 // those that do are answered as failed (their callers read another way).
 func (c *EVM) aggregateWithoutLens(ctx context.Context, in []call3, tag string) ([]*mcAnswer, error) {
 	out := make([]*mcAnswer, len(in))
 	var rest []call3
 	var at []int
 	for i, e := range in {
-		if e.Target == LensAddress {
+		if usesLens(e) {
 			out[i] = &mcAnswer{}
 			continue
 		}

@@ -56,10 +56,11 @@ func (s *callState) planOf(c *EVM, tag string) *plan {
 }
 
 func (s *callState) addCall(c *EVM, tag string, in call3) {
-	if in.Target == LensAddress && !bytes.HasPrefix(in.CallData, ABI.Methods["route"].ID) {
+	if usesLens(in) && !bytes.HasPrefix(in.CallData, ABI.Methods["route"].ID) {
 		// What the lens found is kept as facts and its reads are recorded
 		// one by one (Resolve), code for longer than a block: the next
-		// call does not ask it again. A route is read again per block.
+		// call does not ask it again. A route is read again per block. The
+		// beacon-roots count starts a search whose bracket is kept.
 		return
 	}
 	if p := s.planOf(c, tag); p != nil {
@@ -163,7 +164,7 @@ func (c *EVM) prefetch(ctx context.Context, keys []string, h Header) {
 		}
 	}
 	if c.noLens.Load() {
-		in = slices.DeleteFunc(in, func(e call3) bool { return e.Target == LensAddress })
+		in = slices.DeleteFunc(in, usesLens)
 	}
 	var agg hexutil.Bytes
 	if len(in) > 0 {

@@ -3,7 +3,8 @@ pragma solidity 0.8.37;
 
 // Lens lets one Multicall3 entry do what would otherwise take two
 // dependent calls. It is never deployed: the chain client places its
-// runtime code at a fixed address with an eth_call state override.
+// runtime code at a fixed address (newer: at the beacon-roots contract's)
+// with an eth_call state override.
 contract Lens {
     // resolve calls lookup on factory (getPair, getPool); when that answers
     // a nonzero address with code, each of reads is made on that address,
@@ -98,5 +99,59 @@ contract Lens {
     // code is the code of a, so a code read can ride in a Multicall3 call.
     function code(address a) external view returns (bytes memory) {
         return a.code;
+    }
+
+    // newer runs with this code placed at the EIP-4788 beacon-roots
+    // contract's address, so it reads that contract's storage: a ring in
+    // which every block since Cancun writes its timestamp at slot
+    // timestamp % 8191. It counts the timestamps held later than target and
+    // returns the oldest one held, and whether the current block's own is
+    // there (the ring is in use). When the ring reaches back past target and
+    // no later block overwrote a slot, the last block at or before target
+    // is the current block's number minus count: one read in place of a
+    // search, which the client checks by reading that block and the next.
+    // With step 0 every slot is read (8191 storage reads, about 18M gas);
+    // with a step, only the slots of the times step seconds apart back from
+    // the current block's (a chain whose blocks keep to slots of step
+    // seconds, as Ethereum's 12 s: 7200 reads for a day, under the 2^24 gas
+    // a transaction may use since Osaka), oldest then being what the slot
+    // of the first such time at or before target holds.
+    function newer(uint256 target, uint256 step) external view returns (uint256 count, uint256 oldest, bool current) {
+        oldest = type(uint256).max;
+        if (step == 0) {
+            for (uint256 i = 0; i < 8191; i++) {
+                uint256 t = _slot(i);
+                if (t == 0) {
+                    continue;
+                }
+                if (t > target) {
+                    count++;
+                }
+                if (t < oldest) {
+                    oldest = t;
+                }
+            }
+        } else {
+            uint256 t = block.timestamp;
+            while (t > target && t >= step) {
+                if (_slot(t % 8191) == t) {
+                    count++;
+                }
+                t -= step;
+            }
+            if (t <= target) {
+                uint256 v = _slot(t % 8191);
+                if (v != 0) {
+                    oldest = v;
+                }
+            }
+        }
+        current = _slot(block.timestamp % 8191) == block.timestamp;
+    }
+
+    function _slot(uint256 i) internal view returns (uint256 v) {
+        assembly {
+            v := sload(i)
+        }
     }
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -305,27 +306,51 @@ func ConfidenceLabel(c float64) string {
 	return "low"
 }
 
-// timeOf reads block n's time: its header, or with carry the
-// getCurrentBlockTimestamp of a Multicall3 call at n carrying them.
-func timeOf(ctx context.Context, c *chain.EVM, n *big.Int, carry []chain.Call) (chain.Header, error) {
-	key := "hdr:" + chain.Block(n)
-	if v, ok := c.Cache.Get(key); ok || len(carry) == 0 {
-		if ok {
-			return v.(chain.Header), nil
+// timesOf reads the times of blocks ns (one or two, a round of a search):
+// their headers, or with carry the getCurrentBlockTimestamp of a
+// Multicall3 call at each carrying them, the blocks' aggregates sent in
+// one JSON-RPC batch.
+func timesOf(ctx context.Context, c *chain.EVM, ns []uint64, carry []chain.Call) ([]chain.Header, error) {
+	out := make([]chain.Header, len(ns))
+	var ask []*big.Int
+	var at []int
+	for i, n := range ns {
+		b := new(big.Int).SetUint64(n)
+		if v, ok := c.Cache.Get("hdr:" + chain.Block(b)); ok {
+			out[i] = v.(chain.Header)
+			continue
 		}
-		return c.HeaderAt(ctx, n)
+		ask, at = append(ask, b), append(at, i)
 	}
-	res, err := c.Multicall(ctx, append(slices.Clip(carry), chain.Call{Target: c.Chain.Multicall3, Method: "getCurrentBlockTimestamp"}), n)
-	if err != nil {
-		return chain.Header{}, err
+	if len(ask) == 0 {
+		return out, nil
 	}
-	t := res[len(carry)].Big(0)
-	if t == nil || !t.IsInt64() {
-		return c.HeaderAt(ctx, n)
+	var res [][]chain.Result
+	if len(carry) > 0 {
+		var err error
+		calls := append(slices.Clip(carry), chain.Call{Target: c.Chain.Multicall3, Method: "getCurrentBlockTimestamp"})
+		if res, err = c.MulticallBlocks(ctx, calls, ask); err != nil {
+			return nil, err
+		}
 	}
-	h := chain.Header{Number: n.Uint64(), Time: t.Int64()}
-	c.Cache.Put(key, h, chain.Forever)
-	return h, nil
+	for j, b := range ask {
+		var t *big.Int
+		if res != nil {
+			t = res[j][len(carry)].Big(0)
+		}
+		if t == nil || !t.IsInt64() {
+			h, err := c.HeaderAt(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			out[at[j]] = h
+			continue
+		}
+		h := chain.Header{Number: b.Uint64(), Time: t.Int64()}
+		c.Cache.Put("hdr:"+chain.Block(b), h, chain.Forever)
+		out[at[j]] = h
+	}
+	return out, nil
 }
 
 // PriceReads are the Multicall3 calls USDPrices makes to price tokens
@@ -350,94 +375,86 @@ func PriceReads(c *chain.EVM, tokens []common.Address) []chain.Call {
 	return out
 }
 
-// BlockAt finds the last block at or before target: interpolation between
-// known headers (starting from the configured block time), alternating with
-// bisection, and bisection alone across irregular block times (a halted
-// chain, a test chain that jumped a day); at most 32 header reads, a handful on a
-// regular chain, none when the last search's bracket still holds. A
-// target older than the configured (or observed) block time puts before
-// genesis is searched by bisection (the chain is younger or jumped). A block's time is read
-// with carry, Multicall3 calls the caller will make at the block found, in
-// one aggregate3 at that block (its getCurrentBlockTimestamp is the
-// block's time), so reading the block found afterwards asks nothing.
+// BlockAt finds the last block at or before target (0 when every block is
+// later). Where the chain keeps the EIP-4788 beacon-roots ring (Ethereum
+// since Cancun) and it reaches back past target, one read at head counts
+// the blocks since target, and the block it names and the next are read
+// together to confirm it (chain.NewerCall); otherwise, or when they do not
+// confirm it, the search of blockSearch runs, none of its reads needed when
+// the last search's bracket still holds. A block's time is read with
+// carry, Multicall3 calls the caller will make at the block found, in one
+// aggregate3 at that block (its getCurrentBlockTimestamp is the block's
+// time), so reading the block found afterwards asks nothing.
 func BlockAt(ctx context.Context, c *chain.EVM, head chain.Header, target int64, carry []chain.Call) (uint64, error) {
 	if head.Time <= target {
 		return head.Number, nil
 	}
-	bt := c.Chain.BlockTime
-	if bt <= 0 {
-		bt = 12
-	}
-	lo := chain.Header{Number: 0, Time: math.MinInt64} // unknown lower bound
-	hi := head
+	s := newBlockSearch(head, target, c.Chain.BlockTime)
 	// The last search's bracket still holds the target when the chain
 	// moved on by less than the gap (the target moves with the head).
 	if v, ok := c.Cache.Get("blockAt"); ok {
 		m := v.([2]chain.Header)
-		if m[0].Time <= target && m[0].Number < hi.Number {
-			lo = m[0]
-			if m[1].Time > target && m[1].Number <= hi.Number {
-				hi = m[1]
-			}
+		s.resume(m[0], m[1])
+	}
+	defer func() { c.Cache.Put("blockAt", [2]chain.Header{s.lo, s.hi}, chain.Forever) }()
+	var first []uint64
+	if !s.loKnown() && ringReaches(c, head, target) {
+		if n, ok := ringCount(ctx, c, head, target); ok {
+			first = s.around(n)
 		}
 	}
-	defer func() { c.Cache.Put("blockAt", [2]chain.Header{lo, hi}, chain.Forever) }()
-	guess := int64(head.Number) - int64(float64(head.Time-target)/bt)
-	if guess <= 0 && lo.Time == math.MinInt64 {
-		guess = int64(hi.Number) / 2
+	return s.run(first, func(ns []uint64) ([]chain.Header, error) { return timesOf(ctx, c, ns, carry) })
+}
+
+// ringBlocks is how many blocks the beacon-roots ring holds.
+const ringBlocks = 8191
+
+// ringReaches reports whether the beacon-roots ring may reach back to
+// target: the chain has fewer blocks than it holds, or its configured
+// block time puts target within them (Ethereum's 12 s: 27 hours; a 2 s
+// chain's ring holds 4.5 hours, so it is not asked).
+func ringReaches(c *chain.EVM, head chain.Header, target int64) bool {
+	if _, off := c.Cache.Get("ring:none"); off {
+		return false
 	}
-	for i := 0; i < 32 && hi.Number-lo.Number > 1; i++ {
-		if guess <= int64(lo.Number) {
-			guess = int64(lo.Number) + 1
-		}
-		if guess >= int64(hi.Number) {
-			guess = int64(hi.Number) - 1
-		}
-		if guess < 0 {
-			guess = 0
-		}
-		h, err := timeOf(ctx, c, big.NewInt(guess), carry)
-		if err != nil {
-			return 0, err
-		}
-		if h.Time <= target {
-			lo = h
-		} else {
-			hi = h
-		}
-		if lo.Time == math.MinInt64 {
-			// Still above target: step back further by the observed rate.
-			rate := float64(head.Time-h.Time) / math.Max(1, float64(head.Number-h.Number))
-			if rate <= 0 {
-				rate = bt
-			}
-			guess = int64(h.Number) - int64(math.Ceil(float64(h.Time-target)/rate)) - 1
-			if guess <= 0 {
-				// Before genesis at that rate: the time jumped, so bisect.
-				guess = int64(hi.Number) / 2
-			}
-			continue
-		}
-		if hi.Time == lo.Time {
-			break
-		}
-		frac := float64(target-lo.Time) / float64(hi.Time-lo.Time)
-		guess = int64(lo.Number) + int64(frac*float64(hi.Number-lo.Number))
-		// Interpolation only pays between blocks of regular times: a
-		// bracket whose mean block time is far from the configured one
-		// holds a halt or a jump, which bisection crosses faster.
-		mean := float64(hi.Time-lo.Time) / float64(hi.Number-lo.Number)
-		if i%2 == 1 || mean > 4*bt || mean < bt/4 {
-			guess = int64(lo.Number+hi.Number) / 2
-		}
-		if guess == int64(lo.Number) && hi.Number-lo.Number > 1 {
-			guess = int64(lo.Number) + 1
-		}
+	return head.Number < ringBlocks || ringBlocks*c.Chain.BlockTime >= float64(head.Time-target)
+}
+
+// ringCount is the last block at or before target by the beacon-roots
+// ring read at head: head's number less the blocks the ring holds later
+// than target; ok is false where the chain has no ring in use, it does not
+// reach back to target, or the node refuses the lens or the gas it takes
+// (then the ring is not asked again for an hour). The count is a guess (a
+// slot overwritten within the day, or a block off its chain's slots,
+// makes it short) that the caller confirms. A chain of whole-second block
+// times whose day holds fewer slots than the ring has only those slots
+// read (Ethereum's 7200), else every slot of the ring.
+func ringCount(ctx context.Context, c *chain.EVM, head chain.Header, target int64) (uint64, bool) {
+	if target < 0 {
+		return 0, false
 	}
-	if lo.Time == math.MinInt64 {
-		return 0, nil
+	var step int64
+	if bt := c.Chain.BlockTime; bt >= 1 && bt == math.Trunc(bt) && float64(head.Time-target)/bt < ringBlocks {
+		step = int64(bt)
 	}
-	return lo.Number, nil
+	res, err := c.Multicall(ctx, []chain.Call{chain.NewerCall(target, step)}, head.Big())
+	if err != nil || len(res) != 1 {
+		return 0, false
+	}
+	r := res[0]
+	current := false
+	if r.OK && len(r.Out) == 3 {
+		current, _ = r.Out[2].(bool)
+	}
+	if !current {
+		c.Cache.Put("ring:none", true, time.Hour)
+		return 0, false
+	}
+	count, oldest := r.Big(0), r.Big(1)
+	if count == nil || oldest == nil || !count.IsUint64() || count.Uint64() > head.Number || oldest.Cmp(big.NewInt(target)) > 0 {
+		return 0, false
+	}
+	return head.Number - count.Uint64(), true
 }
 
 // TokenUSD prices one token at the call's block, for gas_tracker.
