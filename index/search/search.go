@@ -394,10 +394,6 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext
 	}
-	it, err := ix.driver(ev, r)
-	if err != nil {
-		return nil, err
-	}
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
@@ -409,6 +405,16 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 				top.heap = append(top.heap, *sg.floor)
 			}
 		}
+		if x := sg.keptExpansion(ev, r.Query); x != nil && sc.plain() {
+			if err := ev.check(sc.keptExpansion(ctx, ev, x)); err != nil { // segment.go
+				return nil, err
+			}
+			return sc, nil
+		}
+	}
+	it, err := ix.driver(ev, r)
+	if err != nil {
+		return nil, err
 	}
 	var c *conj
 	if sc.plain() {
@@ -432,20 +438,28 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	} else if it != nil && !f.none {
 		err = sc.iter(ctx, it)
 	}
-	if err != nil {
+	if err := ev.check(err); err != nil {
 		return nil, err
 	}
-	for _, p := range ev.postings {
-		if p.bad {
-			return nil, fmt.Errorf("%w: postings do not decode", ErrMalformed)
-		}
-	}
-	for _, l := range ev.lists {
-		if l.bad {
-			return nil, fmt.Errorf("%w: a topic's document list", ErrMalformed)
-		}
-	}
 	return sc, nil
+}
+
+// check returns err, or an error if a list the search read is damaged.
+func (e *evaluator) check(err error) error {
+	if err != nil {
+		return err
+	}
+	for _, p := range e.postings {
+		if p.bad {
+			return fmt.Errorf("%w: postings do not decode", ErrMalformed)
+		}
+	}
+	for _, l := range e.lists {
+		if l.bad {
+			return fmt.Errorf("%w: a topic's document list", ErrMalformed)
+		}
+	}
+	return nil
 }
 
 // scan visits a request's matches in doc order: it filters them, counts
