@@ -43,6 +43,7 @@ type evaluator struct {
 	anyMask  uint8
 	scoring  bool
 	postings []*postings // every opened list, to report corruption
+	sg       *segment    // the segment searched (multi.go); nil: the index alone
 	lists    []*listIter
 }
 
@@ -242,6 +243,9 @@ func (e *evaluator) termIter(id int, mask uint8) *termIter {
 func (e *evaluator) termIterIDF(id int, mask uint8, idf float64) *termIter {
 	p := e.ix.open(id, mask)
 	e.postings = append(e.postings, p)
+	if e.sg != nil {
+		e.sg.takeFreqs(p)
+	}
 	scale := e.st.scale(mask)
 	return &termIter{p: p, ix: e.ix, st: e.st, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0,
 		impScale: idf / 255 * (1 + 1e-9) * scale, bscale: scale}

@@ -375,8 +375,10 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	if err != nil {
 		return nil, err
 	}
-	fc, err := ix.newFacets(r.Facets)
-	if err != nil {
+	var fc *facetCounter
+	if sg != nil && sg.fc != nil {
+		fc = sg.fc // the facets of every segment, added up apart (multifacets.go)
+	} else if fc, err = ix.newFacets(r.Facets); err != nil {
 		return nil, err
 	}
 	st := &ix.own
@@ -390,7 +392,10 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 		}
 	}
 	ev := &evaluator{ix: ix, st: st, del: del, stem: r.Stem, anyMask: anyFields,
-		scoring: r.Sort == ByRelevance && r.Query != nil}
+		scoring: r.Sort == ByRelevance && r.Query != nil, sg: sg}
+	if sg != nil {
+		defer func() { sg.putFreqs(ev.postings) }()
+	}
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext
 	}
@@ -398,7 +403,10 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
 	if sg != nil {
-		sc.del, sc.citedBy = del, sg.citedBy
+		sc.del = del
+		if r.Sort == ByCitedBy {
+			sc.cited = sg.cited()
+		}
 		if sg.floor != nil {
 			sc.floored = true
 			for range top.k {
@@ -493,9 +501,9 @@ type scan struct {
 	// paths that count a bitset subtract them by word; a list, by the
 	// count the segment keeps per list.
 	del []uint64
-	// citedBy, when not nil, gives the cited-by counts that ByCitedBy
-	// sorts by (the whole archive's, multi.go).
-	citedBy func(d int32) int32
+	// cited, when not nil, has the cited-by counts of the documents
+	// that ByCitedBy sorts by (the whole archive's, multi.go).
+	cited []int32
 	// floored is whether the top k starts full of the floor (multi.go).
 	floored bool
 }
@@ -783,8 +791,8 @@ func (s *scan) key(score float64, d int32) float64 {
 		}
 		return float64(y)
 	case ByCitedBy:
-		if s.citedBy != nil {
-			return -float64(s.citedBy(d))
+		if s.cited != nil {
+			return -float64(s.cited[d])
 		}
 		return -float64(s.ix.CitedByCount(d))
 	}

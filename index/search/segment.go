@@ -23,11 +23,43 @@ type segment struct {
 	// deletedIn counts the deleted documents of term id's list with a
 	// field of mask.
 	deletedIn func(id int, mask uint8) int64
-	citedBy   func(d int32) int32
+	// cited gives the cited-by counts of the segment's documents, nil
+	// unless the search sorts by them (mseg.citedCounts).
+	cited func() []int32
+	// fc, when not nil, is the counter the segment counts the facets
+	// into, cleared (multifacets.go).
+	fc *facetCounter
+	// freqs are the Multi's decoded frequencies that searches reuse
+	// (freqPool).
+	freqs *sync.Pool
 	// floor, when not nil, is a match (doc floorDoc) that other
 	// segments' matches already rank ahead of the page: the top k
 	// starts full of it, so that only better matches are scored.
 	floor *ranked
+}
+
+// A segment's search decodes the frequencies of the blocks it scores
+// into a few KiB (freqs) for each list it scores, and the ten segments of
+// a search would make ten times the garbage of one index: they reuse
+// those of the searches before, from a pool of the Multi. A list takes
+// one if the pool has one, and its search puts back those of its lists
+// once done (nothing reads them after).
+
+// takeFreqs gives p the frequencies of a finished search, if any.
+func (sg *segment) takeFreqs(p *postings) {
+	if f, ok := sg.freqs.Get().(*freqs); ok {
+		p.freqs = f
+	}
+}
+
+// putFreqs puts back the frequencies of the search's lists.
+func (sg *segment) putFreqs(ps []*postings) {
+	for _, p := range ps {
+		if p.freqs != nil {
+			sg.freqs.Put(p.freqs)
+			p.freqs = nil
+		}
+	}
 }
 
 // floorDoc is the doc of a floor, after every document.
