@@ -83,6 +83,9 @@ type mseg struct {
 	// deleted (liveDF); emptied when it holds delDFMax terms.
 	mu    sync.Mutex
 	delDF map[int64]int64 // term id << 8 | field mask -> deleted documents
+	// live keeps, the same way, the live documents of lists scanned
+	// alone (listTotal).
+	live map[int64]int64
 	// cited are the cited-by counts of the segment's documents, made on
 	// the first search sorted by them (citedCounts).
 	citedOnce sync.Once
@@ -276,7 +279,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		}
 		st := g.st
 		st.m, st.seg = m, i
-		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool}
+		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, g: g}
 		if floor != nil {
 			f := *floor
 			if f.doc != floorDoc {

@@ -429,11 +429,25 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 		c = asConj(it)
 	}
 	if l, ok := asLister(it); ok && !f.none {
+		p := l.list()
+		// A segment keeps the count of a list scanned alone, bare, from
+		// the start: the later scans count no block they prune.
+		keep := sg != nil && after == nil && ev.scoring && !filtering && fc == nil
+		var live int64
+		if keep {
+			live, sc.counted = sg.g.listTotal(p.term, p.mask)
+		}
 		err = sc.list(ctx, l)
-		if del != nil && !filtering {
+		switch {
+		case sc.counted:
+			sc.total = live
+		case del != nil && !filtering:
 			// The list counted its deleted documents: as many as
 			// the segment knows its list has.
-			sc.total -= sg.deletedIn(l.list().term, l.list().mask)
+			sc.total -= sg.deletedIn(p.term, p.mask)
+		}
+		if keep && !sc.counted && err == nil && !p.bad {
+			sg.g.keepListTotal(p.term, p.mask, sc.total)
 		}
 	} else if c != nil {
 		err = c.scan(ctx, ev, sc) // conj.go
@@ -506,6 +520,10 @@ type scan struct {
 	cited []int32
 	// floored is whether the top k starts full of the floor (multi.go).
 	floored bool
+	// counted is whether a segment knows the total of the list that
+	// list scans (multi.go): it counts no block it prunes, and neither
+	// total nor beyond is kept.
+	counted bool
 }
 
 // plain reports whether the scan only counts and ranks by relevance
@@ -643,9 +661,11 @@ func (s *scan) list(ctx context.Context, l lister) error {
 			}
 		}
 		if bare && s.prunable(l.blockBound(b)) {
-			n, _ := p.countBlock(b)
-			s.total += int64(n)
-			s.beyond += int64(n)
+			if !s.counted {
+				n, _ := p.countBlock(b)
+				s.total += int64(n)
+				s.beyond += int64(n)
+			}
 			continue
 		}
 		if bare && s.closed() {

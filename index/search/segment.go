@@ -26,6 +26,8 @@ type segment struct {
 	// cited gives the cited-by counts of the segment's documents, nil
 	// unless the search sorts by them (mseg.citedCounts).
 	cited func() []int32
+	// g is the segment, which keeps what is the same for every search.
+	g *mseg
 	// fc, when not nil, is the counter the segment counts the facets
 	// into, cleared (multifacets.go).
 	fc *facetCounter
@@ -119,6 +121,26 @@ func (g *mseg) deletedIn(id int, mask uint8) int64 {
 	g.delDF[key] = n
 	g.mu.Unlock()
 	return n
+}
+
+// listTotal returns the live documents of term id's list with a field
+// of mask, if a scan of the list kept them (keepListTotal).
+func (g *mseg) listTotal(id int, mask uint8) (int64, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, ok := g.live[int64(id)<<8|int64(mask)]
+	return n, ok
+}
+
+// keepListTotal keeps n, the live documents of term id's list with a
+// field of mask; emptied when it holds delDFMax terms.
+func (g *mseg) keepListTotal(id int, mask uint8, n int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.live == nil || len(g.live) >= delDFMax {
+		g.live = map[int64]int64{}
+	}
+	g.live[int64(id)<<8|int64(mask)] = n
 }
 
 // countDeleted counts the deleted documents of term id's list with a
