@@ -59,8 +59,8 @@ type Multi struct {
 	// lone is the one segment of a snapshot without deletions, searched
 	// as it is (Multi is then a thin wrapper).
 	lone *Index
-	// cache keeps the document frequencies and expansions over the
-	// segments, the same for every request.
+	// cache keeps the terms and expansions over the segments and the
+	// segments' expansions, the same for every request (segment.go).
 	cache multiCache
 	// topicDocs keeps each topic's live documents (liveTopicDocs).
 	topicDocs sync.Map
