@@ -264,7 +264,14 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 	var all []ranked
 	res := Result{}
 	fc, sum := m.newFacetSum(&r)
+	scoring := r.Sort == ByRelevance && r.Query != nil
 	var floor *ranked
+	key, keep := floorKey(&r, after)
+	if keep {
+		if f, ok := m.cache.floor(key); ok {
+			floor = &f // the floor this request ended with before (multifloor.go)
+		}
+	}
 	for _, i := range m.order {
 		g := m.segs[i]
 		sr := r
@@ -300,7 +307,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 				all = append(all, h)
 			}
 		}
-		floor = floorOf(all, k, r.Sort == ByRelevance && r.Query != nil)
+		floor = higher(floor, floorOf(all, k, scoring))
 		if sum != nil {
 			sum.add(i, sc.fc)
 		}
@@ -308,6 +315,9 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 	slices.SortFunc(all, func(a, b ranked) int {
 		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.doc, b.doc))
 	})
+	if f := floorOf(all, k, scoring); keep && f != nil {
+		m.cache.putFloor(key, *f)
+	}
 	page := all[min(r.Offset, len(all)):min(k, len(all))]
 	res.Hits = make([]Hit, len(page))
 	for i, h := range page {

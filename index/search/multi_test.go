@@ -388,6 +388,13 @@ func TestMultiKept(t *testing.T) {
 	for _, topic := range []string{"physics", "medicine", "nothing"} {
 		reqs = append(reqs, search.Request{Where: map[string][]string{search.FacetTopic: {topic}}, Limit: 7, Offset: 3})
 	}
+	// The floor a request ended with (multifloor.go), under each sort.
+	and := &query.And{Children: []query.Node{&query.Term{Word: "the"}, &query.Or{Children: []query.Node{&query.Term{Word: "cell"}, &query.Phrase{Words: []string{"of", "the"}}}}}}
+	for s := range search.Sort(4) {
+		reqs = append(reqs, search.Request{Query: and, Sort: s, Limit: 4, Offset: 2},
+			search.Request{Query: and, Sort: s, Limit: 3, Where: map[string][]string{search.FacetLicense: {"CC-BY"}}, Facets: []string{search.FacetYear}},
+			search.Request{Sort: s, Limit: 6, Where: map[string][]string{search.FacetYear: {"2020", "2021"}}})
+	}
 	for i, r := range reqs {
 		for ask := range 3 {
 			comparePages(t, sg, r, fmt.Sprintf("#%d %s (stem %v, fulltext %v, sort %d, where %v), ask %d", i, show(r.Query), r.Stem, r.Fulltext, r.Sort, r.Where, ask))

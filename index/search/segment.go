@@ -180,6 +180,8 @@ type multiCache struct {
 	terms   map[string]*mterm
 	exps    map[string]*mexp // kind and word -> the expansion over the segments
 	segExps map[segExpKey]*segExp
+	// floors are the floors requests ended with (multifloor.go).
+	floors map[string]ranked
 }
 
 // mterm is a term over the segments: its id in each (-1 where absent)
