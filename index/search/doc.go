@@ -151,9 +151,13 @@
 // topic's live documents in merged order, which a catalog page by topic
 // slices as one index does (the server's catalog keeps them too,
 // [Multi.TopicDocs]); the cited-by counts of each segment's documents,
-// for sorts by them (4 bytes a document); and the mapping of each
-// segment's licence and topic codes, so that facets add up by code. The
-// frequencies a segment's search decodes are reused by the next.
+// for sorts by them (4 bytes a document); the mapping of each segment's
+// licence and topic codes, so that facets add up by code; and the floor
+// each request without a cursor ended with (its k+1th best match), from
+// which the same request searched again starts every segment, the first
+// included, where the first would otherwise fill its page against none
+// (multifloor.go). The frequencies a segment's search decodes are reused
+// by the next.
 //
 // # Ranking
 //
