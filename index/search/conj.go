@@ -118,7 +118,9 @@ func (c *conj) count(ctx context.Context, ev *evaluator, exp []uint64) (int64, e
 	if exp != nil {
 		pos = append(slices.Clip(pos), &winList{set: exp})
 	}
-	win := ev.ix.conjWindow
+	// No wider than the index: a small segment's count (multi.go) would
+	// clear and scan a window mostly past its documents.
+	win := int32(max(min(int64(ev.ix.conjWindow), setBytes(ev.ix.n)*8), 64))
 	acc := make([]uint64, win/64)
 	tmp := make([]uint64, win/64)
 	var total int64

@@ -128,15 +128,36 @@
 // order, which the caller gives as each document's number among the
 // live documents ([Segment].Docs). A prefix or a stemmed word expands to
 // the words one index of the live documents would choose (a segment's
-// prefix term counts it where those are the segment's own choice). The bounds an
-// index was written with (impact bytes, skip entries) used its own
-// average lengths; under the archive's they are scaled up by the ratio
-// of the averages where the archive's are longer, so that pruning stays
-// exact. Cited-by counts and lists belong to the whole archive: the
-// caller gives them ([Citations]). Hits and cursors number documents in
-// the merged order, so a cursor is the same bytes, and means the same
-// page, whatever the segmentation of its snapshot. One segment without
-// deletions is searched as it is.
+// prefix term counts it where it holds those words' live documents). The
+// bounds an index was written with (impact bytes, skip entries) used its
+// own average lengths; under the archive's they are scaled up by the
+// ratio of the averages, over the fields a term is searched in, where the
+// archive's are longer, so that pruning stays exact. Cited-by counts and
+// lists belong to the whole archive: the caller gives them
+// ([Citations]). Hits and cursors number documents in the merged order,
+// so a cursor is the same bytes, and means the same page, whatever the
+// segmentation of its snapshot. One segment without deletions is searched
+// as it is.
+//
+// What is the same for every search of a snapshot in segments is worked
+// out once and kept by the Multi, so that ten segments do not cost ten
+// times one index's fixed costs: a term is looked up in every segment
+// once (its ids and live document frequency); an expansion's words once,
+// and from its first plain scan in a segment (alone, ranked by relevance,
+// without filters, facets or cursor) its count there and each list's
+// bound, so that a later scan opens only the lists whose bound beats the
+// page's floor, often none in the smaller segments; the count of a list
+// scanned alone, whose pruned blocks a later scan then skips uncounted; a
+// topic's live documents in merged order, which a catalog page by topic
+// slices as one index does (the server's catalog keeps them too,
+// [Multi.TopicDocs]); the cited-by counts of each segment's documents,
+// for sorts by them (4 bytes a document); the mapping of each segment's
+// licence and topic codes, so that facets add up by code; and the floor
+// each request without a cursor ended with (its k+1th best match), from
+// which the same request searched again starts every segment, the first
+// included, where the first would otherwise fill its page against none
+// (multifloor.go). The frequencies a segment's search decodes are reused
+// by the next.
 //
 // # Ranking
 //

@@ -43,6 +43,7 @@ type evaluator struct {
 	anyMask  uint8
 	scoring  bool
 	postings []*postings // every opened list, to report corruption
+	sg       *segment    // the segment searched (multi.go); nil: the index alone
 	lists    []*listIter
 }
 
@@ -134,31 +135,38 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 	}
 	var ids []int
+	var dfs []int64 // over segments: the words' live documents
+	bits := e.st.m == nil
 	switch {
 	case t.Prefix && e.st.m != nil:
-		ids = e.st.m.expansion(e.st.seg, 'p', word)
+		ids, dfs, bits = e.st.m.expansion(e.st.seg, 'p', word)
 	case t.Prefix:
 		ids = e.ix.expandPrefix(word, query.MaxExpansions)
 	case e.stem && t.Field != query.DOI && t.Field != query.Author && e.st.m != nil:
-		ids = e.st.m.expansion(e.st.seg, 's', word)
+		ids, dfs, _ = e.st.m.expansion(e.st.seg, 's', word)
 	case e.stem && t.Field != query.DOI && t.Field != query.Author:
 		ids = e.ix.expandStem(word, query.MaxExpansions)
 	default:
-		if id := e.ix.lookup(word); id >= 0 {
+		if id := e.lookup(word); id >= 0 {
 			ids = []int{id}
 		}
 	}
 	var its []iterator
 	exact := -1
 	if !t.Prefix {
-		exact = e.ix.lookup(word)
+		exact = e.lookup(word)
 	}
-	for _, id := range ids {
+	for i, id := range ids {
 		m := mask
 		if id != exact && !t.Prefix {
 			m &^= 1<<FieldAuthor | 1<<FieldDOI // names and DOIs are never stemmed
 		}
-		if m != 0 {
+		if m == 0 {
+			continue
+		}
+		if dfs != nil {
+			its = append(its, e.termIterIDF(id, m, e.st.idf(float64(dfs[i]))))
+		} else {
 			its = append(its, e.termIter(id, m))
 		}
 	}
@@ -171,9 +179,14 @@ func (e *evaluator) term(t *query.Term) iterator {
 			// The words are chosen over all segments, and that choice
 			// changes from snapshot to snapshot: the kept set is of these.
 			u.key.words += idsKey(ids)
+			if k, ok := e.segExpKey(t); ok {
+				u.keep = e.keepExpansion(k)
+			}
 		}
-		if t.Prefix {
-			u.prefixBits = e.ix.prefixBits(word, ids, mask, e.st.m == nil)
+		if t.Prefix && bits {
+			// The index's prefix term, where it holds these words'
+			// (live) documents.
+			u.prefixBits = e.ix.prefixBits(word, ids, mask, true)
 		}
 		if e.scoring {
 			// Its scorers are made on the first score: a plain scan
@@ -183,7 +196,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 				cs := make([]iterator, len(its))
 				for i, it := range its {
 					t := it.(*termIter)
-					cs[i] = e.termIter(t.p.term, t.p.mask)
+					cs[i] = e.termIterIDF(t.p.term, t.p.mask, t.idf)
 				}
 				return cs
 			}
@@ -222,12 +235,20 @@ func (e *evaluator) union(its, scorers []iterator) iterator {
 }
 
 func (e *evaluator) termIter(id int, mask uint8) *termIter {
+	rec := e.ix.terms[id]
+	return e.termIterIDF(id, mask, e.st.idf(e.st.df(e.ix, id, int(rec.DF))))
+}
+
+// termIterIDF is termIter with the term's IDF known.
+func (e *evaluator) termIterIDF(id int, mask uint8, idf float64) *termIter {
 	p := e.ix.open(id, mask)
 	e.postings = append(e.postings, p)
-	df := e.st.df(e.ix, id, p.df)
-	idf := math.Log(1 + (e.st.n-df+0.5)/(df+0.5))
+	if e.sg != nil {
+		e.sg.takeFreqs(p)
+	}
+	scale := e.st.scale(mask)
 	return &termIter{p: p, ix: e.ix, st: e.st, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0,
-		impScale: idf / 255 * (1 + 1e-9) * e.st.bscale}
+		impScale: idf / 255 * (1 + 1e-9) * scale, bscale: scale}
 }
 
 // setOf gives a term of a conjunction its list's kept set (sets.go).
@@ -247,8 +268,10 @@ type termIter struct {
 	bBlk   int  // the block of b
 	b      float64
 	// impScale turns an impact byte into a score bound: idf/255 with a
-	// margin for rounding.
+	// margin for rounding, and bscale.
 	impScale float64
+	// bscale scales the bounds written for the stats searched (stats.scale).
+	bscale float64
 	// set is the list's kept set (sets.go), nil if none: a conjunction
 	// reads in it whether the list has a document without advancing it.
 	set []uint64
@@ -285,7 +308,7 @@ func (t *termIter) blockBound(b int) float64 {
 	if t.useAll {
 		at += 4
 	}
-	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:]))) * t.st.bscale
+	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:]))) * t.bscale
 	return t.idf * w / (K1 + w) * (1 + 1e-9)
 }
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
@@ -379,7 +402,7 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 	mask := e.maskOf(ph.Field)
 	ids := make([]int, len(ph.Words))
 	for i, w := range ph.Words {
-		if ids[i] = e.ix.lookup(w); ids[i] < 0 {
+		if ids[i] = e.lookup(w); ids[i] < 0 {
 			return nil
 		}
 	}
@@ -392,7 +415,7 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 		if !pairs || !e.ix.pairs.Indexed(a, b) {
 			continue
 		}
-		id := e.ix.lookup(PairTerm(a, b))
+		id := e.lookup(PairTerm(a, b))
 		if id < 0 {
 			if e.ix.pairs.Complete(a, b) {
 				return nil // the index has every occurrence of this pair: none
@@ -838,6 +861,9 @@ type unionIter struct {
 	prefixBits []uint64
 	// copies makes the scorers of an expansion on its first score.
 	copies func() []iterator
+	// keep, when not nil, keeps what a plain scan of the expansion
+	// found in a segment: its count and lists (segment.go).
+	keep   func(total int64, ts []*termIter)
 	base   int32 // the window is base .. end-1
 	end    int32
 	cur    int32

@@ -59,6 +59,9 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	}
 	// Every match not kept ranks after the page.
 	s.beyond = s.total - int64(len(s.top.heap))
+	if u.keep != nil {
+		u.keep(s.total, ts) // segment.go
+	}
 	return nil
 }
 
@@ -178,6 +181,13 @@ func (ix *Index) scratchSet() *[]uint64 {
 // in several lists is offered once per list, keeping its best score.
 func (s *scan) best(ctx context.Context, ts []*termIter) error {
 	tops, order := byTopBound(ts)
+	return s.bestLists(ctx, tops, order, func(i int) *termIter { return ts[i] })
+}
+
+// bestLists is best over the lists whose bounds are tops, in order (from
+// the highest): list(i) gives list i, opened when its bound can enter the
+// page.
+func (s *scan) bestLists(ctx context.Context, tops []float64, order []int, list func(i int) *termIter) error {
 	offered := map[int32]bool{}
 	for j, i := range order {
 		if s.prunable(tops[i]) {
@@ -188,7 +198,7 @@ func (s *scan) best(ctx context.Context, ts []*termIter) error {
 				return err
 			}
 		}
-		s.bestOf(ts[i], offered)
+		s.bestOf(list(i), offered)
 	}
 	return nil
 }

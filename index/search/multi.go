@@ -59,13 +59,16 @@ type Multi struct {
 	// lone is the one segment of a snapshot without deletions, searched
 	// as it is (Multi is then a thin wrapper).
 	lone *Index
-	// cache keeps the document frequencies and expansions over the
-	// segments, the same for every request.
+	// cache keeps the terms and expansions over the segments and the
+	// segments' expansions, the same for every request (segment.go).
 	cache multiCache
-	// topics keeps each topic's topicLists (catalogPage).
-	topics sync.Map
-	// topicDocs keeps each topic's live documents (TopicDocs).
+	// topicDocs keeps each topic's live documents (liveTopicDocs).
 	topicDocs sync.Map
+	// freqPool has decoded frequencies that searches reuse (segment.go).
+	freqPool sync.Pool
+	// facetCodes maps the segments' licence and topic codes (codes).
+	codesOnce  sync.Once
+	facetCodes *facetCodes
 	// order is the segments' order of search, the largest first: its
 	// best matches make a floor that prunes the others' (floorOf).
 	order []int
@@ -80,6 +83,13 @@ type mseg struct {
 	// deleted (liveDF); emptied when it holds delDFMax terms.
 	mu    sync.Mutex
 	delDF map[int64]int64 // term id << 8 | field mask -> deleted documents
+	// live keeps, the same way, the live documents of lists scanned
+	// alone (listTotal).
+	live map[int64]int64
+	// cited are the cited-by counts of the segment's documents, made on
+	// the first search sorted by them (citedCounts).
+	citedOnce sync.Once
+	cited     []int32
 }
 
 // delDFMax bounds the terms whose deleted documents a segment remembers.
@@ -194,6 +204,23 @@ func (g *mseg) before(doc int32) int32 {
 	return int32(sort.Search(len(g.Docs), func(i int) bool { return g.Docs[i] > doc })) - 1
 }
 
+// citedCounts returns the cited-by counts of the segment's documents
+// (cites' of their merged numbers; a deleted document's are never read),
+// made once: a search sorted by them reads the count of each match,
+// which the archive's table gives by its merged number, found in Docs.
+// They take 4 bytes a document, as the archive's table does.
+func (g *mseg) citedCounts(cites Citations) []int32 {
+	g.citedOnce.Do(func() {
+		g.cited = make([]int32, len(g.Docs))
+		for d, x := range g.Docs {
+			if !g.deleted(int32(d)) {
+				g.cited[d] = cites.Count(x)
+			}
+		}
+	})
+	return g.cited
+}
+
 func (g *mseg) deleted(d int32) bool { return g.del != nil && g.del[d>>6]&(1<<(d&63)) != 0 }
 
 // Len is the number of live documents.
@@ -236,8 +263,15 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 	k := r.Offset + r.Limit
 	var all []ranked
 	res := Result{}
-	var counts map[string]map[string]int64
+	fc, sum := m.newFacetSum(&r)
+	scoring := r.Sort == ByRelevance && r.Query != nil
 	var floor *ranked
+	key, keep := floorKey(&r, after)
+	if keep {
+		if f, ok := m.cache.floor(key); ok {
+			floor = &f // the floor this request ended with before (multifloor.go)
+		}
+	}
 	for _, i := range m.order {
 		g := m.segs[i]
 		sr := r
@@ -252,7 +286,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		}
 		st := g.st
 		st.m, st.seg = m, i
-		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, citedBy: func(d int32) int32 { return m.cites.Count(g.Docs[d]) }}
+		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, g: g}
 		if floor != nil {
 			f := *floor
 			if f.doc != floorDoc {
@@ -273,24 +307,17 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 				all = append(all, h)
 			}
 		}
-		floor = floorOf(all, k, r.Sort == ByRelevance && r.Query != nil)
-		if sc.fc != nil {
-			if counts == nil {
-				counts = map[string]map[string]int64{}
-			}
-			g.Index.eachFacet(sc.fc, func(name, v string, n int64) {
-				if counts[name] == nil {
-					counts[name] = map[string]int64{}
-				}
-				if n > 0 {
-					counts[name][v] += n
-				}
-			})
+		floor = higher(floor, floorOf(all, k, scoring))
+		if sum != nil {
+			sum.add(i, sc.fc)
 		}
 	}
 	slices.SortFunc(all, func(a, b ranked) int {
 		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.doc, b.doc))
 	})
+	if f := floorOf(all, k, scoring); keep && f != nil {
+		m.cache.putFloor(key, *f)
+	}
 	page := all[min(r.Offset, len(all)):min(k, len(all))]
 	res.Hits = make([]Hit, len(page))
 	for i, h := range page {
@@ -300,8 +327,8 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		last := page[len(page)-1]
 		res.Next = encodeCursor(m.snap, 'q', cursorPos{sort: r.Sort, key: last.key, doc: last.doc})
 	}
-	if counts != nil {
-		res.Facets = facetsOf(counts)
+	if sum != nil {
+		res.Facets = sum.facets(fc)
 	}
 	return res, nil
 }
@@ -328,19 +355,6 @@ func floorOf(all []ranked, k int, scoring bool) *ranked {
 	return &f
 }
 
-// facetsOf sorts the counts as Result.Facets has them.
-func facetsOf(counts map[string]map[string]int64) map[string][]FacetCount {
-	out := map[string][]FacetCount{}
-	for name, vals := range counts {
-		out[name] = []FacetCount{}
-		for v, n := range vals {
-			out[name] = append(out[name], FacetCount{Value: v, Count: n})
-		}
-		sortFacet(out[name])
-	}
-	return out
-}
-
 // CitedBy pages the live documents citing doc (merged numbers), as
 // Index.CitedBy does, from the archive's citations.
 func (m *Multi) CitedBy(ctx context.Context, doc int32, limit int, cursor string) ([]int32, int64, string, error) {
@@ -362,8 +376,10 @@ func (m *Multi) CitedBy(ctx context.Context, doc int32, limit int, cursor string
 
 // catalogPage answers, as Index.catalogPage does, a listing in catalog
 // order without filters but one topic and without facets, at any depth:
-// the live documents are the merged numbers 0..n-1; a topic's are found
-// by binary search over the merged numbers of the segments' topic lists.
+// the live documents are the merged numbers 0..n-1; a topic's are its
+// live documents' merged numbers, gathered from the segments once
+// (liveTopicDocs, which TopicDocs shares), so that a page is a slice of
+// them at any depth, as in one index.
 func (m *Multi) catalogPage(r *Request, after *cursorPos) (Result, bool) {
 	if r.Query != nil || r.Sort != ByRelevance || len(r.Facets) > 0 || r.YearFrom != nil || r.YearTo != nil {
 		return Result{}, false
@@ -383,52 +399,24 @@ func (m *Multi) catalogPage(r *Request, after *cursorPos) (Result, bool) {
 		if after != nil {
 			start = int(min(max(after.doc+1, 0), m.n))
 		}
-		res := Result{Total: int64(m.n), Hits: []Hit{}}
+		res := Result{Total: int64(m.n), Hits: make([]Hit, 0, max(min(r.Limit, int(m.n)-start), 0))}
 		for d := start; d < int(m.n) && d < start+r.Limit; d++ {
 			res.Hits = append(res.Hits, Hit{Doc: int32(d)})
 		}
 		m.next(&res, start)
 		return res, true
 	}
-	tl, ok := m.topicLists(topic)
+	docs, ok := m.liveTopicDocs(topic)
 	if !ok {
 		return Result{}, false // a damaged list: the general path reports it
 	}
-	res := Result{Hits: []Hit{}}
-	for _, l := range tl {
-		res.Total += int64(len(l.docs) - len(l.dead))
-	}
-	// g is the first merged number of the page, start its rank.
-	var g int32
-	var start int
+	start := r.Offset
 	if after != nil {
-		g = max(after.doc+1, 0)
-		start = tl.before(g)
-	} else {
-		start = r.Offset
-		g = int32(sort.Search(int(m.n), func(x int) bool { return tl.before(int32(x)+1) > start }))
+		start = gallop(docs, after.doc+1)
 	}
-	at := make([]int, len(tl))
-	for s, l := range tl {
-		at[s] = l.pos(g)
-	}
-	for len(res.Hits) < r.Limit {
-		best, bestDoc := -1, int32(0)
-		for s, l := range tl {
-			for at[s] < len(l.docs) && m.segs[s].deleted(l.docs[at[s]]) {
-				at[s]++
-			}
-			if at[s] < len(l.docs) {
-				if d := l.num[l.docs[at[s]]]; best < 0 || d < bestDoc {
-					best, bestDoc = s, d
-				}
-			}
-		}
-		if best < 0 {
-			break
-		}
-		res.Hits = append(res.Hits, Hit{Doc: bestDoc})
-		at[best]++
+	res := Result{Total: int64(len(docs)), Hits: make([]Hit, 0, max(min(r.Limit, len(docs)-start), 0))}
+	for i := start; i < len(docs) && i < start+r.Limit; i++ {
+		res.Hits = append(res.Hits, Hit{Doc: docs[i]})
 	}
 	m.next(&res, start)
 	return res, true
@@ -442,62 +430,37 @@ func (m *Multi) next(res *Result, start int) {
 	}
 }
 
-// topicList is one segment's documents of a topic: docs (local,
-// increasing), the deleted ones among them, and the merged numbers.
-type topicList struct {
-	docs, dead []int32
-	num        []int32 // the segment's Docs
-}
-
-type topicLists []topicList
-
-// topicLists returns each segment's list of topic, kept once made;
-// false if a list is damaged.
-func (m *Multi) topicLists(topic string) (topicLists, bool) {
-	if tl, ok := m.topics.Load(topic); ok {
-		return tl.(topicLists), true
+// liveTopicDocs returns the live documents of topic in merged numbers,
+// increasing (none if no segment knows the topic), kept once gathered
+// for a topic of the snapshot; false if a segment's list is damaged.
+// They take 4 bytes a document of the topic, as the server's catalog
+// pages by topic keep them anyway (TopicDocs).
+func (m *Multi) liveTopicDocs(topic string) ([]int32, bool) {
+	if v, ok := m.topicDocs.Load(topic); ok {
+		return v.([]int32), true
 	}
-	tl := make(topicLists, len(m.segs))
+	var out []int32
 	known := false
-	for s, g := range m.segs {
-		tl[s].num = g.Docs
-		if _, ok := g.Index.topicCode[topic]; !ok {
+	for _, g := range m.segs {
+		c, ok := g.Index.topicCode[topic]
+		if !ok {
 			continue
 		}
 		known = true
 		docs := g.Index.TopicDocs(topic)
-		if docs == nil {
+		if docs == nil && g.Index.topicDocsOf(c) != nil {
 			return nil, false
 		}
-		tl[s].docs = docs
-		for _, d := range g.Deleted {
-			if i, ok := slices.BinarySearch(docs, d); ok {
-				tl[s].dead = append(tl[s].dead, docs[i])
+		for _, d := range docs {
+			if !g.deleted(d) {
+				out = append(out, g.Docs[d])
 			}
 		}
 	}
-	if known { // the names of a snapshot's topics, never a client's
-		m.topics.Store(topic, tl)
+	if !known { // the names of a snapshot's topics, never a client's
+		return nil, true
 	}
-	return tl, true
-}
-
-// pos is the index of the first document of l numbered g or more.
-func (l *topicList) pos(g int32) int {
-	return sort.Search(len(l.docs), func(i int) bool { return l.num[l.docs[i]] >= g })
-}
-
-// before counts the live documents of the lists numbered below g.
-func (tl topicLists) before(g int32) int {
-	n := 0
-	for _, l := range tl {
-		i := l.pos(g)
-		n += i
-		if i < len(l.docs) {
-			n -= sort.Search(len(l.dead), func(j int) bool { return l.dead[j] >= l.docs[i] })
-		} else {
-			n -= len(l.dead)
-		}
-	}
-	return n
+	slices.Sort(out)
+	v, _ := m.topicDocs.LoadOrStore(topic, out)
+	return v.([]int32), true
 }

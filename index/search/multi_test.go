@@ -368,3 +368,36 @@ func TestMultiExpansions(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiKept: what a Multi keeps from a search (an expansion's count
+// and bounds in each segment, a list's count, a topic's documents, the
+// cited-by counts) answers the same searches again as the first time,
+// as one index does.
+func TestMultiKept(t *testing.T) {
+	sg := buildSegmented(t, 500, 5, 5, randomDoc)
+	var reqs []search.Request
+	for _, w := range []string{"heart", "cell", "the"} {
+		for _, q := range []query.Node{&query.Term{Word: w[:2], Prefix: true}, &query.Term{Word: w}, &query.Term{Word: w, Field: query.Title}} {
+			for _, stem := range []bool{false, true} {
+				reqs = append(reqs, search.Request{Query: q, Stem: stem, Limit: 5},
+					search.Request{Query: q, Stem: stem, Fulltext: true, Limit: 20},
+					search.Request{Query: q, Stem: stem, Sort: search.ByCitedBy, Limit: 5})
+			}
+		}
+	}
+	for _, topic := range []string{"physics", "medicine", "nothing"} {
+		reqs = append(reqs, search.Request{Where: map[string][]string{search.FacetTopic: {topic}}, Limit: 7, Offset: 3})
+	}
+	// The floor a request ended with (multifloor.go), under each sort.
+	and := &query.And{Children: []query.Node{&query.Term{Word: "the"}, &query.Or{Children: []query.Node{&query.Term{Word: "cell"}, &query.Phrase{Words: []string{"of", "the"}}}}}}
+	for s := range search.Sort(4) {
+		reqs = append(reqs, search.Request{Query: and, Sort: s, Limit: 4, Offset: 2},
+			search.Request{Query: and, Sort: s, Limit: 3, Where: map[string][]string{search.FacetLicense: {"CC-BY"}}, Facets: []string{search.FacetYear}},
+			search.Request{Sort: s, Limit: 6, Where: map[string][]string{search.FacetYear: {"2020", "2021"}}})
+	}
+	for i, r := range reqs {
+		for ask := range 3 {
+			comparePages(t, sg, r, fmt.Sprintf("#%d %s (stem %v, fulltext %v, sort %d, where %v), ask %d", i, show(r.Query), r.Stem, r.Fulltext, r.Sort, r.Where, ask))
+		}
+	}
+}

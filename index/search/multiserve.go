@@ -11,9 +11,10 @@ func (m *Multi) TopicDocs(topic string) []int32 {
 	if m.lone != nil {
 		return m.lone.TopicDocs(topic)
 	}
-	if v, ok := m.topicDocs.Load(topic); ok {
-		return v.([]int32)
+	if docs, ok := m.liveTopicDocs(topic); ok {
+		return docs
 	}
+	// A damaged list: the others' documents.
 	var out []int32
 	for _, g := range m.segs {
 		for _, d := range g.Index.TopicDocs(topic) {
@@ -23,8 +24,7 @@ func (m *Multi) TopicDocs(topic string) []int32 {
 		}
 	}
 	slices.Sort(out)
-	v, _ := m.topicDocs.LoadOrStore(topic, out)
-	return v.([]int32)
+	return out
 }
 
 // CitedByCount is how many live documents cite doc.

@@ -375,8 +375,10 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	if err != nil {
 		return nil, err
 	}
-	fc, err := ix.newFacets(r.Facets)
-	if err != nil {
+	var fc *facetCounter
+	if sg != nil && sg.fc != nil {
+		fc = sg.fc // the facets of every segment, added up apart (multifacets.go)
+	} else if fc, err = ix.newFacets(r.Facets); err != nil {
 		return nil, err
 	}
 	st := &ix.own
@@ -390,36 +392,62 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 		}
 	}
 	ev := &evaluator{ix: ix, st: st, del: del, stem: r.Stem, anyMask: anyFields,
-		scoring: r.Sort == ByRelevance && r.Query != nil}
+		scoring: r.Sort == ByRelevance && r.Query != nil, sg: sg}
+	if sg != nil {
+		defer func() { sg.putFreqs(ev.postings) }()
+	}
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext
-	}
-	it, err := ix.driver(ev, r)
-	if err != nil {
-		return nil, err
 	}
 	filtering := f.active()
 	top := newTopK(r.Offset + r.Limit)
 	sc := &scan{ix: ix, f: &f, filtering: filtering, fc: fc, sort: r.Sort, scoring: ev.scoring, top: top, after: after}
 	if sg != nil {
-		sc.del, sc.citedBy = del, sg.citedBy
+		sc.del = del
+		if r.Sort == ByCitedBy {
+			sc.cited = sg.cited()
+		}
 		if sg.floor != nil {
 			sc.floored = true
 			for range top.k {
 				top.heap = append(top.heap, *sg.floor)
 			}
 		}
+		if x := sg.keptExpansion(ev, r.Query); x != nil && sc.plain() {
+			if err := ev.check(sc.keptExpansion(ctx, ev, x)); err != nil { // segment.go
+				return nil, err
+			}
+			return sc, nil
+		}
+	}
+	it, err := ix.driver(ev, r)
+	if err != nil {
+		return nil, err
 	}
 	var c *conj
 	if sc.plain() {
 		c = asConj(it)
 	}
 	if l, ok := asLister(it); ok && !f.none {
+		p := l.list()
+		// A segment keeps the count of a list scanned alone, bare, from
+		// the start: the later scans count no block they prune.
+		keep := sg != nil && after == nil && ev.scoring && !filtering && fc == nil
+		var live int64
+		if keep {
+			live, sc.counted = sg.g.listTotal(p.term, p.mask)
+		}
 		err = sc.list(ctx, l)
-		if del != nil && !filtering {
+		switch {
+		case sc.counted:
+			sc.total = live
+		case del != nil && !filtering:
 			// The list counted its deleted documents: as many as
 			// the segment knows its list has.
-			sc.total -= sg.deletedIn(l.list().term, l.list().mask)
+			sc.total -= sg.deletedIn(p.term, p.mask)
+		}
+		if keep && !sc.counted && err == nil && !p.bad {
+			sg.g.keepListTotal(p.term, p.mask, sc.total)
 		}
 	} else if c != nil {
 		err = c.scan(ctx, ev, sc) // conj.go
@@ -432,20 +460,28 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	} else if it != nil && !f.none {
 		err = sc.iter(ctx, it)
 	}
-	if err != nil {
+	if err := ev.check(err); err != nil {
 		return nil, err
 	}
-	for _, p := range ev.postings {
-		if p.bad {
-			return nil, fmt.Errorf("%w: postings do not decode", ErrMalformed)
-		}
-	}
-	for _, l := range ev.lists {
-		if l.bad {
-			return nil, fmt.Errorf("%w: a topic's document list", ErrMalformed)
-		}
-	}
 	return sc, nil
+}
+
+// check returns err, or an error if a list the search read is damaged.
+func (e *evaluator) check(err error) error {
+	if err != nil {
+		return err
+	}
+	for _, p := range e.postings {
+		if p.bad {
+			return fmt.Errorf("%w: postings do not decode", ErrMalformed)
+		}
+	}
+	for _, l := range e.lists {
+		if l.bad {
+			return fmt.Errorf("%w: a topic's document list", ErrMalformed)
+		}
+	}
+	return nil
 }
 
 // scan visits a request's matches in doc order: it filters them, counts
@@ -479,11 +515,15 @@ type scan struct {
 	// paths that count a bitset subtract them by word; a list, by the
 	// count the segment keeps per list.
 	del []uint64
-	// citedBy, when not nil, gives the cited-by counts that ByCitedBy
-	// sorts by (the whole archive's, multi.go).
-	citedBy func(d int32) int32
+	// cited, when not nil, has the cited-by counts of the documents
+	// that ByCitedBy sorts by (the whole archive's, multi.go).
+	cited []int32
 	// floored is whether the top k starts full of the floor (multi.go).
 	floored bool
+	// counted is whether a segment knows the total of the list that
+	// list scans (multi.go): it counts no block it prunes, and neither
+	// total nor beyond is kept.
+	counted bool
 }
 
 // plain reports whether the scan only counts and ranks by relevance
@@ -621,9 +661,11 @@ func (s *scan) list(ctx context.Context, l lister) error {
 			}
 		}
 		if bare && s.prunable(l.blockBound(b)) {
-			n, _ := p.countBlock(b)
-			s.total += int64(n)
-			s.beyond += int64(n)
+			if !s.counted {
+				n, _ := p.countBlock(b)
+				s.total += int64(n)
+				s.beyond += int64(n)
+			}
 			continue
 		}
 		if bare && s.closed() {
@@ -764,8 +806,8 @@ func (s *scan) key(score float64, d int32) float64 {
 		}
 		return float64(y)
 	case ByCitedBy:
-		if s.citedBy != nil {
-			return -float64(s.citedBy(d))
+		if s.cited != nil {
+			return -float64(s.cited[d])
 		}
 		return -float64(s.ix.CitedByCount(d))
 	}

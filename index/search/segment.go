@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"hash/fnv"
 	"math/bits"
@@ -12,6 +13,7 @@ import (
 	"github.com/openshelf/openshelf/index/tokenize"
 
 	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/ingest"
 )
 
 // segment is how a search over segments (multi.go) runs on one of them.
@@ -21,11 +23,45 @@ type segment struct {
 	// deletedIn counts the deleted documents of term id's list with a
 	// field of mask.
 	deletedIn func(id int, mask uint8) int64
-	citedBy   func(d int32) int32
+	// cited gives the cited-by counts of the segment's documents, nil
+	// unless the search sorts by them (mseg.citedCounts).
+	cited func() []int32
+	// g is the segment, which keeps what is the same for every search.
+	g *mseg
+	// fc, when not nil, is the counter the segment counts the facets
+	// into, cleared (multifacets.go).
+	fc *facetCounter
+	// freqs are the Multi's decoded frequencies that searches reuse
+	// (freqPool).
+	freqs *sync.Pool
 	// floor, when not nil, is a match (doc floorDoc) that other
 	// segments' matches already rank ahead of the page: the top k
 	// starts full of it, so that only better matches are scored.
 	floor *ranked
+}
+
+// A segment's search decodes the frequencies of the blocks it scores
+// into a few KiB (freqs) for each list it scores, and the ten segments of
+// a search would make ten times the garbage of one index: they reuse
+// those of the searches before, from a pool of the Multi. A list takes
+// one if the pool has one, and its search puts back those of its lists
+// once done (nothing reads them after).
+
+// takeFreqs gives p the frequencies of a finished search, if any.
+func (sg *segment) takeFreqs(p *postings) {
+	if f, ok := sg.freqs.Get().(*freqs); ok {
+		p.freqs = f
+	}
+}
+
+// putFreqs puts back the frequencies of the search's lists.
+func (sg *segment) putFreqs(ps []*postings) {
+	for _, p := range ps {
+		if p.freqs != nil {
+			sg.freqs.Put(p.freqs)
+			p.freqs = nil
+		}
+	}
 }
 
 // floorDoc is the doc of a floor, after every document.
@@ -87,6 +123,26 @@ func (g *mseg) deletedIn(id int, mask uint8) int64 {
 	return n
 }
 
+// listTotal returns the live documents of term id's list with a field
+// of mask, if a scan of the list kept them (keepListTotal).
+func (g *mseg) listTotal(id int, mask uint8) (int64, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, ok := g.live[int64(id)<<8|int64(mask)]
+	return n, ok
+}
+
+// keepListTotal keeps n, the live documents of term id's list with a
+// field of mask; emptied when it holds delDFMax terms.
+func (g *mseg) keepListTotal(id int, mask uint8, n int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.live == nil || len(g.live) >= delDFMax {
+		g.live = map[int64]int64{}
+	}
+	g.live[int64(id)<<8|int64(mask)] = n
+}
+
 // countDeleted counts the deleted documents of term id's list with a
 // field of mask: by advancing the list to each (few deleted documents),
 // or by walking it.
@@ -113,72 +169,113 @@ func (g *mseg) countDeleted(id int, mask uint8) int64 {
 	return n
 }
 
-// multiCache keeps the document frequencies and expansions computed
-// over the segments; emptied when it holds dfsMax terms or expsMax
-// expansions (each up to MaxExpansions ids a segment).
+// multiCache keeps the terms looked up over the segments (each
+// segment's term id and the live documents over all), the expansions,
+// and what each segment's plain scans of an expansion found (segExp);
+// emptied when it holds termsMax terms, expsMax expansions (each up to
+// MaxExpansions ids a segment) or segExpsMax segments' expansions. A
+// search looks its words up once for all segments.
 type multiCache struct {
-	mu   sync.Mutex
-	dfs  map[string]int64
-	exps map[string][][]int // kind and word -> each segment's term ids
+	mu      sync.Mutex
+	terms   map[string]*mterm
+	exps    map[string]*mexp // kind and word -> the expansion over the segments
+	segExps map[segExpKey]*segExp
+	// floors are the floors requests ended with (multifloor.go).
+	floors map[string]ranked
+}
+
+// mterm is a term over the segments: its id in each (-1 where absent)
+// and its live documents over all.
+type mterm struct {
+	ids []int32
+	df  int64
+}
+
+// mexp is an expansion over the segments: each segment's term ids of
+// its words, their live documents over all segments, and for a prefix
+// whether the segment's prefix term holds their documents
+// (mseg.prefixTermHolds).
+type mexp struct {
+	ids  [][]int
+	dfs  [][]int64
+	bits []bool
 }
 
 // The bounds of a multiCache.
 const (
-	dfsMax  = 1 << 18
-	expsMax = 1 << 12
+	termsMax   = 1 << 18
+	expsMax    = 1 << 12
+	segExpsMax = 1 << 14
 )
 
-func (c *multiCache) df(term string) (int64, bool) {
+func (c *multiCache) term(t []byte) *mterm {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, ok := c.dfs[term]
-	return n, ok
+	return c.terms[string(t)]
 }
 
-// put keeps the frequencies dfs and, unless key is "", the expansion
-// ids of key.
-func (c *multiCache) put(dfs map[string]int64, key string, ids [][]int) {
+func (c *multiCache) putTerm(t string, x *mterm) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dfs == nil || len(c.dfs) >= dfsMax || len(c.exps) >= expsMax {
-		c.dfs, c.exps = map[string]int64{}, map[string][][]int{}
+	if c.terms == nil || len(c.terms) >= termsMax {
+		c.terms = map[string]*mterm{}
 	}
-	for t, n := range dfs {
-		c.dfs[t] = n
-	}
-	if key != "" {
-		c.exps[key] = ids
-	}
+	c.terms[t] = x
 }
 
-func (c *multiCache) expansion(key string) ([][]int, bool) {
+func (c *multiCache) putExpansion(key string, x *mexp) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ids, ok := c.exps[key]
-	return ids, ok
+	if c.exps == nil || len(c.exps) >= expsMax {
+		c.exps = map[string]*mexp{}
+	}
+	c.exps[key] = x
+}
+
+func (c *multiCache) expansion(key string) (*mexp, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	x, ok := c.exps[key]
+	return x, ok
+}
+
+// term returns term over the segments, looked up once.
+func (m *Multi) term(term []byte) *mterm {
+	if t := m.cache.term(term); t != nil {
+		return t
+	}
+	t := &mterm{ids: make([]int32, len(m.segs))}
+	for s, g := range m.segs {
+		id := g.Index.lookup(string(term))
+		t.ids[s] = int32(id)
+		if id >= 0 {
+			t.df += g.liveDF(id)
+		}
+	}
+	m.cache.putTerm(string(term), t)
+	return t
 }
 
 // df is the number of live documents with term, over all segments.
-func (m *Multi) df(term []byte) int64 {
-	if n, ok := m.cache.df(string(term)); ok {
-		return n
+func (m *Multi) df(term []byte) int64 { return m.term(term).df }
+
+// lookup returns the number of term in the index, or -1: in a segment,
+// looked up once for all segments.
+func (e *evaluator) lookup(term string) int {
+	if e.st.m == nil {
+		return e.ix.lookup(term)
 	}
-	var n int64
-	for _, g := range m.segs {
-		if id := g.Index.lookup(string(term)); id >= 0 {
-			n += g.liveDF(id)
-		}
-	}
-	m.cache.put(map[string]int64{string(term): n}, "", nil)
-	return n
+	return int(e.st.m.term([]byte(term)).ids[e.st.seg])
 }
 
 // expansion returns segment seg's term ids of the words of a prefix
-// (kind 'p') or a stemmed word ('s'): those one index of the live
-// documents would choose (Index.expandPrefix, Index.expandStem).
-func (m *Multi) expansion(seg int, kind byte, word string) []int {
+// (kind 'p') or a stemmed word ('s'), those one index of the live
+// documents would choose (Index.expandPrefix, Index.expandStem), each
+// one's live documents over all segments, and for a prefix whether the
+// segment's prefix term, if it has one, holds their live documents.
+func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []int64, bool) {
 	key := string(kind) + word
-	ids, ok := m.cache.expansion(key)
+	x, ok := m.cache.expansion(key)
 	if !ok {
 		var words []*mword
 		if kind == 'p' {
@@ -186,17 +283,160 @@ func (m *Multi) expansion(seg int, kind byte, word string) []int {
 		} else {
 			words = m.stemWords(word)
 		}
-		ids = make([][]int, len(m.segs))
-		dfs := make(map[string]int64, len(words))
+		x = &mexp{ids: make([][]int, len(m.segs)), dfs: make([][]int64, len(m.segs))}
 		for _, w := range words {
-			dfs[string(w.term)] = w.live
 			for _, p := range w.parts {
-				ids[p.seg] = append(ids[p.seg], p.id)
+				x.ids[p.seg] = append(x.ids[p.seg], p.id)
+				x.dfs[p.seg] = append(x.dfs[p.seg], w.live)
 			}
 		}
-		m.cache.put(dfs, key, ids)
+		x.bits = make([]bool, len(m.segs))
+		for s, g := range m.segs {
+			x.bits[s] = kind == 'p' && g.prefixTermHolds(word, x.ids[s])
+		}
+		m.cache.putExpansion(key, x)
 	}
-	return ids[seg]
+	return x.ids[seg], x.dfs[seg], x.bits[seg]
+}
+
+// prefixTermHolds reports whether the segment's prefix term of p, if it
+// has one, holds the live documents of the words ids (the archive's
+// choice, increasing): the term has the documents of the segment's own
+// choice of words (Index.expandPrefix), which must have all of ids, and
+// any other word of its choice no live document in the segment, so that
+// the two differ only by deleted documents, which every count subtracts
+// and no page ranks.
+func (g *mseg) prefixTermHolds(p string, ids []int) bool {
+	if len(ids) < 2 {
+		return false
+	}
+	i := 0
+	for _, id := range g.Index.expandPrefix(p, query.MaxExpansions) {
+		if i < len(ids) && ids[i] == id {
+			i++
+			continue
+		}
+		if g.liveDF(id) > 0 {
+			return false
+		}
+	}
+	return i == len(ids)
+}
+
+// A prefix or a stemmed word alone in a plain scan (expand.go) is
+// counted from the expansion's bitset and ranked from the lists of the
+// highest bounds, most of its hundreds of lists never unpacked; but each
+// of the segments would open every list, read every skip table for its
+// bound and count the bitset again, on every search. A segment instead
+// keeps, from its first such scan of the expansion, the count of its
+// live documents and each list's bound, which are the same for every
+// search of its snapshot; a later search opens only the lists whose
+// bound can enter the page, none where the floor of the larger
+// segments searched before prunes them all.
+
+// segExpKey names an expansion searched in a field mask in a segment.
+type segExpKey struct {
+	seg  int
+	kind byte
+	mask uint8
+	word string
+}
+
+// segExp is a segment's expansion as its plain scans found it: its
+// lists (term, fields and IDF over the archive), their bounds, their
+// order from the highest bound, and the live documents it matches.
+type segExp struct {
+	ids   []int
+	masks []uint8
+	idfs  []float64
+	tops  []float64
+	order []int
+	total int64
+}
+
+func (c *multiCache) segExp(k segExpKey) *segExp {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.segExps[k]
+}
+
+func (c *multiCache) putSegExp(k segExpKey, x *segExp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.segExps == nil || len(c.segExps) >= segExpsMax {
+		c.segExps = map[segExpKey]*segExp{}
+	}
+	c.segExps[k] = x
+}
+
+// keepExpansion returns what keeps the segment's expansion named k
+// from a plain scan of it (scan.expansion): its lists ts and its count.
+func (e *evaluator) keepExpansion(k segExpKey) func(total int64, ts []*termIter) {
+	return func(total int64, ts []*termIter) {
+		x := &segExp{total: total}
+		for _, t := range ts {
+			if t.p.bad {
+				return // Search reports the damage
+			}
+			x.ids = append(x.ids, t.p.term)
+			x.masks = append(x.masks, t.p.mask)
+			x.idfs = append(x.idfs, t.idf)
+		}
+		x.tops, x.order = byTopBound(ts)
+		e.st.m.cache.putSegExp(k, x)
+	}
+}
+
+// segExpKey returns the key of the segment's expansion that query q is,
+// when it is a prefix or a stemmed word alone; false if not.
+func (e *evaluator) segExpKey(q query.Node) (segExpKey, bool) {
+	t, ok := q.(*query.Term)
+	if !ok || e.st.m == nil {
+		return segExpKey{}, false
+	}
+	word := t.Word
+	if t.Field == query.DOI {
+		if n := ingest.NormaliseDOI(word); n != "" {
+			word = n
+		}
+	}
+	k := segExpKey{seg: e.st.seg, mask: e.maskOf(t.Field), word: word}
+	switch {
+	case t.Prefix:
+		k.kind = 'p'
+	case e.stem && t.Field != query.DOI && t.Field != query.Author:
+		k.kind = 's'
+	default:
+		return segExpKey{}, false
+	}
+	return k, true
+}
+
+// keptExpansion returns the segment's kept expansion that query q is,
+// nil if q is none or its first plain scan is still to come.
+func (sg *segment) keptExpansion(e *evaluator, q query.Node) *segExp {
+	k, ok := e.segExpKey(q)
+	if !ok {
+		return nil
+	}
+	return e.st.m.cache.segExp(k)
+}
+
+// keptExpansion answers a plain scan of the segment's expansion x: its
+// count, and its page from the lists whose bound can enter it, opened
+// now.
+func (s *scan) keptExpansion(ctx context.Context, e *evaluator, x *segExp) error {
+	s.total = x.total
+	if s.top.k > 0 {
+		err := s.bestLists(ctx, x.tops, x.order, func(i int) *termIter {
+			return e.termIterIDF(x.ids[i], x.masks[i], x.idfs[i])
+		})
+		if err != nil {
+			return err
+		}
+	}
+	s.beyond = s.total - int64(len(s.top.heap))
+	return nil
 }
 
 // mword is a term of the segments' dictionaries, with the segments that
