@@ -43,10 +43,12 @@ type span struct {
 	off, n uint32
 }
 
-// sortBuf is an arena and its spans, handed to the spill goroutine.
+// sortBuf is an arena and its spans, handed to the spill goroutine, and
+// the scratch spans of its radix sort.
 type sortBuf struct {
 	arena []byte
 	recs  []span
+	tmp   []span
 }
 
 // spilled is the spill goroutine's answer: the arena back, or an error.
@@ -87,23 +89,104 @@ func (s *sorter) rec(sp span) []byte { return s.arena[sp.off : sp.off+sp.n] }
 
 func (b *sortBuf) rec(sp span) []byte { return b.arena[sp.off : sp.off+sp.n] }
 
-// sort orders the spans by their records. Equal keys mean equal first 8
-// bytes (a shorter record is padded with zeros, which bytes.Compare would
-// also put first), so only they need the records compared.
+// sort orders the spans by their records (bytes.Compare order): a radix
+// sort by the records' first 8 bytes (span.key), then the spans of each
+// run of equal keys by the next 8 bytes, and so on; a short run is sorted
+// by comparison. Postings records share long prefixes (a term's records
+// differ from its 9th byte on when the term is long), which made a
+// comparison sort mostly bytes.Compare calls. The spans' keys are
+// overwritten.
 func (b *sortBuf) sort() {
-	slices.SortFunc(b.recs, func(x, y span) int {
-		if x.key != y.key {
-			if x.key < y.key {
-				return -1
+	if cap(b.tmp) < len(b.recs) {
+		b.tmp = make([]span, len(b.recs))
+	}
+	b.radix(b.recs, b.tmp[:len(b.recs)], 0)
+}
+
+// radixMin is the shortest run the radix sort sorts; shorter ones are
+// sorted by comparison. radixDepth bounds the 8-byte keys it sorts by,
+// from the record's start (records longer than that are rare: terms
+// have at most 64 bytes).
+const (
+	radixMin   = 256
+	radixDepth = 10
+)
+
+// radix sorts recs, whose records are equal in their first 8*depth bytes
+// (zero-padded) and whose keys hold their next 8, using tmp (as long as
+// recs) as scratch.
+func (b *sortBuf) radix(recs, tmp []span, depth int) {
+	if len(recs) < radixMin || depth == radixDepth {
+		slices.SortFunc(recs, func(x, y span) int {
+			if x.key != y.key {
+				if x.key < y.key {
+					return -1
+				}
+				return 1
 			}
-			return 1
+			return bytes.Compare(b.rec(x), b.rec(y))
+		})
+		return
+	}
+	sortByKey(recs, tmp)
+	next := uint32(8 * (depth + 1))
+	for i := 0; i < len(recs); {
+		j, longer := i+1, recs[i].n > next
+		for j < len(recs) && recs[j].key == recs[i].key {
+			longer = longer || recs[j].n > next
+			j++
 		}
-		return bytes.Compare(b.rec(x), b.rec(y))
-	})
+		if j-i > 1 && longer {
+			// Equal so far, and some go on: order by the next 8
+			// bytes. When none goes on, the records are equal but
+			// for trailing zeros, which the comparison orders.
+			run := recs[i:j]
+			for k := range run {
+				run[k].key = prefixKey(b.rec(run[k])[min(next, run[k].n):])
+			}
+			b.radix(run, tmp[i:j], depth+1)
+		} else if j-i > 1 {
+			slices.SortFunc(recs[i:j], func(x, y span) int { return bytes.Compare(b.rec(x), b.rec(y)) })
+		}
+		i = j
+	}
+}
+
+// sortByKey is a least-significant-digit radix sort of recs by key, a byte
+// at a time, skipping the bytes every key has alike; tmp is scratch.
+func sortByKey(recs, tmp []span) {
+	var counts [8][256]int
+	for _, r := range recs {
+		k := r.key
+		for i := range counts {
+			counts[i][byte(k>>(8*i))]++
+		}
+	}
+	src, dst := recs, tmp
+	for i := range counts {
+		c, shift := &counts[i], 8*i
+		if c[byte(src[0].key>>shift)] == len(src) {
+			continue // one value of this byte
+		}
+		var at [256]int
+		sum := 0
+		for v, n := range c {
+			at[v], sum = sum, sum+n
+		}
+		for _, r := range src {
+			v := byte(r.key >> shift)
+			dst[at[v]] = r
+			at[v]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &recs[0] {
+		copy(recs, src)
+	}
 }
 
 func (s *sorter) sortMemory() {
-	buf := sortBuf{s.arena, s.recs}
+	buf := sortBuf{arena: s.arena, recs: s.recs}
 	buf.sort()
 }
 
@@ -132,8 +215,9 @@ func (s *sorter) spill() error {
 		return fmt.Errorf("index: sort run: %w", err)
 	}
 	s.runs = append(s.runs, f.Name())
-	full := &sortBuf{s.arena, s.recs}
+	full := &sortBuf{arena: s.arena, recs: s.recs}
 	if s.spare != nil {
+		full.tmp = s.spare.tmp
 		s.arena, s.recs, s.spare = s.spare.arena[:0], s.spare.recs[:0], nil
 	} else {
 		// The arena fills up to the limit again: allocate it at once
