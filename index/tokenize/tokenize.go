@@ -101,9 +101,15 @@ func RemoveStopWords(toks []string) []string {
 // IsStopWord reports whether the folded token t is one of the English
 // function words removed from titles and keywords.
 func IsStopWord(t string) bool {
+	if len(t) < 2 || len(t) > maxStopWord {
+		return false // most tokens: no need to hash them
+	}
 	_, ok := stopWords[t]
 	return ok
 }
+
+// maxStopWord is the length of the longest stop word.
+const maxStopWord = 5
 
 // StopWords returns the stop words, sorted.
 func StopWords() []string {

@@ -64,6 +64,14 @@ func TestTermsDropsStopWords(t *testing.T) {
 	}
 }
 
+func TestStopWordLengths(t *testing.T) {
+	for _, w := range StopWords() {
+		if len(w) < 2 || len(w) > maxStopWord || !IsStopWord(w) {
+			t.Errorf("stop word %q: IsStopWord skips it by its length", w)
+		}
+	}
+}
+
 func TestQuery(t *testing.T) {
 	tests := []struct {
 		in   string
