@@ -38,12 +38,18 @@ func Build(ctx context.Context, cfg Config, feed Feed) (*snapshot.Manifest, erro
 	}
 	cfg = b.cfg // with defaults
 	m, err := ingest.NewMerger(ingest.MergeConfig{Dir: b.WorkDir(), Now: cfg.Now, Decide: cfg.Decide,
-		Problem: cfg.Problem, Logger: cfg.Logger})
+		Problem: cfg.Problem, Logger: cfg.Logger, Records: cfg.Records})
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
-	if prev := b.Previous(); prev != nil {
+	if prev := b.Previous(); prev != nil && cfg.Records && hasRecords(prev) {
+		n, err := carryRecords(ctx, prev, cfg.KeepRecord, m)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Logger.Info("index: carried over the previous snapshot's records", "id", prev.ID, "works", n)
+	} else if prev != nil {
 		n, err := readPrevious(ctx, prev, m.Carry)
 		if err != nil {
 			return nil, err
@@ -75,7 +81,20 @@ func addMerged(ctx context.Context, b *Builder, m *ingest.Merger) error {
 				return err
 			}
 		}
+		before := b.ndocs
 		err := b.Add(d)
+		if b.records != nil && (err == nil || errors.Is(err, ErrInvalidDocument) || errors.Is(err, ErrNoTopic)) {
+			doc := int32(-1)
+			if b.ndocs > before {
+				doc = int32(before)
+			}
+			if rerr := b.records.add(d, doc); rerr != nil {
+				return rerr
+			}
+			if d.ID != "" && len(d.Records) > 0 {
+				b.ngroups++
+			}
+		}
 		if errors.Is(err, ErrInvalidDocument) || errors.Is(err, ErrNoTopic) {
 			// Add has listed it in rejects; one bad record never stops the
 			// batch.

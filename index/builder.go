@@ -80,6 +80,8 @@ type Builder struct {
 	sample   *pairSample        // until then
 	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
+	records  *recordsWriter // nil unless Config.Records (records.go)
+	ngroups  int64          // works whose records were written
 
 	// segments are a delta build's segments, for the manifest.
 	segments []snapshot.Segment
@@ -145,6 +147,11 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 			b.prev = prev
 		}
 	}
+	if b.prev != nil && !b.cfg.Records && hasRecords(b.prev) {
+		// Records are kept once kept: a merge or a local run over the
+		// nightly job's archive must not leave its next night without them.
+		b.cfg.Records = true
+	}
 	if b.id, err = nextID(cfg.DataDir, cfg.Now); err != nil {
 		return nil, err
 	}
@@ -154,6 +161,9 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	if deltaBuild && b.prev != nil && !cfg.Merge && b.prev.Manifest.Policy != cfg.Policy {
 		b.log.Info("index: the publication policy changed; merging every document again",
 			"previous", b.prev.Manifest.Policy, "now", cfg.Policy)
+	} else if deltaBuild && b.prev != nil && !cfg.Merge && !searchFormatCurrent(b.prev) {
+		b.log.Info("index: the previous snapshot's search index is an older format; merging every document again",
+			"previous", b.prev.ID)
 	} else if deltaBuild && b.prev != nil && !cfg.Merge && deltaCapable(b.prev) {
 		b.delta = &delta{}
 		b.dir = filepath.Join(b.tmp, snapshot.SegmentsDir, "segment="+b.id)
@@ -199,6 +209,11 @@ func (b *Builder) open() error {
 	}
 	if b.specs, err = newSpecsTable(b.dir, 8*b.cfg.RowGroupRows); err != nil {
 		return err
+	}
+	if b.cfg.Records {
+		if b.records, err = newRecordsWriter(b.dir, b.work, b.cfg.SortMemory/8); err != nil {
+			return err
+		}
 	}
 	b.aliases = newSorter(b.work, b.cfg.SortMemory/4)
 	b.postings = newSorter(b.work, b.cfg.SortMemory)
@@ -603,6 +618,9 @@ func (b *Builder) Abort() error {
 	for _, bu := range b.bundles {
 		bu.abort()
 	}
+	if b.records != nil {
+		b.records.abort()
+	}
 	if b.aliases != nil {
 		b.aliases.cleanup()
 	}
@@ -654,6 +672,14 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if b.records != nil {
+		more, err := b.records.close()
+		b.records = nil
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, more...)
 	}
 	more, err := b.writeAliases()
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -24,7 +23,7 @@ import (
 // a delta build rewrites only the frames whose lines changed and copies
 // the others, and its bundles are byte for byte a full build's
 // (delta_bundles.go). Beside each bundle, bundles/<slug>.frames lists
-// its frames (bundleFrames).
+// its frames (snapshot.BundleFrame).
 type bundle struct {
 	out    *hashFile
 	frames []bundleFrame
@@ -224,7 +223,7 @@ func (bu *bundle) frame(frame []byte, lines int64, last string) error {
 	if _, err := bu.out.Write(frame); err != nil {
 		return fmt.Errorf("index: bundle %s: %w", bu.out.name, err)
 	}
-	bu.frames = append(bu.frames, bundleFrame{last: last, bytes: int64(len(frame)), lines: lines})
+	bu.frames = append(bu.frames, bundleFrame{Last: last, Bytes: int64(len(frame)), Lines: lines})
 	bu.chunk, bu.lines = bu.chunk[:0], 0
 	return nil
 }
@@ -286,7 +285,7 @@ func (bu *bundle) close() (snapshot.File, snapshot.File, error) {
 	if err != nil {
 		return snapshot.File{}, snapshot.File{}, err
 	}
-	idx, err := writeFrames(bu.out.dir, strings.TrimSuffix(f.Name, snapshot.BundleExt)+framesExt, bu.frames)
+	idx, err := writeFrames(bu.out.dir, snapshot.FramesPath(f.Name), bu.frames)
 	return f, idx, err
 }
 

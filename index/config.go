@@ -71,6 +71,23 @@ type Config struct {
 	Policy string
 	// Tiers is the merge policy of delta builds (delta_merge.go).
 	Tiers Tiers
+	// Records keeps, in every segment written, the source records each
+	// work was merged from, rejected works included (records.go), and
+	// makes builds carry those records instead of the merged documents
+	// wherever the previous segments have them: a record that leaves
+	// (KeepRecord) or changes then merges the work again exactly as a build from
+	// all the sources' records would. A build over a snapshot that keeps
+	// records keeps them whatever Records says.
+	Records bool
+	// Touch names ids whose works a delta build merges again although
+	// the run brings no record of them: works one of whose records left
+	// a source (a PubMed deletion, a withdrawn PMC article, an OpenAlex
+	// merge). Only segments with records can honour it.
+	Touch []string
+	// KeepRecord, when set, decides which carried source records stay: a
+	// record for which it returns false leaves its work (the nightly
+	// job's source filters). It is called with the record's Origin.
+	KeepRecord func(origin string, d *ingest.Document) bool
 
 	// hook, when set, is called at the named stages of a build, where
 	// the crash tests kill it: "linked" (a delta build's previous

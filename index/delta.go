@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/openshelf/openshelf/index/catalog"
 	"github.com/openshelf/openshelf/index/content"
+	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -71,6 +73,12 @@ type oldSegment struct {
 	// merged means the new segment takes all its live documents and the
 	// segment leaves the snapshot (the merge policy, delta_merge.go).
 	merged bool
+	// rec are its records (records.go), nil when it has none; dead are
+	// its groups later builds took, and groups those this build takes,
+	// both increasing.
+	rec    *recordStore
+	dead   []int32
+	groups []int32
 }
 
 // deltaCapable reports whether every segment of prev has the files a delta
@@ -78,6 +86,19 @@ type oldSegment struct {
 func deltaCapable(prev *snapshot.Snapshot) bool {
 	for _, dir := range segmentDirs(prev) {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(citeKeysFile))); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// searchFormatCurrent reports whether every segment of s has a search
+// index of the current format: a delta build would leave the others
+// unreadable to the server, so a build over them is a full merge.
+func searchFormatCurrent(s *snapshot.Snapshot) bool {
+	for _, dir := range segmentDirs(s) {
+		ok, err := isearch.CurrentFormat(filepath.Join(dir, filepath.FromSlash(isearch.File)))
+		if err != nil || !ok {
 			return false
 		}
 	}
@@ -104,7 +125,7 @@ func archiveFile(name string) bool {
 	case snapshot.Rejects + ".parquet", snapshot.Topics + ".parquet", snapshot.Citations + ".parquet":
 		return true
 	}
-	return strings.HasPrefix(name, snapshot.BundlesDir+"/")
+	return strings.HasPrefix(name, snapshot.BundlesDir+"/") || strings.HasPrefix(name, recordsDeadDir+"/")
 }
 
 // openSegments opens the segments of the previous snapshot.
@@ -154,6 +175,15 @@ func openSegments(prev *snapshot.Snapshot) ([]*oldSegment, error) {
 				return nil, err
 			}
 		}
+		if g.rec, err = openRecords(g.dir); err != nil {
+			return nil, err
+		}
+		if g.rec != nil && prev.Segmented() {
+			g.dead, err = snapshot.ReadDeletions(deadGroupsPath(prev.Dir, g.ID), g.rec.len())
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
 	}
 	ok = true
 	return segs, nil
@@ -166,6 +196,9 @@ func closeSegments(segs []*oldSegment) {
 		}
 		if g.con != nil {
 			g.con.Close()
+		}
+		if g.rec != nil {
+			g.rec.Close()
 		}
 	}
 }
@@ -206,6 +239,7 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 		return nil, err
 	}
 	mc.Problem = nil // the run's problems were reported once
+	mc.Records = cfg.Records
 	m, err := ingest.NewMerger(mc)
 	if err != nil {
 		return nil, err
@@ -239,18 +273,31 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 // touch finds the live documents of the previous snapshot that the new
 // segment takes: those the run's records or deletions name, those whose
 // licence decision depends on the date, and all of the segments merged.
+// In a segment with records it takes works (groups), rejected ones too,
+// and also those Config.Touch names.
 func (b *Builder) touch(run *ingest.Merger) error {
+	var hashes []uint64
 	err := run.IDs(func(id string) error {
 		for _, g := range b.delta.segs {
 			if d := g.cat.Lookup(id); d >= 0 && g.live(d) {
 				g.touched = append(g.touched, d)
 			}
 		}
+		hashes = append(hashes, idHash(id))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	for _, id := range b.cfg.Touch {
+		for _, g := range b.delta.segs {
+			if d := g.cat.Lookup(id); d >= 0 && g.live(d) {
+				g.touched = append(g.touched, d)
+			}
+		}
+		hashes = append(hashes, idHash(id))
+	}
+	slices.Sort(hashes)
 	for _, g := range b.delta.segs {
 		if g.merged {
 			g.touched = g.touched[:0]
@@ -259,15 +306,20 @@ func (b *Builder) touch(run *ingest.Merger) error {
 					g.touched = append(g.touched, d)
 				}
 			}
-			continue
+		} else {
+			dated, err := readDated(g.dir)
+			if err != nil {
+				return err
+			}
+			for _, id := range dated {
+				if d := g.cat.Find(id); d >= 0 && g.live(d) {
+					g.touched = append(g.touched, d)
+				}
+			}
 		}
-		dated, err := readDated(g.dir)
-		if err != nil {
-			return err
-		}
-		for _, id := range dated {
-			if d := g.cat.Find(id); d >= 0 && g.live(d) {
-				g.touched = append(g.touched, d)
+		if g.rec != nil {
+			if err := g.touchGroups(hashes); err != nil {
+				return err
 			}
 		}
 		slices.Sort(g.touched)
@@ -276,8 +328,45 @@ func (b *Builder) touch(run *ingest.Merger) error {
 	return nil
 }
 
-// carryTouched carries the touched documents into m and marks them deleted
-// in their segments.
+// touchGroups finds the live groups of g the build takes: those of the
+// touched documents, those holding an id of hashes, all when the segment
+// is merged. Their documents are touched too.
+func (g *oldSegment) touchGroups(hashes []uint64) error {
+	if g.merged {
+		for gr := range g.rec.len() {
+			if g.liveGroup(gr) {
+				g.groups = append(g.groups, gr)
+			}
+		}
+	} else {
+		found, err := g.rec.lookup(hashes)
+		if err != nil {
+			return err
+		}
+		byDoc := g.rec.groupsOfDocs(g.cat.Len())
+		for _, d := range g.touched {
+			if gr := byDoc[d]; gr >= 0 {
+				found = append(found, gr)
+			}
+		}
+		for _, gr := range found {
+			if g.liveGroup(gr) {
+				g.groups = append(g.groups, gr)
+			}
+		}
+		slices.Sort(g.groups)
+		g.groups = slices.Compact(g.groups)
+	}
+	for _, gr := range g.groups {
+		if d := g.rec.doc(gr); d >= 0 {
+			g.touched = append(g.touched, d)
+		}
+	}
+	return nil
+}
+
+// carryTouched carries the touched documents into m (their records, in a
+// segment that keeps them) and marks them deleted in their segments.
 func (b *Builder) carryTouched(ctx context.Context, m *ingest.Merger) (int64, error) {
 	var n int64
 	for _, g := range b.delta.segs {
@@ -298,12 +387,21 @@ func (b *Builder) carryTouched(ctx context.Context, m *ingest.Merger) (int64, er
 				b.delta.removed[t][doc.ID] = true
 			}
 			b.delta.licences[string(doc.Licence.Family)]++
+			n++
+			if g.rec != nil {
+				continue // carried below, as records
+			}
 			if err := m.Carry(doc); err != nil {
 				return n, err
 			}
-			n++
+		}
+		for _, gr := range g.groups {
+			if err := carryGroup(g, gr, b.cfg.KeepRecord, m); err != nil {
+				return n, err
+			}
 		}
 		g.deleted = mergeSorted(g.deleted, g.touched)
+		g.dead = mergeSorted(g.dead, g.groups)
 	}
 	return n, nil
 }
@@ -443,7 +541,7 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 // and opens its catalog; a segment without documents is left out (its
 // files removed) unless it would be the only one.
 func (b *Builder) placeSegment(files []snapshot.File) ([]snapshot.File, *catalog.Reader, error) {
-	if b.ndocs == 0 && len(b.delta.segs) > 0 {
+	if b.ndocs == 0 && b.ngroups == 0 && len(b.delta.segs) > 0 {
 		if err := os.RemoveAll(b.dir); err != nil {
 			return nil, nil, fmt.Errorf("index: %w", err)
 		}
@@ -537,6 +635,22 @@ func (b *Builder) writeDeletions() ([]snapshot.File, error) {
 				return nil, err
 			}
 		}
+	}
+	for _, g := range b.delta.segs {
+		if len(g.dead) == 0 {
+			continue
+		}
+		enc, err := snapshot.EncodeDeletions(g.dead)
+		if err != nil {
+			t.abort()
+			return nil, err
+		}
+		f, err := writeWholeFile(b.tmp, recordsDeadDir+"/"+g.ID+snapshot.DeletionsExt, enc, int64(len(g.dead)))
+		if err != nil {
+			t.abort()
+			return nil, err
+		}
+		files = append(files, f)
 	}
 	f, err := t.close()
 	if err != nil {

@@ -193,10 +193,11 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 // snapshot's bundle (linked); the others are rewritten from it
 // (mergeBundle), byte for byte what a full build writes.
 func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
-	prev := map[string]bool{} // the topics with a bundle in the previous snapshot
+	prev := map[string]topicRow{} // the topics with a bundle in the previous snapshot
 	err := snapshot.ReadParquet[topicRow](b.prev.Path(snapshot.Topics), func(rows []topicRow) error {
 		for _, r := range rows {
-			prev[strings.Clone(r.Slug)] = true
+			r.Slug, r.BundlePath, r.BundleSHA256 = strings.Clone(r.Slug), strings.Clone(r.BundlePath), strings.Clone(r.BundleSHA256)
+			prev[r.Slug] = r
 		}
 		return nil
 	})
@@ -222,20 +223,21 @@ func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
 	b.counts.Topics = 0
 	var files []snapshot.File
 	for _, slug := range slices.Sorted(maps.Keys(slugs)) {
-		f, idx, err := b.archiveBundle(slug, prev)
+		tb, err := b.archiveBundle(slug, prev)
 		if err != nil {
 			tt.abort()
 			return nil, err
 		}
-		if _, ok := known[slug]; !ok && f.Rows == 0 {
+		if _, ok := known[slug]; !ok && tb.bundle.Rows == 0 {
 			// Neither in the taxonomy nor with a document: a full build
 			// has no bundle for it.
-			os.Remove(filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
-			os.Remove(filepath.Join(b.tmp, filepath.FromSlash(idx.Name)))
+			for _, f := range tb.files {
+				os.Remove(filepath.Join(b.tmp, filepath.FromSlash(f.Name)))
+			}
 			continue
 		}
-		files = append(files, f, idx)
-		if err := b.writeTopic(tt, known, slug, f); err != nil {
+		files = append(files, tb.files...)
+		if err := b.writeTopic(tt, known, slug, tb.bundle); err != nil {
 			tt.abort()
 			return nil, err
 		}
@@ -248,43 +250,64 @@ func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
 }
 
 // archiveBundle writes or links the bundle of slug and its frames.
-func (b *Builder) archiveBundle(slug string, prev map[string]bool) (snapshot.File, snapshot.File, error) {
-	had := prev[slug]
+func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (topicBundle, error) {
+	row, had := prev[slug]
 	removed, add := b.delta.removed[slug], b.delta.added[slug]
 	if had && len(removed) == 0 && add == "" {
-		return b.linkBundle(slug)
+		return b.linkBundle(slug, row)
 	}
 	var lines bundleLines
 	if add != "" {
 		var err error
 		if lines, err = readBundleLines(add); err != nil {
-			return snapshot.File{}, snapshot.File{}, err
+			return topicBundle{}, err
 		}
 	}
-	src := ""
+	var pb *prevBundle
 	if had {
-		src, _ = bundleFiles(b.prev.Dir, slug)
+		b.prevFile("") // fills b.delta.prevFiles
+		pb = &prevBundle{dir: b.prev.Dir, id: b.prev.ID, files: b.delta.prevFiles}
+		var err error
+		name := bundleName(slug)
+		if pb.frames, err = readFrames(filepath.Join(b.prev.Dir, filepath.FromSlash(name)), name); err != nil {
+			return topicBundle{}, err
+		}
 	}
-	return b.mergeBundle(slug, src, lines, removed)
+	return b.mergeBundle(slug, pb, lines, removed)
 }
 
-// linkBundle links the previous snapshot's bundle of slug and its frames
-// into the new one, described as the previous manifest describes them.
-func (b *Builder) linkBundle(slug string) (snapshot.File, snapshot.File, error) {
+// linkBundle links the previous snapshot's bundle of slug into the new
+// one: its file or its packs, and its frames list, described as the
+// previous manifest and topics.parquet (row) describe them.
+func (b *Builder) linkBundle(slug string, row topicRow) (topicBundle, error) {
 	name := bundleName(slug)
-	frames := strings.TrimSuffix(name, snapshot.BundleExt) + framesExt
-	var out [2]snapshot.File
-	for i, n := range []string{name, frames} {
+	frames := snapshot.FramesPath(name)
+	names := []string{frames}
+	if _, ok := b.prevFile(name); ok {
+		names = append(names, name)
+	} else {
+		list, err := readFrames(filepath.Join(b.prev.Dir, filepath.FromSlash(name)), name)
+		if err != nil {
+			return topicBundle{}, err
+		}
+		for _, f := range list {
+			if !slices.Contains(names, f.Pack) {
+				names = append(names, f.Pack)
+			}
+		}
+	}
+	tb := topicBundle{bundle: snapshot.File{Name: row.BundlePath, Rows: row.Documents, Bytes: row.BundleBytes, SHA256: row.BundleSHA256}}
+	for _, n := range names {
 		f, ok := b.prevFile(n)
 		if !ok {
-			return out[0], out[1], fmt.Errorf("index: previous snapshot %s does not list %s", b.prev.ID, n)
+			return topicBundle{}, fmt.Errorf("index: previous snapshot %s does not list %s", b.prev.ID, n)
 		}
 		if err := linkFile(filepath.Join(b.prev.Dir, filepath.FromSlash(n)), filepath.Join(b.tmp, filepath.FromSlash(n))); err != nil {
-			return out[0], out[1], err
+			return topicBundle{}, err
 		}
-		out[i] = f
+		tb.files = append(tb.files, f)
 	}
-	return out[0], out[1], nil
+	return tb, nil
 }
 
 // prevFile finds a file of the previous snapshot's manifest.

@@ -3,11 +3,14 @@ package index
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -16,45 +19,46 @@ import (
 )
 
 // A bundle's frames (bundles.go) are listed in bundles/<slug>.frames, one
-// line a frame: the id of its last line, its compressed bytes and its
-// lines, tab-separated. A delta build rewrites a changed topic's bundle
-// from the previous snapshot's: the frames none of whose lines changed are
-// copied as they are, the others decoded, merged with the new segment's
-// lines of the topic without the removed documents, and cut again.
-const framesExt = ".frames"
+// line a frame (snapshot.BundleFrame). A delta build rewrites a changed
+// topic's bundle from the previous snapshot's: the frames none of whose
+// lines changed are kept, the others decoded, merged with the new
+// segment's lines of the topic without the removed documents, and cut
+// again.
+//
+// The kept frames are not copied: the new frames go to a pack of the
+// build, bundles/<slug>/<snapshot id>.zst, and the frames list names, for
+// each frame, the pack holding it; the previous snapshot's packs (its
+// bundle file among them) are hard-linked. A snapshot's own disk for a
+// bundle is then its changed frames. A pack that would keep less than a
+// quarter of its bytes live has its live frames copied into the new pack:
+// a kept pack's dead frames are at most three times its live ones, and a
+// copy frees at least three dead bytes for each byte it writes (at one
+// half, one for one: later deltas owned half as much disk again). A
+// bundle that keeps no pack is written as one file, as a full build does.
 
 // bundleFrame is one frame of a bundle.
-type bundleFrame struct {
-	last  string
-	bytes int64
-	lines int64
-}
+type bundleFrame = snapshot.BundleFrame
 
+// writeFrames writes the frames list of a bundle file (three fields a
+// line: the frames follow each other in the file).
 func writeFrames(dir, name string, frames []bundleFrame) (snapshot.File, error) {
 	var b bytes.Buffer
 	for _, f := range frames {
-		fmt.Fprintf(&b, "%s\t%d\t%d\n", f.last, f.bytes, f.lines)
+		fmt.Fprintf(&b, "%s\t%d\t%d\n", f.Last, f.Bytes, f.Lines)
 	}
 	return writeWholeFile(dir, name, b.Bytes(), int64(len(frames)))
 }
 
-func readFrames(path string) ([]bundleFrame, error) {
-	data, err := os.ReadFile(path)
+// readFrames reads the frames list of the bundle at bundle (its path;
+// named name in its snapshot).
+func readFrames(bundle, name string) ([]bundleFrame, error) {
+	data, err := os.ReadFile(snapshot.FramesPath(bundle))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("index: %w", err)
 	}
-	var frames []bundleFrame
-	for line := range strings.Lines(string(data)) {
-		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
-		if len(f) != 3 {
-			return nil, fmt.Errorf("index: %s: malformed line", path)
-		}
-		n, err1 := strconv.ParseInt(f[1], 10, 64)
-		l, err2 := strconv.ParseInt(f[2], 10, 64)
-		if err1 != nil || err2 != nil || n <= 0 || l <= 0 {
-			return nil, fmt.Errorf("index: %s: malformed line", path)
-		}
-		frames = append(frames, bundleFrame{last: f[0], bytes: n, lines: l})
+	frames, err := snapshot.ParseBundleFrames(data, name)
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: %w", bundle, err)
 	}
 	return frames, nil
 }
@@ -95,31 +99,139 @@ func readBundleLines(path string) (bundleLines, error) {
 	return out, nil
 }
 
+// prevBundle is a topic's bundle in the previous snapshot.
+type prevBundle struct {
+	dir    string // the previous snapshot's directory
+	id     string // its id
+	frames []bundleFrame
+	files  map[string]snapshot.File // the previous manifest's files by name
+}
+
+// packName is the name in the new snapshot of a pack of the previous
+// bundle of slug: its bundle file becomes a pack named after the
+// previous snapshot.
+func (p *prevBundle) packName(slug, pack string) string {
+	if pack == bundleName(slug) {
+		return path.Join(snapshot.BundlesDir, slug, p.id+".zst")
+	}
+	return pack
+}
+
+// topicBundle is a bundle written by a delta build.
+type topicBundle struct {
+	// bundle describes the bundle for topics.parquet: its file, or, kept
+	// in packs, its bytes as served and its frames list's name.
+	bundle snapshot.File
+	files  []snapshot.File // the files the manifest lists
+}
+
 // mergeBundle writes the bundle of slug into the new snapshot: the
-// previous snapshot's (prev, with its frames; "" for a new topic) without
-// the removed documents' lines, with the added lines (the new segment's
-// lines of the topic, in id order).
-func (b *Builder) mergeBundle(slug, prev string, added bundleLines, removed map[string]bool) (snapshot.File, snapshot.File, error) {
-	bu, err := createBundle(b.tmp, slug)
-	if err != nil {
-		return snapshot.File{}, snapshot.File{}, err
-	}
-	fail := func(err error) (snapshot.File, snapshot.File, error) {
-		bu.abort()
-		return snapshot.File{}, snapshot.File{}, err
-	}
+// previous snapshot's (nil for a new topic) without the removed
+// documents' lines, with the added lines (the new segment's lines of the
+// topic, in id order).
+func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundleLines, removed map[string]bool) (topicBundle, error) {
 	var frames []bundleFrame
-	var in *os.File
-	if prev != "" {
-		if frames, err = readFrames(strings.TrimSuffix(prev, snapshot.BundleExt) + framesExt); err != nil {
-			return fail(err)
-		}
-		if in, err = os.Open(prev); err != nil {
-			return fail(err)
-		}
-		defer in.Close()
+	if prev != nil {
+		frames = prev.frames
 	}
 	dirty := dirtyFrames(frames, added.ids, removed)
+	keep, err := keptPacks(prev, frames, dirty)
+	if err != nil {
+		return topicBundle{}, err
+	}
+	name := bundleName(slug)
+	if len(keep) > 0 {
+		name = path.Join(snapshot.BundlesDir, slug, b.id+".zst")
+	}
+	out, err := createHashFile(b.tmp, name)
+	if err != nil {
+		return topicBundle{}, fmt.Errorf("index: bundle %s: %w", slug, err)
+	}
+	m := &bundleMerge{bu: &bundle{out: out}, prev: prev, slug: slug, pack: name, packs: map[string]*os.File{}}
+	defer m.closePacks()
+	if err := m.merge(frames, dirty, keep, added, removed); err != nil {
+		m.bu.abort()
+		return topicBundle{}, err
+	}
+	if len(keep) == 0 {
+		f, idx, err := m.bu.close()
+		return topicBundle{bundle: f, files: []snapshot.File{f, idx}}, err
+	}
+	return m.closePacked()
+}
+
+// keptPacks returns the previous bundle's packs whose frames the new one
+// refers to: those of which at least a quarter of the bytes stay live.
+func keptPacks(prev *prevBundle, frames []bundleFrame, dirty []bool) (map[string]bool, error) {
+	live := map[string]int64{}
+	for i, f := range frames {
+		if !dirty[i] {
+			live[f.Pack] += f.Bytes
+		}
+	}
+	keep := map[string]bool{}
+	for pack, n := range live {
+		fi, err := os.Stat(filepath.Join(prev.dir, filepath.FromSlash(pack)))
+		if err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		if 4*n >= fi.Size() {
+			keep[pack] = true
+		}
+	}
+	return keep, nil
+}
+
+// bundleMerge is the state of mergeBundle.
+type bundleMerge struct {
+	bu      *bundle
+	prev    *prevBundle
+	slug    string
+	pack    string              // the name of the file bu writes
+	packs   map[string]*os.File // the previous bundle's packs, opened
+	out     []bundleFrame       // the new bundle's frames
+	kept    map[string]bool     // the packs out refers to (new names)
+	written int                 // frames of bu moved to out
+	packed  int64               // bytes of bu moved to out
+	docs    int64               // lines of out
+}
+
+// read reads a frame of the previous bundle.
+func (m *bundleMerge) read(f bundleFrame) ([]byte, error) {
+	pf, ok := m.packs[f.Pack]
+	if !ok {
+		var err error
+		if pf, err = os.Open(filepath.Join(m.prev.dir, filepath.FromSlash(f.Pack))); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		m.packs[f.Pack] = pf
+	}
+	raw := make([]byte, f.Bytes)
+	if _, err := pf.ReadAt(raw, f.Offset); err != nil {
+		return nil, fmt.Errorf("index: bundle %s: %w", f.Pack, err)
+	}
+	return raw, nil
+}
+
+func (m *bundleMerge) closePacks() {
+	for _, f := range m.packs {
+		f.Close()
+	}
+}
+
+// sync moves the frames bu wrote since the last call to out.
+func (m *bundleMerge) sync() {
+	for ; m.written < len(m.bu.frames); m.written++ {
+		f := m.bu.frames[m.written]
+		f.Pack, f.Offset = m.pack, m.packed
+		m.packed += f.Bytes
+		m.docs += f.Lines
+		m.out = append(m.out, f)
+	}
+}
+
+func (m *bundleMerge) merge(frames []bundleFrame, dirty []bool, keep map[string]bool, added bundleLines, removed map[string]bool) error {
+	bu := m.bu
 	next := 0 // added lines written so far
 	addUpTo := func(last string, all bool) error {
 		for ; next < len(added.ids) && (all || added.ids[next] <= last); next++ {
@@ -127,66 +239,130 @@ func (b *Builder) mergeBundle(slug, prev string, added bundleLines, removed map[
 				return err
 			}
 		}
+		m.sync()
 		return nil
 	}
-	var off int64
+	m.kept = map[string]bool{}
 	for i := 0; i < len(frames); {
 		if !dirty[i] {
 			f := frames[i]
-			raw := make([]byte, f.bytes)
-			if _, err := in.ReadAt(raw, off); err != nil {
-				return fail(fmt.Errorf("index: bundle %s: %w", prev, err))
-			}
 			if bu.lines != 0 {
-				return fail(fmt.Errorf("index: bundle %s: frames out of step", slug))
+				return fmt.Errorf("index: bundle %s: frames out of step", m.slug)
 			}
-			if err := bu.frame(raw, f.lines, f.last); err != nil {
-				return fail(err)
-			}
-			bu.docs += f.lines
-			off += f.bytes
 			i++
+			if keep[f.Pack] {
+				m.sync()
+				f.Pack = m.prev.packName(m.slug, f.Pack)
+				m.kept[f.Pack] = true
+				m.out = append(m.out, f)
+				m.docs += f.Lines
+				continue
+			}
+			raw, err := m.read(f)
+			if err != nil {
+				return err
+			}
+			if err := bu.frame(raw, f.Lines, f.Last); err != nil {
+				return err
+			}
+			bu.docs += f.Lines
+			m.sync()
 			continue
 		}
-		j, size := i, int64(0)
-		for j < len(frames) && dirty[j] {
-			size += frames[j].bytes
-			j++
+		var plain []byte
+		j := i
+		for ; j < len(frames) && dirty[j]; j++ {
+			raw, err := m.read(frames[j])
+			if err != nil {
+				return err
+			}
+			if plain, err = bundleDecoder.DecodeAll(raw, plain); err != nil {
+				return fmt.Errorf("index: bundle %s: %w", frames[j].Pack, err)
+			}
 		}
-		raw := make([]byte, size)
-		if _, err := in.ReadAt(raw, off); err != nil {
-			return fail(fmt.Errorf("index: bundle %s: %w", prev, err))
-		}
-		plain, err := bundleDecoder.DecodeAll(raw, nil)
-		if err != nil {
-			return fail(fmt.Errorf("index: bundle %s: %w", prev, err))
-		}
-		off += size
-		last, all := frames[j-1].last, j == len(frames)
+		last, all := frames[j-1].Last, j == len(frames)
 		for line := range bytes.Lines(plain) {
 			id, err := lineID(line)
 			if err != nil {
-				return fail(err)
+				return err
 			}
 			if err := addUpTo(id, false); err != nil {
-				return fail(err)
+				return err
 			}
 			if removed[id] {
 				continue
 			}
 			if err := bu.add(line); err != nil {
-				return fail(err)
+				return err
 			}
 		}
 		if err := addUpTo(last, all); err != nil {
-			return fail(err)
+			return err
 		}
 		i = j
 	}
-	if err := addUpTo("", true); err != nil {
-		return fail(err)
+	return addUpTo("", true)
+}
+
+// closePacked completes a bundle kept in packs: the build's pack, the
+// previous packs linked, and the frames list.
+func (m *bundleMerge) closePacked() (topicBundle, error) {
+	if err := m.bu.flush(); err != nil {
+		m.bu.abort()
+		return topicBundle{}, err
 	}
-	return bu.close()
+	m.sync()
+	var tb topicBundle
+	if m.packed > 0 {
+		f, err := m.bu.out.close(m.bu.docs)
+		if err != nil {
+			return topicBundle{}, err
+		}
+		tb.files = append(tb.files, f)
+	} else {
+		m.bu.abort()
+		os.Remove(filepath.Join(m.bu.out.dir, filepath.FromSlash(m.pack)))
+	}
+	var list []byte
+	for _, f := range m.out {
+		list = snapshot.AppendBundleFrame(list, f)
+	}
+	// The previous packs, under their new names.
+	for _, f := range m.prev.frames {
+		name := m.prev.packName(m.slug, f.Pack)
+		if !m.kept[name] {
+			continue
+		}
+		delete(m.kept, name)
+		pf, ok := m.prev.files[f.Pack]
+		if !ok {
+			return topicBundle{}, fmt.Errorf("index: previous snapshot %s does not list %s", m.prev.id, f.Pack)
+		}
+		if err := linkFile(filepath.Join(m.prev.dir, filepath.FromSlash(f.Pack)), filepath.Join(m.bu.out.dir, filepath.FromSlash(name))); err != nil {
+			return topicBundle{}, err
+		}
+		pf.Name = name
+		tb.files = append(tb.files, pf)
+	}
+	idx, err := writeWholeFile(m.bu.out.dir, snapshot.FramesPath(bundleName(m.slug)), list, int64(len(m.out)))
+	if err != nil {
+		return topicBundle{}, err
+	}
+	tb.files = append(tb.files, idx)
+	// The bundle as served: the frames read back in order.
+	h := sha256.New()
+	var size int64
+	s := &snapshot.Snapshot{Dir: m.bu.out.dir}
+	r, err := s.OpenBundle(m.slug)
+	if err != nil {
+		return topicBundle{}, err
+	}
+	defer r.Close()
+	if size, err = io.Copy(h, r); err != nil {
+		return topicBundle{}, fmt.Errorf("index: bundle %s: %w", m.slug, err)
+	}
+	tb.bundle = snapshot.File{Name: idx.Name, Rows: m.docs, Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil))}
+	return tb, nil
 }
 
 // bundleDecoder decodes bundle frames; DecodeAll is safe for concurrent
@@ -206,7 +382,7 @@ var bundleDecoder = func() *zstd.Decoder {
 func dirtyFrames(frames []bundleFrame, added []string, removed map[string]bool) []bool {
 	dirty := make([]bool, len(frames))
 	at := func(id string) int {
-		i, _ := slices.BinarySearchFunc(frames, id, func(f bundleFrame, id string) int { return strings.Compare(f.last, id) })
+		i, _ := slices.BinarySearchFunc(frames, id, func(f bundleFrame, id string) int { return strings.Compare(f.Last, id) })
 		return min(i, len(frames)-1)
 	}
 	if len(frames) == 0 {
@@ -219,15 +395,9 @@ func dirtyFrames(frames []bundleFrame, added []string, removed map[string]bool) 
 		dirty[at(id)] = true
 	}
 	for i := range frames {
-		if removed[frames[i].last] && i+1 < len(frames) {
+		if removed[frames[i].Last] && i+1 < len(frames) {
 			dirty[i+1] = true
 		}
 	}
 	return dirty
-}
-
-// bundleFiles are the previous snapshot's bundle and frames files of slug.
-func bundleFiles(prevDir, slug string) (bundle, frames string) {
-	bundle = filepath.Join(prevDir, filepath.FromSlash(bundleName(slug)))
-	return bundle, strings.TrimSuffix(bundle, snapshot.BundleExt) + framesExt
 }

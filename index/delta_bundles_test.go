@@ -2,24 +2,54 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/openshelf/openshelf/ingest"
+	"github.com/openshelf/openshelf/snapshot"
 )
+
+// sameFrame compares frames by their contents, not where they are kept.
+func sameFrame(a, b bundleFrame) bool {
+	return a.Last == b.Last && a.Bytes == b.Bytes && a.Lines == b.Lines
+}
+
+// servedBundle reads a topic's bundle of the snapshot directory dir as
+// served.
+func servedBundle(t testing.TB, dir, slug string) []byte {
+	t.Helper()
+	r, err := (&snapshot.Snapshot{Dir: dir}).OpenBundle(slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // TestMergeBundle rewrites a bundle of thousands of lines after random
 // additions, revisions and removals, and checks it against the bundle
 // written from scratch of the final lines: the same bytes and frames, with
-// most frames copied.
+// most frames kept in the previous bundle's file (linked, not copied),
+// and the same again from a previous bundle of which less than a quarter
+// stays: then one file.
 func TestMergeBundle(t *testing.T) {
 	line := func(i, version int) []byte {
 		return fmt.Appendf(nil, `{"id":"pmc-%07d","title":"document %d version %d %s"}`+"\n", i, i, version,
 			bytes.Repeat([]byte("x"), i%300))
 	}
 	write := func(dir string, lines map[int][]byte) (string, []bundleFrame) {
+		t.Helper()
 		bu, err := createBundle(dir, "topic")
 		if err != nil {
 			t.Fatal(err)
@@ -38,7 +68,12 @@ func TestMergeBundle(t *testing.T) {
 		if _, _, err := bu.close(); err != nil {
 			t.Fatal(err)
 		}
-		return filepath.Join(dir, bundleName("topic")), bu.frames
+		p := filepath.Join(dir, bundleName("topic"))
+		frames, err := readFrames(p, bundleName("topic"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, frames
 	}
 	for _, seed := range []uint64{1, 2, 3} {
 		rng := rand.New(rand.NewPCG(seed, 0))
@@ -53,9 +88,9 @@ func TestMergeBundle(t *testing.T) {
 		// Removing a frame's last line joins it with the next frame.
 		for _, k := range []int{3, 10, 11} {
 			var i int
-			fmt.Sscanf(prevFrames[k].last, "pmc-%d", &i)
+			fmt.Sscanf(prevFrames[k].Last, "pmc-%d", &i)
 			delete(lines, i)
-			removed[prevFrames[k].last] = true
+			removed[prevFrames[k].Last] = true
 		}
 		for range 60 {
 			i := rng.IntN(10000)
@@ -83,23 +118,142 @@ func TestMergeBundle(t *testing.T) {
 			added.lines = append(added.lines, changes[i])
 		}
 		wantPath, wantFrames := write(t.TempDir(), lines)
-		b := &Builder{tmp: t.TempDir()}
-		f, _, err := b.mergeBundle("topic", prevPath, added, removed)
+		want, _ := os.ReadFile(wantPath)
+		fi, err := os.Stat(prevPath)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _ := os.ReadFile(filepath.Join(b.tmp, f.Name))
-		want, _ := os.ReadFile(wantPath)
-		if !bytes.Equal(got, want) || f.Rows != int64(len(lines)) {
-			t.Fatalf("seed %d: merged bundle of %d bytes, %d lines; want %d bytes, %d lines", seed, len(got), f.Rows, len(want), len(lines))
+		prev := &prevBundle{dir: filepath.Dir(filepath.Dir(prevPath)), id: "S1", frames: prevFrames,
+			files: map[string]snapshot.File{bundleName("topic"): {Name: bundleName("topic"), Bytes: fi.Size()}}}
+		b := &Builder{tmp: t.TempDir(), id: "S2"}
+		tb, err := b.mergeBundle("topic", prev, added, removed)
+		if err != nil {
+			t.Fatal(err)
 		}
-		gotFrames, err := readFrames(filepath.Join(b.tmp, "bundles", "topic"+framesExt))
-		if err != nil || !slices.Equal(gotFrames, wantFrames) {
+		got := servedBundle(t, b.tmp, "topic")
+		if !bytes.Equal(got, want) || tb.bundle.Rows != int64(len(lines)) || tb.bundle.Bytes != int64(len(want)) {
+			t.Fatalf("seed %d: merged bundle of %d bytes, %d lines; want %d bytes, %d lines", seed, len(got), tb.bundle.Rows, len(want), len(lines))
+		}
+		gotFrames, err := readFrames(filepath.Join(b.tmp, "bundles", "topic"+snapshot.BundleExt), bundleName("topic"))
+		if err != nil || !slices.EqualFunc(gotFrames, wantFrames, sameFrame) {
 			t.Fatalf("seed %d: frames differ (%v)", seed, err)
+		}
+		// The new pack holds the rewritten frames only.
+		var own int64
+		for _, f := range tb.files {
+			if f.Name == "bundles/topic/S2.zst" {
+				own = f.Bytes
+			}
+		}
+		if own == 0 || 2*own > int64(len(want)) {
+			t.Errorf("seed %d: the build's pack holds %d bytes of a bundle of %d", seed, own, len(want))
+		}
+		if fi, err := os.Stat(filepath.Join(b.tmp, "bundles", "topic", "S1.zst")); err != nil || linkCount(fi) < 2 {
+			t.Errorf("seed %d: the previous bundle is not linked as a pack (%v)", seed, err)
 		}
 		dirty := dirtyFrames(prevFrames, added.ids, removed)
 		if n := len(slices.DeleteFunc(dirty, func(d bool) bool { return !d })); n == 0 || n > len(prevFrames)/2 {
 			t.Errorf("seed %d: %d of %d frames rewritten for 60 changes", seed, n, len(prevFrames))
+		}
+		// A third build from the packed bundle, of which less than a
+		// quarter stays live: one file again.
+		removed = map[string]bool{}
+		for i := range lines {
+			if i%3 != 0 {
+				removed[fmt.Sprintf("pmc-%07d", i)] = true
+				delete(lines, i)
+			}
+		}
+		b2 := &Builder{tmp: t.TempDir(), id: "S3"}
+		prev2 := &prevBundle{dir: b.tmp, id: "S2", frames: gotFrames, files: map[string]snapshot.File{}}
+		for _, f := range tb.files {
+			prev2.files[f.Name] = f
+		}
+		tb2, err := b2.mergeBundle("topic", prev2, bundleLines{}, removed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPath2, _ := write(t.TempDir(), lines)
+		want2, _ := os.ReadFile(wantPath2)
+		if got2, _ := os.ReadFile(filepath.Join(b2.tmp, tb2.bundle.Name)); !bytes.Equal(got2, want2) || tb2.bundle.Name != bundleName("topic") {
+			t.Fatalf("seed %d: bundle %s of %d bytes after removals, want %d bytes", seed, tb2.bundle.Name, len(got2), len(want2))
+		}
+	}
+}
+
+// TestDeltaBuildKeepsBundleFrames makes small deltas of a topic of many
+// frames: the delta builds' bundles are kept in packs, serve the bytes of
+// a full build's and cost the disk of the frames they rewrite.
+func TestDeltaBuildKeepsBundleFrames(t *testing.T) {
+	revise := func(from, to int, day time.Duration) Feed {
+		var docs []*ingest.Document
+		for i := from; i < to; i += 97 {
+			d := synth(i, "cc-by")
+			d.Title, d.Updated = fmt.Sprintf("A revised title %d", day), testNow.Add(day)
+			docs = append(docs, d)
+		}
+		return feedDocs(docs...)
+	}
+	cites := synth(1600, "cc-by")
+	cites.References = append(cites.References, ingest.Reference{DOI: "10.1234/test.5"})
+	runs := []Feed{
+		func(ctx context.Context, sink ingest.Sink) error {
+			if err := feedRange(0, 1500)(ctx, sink); err != nil {
+				return err
+			}
+			return sink.Document(cites)
+		},
+		func(ctx context.Context, sink ingest.Sink) error {
+			if err := revise(0, 1500, time.Hour)(ctx, sink); err != nil {
+				return err
+			}
+			if err := feedRange(1500, 1503)(ctx, sink); err != nil {
+				return err
+			}
+			return sink.Delete(ingest.Deletion{ID: "pmid-5700", Origin: "pubmed/deleted.xml"})
+		},
+		revise(40, 1500, 2*time.Hour),
+		// Another topic only: the bundle in packs is linked as it is.
+		feedDocs(synth(2000, "cc-by", "genetics")),
+	}
+	deltaDir, mergedDir := t.TempDir(), t.TempDir()
+	for run, feed := range runs {
+		for _, dir := range []string{deltaDir, mergedDir} {
+			cfg := testConfig(dir)
+			cfg.Now, cfg.Merge = testNow.Add(time.Duration(run)*24*time.Hour), dir == mergedDir
+			build(t, cfg, feed)
+		}
+		got := open(t, deltaDir)
+		compareSnapshots(t, got, open(t, mergedDir))
+		if run == 0 {
+			continue
+		}
+		packs, err := filepath.Glob(filepath.Join(got.Dir, snapshot.BundlesDir, "neuroscience", "*.zst"))
+		if err != nil || len(packs) < 2 {
+			t.Fatalf("run %d: the bundle is kept in %d packs (%v), want the previous one and the build's", run, len(packs), err)
+		}
+		var own, all int64
+		for _, p := range packs {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all += fi.Size()
+			if linkCount(fi) == 1 {
+				own += fi.Size()
+			}
+		}
+		// The first delta rewrites about a third of the frames; later
+		// ones may also copy the live frames of a pack mostly dead; the
+		// last one links them all.
+		if run == 3 {
+			if own != 0 {
+				t.Errorf("run %d: the build wrote %d bytes of packs of an unchanged topic", run, own)
+			}
+			continue
+		}
+		if own == 0 || own == all || run == 1 && 2*own > all {
+			t.Errorf("run %d: the build wrote %d bytes of packs holding %d", run, own, all)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -101,17 +102,22 @@ func datedDecide(ev []licence.Evidence, now time.Time) licence.Decision {
 // counts and search results.
 func TestDeltaBuildEqualsMergedBuild(t *testing.T) {
 	for _, tiers := range []Tiers{{}, {PerTier: 2}, {MaxDeleted: 0.01}} {
-		t.Run(fmt.Sprintf("%+v", tiers), func(t *testing.T) { testDeltaBuild(t, tiers) })
+		t.Run(fmt.Sprintf("%+v", tiers), func(t *testing.T) { testDeltaBuild(t, tiers, false) })
+	}
+	// Segments keeping their works' records (Config.Records) are carried
+	// as records: the same answers.
+	for _, tiers := range []Tiers{{}, {PerTier: 2}} {
+		t.Run(fmt.Sprintf("records/%+v", tiers), func(t *testing.T) { testDeltaBuild(t, tiers, true) })
 	}
 }
 
-func testDeltaBuild(t *testing.T, tiers Tiers) {
+func testDeltaBuild(t *testing.T, tiers Tiers, records bool) {
 	deltaDir, mergedDir := t.TempDir(), t.TempDir()
 	for run, feed := range deltaRuns() {
 		for _, dir := range []string{deltaDir, mergedDir} {
 			cfg := testConfig(dir)
 			cfg.Now = testNow.Add(time.Duration(run) * 24 * time.Hour)
-			cfg.Merge, cfg.Tiers, cfg.Decide = dir == mergedDir, tiers, datedDecide
+			cfg.Merge, cfg.Tiers, cfg.Decide, cfg.Records = dir == mergedDir, tiers, datedDecide, records
 			build(t, cfg, feed)
 		}
 		got, want := open(t, deltaDir), open(t, mergedDir)
@@ -141,7 +147,7 @@ func testDeltaBuild(t *testing.T, tiers Tiers) {
 	}
 	// A full merge of the segmented snapshot gives the merged build again.
 	cfg := testConfig(deltaDir)
-	cfg.Merge, cfg.Now = true, testNow.Add(10*24*time.Hour)
+	cfg.Merge, cfg.Now, cfg.Records = true, testNow.Add(10*24*time.Hour), records
 	build(t, cfg, nil)
 	merged := open(t, deltaDir)
 	if merged.Segmented() {
@@ -176,9 +182,11 @@ func compareSnapshots(t *testing.T, got, want *snapshot.Snapshot) {
 		checkLiveTables(t, segs, deleted, want)
 	}
 	db := duck(t)
-	for _, table := range []string{snapshot.Citations, snapshot.Topics} {
-		g := queryStrings(t, db, "SELECT CAST(to_json(t) AS VARCHAR) FROM "+tbl(got, table)+" t")
-		wt := queryStrings(t, db, "SELECT CAST(to_json(t) AS VARCHAR) FROM "+tbl(want, table)+" t")
+	// A bundle kept in packs is described by its frames list
+	// (bundle_path); its bytes are compared below.
+	for table, cols := range map[string]string{snapshot.Citations: "*", snapshot.Topics: "* EXCLUDE (bundle_path)"} {
+		g := queryStrings(t, db, "SELECT CAST(to_json(t) AS VARCHAR) FROM (SELECT "+cols+" FROM "+tbl(got, table)+") t")
+		wt := queryStrings(t, db, "SELECT CAST(to_json(t) AS VARCHAR) FROM (SELECT "+cols+" FROM "+tbl(want, table)+") t")
 		if !slices.Equal(g, wt) {
 			t.Errorf("%s:\n got %q\nwant %q", table, g, wt)
 		}
@@ -187,13 +195,18 @@ func compareSnapshots(t *testing.T, got, want *snapshot.Snapshot) {
 		t.Errorf("the runs cite archive documents; %s is empty", table)
 	}
 	for _, f := range want.Manifest.Files {
-		if dir, _ := filepath.Split(f.Name); dir != snapshot.BundlesDir+"/" {
+		dir, file := filepath.Split(f.Name)
+		slug, ok := strings.CutSuffix(file, snapshot.BundleExt)
+		if dir != snapshot.BundlesDir+"/" || !ok {
 			continue
 		}
-		gb, err1 := os.ReadFile(filepath.Join(got.Dir, f.Name))
-		wb, err2 := os.ReadFile(filepath.Join(want.Dir, f.Name))
-		if err1 != nil || err2 != nil || !bytes.Equal(gb, wb) {
-			t.Errorf("%s differs (%v, %v)", f.Name, err1, err2)
+		if gb, wb := servedBundle(t, got.Dir, slug), servedBundle(t, want.Dir, slug); !bytes.Equal(gb, wb) {
+			t.Errorf("bundle %s differs", slug)
+		}
+		gf, err1 := readFrames(filepath.Join(got.Dir, f.Name), f.Name)
+		wf, err2 := readFrames(filepath.Join(want.Dir, f.Name), f.Name)
+		if err1 != nil || err2 != nil || !slices.EqualFunc(gf, wf, sameFrame) {
+			t.Errorf("the frames of bundle %s differ (%v, %v)", slug, err1, err2)
 		}
 	}
 	gc, wc := got.Manifest.Counts, want.Manifest.Counts
@@ -372,5 +385,37 @@ func TestOlderSnapshotMergedFully(t *testing.T) {
 	build(t, cfg, feedRange(12, 13))
 	if s := open(t, data); len(s.Manifest.Segments) != 2 {
 		t.Fatalf("the build after it has %d segments, want 2", len(s.Manifest.Segments))
+	}
+}
+
+// TestOlderSearchFormatMergedFully: a segment whose search index is of an
+// older format (the server refuses it) makes the next build a full merge,
+// which writes every document in the current format.
+func TestOlderSearchFormatMergedFully(t *testing.T) {
+	data := t.TempDir()
+	cfg := testConfig(data)
+	build(t, cfg, feedRange(0, 10))
+	cfg.Now = testNow.Add(time.Hour)
+	build(t, cfg, feedRange(10, 12))
+	s := open(t, data)
+	if !s.Segmented() {
+		t.Fatal("the second build is not a delta build")
+	}
+	f, err := os.OpenFile(filepath.Join(s.SegmentDir(s.Manifest.Segments[0].ID), filepath.FromSlash(isearch.File)), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("osbsrch3"), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cfg.Now = testNow.Add(2 * time.Hour)
+	m := build(t, cfg, feedRange(12, 13))
+	s = open(t, data)
+	if s.Segmented() || m.Counts.Accepted != 13 {
+		t.Fatalf("after an older search format: segmented %v, %d documents; want a full merge of 13", s.Segmented(), m.Counts.Accepted)
+	}
+	if ok, err := isearch.CurrentFormat(filepath.Join(s.Dir, filepath.FromSlash(isearch.File))); err != nil || !ok {
+		t.Fatalf("the merge's search index: current format %v, %v", ok, err)
 	}
 }

@@ -47,7 +47,9 @@
 // previous snapshot's. What belongs to the whole archive is written from
 // the segments' files (delta_archive.go): the citations from each
 // segment's citation keys, and the bundles of the topics whose documents
-// changed from each segment's own bundles (the others are linked). The
+// changed from the previous snapshot's bundles and the new segment's
+// lines, of which only the changed frames are written, to a pack of the
+// build (delta_bundles.go; the unchanged frames and topics are linked). The
 // readers over segments ([github.com/openshelf/openshelf/index/catalog.Multi],
 // [github.com/openshelf/openshelf/index/content.Multi],
 // [github.com/openshelf/openshelf/index/search.Multi] and package
@@ -55,6 +57,13 @@
 // the live documents (delta_test.go). The merge policy (delta_merge.go)
 // folds small segments into the new one so that their number stays
 // bounded.
+//
+// With Config.Records a segment also keeps each work's source records
+// (records.go), and builds carry a touched work's records instead of its
+// merged document, so that a record leaving (Config.KeepRecord,
+// Config.Touch: the nightly job's deletions, merges and withdrawals)
+// merges the work again as a build from every record would
+// (records_test.go).
 //
 // [Reindex] rebuilds only search/index.bin of the current snapshot (one
 // without segments: merge first), from its own Parquet tables, and publishes it as a new snapshot whose other files

@@ -60,6 +60,11 @@ type Document struct {
 	Sources []string `json:"sources,omitempty"`
 	// Origin is the path (and member, for archives) the record was read from.
 	Origin string `json:"origin,omitempty"`
+
+	// Records are, on a document a Merger emits with MergeConfig.Records
+	// set, the source records it was merged from, encoded (DecodeRecord);
+	// nil otherwise. They are not part of the JSON form.
+	Records [][]byte `json:"-"`
 }
 
 // Author is one contributor.

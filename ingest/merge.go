@@ -110,6 +110,10 @@ type MergeConfig struct {
 	// interface; they are only counted when nil.
 	Problem func(Problem)
 	Logger  *slog.Logger
+	// Records makes Each attach to every merged document the source
+	// records it was merged from (Document.Records), so that a later build
+	// can merge the work again without one of them (records.go).
+	Records bool
 }
 
 // MergeStats counts what a Merger saw and did.
@@ -460,6 +464,7 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 	order, groups := m.plan()
 	var bufs spillBufs
 	var docs []*Document
+	var raws [][]byte
 	for gi, g := range groups {
 		if gi%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -467,13 +472,16 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 			}
 		}
 		members := order[g.start : g.start+g.n]
-		docs = docs[:0]
+		docs, raws = docs[:0], raws[:0]
 		for _, ri := range members {
 			d, err := m.readRecord(&m.recs[ri], &bufs)
 			if err != nil {
 				return err
 			}
 			docs = append(docs, d)
+			if m.cfg.Records {
+				raws = append(raws, slices.Clone(bufs.raw))
+			}
 		}
 		out := docs[0]
 		if g.noID {
@@ -482,6 +490,9 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 			var err error
 			if out, err = m.merge(g.key.String(), members, docs); err != nil {
 				return err
+			}
+			if m.cfg.Records {
+				out.Records = m.records(members, docs, raws)
 			}
 		}
 		m.stats.Emitted++

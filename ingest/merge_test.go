@@ -434,6 +434,9 @@ func fill(t *testing.T, v reflect.Value, n *int, depth int) {
 			return
 		}
 		for i := 0; i < v.NumField(); i++ {
+			if v.Type() == reflect.TypeFor[Document]() && v.Type().Field(i).Name == "Records" {
+				continue // what a merge emits, never a record's own field
+			}
 			fill(t, v.Field(i), n, depth)
 		}
 	default:

@@ -219,3 +219,89 @@ func dataHits(srv *fake.Server) map[string]int {
 	m["/crossref/"] = srv.HitsPrefix("/crossref/")
 	return m
 }
+
+// TestNightlyKilledDuringDelta kills the second night, a delta build, while
+// it publishes and just after. The previous snapshot stays current until
+// the resumed run publishes, which then publishes the same documents as a
+// night that was never killed.
+func TestNightlyKilledDuringDelta(t *testing.T) {
+	bin := openshelfBinary(t)
+	fix := fixtures.Dir(t)
+	for _, hold := range []string{"publish", "published"} {
+		t.Run(hold, func(t *testing.T) {
+			srv := fake.New()
+			defer srv.Close()
+			if err := srv.Night1(fix); err != nil {
+				t.Fatal(err)
+			}
+			pipeline, err := srv.WritePipeline(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			killedData, cleanData := filepath.Join(t.TempDir(), "data"), filepath.Join(t.TempDir(), "data")
+			ingest := func(data, now, hold string) *exec.Cmd {
+				c := exec.Command(bin, "ingest", "-data", data, "-pipeline", pipeline, "-progress", "never",
+					"-now", now, "-json", "-retries", "2")
+				c.Env = append(os.Environ(), "OPENSHELF_DATA=", "OPENSHELF_NIGHTLY_HOLD="+hold)
+				return c
+			}
+			for _, data := range []string{killedData, cleanData} {
+				if out, err := ingest(data, fake.Night1Now, "").CombinedOutput(); err != nil {
+					t.Fatalf("night 1: %v\n%s", err, out)
+				}
+			}
+			night1, err := snapshot.Current(killedData)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Night2(fix); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := ingest(cleanData, fake.Night2Now, "").CombinedOutput(); err != nil {
+				t.Fatalf("night 2: %v\n%s", err, out)
+			}
+
+			killed := ingest(killedData, fake.Night2Now, hold)
+			stderr, err := killed.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := killed.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() && !strings.Contains(sc.Text(), "holding for a test") {
+			}
+			killed.Process.Signal(syscall.SIGKILL)
+			go io.Copy(io.Discard, stderr)
+			killed.Wait()
+			cur, err := snapshot.Current(killedData)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hold == "publish" && cur != night1 {
+				t.Fatalf("killed while publishing: current is %s, want night 1's %s", cur, night1)
+			}
+			if out, err := ingest(killedData, fake.Night2Now, "").CombinedOutput(); err != nil {
+				t.Fatalf("resumed night 2: %v\n%s", err, out)
+			}
+			got, want := openSnapshot(t, killedData), openSnapshot(t, cleanData)
+			if !got.Segmented() {
+				t.Fatal("night 2 was not a delta build")
+			}
+			if got.Manifest.Counts.Accepted != want.Manifest.Counts.Accepted || len(got.Manifest.Segments) != len(want.Manifest.Segments) {
+				t.Errorf("resumed night 2: %d documents in %d segments, the night never killed %d in %d",
+					got.Manifest.Counts.Accepted, len(got.Manifest.Segments), want.Manifest.Counts.Accepted, len(want.Manifest.Segments))
+			}
+		})
+	}
+}
+
+func openSnapshot(t *testing.T, data string) *snapshot.Snapshot {
+	t.Helper()
+	s, err := snapshot.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

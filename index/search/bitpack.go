@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 )
 
@@ -73,4 +74,102 @@ func unpack(dst []uint32, src []byte, b int) {
 		}
 		dst[i] = uint32((w >> (bit & 7)) & mask)
 	}
+}
+
+// maxEscWidth bounds the code width of appendEscaped.
+const maxEscWidth = 16
+
+// appendEscaped appends vals as a width byte b, the values as b-bit codes
+// (appendPacked) and the escapes: with b >= 1 a value of at least 2^b-1
+// has the code 2^b-1 and, in the escapes after the codes in value order,
+// the uvarint of the rest (value - (2^b-1)); b = 0 when every value is 0
+// (no codes, no escapes). b is the width that makes the bytes fewest.
+func appendEscaped(dst []byte, vals []uint32) []byte {
+	best, bestLen := 0, math.MaxInt
+	for b := 0; b <= maxEscWidth; b++ {
+		esc := uint32(1)<<b - 1
+		n := packedLen(len(vals), b)
+		for _, v := range vals {
+			if v >= esc {
+				if b == 0 && v > 0 {
+					n = math.MaxInt
+					break
+				}
+				if b > 0 {
+					n += uvarintLen(v - esc)
+				}
+			}
+		}
+		if n < bestLen {
+			best, bestLen = b, n
+		}
+	}
+	b := best
+	esc := uint32(1)<<b - 1
+	dst = append(dst, byte(b))
+	acc, nbits := uint64(0), 0
+	for _, v := range vals {
+		if b == 0 {
+			break
+		}
+		acc |= uint64(min(v, esc)) << nbits
+		nbits += b
+		for nbits >= 8 {
+			dst = append(dst, byte(acc))
+			acc >>= 8
+			nbits -= 8
+		}
+	}
+	if nbits > 0 {
+		dst = append(dst, byte(acc))
+	}
+	for _, v := range vals {
+		if b > 0 && v >= esc {
+			dst = binary.AppendUvarint(dst, uint64(v-esc))
+		}
+	}
+	return dst
+}
+
+// uvarintLen is the length of x as a uvarint.
+func uvarintLen(x uint32) int { return (bits.Len32(x|1) + 6) / 7 }
+
+// getBits returns the b-bit value (b <= maxEscWidth) that starts at bit
+// bit of src (appendPacked's order); bits past src read as 0.
+func getBits(src []byte, bit, b int) uint32 {
+	i := bit >> 3
+	var w uint32
+	if i+4 <= len(src) {
+		w = binary.LittleEndian.Uint32(src[i:])
+	} else {
+		for k := 0; k < 3 && i+k < len(src); k++ {
+			w |= uint32(src[i+k]) << (8 * k)
+		}
+	}
+	return (w >> (bit & 7)) & (1<<b - 1)
+}
+
+// skipUvarints returns the offset after the n uvarints that start at b[at:],
+// or -1 if b ends first.
+func skipUvarints(b []byte, at, n int) int {
+	const hi = 0x8080808080808080
+	// Eight bytes at a time while all their uvarint ends are skipped: a
+	// byte below 0x80 ends a uvarint.
+	for n > 0 && at+8 <= len(b) {
+		ends := bits.OnesCount64(^binary.LittleEndian.Uint64(b[at:]) & hi)
+		if ends >= n {
+			break
+		}
+		n -= ends
+		at += 8
+	}
+	for ; n > 0; at++ {
+		if at >= len(b) {
+			return -1
+		}
+		if b[at] < 0x80 {
+			n--
+		}
+	}
+	return at
 }

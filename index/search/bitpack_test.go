@@ -85,3 +85,85 @@ func TestCountMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapedRoundTrip: values written as escaped codes (appendEscaped)
+// read back with getBits and the escapes' uvarints, for skewed and flat
+// value sets, and the width chosen is never worse than the widest codes.
+func TestEscapedRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 400 {
+		n := rng.IntN(3 * blockDocs)
+		vals := make([]uint32, n)
+		for i := range vals {
+			switch rng.IntN(10) {
+			case 0:
+				vals[i] = rng.Uint32() >> rng.IntN(32)
+			case 1, 2:
+				vals[i] = uint32(rng.IntN(20))
+			default:
+				vals[i] = uint32(rng.IntN(1 + trial%3))
+			}
+		}
+		enc := appendEscaped([]byte{0xAA}, vals)[1:]
+		b := int(enc[0])
+		if b > maxEscWidth {
+			t.Fatalf("width %d", b)
+		}
+		esc := uint32(1)<<b - 1
+		at := 1 + packedLen(n, b)
+		got := make([]uint32, n)
+		for i := range got {
+			if b == 0 {
+				continue
+			}
+			c := getBits(enc[1:], i*b, b)
+			if c == esc {
+				x, k := binary.Uvarint(enc[at:])
+				if k <= 0 {
+					t.Fatalf("trial %d: escape %d unreadable", trial, i)
+				}
+				c += uint32(x)
+				at += k
+			}
+			got[i] = c
+		}
+		if !slices.Equal(got, vals) || at != len(enc) {
+			t.Fatalf("trial %d width %d: read %v (%d of %d bytes), want %v", trial, b, got, at, len(enc), vals)
+		}
+		if w := bitWidth(vals); w <= maxEscWidth && len(enc) > 1+packedLen(n, w)+n {
+			t.Fatalf("trial %d: %d bytes, plain width %d would take %d", trial, len(enc), w, 1+packedLen(n, w))
+		}
+	}
+}
+
+// TestSkipUvarints: skipping n uvarints, eight bytes at a time where it
+// can, ends where decoding them one by one does, or reports the end.
+func TestSkipUvarints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	for range 300 {
+		var buf []byte
+		var ends []int
+		for range rng.IntN(60) {
+			buf = binary.AppendUvarint(buf, rng.Uint64()>>rng.IntN(64))
+			ends = append(ends, len(buf))
+		}
+		for at := range len(ends) {
+			from := 0
+			if at > 0 {
+				from = ends[at-1]
+			}
+			for n := 0; at+n <= len(ends); n++ {
+				want := from
+				if n > 0 {
+					want = ends[at+n-1]
+				}
+				if got := skipUvarints(buf, from, n); got != want {
+					t.Fatalf("skip %d from %d: %d, want %d", n, from, got, want)
+				}
+			}
+			if got := skipUvarints(buf, from, len(ends)-at+1); got != -1 {
+				t.Fatalf("skip past the end: %d", got)
+			}
+		}
+	}
+}

@@ -106,7 +106,7 @@ func FuzzIndexFile(f *testing.F) {
 	})
 }
 
-// TestCorruptEachByte flips each byte of a small index in turn (format 2's
+// TestCorruptEachByte flips each byte of a small index in turn (the
 // bit-packed blocks, masks, impacts, skip entries and all): every damaged
 // file fails cleanly or answers, never panics.
 func TestCorruptEachByte(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 
 	"github.com/openshelf/openshelf/index/search/query"
 )
@@ -14,12 +16,8 @@ import (
 const File = "search/index.bin"
 
 // magic opens and closes the file; the digit is the format version.
-// Readers also read format 2 (formatV2).
-const magic = "osbsrch3"
-
-// formatV2 is the magic of format 2, which had no year, licence and
-// flags columns and no frequent pair words.
-const formatV2 = "osbsrch2"
+// Files of earlier versions are refused with ErrFormat.
+const magic = "osbsrch4"
 
 // magicPrefix is the magic without its version digit.
 const magicPrefix = "osbsrch"
@@ -29,9 +27,25 @@ const magicPrefix = "osbsrch"
 var ErrMalformed = errors.New("search: malformed search index")
 
 // ErrFormat reports an index written in another format version (an older
-// snapshot's "osbsrch1"): the snapshot must be rebuilt. It is also
+// snapshot's "osbsrch1" to "osbsrch3"): the snapshot must be rebuilt. It is also
 // ErrMalformed, so a server treats the snapshot as unusable.
-var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot)", ErrMalformed)
+var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot: the next build merges it, or run openshelf ingest -merge)", ErrMalformed)
+
+// CurrentFormat reports whether the index file at path is written in this
+// version of the format: a build over a snapshot whose segments are not
+// merges them all again (package index).
+func CurrentFormat(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	b := make([]byte, len(magic))
+	if _, err := io.ReadFull(f, b); err != nil {
+		return false, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return string(b) == magic, nil
+}
 
 // The indexed fields, as numbered in the file: query.Field minus one.
 const (
@@ -87,8 +101,8 @@ const (
 	secPostings           // per term: blocks, then its skip table
 	secTermTab            // nTerms+1 termRec (the last one a sentinel)
 	secTermStr            // the terms' bytes, concatenated in term order
-	secYears              // N uint16 (0: undated), or empty: format 3 only
-	secLicFlags           // N × (licence code uint8, flags uint8): format 3 only
+	secYears              // N uint16 (0: undated), or empty
+	secLicFlags           // N × (licence code uint8, flags uint8)
 	numSections
 )
 
@@ -126,15 +140,15 @@ func SourceBits(sources []string) uint8 {
 	return bits
 }
 
-// termRec is the fixed record of one term.
+// termRec is the fixed record of one term. A prefix term (isPrefixTerm)
+// has bitsets at SkipOff instead of postings.
 type termRec struct {
-	StrOff  uint64 // into secTermStr; the term ends at the next record's
 	SkipOff uint64 // file offset of the term's skip table
+	StrOff  uint32 // into secTermStr; the term ends at the next record's
 	DF      uint32 // documents
-	Kind    uint32 // 0: a word's or pair's postings; termPrefixBits: a prefix term's bitsets
 }
 
-const termRecSize = 24
+const termRecSize = 16
 
 // skipEntry is one postings block's entry in its term's skip table.
 type skipEntry struct {

@@ -16,9 +16,10 @@ const noMore = math.MaxInt32
 // sets bad: the search then fails with ErrMalformed.
 type postings struct {
 	ix      *Index
-	term    int // its index in the term table
-	skips   []byte
-	skipOff uint64 // file offset of skips: the end of the last block
+	term    int                 // its index in the term table
+	skips   []byte              // the skip table, in the mapping or in one
+	skipOff uint64              // file offset of the skip table: the end of the last block
+	one     [skipEntrySize]byte // the entry of a list of one block (skipTable)
 	nblocks int
 	df      int
 	mask    uint8 // fields that count; docs with none are skipped
@@ -36,23 +37,25 @@ type postings struct {
 	docs  []int32  // the block's docs: min(df, blockDocs) long
 	delta []uint32 // scratch for unpacking
 
-	// Frequencies, decoded for block freqBlk only, its first freqN docs
-	// (freqRd bytes of freq, posSum bytes of positions).
-	freqBlk int
-	freqN   int
-	freqRd  int
-	posSum  uint64
-	*freqs  // allocated on the first decode: most lists are only walked
+	// Frequencies, decoded for block freqBlk only, its first freqN docs:
+	// freqCode codes of width freqW read, the escapes from freqEsc on.
+	freqBlk  int
+	freqN    int
+	freqW    int
+	freqCode int
+	freqEsc  int
+	*freqs   // allocated on the first decode: most lists are only walked
 	// A reader positioned at the start of doc posAt's positions.
 	posAt int
 	posRd int
 	bad   bool
 }
 
-// freqs are a block's decoded frequencies and position lengths.
+// freqs are a block's decoded frequencies and each document's number of
+// positions.
 type freqs struct {
 	tfs  [blockDocs][NumFields]uint32
-	plen [blockDocs]uint32 // bytes of each doc's positions
+	npos [blockDocs]uint32
 }
 
 // open makes an iterator over term t restricted to the fields in mask.
@@ -61,12 +64,12 @@ func (ix *Index) open(t int, mask uint8) *postings {
 	rec := ix.terms[t]
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
-	end := rec.SkipOff + uint64(p.nblocks)*skipEntrySize
-	if rec.SkipOff < ix.postLo || end > ix.postHi || end < rec.SkipOff {
+	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one)
+	if !ok {
 		p.bad, p.cur = true, noMore
 		return p
 	}
-	p.skips, p.skipOff = ix.mm[rec.SkipOff:end], rec.SkipOff
+	p.skips, p.skipOff = skips, rec.SkipOff
 	if p.nblocks > 0 {
 		// The list's blocks lie before its skip table, from its first
 		// block's offset (checked when a block is read).
@@ -77,6 +80,60 @@ func (ix *Index) open(t int, mask uint8) *postings {
 	n := min(p.df, blockDocs)
 	p.docs, p.delta = make([]int32, n), make([]uint32, n)
 	return p
+}
+
+// skipTable returns the skip table of the list of df documents whose
+// term record gives off, as skipEntrySize-byte entries, and where it ends:
+// the table in mm, or the short entry of a list of one block (FORMAT.md)
+// decoded into one. ok is false if it does not lie within [lo, hi).
+func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte) (skips []byte, end uint64, ok bool) {
+	nblocks := (df + blockDocs - 1) / blockDocs
+	if off < lo || off > hi {
+		return nil, 0, false
+	}
+	if nblocks != 1 {
+		end = off + uint64(nblocks)*skipEntrySize
+		if end > hi || end < off {
+			return nil, 0, false
+		}
+		return mm[off:end], end, true
+	}
+	b := mm[off:hi]
+	if len(b) < 5 {
+		return nil, 0, false
+	}
+	e := skipEntry{LastDoc: int32(binary.LittleEndian.Uint32(b)), MaskOr: b[4]}
+	at := 5
+	f32 := func() (float32, bool) {
+		if at+4 > len(b) {
+			return 0, false
+		}
+		at += 4
+		return math.Float32frombits(binary.LittleEndian.Uint32(b[at-4:])), true
+	}
+	okA, okF := true, true
+	if e.MaskOr&anyFields != 0 {
+		e.WAny, okA = f32()
+	}
+	e.WAll = e.WAny
+	if e.MaskOr&^anyFields != 0 {
+		e.WAll, okF = f32()
+	}
+	var v [3]uint64
+	for i := range v {
+		x, n := uvarint(b, at)
+		if n <= 0 {
+			return nil, 0, false
+		}
+		v[i], at = x, at+n
+	}
+	freqOff, freqLen, size := v[0], v[1], v[2]
+	if !okA || !okF || freqOff > math.MaxUint32 || freqLen > math.MaxUint32-freqOff || size > off-lo || freqOff+freqLen > size {
+		return nil, 0, false
+	}
+	e.FreqOff, e.PosOff, e.Off = uint32(freqOff), uint32(freqOff+freqLen), off-size
+	putSkip(one[:], e)
+	return one[:], off + uint64(at), true
 }
 
 func (p *postings) lastDoc(b int) int32 {
@@ -156,20 +213,32 @@ func (p *postings) load(b int) bool {
 	return true
 }
 
-// loadFreqs decodes the current block's frequencies and position
-// lengths up to its current document: a phrase or a score that needs a
-// few documents of a block does not decode the rest.
+// loadFreqs decodes the current block's frequencies up to its current
+// document: a phrase or a score that needs a few documents of a block
+// does not decode the rest.
 func (p *postings) loadFreqs() bool {
 	if p.freqs == nil {
 		p.freqs = new(freqs)
 	}
+	buf := p.freq
 	if p.freqBlk != p.blk {
-		p.freqBlk, p.freqN, p.freqRd, p.posAt, p.posRd, p.posSum = p.blk, 0, 0, 0, 0, 0
+		// The escapes follow the codes: one a field of each document's mask.
+		codes := 0
+		for _, m := range p.fm {
+			codes += bits.OnesCount8(m)
+		}
+		if len(buf) == 0 || buf[0] > maxEscWidth || 1+packedLen(codes, int(buf[0])) > len(buf) {
+			return p.fail()
+		}
+		p.freqBlk, p.freqN, p.posAt, p.posRd = p.blk, 0, 0, 0
+		p.freqW, p.freqCode, p.freqEsc = int(buf[0]), 0, 1+packedLen(codes, int(buf[0]))
 	}
 	if p.i < p.freqN {
 		return true
 	}
-	buf, rd := p.freq, p.freqRd
+	w, code, rd := p.freqW, p.freqCode, p.freqEsc
+	esc := uint32(1)<<w - 1
+	codes := buf[1:]
 	for ; p.freqN <= p.i; p.freqN++ {
 		i := p.freqN
 		tfs := &p.tfs[i]
@@ -177,25 +246,32 @@ func (p *postings) loadFreqs() bool {
 		if p.fm[i] == 0 || p.fm[i] >= 1<<NumFields || p.fm[i]&^p.entry.MaskOr != 0 {
 			return p.fail()
 		}
+		npos := uint64(0)
 		for m := p.fm[i]; m != 0; m &= m - 1 {
-			tf, n := uvarint(buf, rd)
-			if n <= 0 || tf == 0 || tf > math.MaxUint32 {
-				return p.fail()
+			tf := uint64(1)
+			if w > 0 {
+				c := getBits(codes, code*w, w)
+				code++
+				tf += uint64(c)
+				if c == esc {
+					x, n := uvarint(buf, rd)
+					if n <= 0 || x >= math.MaxUint32-uint64(esc) {
+						return p.fail()
+					}
+					tf += x
+					rd += n
+				}
 			}
 			tfs[bits.TrailingZeros8(m)] = uint32(tf)
-			rd += n
+			npos += tf
 		}
-		pl, n := uvarint(buf, rd)
-		if n <= 0 || pl > uint64(len(p.pos))-p.posSum {
+		if npos > uint64(len(p.pos)) { // a position takes at least a byte
 			return p.fail()
 		}
-		p.posSum += pl
-		p.plen[i] = uint32(pl)
-		rd += n
+		p.npos[i] = uint32(npos)
 	}
-	p.freqRd = rd
-	buf = buf[rd:]
-	if p.freqN == p.cnt && (len(buf) != 0 || p.posSum != uint64(len(p.pos))) {
+	p.freqCode, p.freqEsc = code, rd
+	if p.freqN == p.cnt && rd != len(buf) {
 		return p.fail()
 	}
 	return true
@@ -318,29 +394,23 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	}
 	buf := p.pos
 	rd := p.posRd
-	skip := func(k int) bool {
-		for ; k > 0; k-- {
-			_, n := uvarint(buf, rd)
-			if n <= 0 {
-				return false
-			}
-			rd += n
-		}
-		return true
-	}
-	for ; p.posAt < p.i; p.posAt++ {
-		rd += int(p.plen[p.posAt])
-		if rd > len(buf) {
-			p.fail()
-			return dst
-		}
+	// The positions of the block's earlier documents, then of the
+	// document's earlier fields, are skipped without decoding them.
+	for ; p.posAt < p.i && rd >= 0; p.posAt++ {
+		rd = skipUvarints(buf, rd, int(p.npos[p.posAt]))
 	}
 	p.posRd = rd
+	k := 0
 	for g := 0; g < f; g++ {
-		if !skip(int(p.tfs[p.i][g])) {
-			p.fail()
-			return dst
-		}
+		k += int(p.tfs[p.i][g])
+	}
+	if rd >= 0 {
+		rd = skipUvarints(buf, rd, k)
+	}
+	if rd < 0 {
+		p.posAt, p.posRd = 0, 0
+		p.fail()
+		return dst
 	}
 	x := uint64(0)
 	for range p.tfs[p.i][f] {

@@ -52,10 +52,6 @@ const (
 	prefixShare    = 4
 )
 
-// termPrefixBits is the kind (termRec.Kind) of a prefix term: two
-// bitsets of the corpus at its SkipOff (FORMAT.md).
-const termPrefixBits = 1
-
 // prefixWord is a word of an open prefix range: its documents, the file
 // offset of its skip table and its rank in the dictionary.
 type prefixWord struct {
@@ -192,7 +188,7 @@ func (w *Writer) writePrefixes() error {
 			}
 			clear(bits)
 		}
-		if err := w.termRecordKind(off, df, termPrefixBits); err != nil {
+		if err := w.termRecord(off, df); err != nil {
 			return err
 		}
 		if err := w.termStr.write([]byte(PrefixTerm(l.prefix))); err != nil {
@@ -215,9 +211,14 @@ type prefixUnion struct {
 // addList ORs a word's list, as written in mm, into the union.
 func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 	nblocks := (int(word.df) + blockDocs - 1) / blockDocs
+	var one [skipEntrySize]byte
+	skips, _, ok := skipTable(mm, 0, uint64(len(mm)), word.skipOff, int(word.df), &one)
+	if !ok {
+		return fmt.Errorf("search: reading back a list for a prefix: no skip table at %d", word.skipOff)
+	}
 	doc := int64(-1)
 	for b := range nblocks {
-		e := getSkip(mm[word.skipOff+uint64(b)*skipEntrySize:])
+		e := getSkip(skips[b*skipEntrySize:])
 		cnt := min(int(word.df)-b*blockDocs, blockDocs)
 		blk := mm[e.Off:]
 		width := int(blk[0])
@@ -261,8 +262,8 @@ func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 
 	if len(ids) < 2 || ix.noPrefixTerms || (mask != anyFields && mask != anyFieldsFulltext) {
 		return nil
 	}
-	t := ix.lookup(PrefixTerm(p))
-	if t < 0 || ix.terms[t].Kind != termPrefixBits {
+	t := ix.lookup(PrefixTerm(p)) // a prefix term: its bitsets are at SkipOff
+	if t < 0 {
 		return nil
 	}
 	size := uint64(setBytes(ix.n))

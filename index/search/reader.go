@@ -55,8 +55,8 @@ type Index struct {
 	// own is what the index's searches score against: its documents.
 	own      stats
 	docs     []docRec
-	years    []uint16 // the year column; nil: read docs (format 2, or a year above 65535)
-	licFlags []byte   // the licence and flags column, two bytes a doc; nil: read docs (format 2)
+	years    []uint16 // the year column; nil: read docs (a year above 65535)
+	licFlags []byte   // the licence and flags column, two bytes a doc
 	tOff     []uint32
 	tCodes   []uint16
 	tdOff    []uint64
@@ -151,17 +151,13 @@ func (ix *Index) parse() error {
 		return fmt.Errorf("%w: this reader needs a little-endian machine", ErrMalformed)
 	}
 	head := string(mm[:len(magic)])
-	if head != magic && head != formatV2 {
+	if head != magic {
 		if strings.HasPrefix(head, magicPrefix) {
-			return fmt.Errorf("%w: the file is format %q, this reader reads %q and %q", ErrFormat, head, magic, formatV2)
+			return fmt.Errorf("%w: the file is format %q, this reader reads %q", ErrFormat, head, magic)
 		}
 		return fmt.Errorf("%w: bad magic", ErrMalformed)
 	}
-	v2 := head == formatV2
 	nsecWant := uint64(numSections)
-	if v2 {
-		nsecWant = secYears // without the columns
-	}
 	foot := mm[len(mm)-footerSize:]
 	if string(foot[24:]) != head {
 		return fmt.Errorf("%w: bad footer", ErrMalformed)
@@ -202,7 +198,7 @@ func (ix *Index) parse() error {
 	ix.licenses, ix.topics = r.strings(256), r.strings(math.MaxUint16)
 	if r.err == nil && len(r.b) > 0 {
 		// Written since pair terms: the pair words (pairs.go).
-		ix.pairs, ix.pairFields = r.pairs(v2)
+		ix.pairs, ix.pairFields = r.pairs()
 	}
 	if r.err != nil {
 		return fmt.Errorf("%w: table of contents names", ErrMalformed)
@@ -211,7 +207,7 @@ func (ix *Index) parse() error {
 	if l := uint64(len(sec[secYears])); l != 0 && l != 2*n {
 		return fmt.Errorf("%w: year column has %d bytes", ErrMalformed, l)
 	}
-	if l := uint64(len(sec[secLicFlags])); !v2 && l != 2*n {
+	if l := uint64(len(sec[secLicFlags])); l != 2*n {
 		return fmt.Errorf("%w: licence column has %d bytes", ErrMalformed, l)
 	}
 	want := [numSections]struct {
@@ -230,9 +226,7 @@ func (ix *Index) parse() error {
 	}
 	ix.docs = castSlice[docRec](sec[secDocs])
 	ix.years = castSlice[uint16](sec[secYears])
-	if !v2 {
-		ix.licFlags = sec[secLicFlags]
-	}
+	ix.licFlags = sec[secLicFlags]
 	ix.tOff = castSlice[uint32](sec[secTopicOff])
 	ix.tCodes = castSlice[uint16](sec[secTopicCodes])
 	ix.tdOff = castSlice[uint64](sec[secTopicDocOff])
@@ -270,9 +264,9 @@ func bigEnoughEndian() bool {
 }
 
 // pairs reads the TOC's pair entry: the stop pair words, the fields
-// byte, since format 3 the frequent pair words and, when the index left
-// rare pairs out, their minimum of documents.
-func (r *tocReader) pairs(v2 bool) (*Pairs, uint8) {
+// byte, the frequent pair words and, when the index left rare pairs out,
+// their minimum of documents.
+func (r *tocReader) pairs() (*Pairs, uint8) {
 	stop := r.strings(maxPairWords)
 	if r.err == nil && (len(stop) == 0 || !validPairWords(stop) || len(r.b) < 1 || r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
 		r.err = ErrMalformed
@@ -284,13 +278,11 @@ func (r *tocReader) pairs(v2 bool) (*Pairs, uint8) {
 	r.b = r.b[1:]
 	var frequent []string
 	minDF := uint64(1)
-	if !v2 {
-		frequent = r.strings(maxPairWords)
-		if r.err == nil && len(r.b) > 0 {
-			// Since rare pairs are left out: their minimum of documents.
-			if minDF = r.uvarint(); minDF < 2 || minDF > blockDocs {
-				r.err = ErrMalformed
-			}
+	frequent = r.strings(maxPairWords)
+	if r.err == nil && len(r.b) > 0 {
+		// Rare pairs left out: their minimum of documents.
+		if minDF = r.uvarint(); minDF < 2 || minDF > blockDocs {
+			r.err = ErrMalformed
 		}
 	}
 	if r.err == nil && (len(r.b) != 0 || !validPairWords(frequent)) {
@@ -439,7 +431,7 @@ func (ix *Index) citingOf(doc int32) []int32 {
 // term returns the bytes of term t.
 func (ix *Index) term(t int) []byte {
 	lo, hi := ix.terms[t].StrOff, ix.terms[t+1].StrOff
-	if lo > hi || hi > uint64(len(ix.termStr)) {
+	if lo > hi || uint64(hi) > uint64(len(ix.termStr)) {
 		return nil
 	}
 	return ix.termStr[lo:hi]

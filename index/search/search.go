@@ -721,15 +721,10 @@ func (ix *Index) year(d int32) int32 {
 	return ix.docs[d].Year
 }
 
-// licenceFlags are document d's licence code and flags: from the
-// column, or from its record in an index without it.
+// licenceFlags are document d's licence code and flags, from the column.
 func (ix *Index) licenceFlags(d int32) (uint8, uint8) {
-	if ix.licFlags != nil {
-		i := 2 * int(d)
-		return ix.licFlags[i], ix.licFlags[i+1]
-	}
-	r := &ix.docs[d]
-	return r.License, r.Flags
+	i := 2 * int(d)
+	return ix.licFlags[i], ix.licFlags[i+1]
 }
 
 // driver returns the iterator of the request's candidates: the query's

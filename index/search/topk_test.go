@@ -81,15 +81,18 @@ func TestOldFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	copy(b, "osbsrch1")
-	copy(b[len(b)-8:], "osbsrch1")
-	path := filepath.Join(t.TempDir(), "index.bin")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = search.OpenFile(path, "s", search.Options{})
-	if !errors.Is(err, search.ErrFormat) || !errors.Is(err, search.ErrMalformed) {
-		t.Fatalf("open format 1: %v, want ErrFormat", err)
+	// Formats 1 to 3 had other postings blocks (FORMAT.md).
+	for _, old := range []string{"osbsrch1", "osbsrch2", "osbsrch3"} {
+		copy(b, old)
+		copy(b[len(b)-8:], old)
+		path := filepath.Join(t.TempDir(), "index.bin")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = search.OpenFile(path, "s", search.Options{})
+		if !errors.Is(err, search.ErrFormat) || !errors.Is(err, search.ErrMalformed) {
+			t.Fatalf("open %s: %v, want ErrFormat", old, err)
+		}
 	}
 }
 

@@ -72,6 +72,7 @@ type Writer struct {
 	term             []byte
 	df               uint32
 	skips            []skipEntry
+	oneSkip          []byte // the short entry of a list of one block
 	blk              blockBuf
 
 	// docLens maps the written docs section back (at the first posting)
@@ -90,7 +91,8 @@ type blockBuf struct {
 	deltas   []uint32
 	masks    []byte
 	impacts  []byte
-	freqs    []byte
+	tfv      []uint32 // term frequency minus one, per document and field of its mask
+	freqs    []byte   // the frequency part (flushBlock)
 	pos      []byte
 	maskOr   uint8
 	wAny     float64 // the largest weighted frequency sum over anyFields
@@ -509,14 +511,13 @@ func (w *Writer) endDoc() error {
 	bk.deltas = append(bk.deltas, uint32(bk.doc-max(bk.last, bk.prevLast)-1))
 	bk.masks = append(bk.masks, bk.mask)
 	bk.maskOr |= bk.mask
-	plen := len(bk.pos)
 	var wAny, wAll float64
 	d := &w.docLens[bk.doc]
 	for f := range NumFields {
 		if bk.mask&(1<<f) == 0 {
 			continue
 		}
-		bk.freqs = binary.AppendUvarint(bk.freqs, uint64(bk.tfs[f]))
+		bk.tfv = append(bk.tfv, bk.tfs[f]-1)
 		bk.pos = append(bk.pos, bk.fpos[f]...)
 		// The reader's bm25f, term by term in field order.
 		norm := w.norm0[f] + w.normK[f]*float64(d.Len[f])
@@ -528,9 +529,6 @@ func (w *Writer) endDoc() error {
 	}
 	bk.wAny, bk.wAll = max(bk.wAny, wAny), max(bk.wAll, wAll)
 	bk.impacts = append(bk.impacts, impact(wAny))
-	// The bytes of the doc's positions, so that a phrase check skips the
-	// positions of the block's earlier documents without decoding them.
-	bk.freqs = binary.AppendUvarint(bk.freqs, uint64(len(bk.pos)-plen))
 	bk.last = bk.doc
 	w.df++
 	if len(bk.deltas) == blockDocs {
@@ -540,7 +538,7 @@ func (w *Writer) endDoc() error {
 }
 
 func (bk *blockBuf) reset() {
-	bk.deltas, bk.masks, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.freqs[:0], bk.pos[:0]
+	bk.deltas, bk.masks, bk.tfv, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.tfv[:0], bk.freqs[:0], bk.pos[:0]
 	bk.impacts = bk.impacts[:0]
 	bk.maskOr, bk.wAny, bk.wAll = 0, 0, 0
 }
@@ -572,6 +570,7 @@ func (w *Writer) flushBlock() error {
 	bk.packed = appendPacked(bk.packed, bk.deltas, b)
 	bk.packed = append(bk.packed, bk.masks...)
 	bk.packed = append(bk.packed, bk.impacts...)
+	bk.freqs = appendEscaped(bk.freqs[:0], bk.tfv)
 	freqOff := len(bk.packed)
 	posOff := freqOff + len(bk.freqs)
 	if uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
@@ -622,11 +621,18 @@ func (w *Writer) endTerm() error {
 // its records, and returns the skip table's offset.
 func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
 	skipOff := uint64(w.off)
-	var b [skipEntrySize]byte
-	for _, s := range w.skips {
-		putSkip(b[:], s)
-		if err := w.write(b[:]); err != nil {
+	if len(w.skips) == 1 {
+		// Most terms have one block: a short entry (FORMAT.md).
+		if err := w.write(appendOneSkip(w.oneSkip[:0], w.skips[0], skipOff)); err != nil {
 			return 0, err
+		}
+	} else {
+		var b [skipEntrySize]byte
+		for _, s := range w.skips {
+			putSkip(b[:], s)
+			if err := w.write(b[:]); err != nil {
+				return 0, err
+			}
 		}
 	}
 	if err := w.termRecord(skipOff, df); err != nil {
@@ -639,17 +645,15 @@ func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
 	return skipOff, nil
 }
 
+// termRecord writes the record of the term whose bytes termStr gets next.
 func (w *Writer) termRecord(skipOff uint64, df uint32) error {
-	return w.termRecordKind(skipOff, df, 0)
-}
-
-// termRecordKind writes a term record of the given kind (termRec.Kind).
-func (w *Writer) termRecordKind(skipOff uint64, df, kind uint32) error {
+	if w.termStr.n > math.MaxUint32 {
+		return fmt.Errorf("search: the terms' bytes pass 4 GiB")
+	}
 	var b [termRecSize]byte
-	binary.LittleEndian.PutUint64(b[0:], uint64(w.termStr.n))
-	binary.LittleEndian.PutUint64(b[8:], skipOff)
-	binary.LittleEndian.PutUint32(b[16:], df)
-	binary.LittleEndian.PutUint32(b[20:], kind)
+	binary.LittleEndian.PutUint64(b[0:], skipOff)
+	binary.LittleEndian.PutUint32(b[8:], uint32(w.termStr.n))
+	binary.LittleEndian.PutUint32(b[12:], df)
 	return w.termTab.write(b[:])
 }
 
@@ -817,4 +821,22 @@ func (w *Writer) Abort() {
 		os.Remove(w.path)
 	}
 	w.phase = 3
+}
+
+// appendOneSkip appends the short skip entry of a list of one block, e,
+// written just before off, where the entry starts (FORMAT.md): the
+// block's offset is off less its size, and a bound the mask makes
+// redundant is left out.
+func appendOneSkip(dst []byte, e skipEntry, off uint64) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(e.LastDoc))
+	dst = append(dst, e.MaskOr)
+	if e.MaskOr&anyFields != 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(e.WAny))
+	}
+	if e.MaskOr&^anyFields != 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(e.WAll))
+	}
+	dst = binary.AppendUvarint(dst, uint64(e.FreqOff))
+	dst = binary.AppendUvarint(dst, uint64(e.PosOff-e.FreqOff))
+	return binary.AppendUvarint(dst, off-e.Off)
 }

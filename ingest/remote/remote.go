@@ -73,6 +73,14 @@ type Result struct {
 	// DropDeletions discards the deletions the readers report (the
 	// adapter's Filter applies them instead).
 	DropDeletions bool
+	// Delta means New and Gone are complete, so that the night can be a
+	// delta build: New are the Files this run added or rewrote (the only
+	// ones the build reads), Gone the project ids of works one of whose
+	// records left the mirror or changed under Filter this run (the build
+	// merges them again from the records it kept, Filter applied).
+	Delta bool
+	New   []string
+	Gone  []string
 	// State is the source's checkpoint once this run is published (its
 	// new cursor and mirror). The orchestrator stages it beside the
 	// committed one (commit.json) before publishing and renames it over

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/ingest/detect"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/pipelines"
@@ -71,6 +72,13 @@ type Config struct {
 	Merge bool
 	// Keep is how many snapshots to retain; 0 means the index default.
 	Keep int
+	// Records, Touch and KeepRecord are index.Config's: keep the works'
+	// source records in the snapshot, and in a delta build merge again
+	// the works Touch names with the kept records KeepRecord leaves (the
+	// nightly job's delta nights).
+	Records    bool
+	Touch      []string
+	KeepRecord func(origin string, d *ingest.Document) bool
 
 	// Readers overrides detect.Default() (tests).
 	Readers detect.Readers

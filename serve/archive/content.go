@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/licence"
@@ -376,15 +376,13 @@ func (g *generation) referencesSQL(ctx context.Context, id string) (*References,
 	return out, rows.Err()
 }
 
-// openBundle opens a topic's bundle file. The open file stays readable
-// after a snapshot switch, and even after the old snapshot is pruned.
-func (g *generation) openBundle(slug string) (*os.File, error) {
+// openBundle opens a topic's bundle: its file, or the frames a delta
+// build's snapshot keeps in packs (snapshot.OpenBundle). The open files
+// stay readable after a snapshot switch, and even after the old snapshot
+// is pruned.
+func (g *generation) openBundle(slug string) (io.ReadCloser, error) {
 	if _, ok := g.byTopic[slug]; !ok {
 		return nil, errTopicNotFound(slug)
 	}
-	path, err := g.snap.BundlePath(slug)
-	if err != nil {
-		return nil, err
-	}
-	return os.Open(path)
+	return g.snap.OpenBundle(slug)
 }

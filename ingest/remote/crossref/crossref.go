@@ -122,6 +122,8 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	}
 	return &remote.Result{
 		Files:   files,
+		Delta:   true,
+		New:     files[len(next.Pages)-len(pend.Pages):],
 		Format:  "crossref",
 		State:   next,
 		Changed: len(pend.Pages) > 0,

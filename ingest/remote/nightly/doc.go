@@ -11,11 +11,18 @@
 //     snapshot stays current, the exit code is non-zero, and what was
 //     downloaded stays on disk for the next run;
 //  4. stages each source's new checkpoint (commit.json), writes
-//     DATA/state/run.json with the run time, and builds a snapshot from
-//     the pipeline's local sources and every mirror (pipelines/run, from
-//     scratch so that PubMed deletions and OpenAlex merges apply to the
-//     whole archive), the readers passing each record through the
-//     sources' filters;
+//     DATA/state/run.json with the run time, and builds a snapshot, the
+//     readers passing each record through the sources' filters. Every
+//     build keeps the works' source records in its segment. After a
+//     snapshot this pipeline published so, with only remote sources
+//     that each report what they added and what left (remote.Result's
+//     Delta, New and Gone), the build is a delta build of the files
+//     fetched tonight: the works whose records changed or left (PubMed
+//     deletions, OpenAlex merges, PMC versions and removals) are merged
+//     again from their kept records, tonight's filters applied. Otherwise
+//     (the first night, local sources, other sources than the last
+//     night's, -fresh) it reads the pipeline's local sources and every
+//     mirror from scratch;
 //  5. commits: every commit.json replaces its state.json, the per-source
 //     summary is added to the snapshot's manifest.json ("nightly"),
 //     run.json is removed, and a Prometheus textfile with the outcome is

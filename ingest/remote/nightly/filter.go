@@ -3,6 +3,7 @@ package nightly
 import (
 	"context"
 	"io"
+	"strings"
 
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/ingest/detect"
@@ -55,4 +56,25 @@ func (s *filterSink) Delete(d ingest.Deletion) error {
 		return nil
 	}
 	return s.Sink.Delete(d)
+}
+
+// keepRecord applies the sources' filters to the records a delta build
+// carries: a record read from a file of the mirror on an earlier night
+// passes tonight's filters as if read again.
+func keepRecord(results []*remote.Result) func(string, *ingest.Document) bool {
+	var filters []func(string, *ingest.Document) bool
+	for _, r := range results {
+		if r.Filter != nil {
+			filters = append(filters, r.Filter)
+		}
+	}
+	return func(origin string, d *ingest.Document) bool {
+		file, _, _ := strings.Cut(origin, "!")
+		for _, f := range filters {
+			if !f(file, d) {
+				return false
+			}
+		}
+		return true
+	}
 }

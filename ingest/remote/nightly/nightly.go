@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/ingest/detect"
 	"github.com/openshelf/openshelf/ingest/remote"
 	"github.com/openshelf/openshelf/ingest/remote/crossref"
@@ -244,16 +245,7 @@ func unchanged(dataDir string, p *pipelines.Pipeline, results []*remote.Result) 
 	if err != nil {
 		return "", false
 	}
-	b, err := os.ReadFile(filepath.Join(cur.Dir, "manifest.json"))
-	if err != nil {
-		return "", false
-	}
-	var m struct {
-		Nightly *struct {
-			Pipeline string `json:"pipeline"`
-		} `json:"nightly"`
-	}
-	if json.Unmarshal(b, &m) != nil || m.Nightly == nil || m.Nightly.Pipeline != p.Name {
+	if _, ok := publishedBy(cur, p); !ok {
 		return "", false
 	}
 	return cur.ID, true
@@ -355,10 +347,16 @@ func families(p *pipelines.Pipeline, s *pipelines.Source) []licence.Family {
 	return p.AcceptedFamilies()
 }
 
-// ingestConfig is the run of the build: the mirrors' files after the
-// pipeline's local sources, from scratch (Fresh) so that deletions and
-// merges apply to everything, with readers that apply the sources'
-// filters.
+// ingestConfig is the run of the build, with readers that apply the
+// sources' filters. Every build keeps the works' source records. Unless
+// the run is Fresh (`-fresh`), a night after a snapshot this pipeline
+// published with them is a delta build
+// (deltaNight): it reads only the files the sources added, and merges
+// again, from the kept records the filters leave, the works whose records
+// changed or left. Otherwise (the first night, local sources, a source
+// that cannot say what changed) the build reads the mirrors' files after
+// the pipeline's local sources from scratch (Fresh), so that deletions and
+// merges apply to everything.
 func ingestConfig(cfg *Config, p *pipelines.Pipeline, results []*remote.Result, now time.Time) run.Config {
 	rc := cfg.Run
 	local := *p
@@ -369,11 +367,17 @@ func ingestConfig(cfg *Config, p *pipelines.Pipeline, results []*remote.Result, 
 		}
 	}
 	rc.Pipeline = &local
-	rc.Fresh = true
-	rc.Now = now
+	rc.Now, rc.Records = now, true
+	delta := !cfg.Run.Fresh && deltaNight(rc.DataDir, p, results)
+	rc.Fresh = !delta
 	srcs := sourceDirs(p, "")
 	for i, r := range results {
-		for _, f := range r.Files {
+		files := r.Files
+		if delta {
+			files = r.New
+			rc.Touch = append(rc.Touch, r.Gone...)
+		}
+		for _, f := range files {
 			rc.Inputs = append(rc.Inputs, run.Input{Path: f, Format: r.Format, Source: srcs[i].name})
 		}
 	}
@@ -382,10 +386,67 @@ func ingestConfig(cfg *Config, p *pipelines.Pipeline, results []*remote.Result, 
 		readers = detect.Default()
 	}
 	rc.Readers = filtered(readers, results)
+	if delta {
+		rc.KeepRecord = keepRecord(results)
+	}
 	if cfg.Hold != nil {
 		rc.Progress = holdAtPublish{next: rc.Progress, hold: cfg.Hold}
 	}
 	return rc
+}
+
+// deltaNight reports whether tonight can be a delta build: the pipeline
+// has only remote sources, each says what it added and what left, and
+// the current snapshot was published by this pipeline with its works'
+// records.
+func deltaNight(dataDir string, p *pipelines.Pipeline, results []*remote.Result) bool {
+	for _, s := range p.Sources {
+		if s.IsEnabled() && !s.Kind.Remote() {
+			return false
+		}
+	}
+	for _, r := range results {
+		if !r.Delta {
+			return false
+		}
+	}
+	cur, err := snapshot.Open(dataDir)
+	if err != nil || !index.HasRecords(cur) {
+		return false
+	}
+	// The same sources as the night that published it: a source enabled
+	// since has no records in the snapshot, one disabled still has.
+	srcs, ok := publishedBy(cur, p)
+	var now []string
+	for _, s := range sourceDirs(p, "") {
+		now = append(now, s.name)
+	}
+	return ok && slices.Equal(srcs, now)
+}
+
+// publishedBy reports whether the snapshot s was published by a nightly
+// run of pipeline p, and the sources of that run.
+func publishedBy(s *snapshot.Snapshot, p *pipelines.Pipeline) ([]string, bool) {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "manifest.json"))
+	if err != nil {
+		return nil, false
+	}
+	var m struct {
+		Nightly *struct {
+			Pipeline string `json:"pipeline"`
+			Sources  []struct {
+				Name string `json:"name"`
+			} `json:"sources"`
+		} `json:"nightly"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Nightly == nil || m.Nightly.Pipeline != p.Name {
+		return nil, false
+	}
+	var names []string
+	for _, s := range m.Nightly.Sources {
+		names = append(names, s.Name)
+	}
+	return names, true
 }
 
 // holdAtPublish calls the test seam when the build starts writing.

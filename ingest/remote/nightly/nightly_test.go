@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +32,8 @@ type harness struct {
 	fix  string
 	data string
 	p    *pipelines.Pipeline
+	// fresh rebuilds every night from the whole mirror.
+	fresh bool
 	// sleeps records every wait the download clients asked for.
 	mu     sync.Mutex
 	sleeps []time.Duration
@@ -57,7 +61,7 @@ func (h *harness) run(now string) (*Summary, error) {
 		h.t.Fatal(err)
 	}
 	cfg := Config{
-		Run: run.Config{DataDir: h.data, Pipeline: h.p, Now: at, Workers: 2,
+		Run: run.Config{DataDir: h.data, Pipeline: h.p, Now: at, Workers: 2, Fresh: h.fresh,
 			Logger: slog.New(slog.NewTextHandler(h.t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))},
 		// No real waiting: the schedule is recorded instead.
 		Download: download.Config{Retries: 6, BaseBackoff: time.Second, MaxBackoff: time.Minute,
@@ -71,13 +75,33 @@ func (h *harness) run(now string) (*Summary, error) {
 	return Run(context.Background(), cfg)
 }
 
-// doc is the part of a documents.parquet row the tests look at.
+// doc is the part of a documents.parquet row the tests look at: every
+// column but the licence receipts, whose read_at is when each record was
+// read (a record kept from an earlier night keeps its time).
 type doc struct {
-	ID       string   `parquet:"id"`
-	Aliases  []string `parquet:"aliases,list"`
-	OpenAlex string   `parquet:"openalex"`
-	Subjects []string `parquet:"subjects,list"`
-	Sources  []string `parquet:"sources,list"`
+	ID          string   `parquet:"id"`
+	Aliases     []string `parquet:"aliases,list"`
+	DOI         string   `parquet:"doi"`
+	PMID        string   `parquet:"pmid"`
+	PMCID       string   `parquet:"pmcid"`
+	OpenAlex    string   `parquet:"openalex"`
+	Title       string   `parquet:"title"`
+	Venue       string   `parquet:"venue"`
+	Year        int32    `parquet:"year"`
+	Date        string   `parquet:"date"`
+	Type        string   `parquet:"type"`
+	Abstract    string   `parquet:"abstract"`
+	Keywords    []string `parquet:"keywords,list"`
+	Subjects    []string `parquet:"subjects,list"`
+	Topics      []string `parquet:"topics,list"`
+	License     string   `parquet:"license"`
+	LicenseURL  string   `parquet:"license_url"`
+	Attribution string   `parquet:"attribution"`
+	Copyright   string   `parquet:"copyright_notice"`
+	NSections   int32    `parquet:"n_sections"`
+	NReferences int32    `parquet:"n_references"`
+	Sources     []string `parquet:"sources,list"`
+	Origin      string   `parquet:"origin"`
 }
 
 // docs reads the published documents of the current snapshot.
@@ -87,13 +111,45 @@ func docs(t *testing.T, data string) map[string]*doc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := parquet.ReadFile[doc](s.Path(snapshot.Documents))
+	if !s.Segmented() {
+		return docRows(t, data, s.Path(snapshot.Documents), nil)
+	}
+	// A delta night: the segments' live rows (data/README.md, "Two layouts").
+	type deletion struct {
+		Segment string `parquet:"segment"`
+		ID      string `parquet:"id"`
+	}
+	dels, err := parquet.ReadFile[deletion](filepath.Join(s.Dir, snapshot.DeletionsTable+".parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*doc{}
+	for _, g := range s.Manifest.Segments {
+		gone := map[string]bool{}
+		for _, d := range dels {
+			if d.Segment == g.ID {
+				gone[d.ID] = true
+			}
+		}
+		maps.Copy(out, docRows(t, data, filepath.Join(s.SegmentDir(g.ID), snapshot.Documents+".parquet"), gone))
+	}
+	return out
+}
+
+// docRows reads the rows of a documents.parquet but those gone, with
+// their origins relative to the data directory.
+func docRows(t *testing.T, data, path string, gone map[string]bool) map[string]*doc {
+	t.Helper()
+	rows, err := parquet.ReadFile[doc](path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]*doc{}
 	for i := range rows {
-		out[rows[i].ID] = &rows[i]
+		rows[i].Origin = strings.TrimPrefix(rows[i].Origin, data)
+		if !gone[rows[i].ID] {
+			out[rows[i].ID] = &rows[i]
+		}
 	}
 	return out
 }
@@ -255,6 +311,45 @@ func TestNights(t *testing.T) {
 	sum.WriteText(&text)
 	if !strings.Contains(text.String(), "pmc-oa") || !strings.Contains(text.String(), "rejected before download: licence:CC BY-NC 1, not-open-access 1") {
 		t.Errorf("night 1 summary text:\n%s", text.String())
+	}
+}
+
+// TestDeltaNightsEqualFullRebuilds runs the nights of TestNights twice on
+// the same upstream: as the job runs them (the second night a delta build
+// of the files it fetched and of the works whose records changed or left)
+// and rebuilding each night from the whole mirror (-fresh). The published
+// documents must be the same.
+func TestDeltaNightsEqualFullRebuilds(t *testing.T) {
+	h := newHarness(t)
+	full := &harness{t: t, srv: h.srv, fix: h.fix, data: filepath.Join(t.TempDir(), "data"), p: h.p, fresh: true}
+	for night, n := range []struct {
+		at    string
+		setup func(string) error
+	}{{fake.Night1Now, h.srv.Night1}, {fake.Night2Now, h.srv.Night2}} {
+		if err := n.setup(h.fix); err != nil {
+			t.Fatal(err)
+		}
+		for _, hh := range []*harness{h, full} {
+			if _, err := hh.run(n.at); err != nil {
+				t.Fatalf("night %d: %v", night+1, err)
+			}
+		}
+		cur, err := snapshot.Open(h.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if night == 1 && !cur.Segmented() {
+			t.Fatal("night 2 was not a delta build")
+		}
+		got, want := docs(t, h.data), docs(t, full.data)
+		if len(got) != len(want) {
+			t.Errorf("night %d: %d documents, the full rebuild has %d", night+1, len(got), len(want))
+		}
+		for id, w := range want {
+			if g := got[id]; g == nil || !reflect.DeepEqual(g, w) {
+				t.Errorf("night %d: %s is %+v, the full rebuild's %+v", night+1, id, g, w)
+			}
+		}
 	}
 }
 

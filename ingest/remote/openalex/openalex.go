@@ -173,6 +173,9 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 	env.Stats.Cursor = next.Last
 	return &remote.Result{
 		Files:   files,
+		Delta:   true,
+		New:     files[len(st.Parts):],
+		Gone:    mergedNow(st.Merged, next.Merged),
 		Format:  "openalex",
 		Filter:  filter(next.Merged, env.Stats),
 		State:   next,
@@ -288,6 +291,21 @@ func mergedIDs(ctx context.Context, env *remote.Env, bucket string, next *state)
 	return nil
 }
 
+// mergedNow returns the ids of the works a merge names that before does
+// not: the merged-away work and the one it went into.
+func mergedNow(before, now map[string]string) []string {
+	var out []string
+	for from, into := range now {
+		if before[from] != into {
+			out = append(out, projectID(from), projectID(into))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func projectID(w string) string { return "oa-w" + strings.TrimPrefix(strings.ToLower(w), "w") }
+
 // readMerged reads a merged-id list (header merge_date,id,merge_into_id).
 func readMerged(file string, into map[string]string) error {
 	f, err := os.Open(file)
@@ -362,7 +380,7 @@ func filter(merged map[string]string, stats *remote.Stats) func(string, *ingest.
 	aliases := map[string][]string{}
 	for from := range merged {
 		s := survivor(from)
-		aliases[s] = append(aliases[s], "oa-w"+strings.TrimPrefix(strings.ToLower(from), "w"))
+		aliases[s] = append(aliases[s], projectID(from))
 	}
 	for _, a := range aliases {
 		slices.Sort(a)

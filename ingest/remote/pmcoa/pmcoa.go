@@ -164,14 +164,51 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		files[i] = filepath.Join(env.Dir, shardsDir, s)
 	}
 	env.Stats.Cursor = next.Inventory
+	gone, err := changedIDs(changes)
+	if err != nil {
+		return nil, err
+	}
+	var fresh []string
+	for i, s := range shards {
+		if _, old := st.Shards[s]; !old {
+			fresh = append(fresh, files[i])
+		}
+	}
 	return &remote.Result{
 		Files:   files,
+		Delta:   true,
+		New:     fresh,
+		Gone:    gone,
 		Format:  "jats-package",
 		Filter:  filter.keep,
 		State:   next,
 		Changed: n.changed > 0 || moved > 0,
 		Cleanup: func() { cleanup(env.Dir, next) },
 	}, nil
+}
+
+// changedIDs returns the project ids of the articles the change log
+// names: new versions and articles that left the mirror.
+func changedIDs(changes []string) ([]string, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	st, err := openRunEntries(changes)
+	if err != nil {
+		return nil, err
+	}
+	defer st.close()
+	var out []string
+	for {
+		e, ok, err := st.next()
+		if err != nil {
+			return nil, fmt.Errorf("change log: %w", err)
+		}
+		if !ok {
+			return out, nil
+		}
+		out = append(out, "pmc-"+strings.TrimPrefix(e.id, "PMC"))
+	}
 }
 
 // settleEnv is where settle writes.

@@ -146,8 +146,18 @@ func (Adapter) Fetch(ctx context.Context, env *remote.Env) (*remote.Result, erro
 		files[i] = filepath.Join(dir, f)
 	}
 	env.Stats.Cursor = next.Last
+	var gone []string
+	for pmid, seq := range next.Deleted {
+		if st.Deleted[pmid] != seq {
+			gone = append(gone, "pmid-"+pmid)
+		}
+	}
+	slices.Sort(gone)
 	return &remote.Result{
 		Files:  files,
+		Delta:  true,
+		New:    files[len(st.Files):],
+		Gone:   gone,
 		Format: "pubmed",
 		Filter: filter(next.Deleted, env.Stats),
 		// Deletions are applied by the filter (see the package comment).

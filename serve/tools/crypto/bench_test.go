@@ -7,6 +7,9 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
+	"github.com/openshelf/openshelf/serve/tools/crypto/prices"
+	"github.com/openshelf/openshelf/serve/tools/crypto/swaproute"
+	"github.com/openshelf/openshelf/serve/tools/crypto/tokenreport"
 )
 
 // BenchmarkTools measures tool calls per second against the local test
@@ -26,34 +29,39 @@ func BenchmarkTools(b *testing.B) {
 	}
 	defer tools.Close()
 	ctx := context.Background()
+	// The tools in packages of their own are called through their
+	// handlers.
 	gasTracker := tools.gas.Endpoints()[0]
+	cryptoPrices := tools.prices.Endpoints()[0]
+	tokenReport := tools.report.Endpoints()[0]
+	swapRoute := tools.swap.Endpoints()[0]
 	cases := []struct {
 		name string
 		call func() error
 	}{
-		{"gas_tracker", func() error { // a package of its own: through its handler
+		{"gas_tracker", func() error {
 			_, err := gasTracker.Handle(ctx, &gas.Input{Chains: "ethereum", USD: true})
 			return err
 		}},
 		{"crypto_prices", func() error {
-			_, err := tools.prices(ctx, &PricesInput{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true})
+			_, err := cryptoPrices.Handle(ctx, &prices.Input{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true})
 			return err
 		}},
 		{"crypto_prices_yields", func() error {
-			_, err := tools.prices(ctx, &PricesInput{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true, YieldsChain: "ethereum"})
+			_, err := cryptoPrices.Handle(ctx, &prices.Input{Tokens: "GOOD,ETH,ethereum:" + c.FEE.Hex(), Change24h: true, YieldsChain: "ethereum"})
 			return err
 		}},
 		{"crypto_prices_routed", func() error {
 			// TAIL only through GOOD, VTT only in a V3 pool.
-			_, err := tools.prices(ctx, &PricesInput{Tokens: "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",ethereum:" + c.FEE.Hex(), Change24h: true})
+			_, err := cryptoPrices.Handle(ctx, &prices.Input{Tokens: "ethereum:" + c.TAIL.Hex() + ",ethereum:" + c.VTT.Hex() + ",ethereum:" + c.FEE.Hex(), Change24h: true})
 			return err
 		}},
 		{"swap_route_multihop", func() error {
-			_, err := tools.swapRoute(ctx, &SwapInput{Chain: "ethereum", TokenIn: "USDC", TokenOut: c.VTT.Hex(), Amount: "100000"})
+			_, err := swapRoute.Handle(ctx, &swaproute.Input{Chain: "ethereum", TokenIn: "USDC", TokenOut: c.VTT.Hex(), Amount: "100000"})
 			return err
 		}},
 		{"token_report", func() error {
-			_, err := tools.tokenReport(ctx, &TokenInput{Chain: "ethereum", Address: c.FEE.Hex()})
+			_, err := tokenReport.Handle(ctx, &tokenreport.Input{Chain: "ethereum", Address: c.FEE.Hex()})
 			return err
 		}},
 	}

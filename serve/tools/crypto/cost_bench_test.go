@@ -140,7 +140,7 @@ func (t *Tools) forget() {
 	}
 	t.exp.Clear()
 	t.sim.Forget()
-	t.logRange.Clear()
+	t.wallet.Forget()
 }
 
 // nextBlock makes the tools see a newly mined block at once.

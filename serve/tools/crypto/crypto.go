@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
@@ -12,8 +11,14 @@ import (
 	"github.com/openshelf/openshelf/serve/tools/crypto/gas"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/explorer"
 	"github.com/openshelf/openshelf/serve/tools/crypto/internal/market"
+	"github.com/openshelf/openshelf/serve/tools/crypto/internal/token"
 	"github.com/openshelf/openshelf/serve/tools/crypto/portfolio"
+	"github.com/openshelf/openshelf/serve/tools/crypto/prices"
 	"github.com/openshelf/openshelf/serve/tools/crypto/simulate"
+	"github.com/openshelf/openshelf/serve/tools/crypto/swaproute"
+	"github.com/openshelf/openshelf/serve/tools/crypto/tokenaudit"
+	"github.com/openshelf/openshelf/serve/tools/crypto/tokenreport"
+	"github.com/openshelf/openshelf/serve/tools/crypto/walletreport"
 )
 
 // Config configures the crypto tools. The zero value is the production
@@ -43,37 +48,39 @@ type Config struct {
 	RPCOptions chain.Options
 	// ExplorerTimeout bounds each explorer request; default 10s.
 	ExplorerTimeout time.Duration
-	// LogWindow is how many recent blocks token_report and wallet_report
-	// scan for Transfer and Approval logs; default 5000.
+	// LogWindow is how many recent blocks token_audit and token_report
+	// read Transfer logs from for holder concentration; default 5000.
 	LogWindow uint64
 	// SimStateReads bounds the RPC calls simulate_tx's local EVM may make
 	// to read state (nodes without debug_traceCall); default 1000. Past
 	// it the simulation falls back to eth_simulateV1.
 	SimStateReads int
-	// History bounds wallet_report's log scan (see HistoryConfig).
-	History HistoryConfig
+	// History bounds wallet_report's log scan (see
+	// walletreport.HistoryConfig).
+	History walletreport.HistoryConfig
 	Logger  *slog.Logger
 	Now     func() time.Time
 }
 
-// Tools is the crypto tool family: the tools of this package and those of
-// the per-tool packages (contractabi, gas, portfolio, simulate), over one
-// set of chain clients.
+// Tools is the crypto tool family: the tools' packages over one set of
+// chain clients, one explorer client and one token lookup.
 type Tools struct {
-	cfg    Config
-	chains *chain.Config
 	evm    chain.EVMs
 	sol    *chain.Solana
 	exp    *explorer.Client
-	// abi, gas, pf and sim are contract_abi, gas_tracker, wallet_portfolio
-	// and simulate_tx, packages of their own over the same clients.
-	abi *contractabi.Tools
-	gas *gas.Tools
-	pf  *portfolio.Tools
-	sim *simulate.Tools
-	// logRange maps a chain name to the eth_getLogs range its last history
-	// scan ended with, where the next one starts.
-	logRange sync.Map
+	tokens token.Resolver
+	// The tools, in the order of their endpoints: contract_abi,
+	// gas_tracker, crypto_prices, token_audit, token_report, swap_route,
+	// wallet_portfolio, simulate_tx and wallet_report.
+	abi    *contractabi.Tools
+	gas    *gas.Tools
+	prices *prices.Tools
+	audit  *tokenaudit.Tools
+	report *tokenreport.Tools
+	swap   *swaproute.Tools
+	pf     *portfolio.Tools
+	sim    *simulate.Tools
+	wallet *walletreport.Tools
 }
 
 // New builds the family; it fails on a bad chain configuration.
@@ -93,10 +100,6 @@ func New(cfg Config) (*Tools, error) {
 	if cfg.ExplorerTimeout <= 0 {
 		cfg.ExplorerTimeout = 10 * time.Second
 	}
-	if cfg.LogWindow == 0 {
-		cfg.LogWindow = 5000
-	}
-	cfg.History.fill()
 	cc := cfg.Chains
 	if cc == nil {
 		var err error
@@ -117,7 +120,7 @@ func New(cfg Config) (*Tools, error) {
 	} else {
 		cc.AddList(l)
 	}
-	t := &Tools{cfg: cfg, chains: cc, evm: chain.EVMs{},
+	t := &Tools{evm: chain.EVMs{},
 		exp: explorer.New(explorer.Config{SourcifyURL: cfg.SourcifyURL, EtherscanURL: cfg.EtherscanURL,
 			EtherscanKey: cfg.EtherscanKey, Timeout: cfg.ExplorerTimeout, Logger: cfg.Logger})}
 	for name, ch := range cc.Chains {
@@ -136,10 +139,16 @@ func New(cfg Config) (*Tools, error) {
 			t.sol = s
 		}
 	}
+	t.tokens = token.Resolver{EVM: t.evm, Sol: t.sol}
 	t.abi = contractabi.New(t.evm, t.exp, cfg.Now)
 	t.gas = gas.New(t.evm, t.sol, market.TokenUSD, cfg.Now, cfg.Logger)
 	t.pf = portfolio.New(t.evm, t.sol, cfg.Now, cfg.Logger)
+	t.prices = prices.New(t.evm, t.sol, t.tokens, prices.Config{Now: cfg.Now})
+	t.audit = tokenaudit.New(t.evm, t.sol, tokenaudit.Config{LogWindow: cfg.LogWindow, Now: cfg.Now})
+	t.report = tokenreport.New(t.audit, t.sol)
+	t.swap = swaproute.New(t.evm, t.tokens, cfg.Now)
 	t.sim = simulate.New(t.evm, t.sol, t.exp, simulate.Config{StateReads: cfg.SimStateReads, Now: cfg.Now, Logger: cfg.Logger})
+	t.wallet = walletreport.New(t.evm, t.pf, walletreport.Config{History: cfg.History, Now: cfg.Now, Logger: cfg.Logger})
 	return t, nil
 }
 
@@ -150,6 +159,3 @@ func (t *Tools) Close() error {
 	}
 	return nil
 }
-
-// quoteStr quotes a user-given word for an error message.
-func quoteStr(s string) string { return fmt.Sprintf("%q", s) }

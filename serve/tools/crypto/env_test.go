@@ -8,7 +8,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/openshelf/openshelf/serve/tools/crypto"
 	"github.com/openshelf/openshelf/serve/tools/crypto/chain"
 	"github.com/openshelf/openshelf/serve/tools/crypto/cryptotest"
 	"github.com/openshelf/openshelf/serve/tools/crypto/evmtest"
@@ -31,13 +30,6 @@ func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 func newEnvWith(t *testing.T, mod func(*evmtest.Chain, *chain.Config)) *env {
 	t.Helper()
 	return wrap(cryptotest.New(t, cryptotest.Options{Solana: solanaReplay(t), Chains: mod}))
-}
-
-// envOn starts a server over an existing test chain, with a change to the
-// crypto configuration.
-func envOn(t *testing.T, c *evmtest.Chain, mod func(*crypto.Config)) *env {
-	t.Helper()
-	return wrap(cryptotest.New(t, cryptotest.Options{Chain: c, Solana: solanaReplay(t), Config: mod}))
 }
 
 func wrap(ce *cryptotest.Env) *env {
@@ -67,8 +59,6 @@ func solanaReplay(t testing.TB) http.Handler {
 }
 
 func lower(a common.Address) string { return cryptotest.Lower(a) }
-
-func selector(sig string) string { return cryptotest.Selector(sig) }
 
 func num(t *testing.T, m map[string]any, keys ...string) float64 {
 	t.Helper()

@@ -37,7 +37,7 @@ func TestSymbolsFromInstalledTokenList(t *testing.T) {
 		{"USDC", "ethereum", "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "USDC", "chain configuration", false},
 		{"ETH", "ethereum", "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", "ETH", "native coin", true},
 	} {
-		r, err := tools.resolveToken("tokens", tc.in, "")
+		r, err := tools.tokens.Resolve("tokens", tc.in, "")
 		if err != nil {
 			t.Errorf("%s: %v", tc.in, err)
 			continue
@@ -55,7 +55,7 @@ func TestSymbolsFromInstalledTokenList(t *testing.T) {
 			t.Errorf("%s: source %q note %q, want %q (alias %v)", tc.in, res.Source, res.Note, want, tc.alias)
 		}
 	}
-	if _, err := tools.resolveToken("tokens", "NOSUCHCOIN", ""); err == nil {
+	if _, err := tools.tokens.Resolve("tokens", "NOSUCHCOIN", ""); err == nil {
 		t.Error("an unknown symbol resolved")
 	}
 }

@@ -193,6 +193,17 @@ func Near(a, b, rel float64) bool {
 	return d < rel && d > -rel
 }
 
+// Flags maps the ids of an audit's flags (token_audit, token_report) to
+// their severity.
+func Flags(m map[string]any) map[string]string {
+	out := map[string]string{}
+	for _, f := range m["flags"].([]any) {
+		f := f.(map[string]any)
+		out[f["id"].(string)] = f["severity"].(string)
+	}
+	return out
+}
+
 // RouterQuote is the Uniswap-V2 router's own quote (getAmountsOut) of
 // selling amt along path: the truth the tools' quotes are checked against.
 func RouterQuote(c *evmtest.Chain, amt *big.Int, path ...common.Address) *big.Int {

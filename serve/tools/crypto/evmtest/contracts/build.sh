@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates artifacts.json (and the runtime code the tools place by state
-# override: ../../sellcode_gen.go, ../../chain/lenscode_gen.go) from the .sol
-# sources with solcjs (npm solc, pure JS/wasm; Debian has no solc). Only
+# override: ../../internal/sell/sellcode_gen.go, ../../chain/lenscode_gen.go)
+# from the .sol sources with solcjs (npm solc, pure JS/wasm; Debian has no solc). Only
 # needed after editing a contract: the tests use the committed files.
 set -euo pipefail
 cd "$(dirname "$0")"

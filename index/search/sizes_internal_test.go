@@ -1,0 +1,170 @@
+package search
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var sizeIndex = flag.String("size.index", "", "a search/index.bin whose bytes TestIndexBytes breaks down by component")
+
+// TestIndexBytes breaks an index's bytes down by component and class of
+// term (words in one document, other words, pairs, prefix terms), and
+// checks that the components add up to the postings and the dictionary.
+// With -size.index it prints the breakdown of that file:
+//
+//	go test ./index/search -run IndexBytes -v -size.index DIR/current/search/index.bin
+func TestIndexBytes(t *testing.T) {
+	path := *sizeIndex
+	if path == "" {
+		path = writeSizesIndex(t)
+	}
+	ix, err := OpenFile(path, "x", Options{Sets: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	sz := indexBytes(t, ix)
+	keys := make([]string, 0, len(sz))
+	var parts int64
+	for k, v := range sz {
+		keys = append(keys, k)
+		if i := strings.IndexByte(k, '.'); i >= 0 && sizeParts[k[i+1:]] {
+			parts += v
+		}
+	}
+	sort.Strings(keys)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("file %d bytes (%.1f MiB)", st.Size(), float64(st.Size())/(1<<20))
+	for _, k := range keys {
+		t.Logf("%-28s %14d %10.1f MiB", k, sz[k], float64(sz[k])/(1<<20))
+	}
+	// The sentinel record and the padding before the prefix terms'
+	// bitsets (8-aligned) are in no component.
+	want := int64(ix.postHi-ix.postLo) + int64(len(ix.terms))*termRecSize + int64(len(ix.termStr))
+	if d := want - parts; d < termRecSize || d >= termRecSize+8 {
+		t.Errorf("components %d bytes, postings and dictionary %d", parts, want)
+	}
+}
+
+// sizeParts are the components of indexBytes that are bytes of the file.
+var sizeParts = map[string]bool{"dict": true, "skip": true, "docs": true, "masks+impacts": true,
+	"freqs": true, "positions": true, "bitsets": true}
+
+// writeSizesIndex writes a small index with terms of each class.
+func writeSizesIndex(t *testing.T) string {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index.bin")
+	w, err := NewWriter(path, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	const n = 300
+	for range n {
+		if err := w.AddDoc(DocValues{License: "CC0", Len: [NumFields]int{5, 40, 2, 0, 1, 90}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.SetPairs([]string{"of"}, nil, 1<<FieldTitle|1<<FieldAbstract); err != nil {
+		t.Fatal(err)
+	}
+	add := func(term string, doc int32, f int, pos ...uint32) {
+		if err := w.AddPosting([]byte(term), doc, f, pos); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(PairTerm("heart", "of"), 3, FieldAbstract, 7)
+	for d := range int32(n) {
+		if d%3 == 0 {
+			add("cell", d, FieldTitle, 1)
+		}
+		add("cell", d, FieldAbstract, 2, 9, uint32(10+d))
+		add("cell", d, FieldFulltext, uint32(d))
+	}
+	add("cells", 5, FieldAbstract, 4)
+	for d := range int32(n) {
+		add("cellular", d, FieldTitle, 0)
+	}
+	add("doi-x", 8, FieldDOI, 0)
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// indexBytes sums the bytes of each component of the postings and the
+// dictionary, by class of term.
+func indexBytes(t testing.TB, ix *Index) map[string]int64 {
+	sz := map[string]int64{}
+	var pos []uint32
+	for term := range ix.nTerms {
+		rec := ix.terms[term]
+		s := ix.term(term)
+		class := "word"
+		switch {
+		case isPrefixTerm(string(s)):
+			class = "prefix"
+		case isPairTerm(string(s)):
+			class = "pair"
+		case rec.DF == 1:
+			class = "word1"
+		}
+		sz[class+".dict"] += termRecSize + int64(len(s))
+		sz[class+".terms"]++
+		if class == "prefix" {
+			sz[class+".bitsets"] += 2 * setBytes(ix.n)
+			continue
+		}
+		p := ix.open(term, 1<<NumFields-1)
+		var one [skipEntrySize]byte
+		_, end, _ := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, int(rec.DF), &one)
+		sz[class+".skip"] += int64(end - rec.SkipOff)
+		for b := range p.nblocks {
+			if !p.load(b) {
+				t.Fatalf("term %q block %d malformed", s, b)
+			}
+			e := p.entry
+			next := p.skipOff
+			if b+1 < p.nblocks {
+				next = getSkip(p.skips[(b+1)*skipEntrySize:]).Off
+			}
+			sz[class+".docs"] += int64(e.FreqOff) - 2*int64(p.cnt)
+			sz[class+".masks+impacts"] += 2 * int64(p.cnt)
+			sz[class+".freqs"] += int64(e.PosOff - e.FreqOff)
+			sz[class+".positions"] += int64(next-e.Off) - int64(e.PosOff)
+			sz[class+".postings"] += int64(p.cnt)
+			var posv []uint32
+			for i := range p.cnt {
+				p.i = i
+				if !p.loadFreqs() {
+					t.Fatalf("term %q freqs malformed", s)
+				}
+				for f := range NumFields {
+					if p.tfs[i][f] == 0 {
+						continue
+					}
+					sz[class+".tfsum"] += int64(p.tfs[i][f])
+					sz[fmt.Sprintf("%s.tfsum.field%d", class, f)] += int64(p.tfs[i][f])
+					pos = p.positions(pos[:0], f)
+					prev := uint32(0)
+					for _, x := range pos {
+						posv = append(posv, x-prev)
+						prev = x
+					}
+				}
+			}
+			// The positions as escaped codes (appendEscaped), for
+			// comparison.
+			sz[class+".est.positions-escaped"] += int64(len(appendEscaped(nil, posv)))
+		}
+	}
+	return sz
+}

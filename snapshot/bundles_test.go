@@ -1,0 +1,78 @@
+package snapshot
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestOpenBundleFrames reads a bundle kept as frames in two packs, in the
+// listed order, and a bundle file.
+func TestOpenBundleFrames(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("bundles/genetics/a.zst", "xxAAAyyCC")
+	write("bundles/genetics/b.zst", "BB")
+	var list []byte
+	for _, f := range []BundleFrame{
+		{Last: "pmc-1", Bytes: 3, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 2},
+		{Last: "pmc-2", Bytes: 2, Lines: 2, Pack: "bundles/genetics/b.zst"},
+		{Last: "pmc-3", Bytes: 2, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 7},
+	} {
+		list = AppendBundleFrame(list, f)
+	}
+	write("bundles/genetics.frames", string(list))
+	write("bundles/ecology.jsonl.zst", "whole")
+	s := &Snapshot{Dir: dir}
+	for slug, want := range map[string]string{"genetics": "AAABBCC", "ecology": "whole"} {
+		r, err := s.OpenBundle(slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := r.(interface{ Stat() (os.FileInfo, error) }).Stat()
+		if err != nil || fi.Size() != int64(len(want)) {
+			t.Errorf("%s: Stat %v (%v), want %d bytes", slug, fi, err, len(want))
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %q (%v), want %q", slug, got, err, want)
+		}
+	}
+}
+
+// TestParseBundleFrames reads both forms of a frames list and rejects
+// malformed lines and packs outside the bundles.
+func TestParseBundleFrames(t *testing.T) {
+	got, err := ParseBundleFrames([]byte("pmc-1\t10\t3\npmc-9\t5\t2\n"), "bundles/x.jsonl.zst")
+	want := []BundleFrame{{"pmc-1", 10, 3, "bundles/x.jsonl.zst", 0}, {"pmc-9", 5, 2, "bundles/x.jsonl.zst", 10}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("three fields: %+v (%v), want %+v", got, err, want)
+	}
+	for _, bad := range []string{
+		"pmc-1\t10\n",
+		"pmc-1\t0\t3\n",
+		"pmc-1\t10\tx\n",
+		"pmc-1\t10\t3\tbundles/x/a.zst\t-1\n",
+		"pmc-1\t10\t3\t../a.zst\t0\n",
+		"pmc-1\t10\t3\tbundles/../../a.zst\t0\n",
+		"pmc-1\t10\t3\t/etc/passwd\t0\n",
+		"pmc-1\t10\t3\tbundles//a.zst\t0\n",
+	} {
+		if _, err := ParseBundleFrames([]byte(bad), "bundles/x.jsonl.zst"); !errors.Is(err, ErrBundle) {
+			t.Errorf("%q: %v, want ErrBundle", bad, err)
+		}
+	}
+}
