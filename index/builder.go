@@ -99,6 +99,7 @@ type Builder struct {
 	testHook   func() // between rename and switch (crash tests)
 	tokBuf     []string
 	tpBuf      []tokPos
+	groups     tokGroups // searchbuild.go
 	ftBuf      []string
 	posBuf     []uint32
 	recBuf     []byte

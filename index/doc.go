@@ -27,8 +27,9 @@
 // documents, fulltext, references and search/docs are written as they come,
 // in row groups of bounded size. The two tables sorted on another key,
 // aliases (by alias) and search/postings (by term), go through an external
-// sort: records accumulate in a fixed-size buffer that is sorted and spilled
-// to zstd run files by a goroutine while a second buffer fills, then merged.
+// sort: records accumulate in a fixed-size buffer that is radix-sorted and
+// spilled to S2 run files by a goroutine while a second buffer fills, then
+// merged.
 // Term ids are assigned in term order during that merge, so no vocabulary is
 // ever held in memory. Bundles are zstd streams, one open encoder per topic,
 // fed by a goroutine of their own. Peak memory is therefore bounded

@@ -11,13 +11,14 @@ import (
 	"os"
 	"slices"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/klauspost/compress/s2"
 )
 
 // sorter is an external sort of byte records in bytes.Compare order.
 // Records accumulate in one arena; when it reaches the memory limit they are
-// sorted and written to a zstd-compressed run file, and iterate merges the
-// runs.
+// sorted and written to an S2-compressed run file, and iterate merges the
+// runs. (S2 rather than zstd: run files live for one build, and zstd's
+// fastest level was a third of a spill's CPU, S2 about a ninth.)
 //
 // A full arena is sorted and written by a goroutine of its own while the
 // caller fills a second one, so the builder's goroutine does not wait for
@@ -43,10 +44,12 @@ type span struct {
 	off, n uint32
 }
 
-// sortBuf is an arena and its spans, handed to the spill goroutine.
+// sortBuf is an arena and its spans, handed to the spill goroutine, and
+// the scratch spans of its radix sort.
 type sortBuf struct {
 	arena []byte
 	recs  []span
+	tmp   []span
 }
 
 // spilled is the spill goroutine's answer: the arena back, or an error.
@@ -77,33 +80,134 @@ func (s *sorter) add(rec []byte) error {
 			return err
 		}
 	}
+	if len(s.arena)+len(rec) > cap(s.arena) {
+		s.arena = grow(s.arena, len(rec), s.limit)
+	}
+	if len(s.recs) == cap(s.recs) {
+		s.recs = grow(s.recs, 1, 0)
+	}
 	s.recs = append(s.recs, span{prefixKey(rec), uint32(len(s.arena)), uint32(len(rec))})
 	s.arena = append(s.arena, rec...)
 	s.n++
 	return nil
 }
 
+// grow returns s with room for n more elements, doubling its capacity
+// (up to limit elements, unless 0, or what n needs) where append would
+// grow a large slice by a quarter: filling a 64 MiB arena then allocated
+// 320 MiB and copied 256 MiB, where doubling allocates 128 and copies 64.
+func grow[E any](s []E, n, limit int) []E {
+	c := max(2*cap(s), len(s)+n, 1024)
+	if limit > 0 {
+		c = max(min(c, limit), len(s)+n)
+	}
+	t := make([]E, len(s), c)
+	copy(t, s)
+	return t
+}
+
 func (s *sorter) rec(sp span) []byte { return s.arena[sp.off : sp.off+sp.n] }
 
 func (b *sortBuf) rec(sp span) []byte { return b.arena[sp.off : sp.off+sp.n] }
 
-// sort orders the spans by their records. Equal keys mean equal first 8
-// bytes (a shorter record is padded with zeros, which bytes.Compare would
-// also put first), so only they need the records compared.
+// sort orders the spans by their records (bytes.Compare order): a radix
+// sort by the records' first 8 bytes (span.key), then the spans of each
+// run of equal keys by the next 8 bytes, and so on; a short run is sorted
+// by comparison. Postings records share long prefixes (a term's records
+// differ from its 9th byte on when the term is long), which made a
+// comparison sort mostly bytes.Compare calls. The spans' keys are
+// overwritten.
 func (b *sortBuf) sort() {
-	slices.SortFunc(b.recs, func(x, y span) int {
-		if x.key != y.key {
-			if x.key < y.key {
-				return -1
+	if cap(b.tmp) < len(b.recs) {
+		b.tmp = make([]span, len(b.recs))
+	}
+	b.radix(b.recs, b.tmp[:len(b.recs)], 0)
+}
+
+// radixMin is the shortest run the radix sort sorts; shorter ones are
+// sorted by comparison. radixDepth bounds the 8-byte keys it sorts by,
+// from the record's start (records longer than that are rare: terms
+// have at most 64 bytes).
+const (
+	radixMin   = 256
+	radixDepth = 10
+)
+
+// radix sorts recs, whose records are equal in their first 8*depth bytes
+// (zero-padded) and whose keys hold their next 8, using tmp (as long as
+// recs) as scratch.
+func (b *sortBuf) radix(recs, tmp []span, depth int) {
+	if len(recs) < radixMin || depth == radixDepth {
+		slices.SortFunc(recs, func(x, y span) int {
+			if x.key != y.key {
+				if x.key < y.key {
+					return -1
+				}
+				return 1
 			}
-			return 1
+			return bytes.Compare(b.rec(x), b.rec(y))
+		})
+		return
+	}
+	sortByKey(recs, tmp)
+	next := uint32(8 * (depth + 1))
+	for i := 0; i < len(recs); {
+		j, longer := i+1, recs[i].n > next
+		for j < len(recs) && recs[j].key == recs[i].key {
+			longer = longer || recs[j].n > next
+			j++
 		}
-		return bytes.Compare(b.rec(x), b.rec(y))
-	})
+		if j-i > 1 && longer {
+			// Equal so far, and some go on: order by the next 8
+			// bytes. When none goes on, the records are equal but
+			// for trailing zeros, which the comparison orders.
+			run := recs[i:j]
+			for k := range run {
+				run[k].key = prefixKey(b.rec(run[k])[min(next, run[k].n):])
+			}
+			b.radix(run, tmp[i:j], depth+1)
+		} else if j-i > 1 {
+			slices.SortFunc(recs[i:j], func(x, y span) int { return bytes.Compare(b.rec(x), b.rec(y)) })
+		}
+		i = j
+	}
+}
+
+// sortByKey is a least-significant-digit radix sort of recs by key, a byte
+// at a time, skipping the bytes every key has alike; tmp is scratch.
+func sortByKey(recs, tmp []span) {
+	var counts [8][256]int
+	for _, r := range recs {
+		k := r.key
+		for i := range counts {
+			counts[i][byte(k>>(8*i))]++
+		}
+	}
+	src, dst := recs, tmp
+	for i := range counts {
+		c, shift := &counts[i], 8*i
+		if c[byte(src[0].key>>shift)] == len(src) {
+			continue // one value of this byte
+		}
+		var at [256]int
+		sum := 0
+		for v, n := range c {
+			at[v], sum = sum, sum+n
+		}
+		for _, r := range src {
+			v := byte(r.key >> shift)
+			dst[at[v]] = r
+			at[v]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &recs[0] {
+		copy(recs, src)
+	}
 }
 
 func (s *sorter) sortMemory() {
-	buf := sortBuf{s.arena, s.recs}
+	buf := sortBuf{arena: s.arena, recs: s.recs}
 	buf.sort()
 }
 
@@ -127,13 +231,14 @@ func (s *sorter) spill() error {
 	if err := s.wait(); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, "run-*.zst")
+	f, err := os.CreateTemp(s.dir, "run-*.s2")
 	if err != nil {
 		return fmt.Errorf("index: sort run: %w", err)
 	}
 	s.runs = append(s.runs, f.Name())
-	full := &sortBuf{s.arena, s.recs}
+	full := &sortBuf{arena: s.arena, recs: s.recs}
 	if s.spare != nil {
+		full.tmp = s.spare.tmp
 		s.arena, s.recs, s.spare = s.spare.arena[:0], s.spare.recs[:0], nil
 	} else {
 		// The arena fills up to the limit again: allocate it at once
@@ -149,21 +254,15 @@ func (s *sorter) spill() error {
 // writeRun sorts buf and writes it to f, which it closes.
 func writeRun(f *os.File, buf *sortBuf) error {
 	buf.sort()
-	// A small window keeps each run's decoder small during the merge.
-	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-		zstd.WithWindowSize(512<<10))
-	if err != nil {
-		f.Close()
-		return err
-	}
-	bw := bufio.NewWriterSize(zw, 256<<10)
+	zw := s2.NewWriter(f, s2.WriterConcurrency(1), s2.WriterBlockSize(runBlock))
+	bw := bufio.NewWriterSize(zw, runBlock)
 	var lenBuf [binary.MaxVarintLen64]byte
 	for _, sp := range buf.recs {
 		n := binary.PutUvarint(lenBuf[:], uint64(sp.n))
 		bw.Write(lenBuf[:n])
 		bw.Write(buf.rec(sp))
 	}
-	err = bw.Flush()
+	err := bw.Flush()
 	if cerr := zw.Close(); err == nil {
 		err = cerr
 	}
@@ -251,10 +350,13 @@ func (s *sorter) cleanup() {
 	s.runs, s.arena, s.recs, s.spare = nil, nil, nil, nil
 }
 
+// runBlock is the S2 block size of the run files: small blocks keep each
+// run's reader small during the merge.
+const runBlock = 256 << 10
+
 type run struct {
 	f   *os.File
-	zr  *zstd.Decoder
-	br  *bufio.Reader
+	zr  *s2.Reader
 	cur []byte
 }
 
@@ -263,16 +365,11 @@ func openRun(name string) (*run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: sort run: %w", err)
 	}
-	zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &run{f: f, zr: zr, br: bufio.NewReaderSize(zr, 64<<10)}, nil
+	return &run{f: f, zr: s2.NewReader(f, s2.ReaderMaxBlockSize(runBlock))}, nil
 }
 
 func (r *run) next() (bool, error) {
-	n, err := binary.ReadUvarint(r.br)
+	n, err := binary.ReadUvarint(r.zr)
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	}
@@ -280,14 +377,13 @@ func (r *run) next() (bool, error) {
 		return false, fmt.Errorf("index: sort run %s: %w", r.f.Name(), err)
 	}
 	r.cur = slices.Grow(r.cur[:0], int(n))[:n]
-	if _, err := io.ReadFull(r.br, r.cur); err != nil {
+	if _, err := io.ReadFull(r.zr, r.cur); err != nil {
 		return false, fmt.Errorf("index: sort run %s: %w", r.f.Name(), err)
 	}
 	return true, nil
 }
 
 func (r *run) close() {
-	r.zr.Close()
 	r.f.Close()
 }
 

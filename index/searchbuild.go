@@ -75,26 +75,93 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 }
 
 // postTokens adds the postings records of one field of one document, its
-// tokens in any order.
+// tokens in any order. The records go to an external sort, so their order
+// here does not matter: only each token's positions must be together and
+// in order.
 func (b *Builder) postTokens(doc int32, field int, tp []tokPos) error {
-	slices.SortFunc(tp, func(x, y tokPos) int {
-		if c := strings.Compare(x.tok, y.tok); c != 0 {
-			return c
-		}
-		return int(x.pos) - int(y.pos)
-	})
-	for i := 0; i < len(tp); {
-		j := i + 1
-		for j < len(tp) && tp[j].tok == tp[i].tok {
-			j++
-		}
+	tp, ends := b.groups.group(tp)
+	i := 0
+	for _, j := range ends {
 		if err := b.postRecord(tp[i].tok, doc, field, tp[i:j]); err != nil {
 			return err
 		}
-		i = j
+		i = int(j)
 	}
 	return nil
 }
+
+// smallField is the number of tokens up to which tokGroups sorts them
+// rather than hashing them.
+const smallField = 32
+
+// tokGroups groups the tokens of a field by token. A field's text has
+// thousands of tokens and a few hundred distinct ones: sorting them all by
+// string was a tenth of a build, and a hash of each token does the work.
+type tokGroups struct {
+	ids  map[string]int32 // token -> its group
+	of   []int32          // the group of each token of the field
+	ends []int32          // the end of each group in out
+	out  []tokPos
+}
+
+// group returns tp's tokens with each token's together and in position
+// order, and where each token's group ends. tp itself may be reordered.
+func (g *tokGroups) group(tp []tokPos) ([]tokPos, []int32) {
+	ends := g.ends[:0]
+	if len(tp) <= smallField {
+		slices.SortFunc(tp, func(x, y tokPos) int {
+			if c := strings.Compare(x.tok, y.tok); c != 0 {
+				return c
+			}
+			return int(x.pos) - int(y.pos)
+		})
+		for i := range tp {
+			if i+1 == len(tp) || tp[i+1].tok != tp[i].tok {
+				ends = append(ends, int32(i+1))
+			}
+		}
+		g.ends = ends
+		return tp, ends
+	}
+	if g.ids == nil {
+		g.ids = make(map[string]int32)
+	}
+	clear(g.ids)
+	of := g.of[:0]
+	for _, t := range tp {
+		id, ok := g.ids[t.tok]
+		if !ok {
+			id = int32(len(ends))
+			g.ids[t.tok] = id
+			ends = append(ends, 0)
+		}
+		ends[id]++
+		of = append(of, id)
+	}
+	// A counting sort: ends[id] becomes where the group starts, then,
+	// as its tokens are placed in their order in tp, where it ends.
+	start := int32(0)
+	for id, n := range ends {
+		ends[id], start = start, start+n
+	}
+	out := slices.Grow(g.out[:0], len(tp))[:len(tp)]
+	for i, t := range tp {
+		out[ends[of[i]]] = t
+		ends[of[i]]++
+	}
+	start = 0
+	for _, end := range ends {
+		toks := out[start:end]
+		if !slices.IsSortedFunc(toks, byPos) {
+			slices.SortFunc(toks, byPos)
+		}
+		start = end
+	}
+	g.of, g.ends, g.out = of, ends, out
+	return out, ends
+}
+
+func byPos(x, y tokPos) int { return int(x.pos) - int(y.pos) }
 
 // appendPairs appends to tp, tokens in position order, the pair terms
 // (search.PairTerm) of the adjacent tokens the index keeps pairs of

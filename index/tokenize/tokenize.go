@@ -20,10 +20,48 @@ func Tokens(s string) []string { return Append(nil, s) }
 func Append(dst []string, s string) []string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return appendUnicode(dst, s)
+			return appendMixed(dst, s)
 		}
 	}
 	return appendASCII(dst, s)
+}
+
+// asciiWord reports whether the ASCII byte c is a letter or a digit.
+func asciiWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// appendMixed tokenises a text that is not all ASCII (most full text: a
+// dash or a quote in a paragraph of English) run by run, a run being what
+// lies between ASCII characters other than letters and digits. Such a
+// character separates tokens in both paths, and NFKD never moves or
+// combines anything across it (ASCII characters are starters without
+// decompositions), so the runs are independent: a run of ASCII goes the
+// fast way, and only the runs with other characters pay for
+// appendUnicode. The tokens are those appendUnicode gives for all of s.
+func appendMixed(dst []string, s string) []string {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && !asciiWord(c) {
+			i++
+			continue
+		}
+		j, ascii := i, true
+		for ; j < len(s); j++ {
+			c := s[j]
+			if c >= utf8.RuneSelf {
+				ascii = false
+			} else if !asciiWord(c) {
+				break
+			}
+		}
+		if ascii {
+			dst = appendASCII(dst, s[i:j])
+		} else {
+			dst = appendUnicode(dst, s[i:j])
+		}
+		i = j
+	}
+	return dst
 }
 
 // Terms returns the tokens of s without stop words: what the indexer stores
@@ -63,9 +101,15 @@ func RemoveStopWords(toks []string) []string {
 // IsStopWord reports whether the folded token t is one of the English
 // function words removed from titles and keywords.
 func IsStopWord(t string) bool {
+	if len(t) < 2 || len(t) > maxStopWord {
+		return false // most tokens: no need to hash them
+	}
 	_, ok := stopWords[t]
 	return ok
 }
+
+// maxStopWord is the length of the longest stop word.
+const maxStopWord = 5
 
 // StopWords returns the stop words, sorted.
 func StopWords() []string {

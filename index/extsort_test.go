@@ -1,0 +1,95 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sortCases are record sets for the in-memory sort, each large enough for
+// the radix sort and its deeper levels.
+func sortCases() []struct {
+	name string
+	recs [][]byte
+} {
+	rng := rand.New(rand.NewPCG(1, 2))
+	postings := func(n int) [][]byte {
+		terms := []string{"in", "cell", "cells", "infection", "infections", "infectious", "immunohistochemistry",
+			"immunohistochemical", strings.Repeat("x", 64), "\x01pair\x01of"}
+		var out [][]byte
+		for i := 0; i < n; i++ {
+			r := append([]byte(terms[rng.IntN(len(terms))]), 0)
+			r = binary.BigEndian.AppendUint32(r, uint32(rng.IntN(5000)))
+			r = append(r, byte(rng.IntN(6)))
+			for range rng.IntN(4) {
+				r = binary.AppendUvarint(r, uint64(rng.IntN(300)))
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	var zeros, long, random [][]byte
+	for i := 0; i < 3000; i++ {
+		// short records and zero bytes, which the keys pad with
+		zeros = append(zeros, append(bytes.Repeat([]byte{0}, rng.IntN(20)), bytes.Repeat([]byte{1}, rng.IntN(2))...))
+		// long shared prefixes, past the radix sort's depth
+		long = append(long, []byte(strings.Repeat("common-prefix-", 1+rng.IntN(8))+fmt.Sprint(rng.IntN(100))))
+		r := make([]byte, rng.IntN(24))
+		for j := range r {
+			r[j] = byte(rng.IntN(4))
+		}
+		random = append(random, r)
+	}
+	return []struct {
+		name string
+		recs [][]byte
+	}{
+		{"postings", postings(20000)},
+		{"zeros", zeros},
+		{"long prefixes", long},
+		{"random", random},
+		{"duplicates", slices.Repeat(postings(300), 3)},
+		{"few", postings(10)},
+	}
+}
+
+func TestSortBufOrder(t *testing.T) {
+	for _, tc := range sortCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			var b sortBuf
+			for _, r := range tc.recs {
+				b.recs = append(b.recs, span{prefixKey(r), uint32(len(b.arena)), uint32(len(r))})
+				b.arena = append(b.arena, r...)
+			}
+			b.sort()
+			want := slices.Clone(tc.recs)
+			slices.SortFunc(want, bytes.Compare)
+			if len(b.recs) != len(want) {
+				t.Fatalf("%d records, want %d", len(b.recs), len(want))
+			}
+			for i, sp := range b.recs {
+				if got := b.rec(sp); !bytes.Equal(got, want[i]) {
+					t.Fatalf("record %d = %q, want %q", i, got, want[i])
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkSortBuf(b *testing.B) {
+	recs := sortCases()[0].recs
+	var buf sortBuf
+	for _, r := range recs {
+		buf.recs = append(buf.recs, span{prefixKey(r), uint32(len(buf.arena)), uint32(len(r))})
+		buf.arena = append(buf.arena, r...)
+	}
+	orig := slices.Clone(buf.recs)
+	for b.Loop() {
+		copy(buf.recs, orig)
+		buf.sort()
+	}
+}
