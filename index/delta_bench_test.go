@@ -31,6 +31,7 @@ var (
 	deltaProfile2 = flag.String("delta-deltaprofile", "", "write a CPU profile of BenchmarkDeltaBuild's delta build to `file`")
 	deltaRecords  = flag.Bool("delta-records", false, "keep the works' source records (index.Config.Records, as the nightly job's builds do)")
 	deltaNights   = flag.Int("delta-nights", 1, "delta builds of BenchmarkDeltaBuild, one a night, before the merge")
+	deltaMerge    = flag.Bool("delta-merge", true, "end BenchmarkDeltaBuild with a full merge")
 )
 
 // BenchmarkDeltaBuild measures what a night costs: a full build of
@@ -47,8 +48,9 @@ var (
 // largest own disk of these later deltas, which may copy the live frames
 // of bundle packs mostly dead (delta_bundles.go). Last, a full merge of
 // the segmented snapshot (Config.Merge): its time and documents a
-// second, and the process's peak RSS. -delta-records builds as the nightly
-// job does, keeping the works' source records. E.g.
+// second (-delta-merge=false leaves it out), and the process's peak RSS.
+// -delta-records builds as the nightly job does, keeping the works'
+// source records. E.g.
 //
 //	go test ./index -run '^$' -bench DeltaBuild -benchtime 1x -delta-docs 100000 -delta-fullprofile full.pprof
 func BenchmarkDeltaBuild(b *testing.B) {
@@ -108,11 +110,6 @@ func BenchmarkDeltaBuild(b *testing.B) {
 			b.Logf("night %d: %.2f MiB of own disk", night+1, float64(own)/(1<<20))
 			nightsOwn = append(nightsOwn, float64(own)/(1<<20))
 		}
-		// A forced full merge of the segmented snapshot (openshelf ingest
-		// -merge with no input): every live document read back and
-		// written into one segment.
-		cfg.Merge, cfg.Now = true, now.Add(time.Duration(*deltaNights+1)*24*time.Hour)
-		merge := buildMeasured(b, "", cfg, nil)
 		report := func(name string, r result, own int64) {
 			b.ReportMetric(r.cpu.Seconds(), name+"-cpu-s")
 			b.ReportMetric(r.wall.Seconds(), name+"-wall-s")
@@ -121,9 +118,16 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		b.ReportMetric(gen.cpu.Seconds(), "gen-cpu-s")
 		report("full", full, fullOwn)
 		report("delta", delta, deltaOwn)
-		report("merge", merge, ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, merge.man.ID)))
 		b.ReportMetric(delta.cpu.Seconds()/full.cpu.Seconds(), "delta/full-cpu")
-		b.ReportMetric(float64(merge.man.Counts.Accepted)/merge.wall.Seconds(), "merge-docs/s")
+		if *deltaMerge {
+			// A forced full merge of the segmented snapshot (openshelf
+			// ingest -merge with no input): every live document read back
+			// and written into one segment.
+			cfg.Merge, cfg.Now = true, now.Add(time.Duration(*deltaNights+1)*24*time.Hour)
+			merge := buildMeasured(b, "", cfg, nil)
+			report("merge", merge, ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, merge.man.ID)))
+			b.ReportMetric(float64(merge.man.Counts.Accepted)/merge.wall.Seconds(), "merge-docs/s")
+		}
 		b.ReportMetric(float64(maxRSS())/(1<<20), "peak-rss-MiB")
 		if len(nightsOwn) > 0 {
 			var sum float64
