@@ -91,6 +91,11 @@ func addMerged(ctx context.Context, b *Builder, m *ingest.Merger) error {
 			if rerr := b.records.add(d, doc); rerr != nil {
 				return rerr
 			}
+			if doc < 0 && d.ID != "" && datedLicence(d, cfg.Now) {
+				// A work rejected until its licence takes effect is merged
+				// again by every delta build, as a published one is.
+				b.dated = append(b.dated, d.ID)
+			}
 			if d.ID != "" && len(d.Records) > 0 {
 				b.ngroups++
 			}

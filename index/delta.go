@@ -306,19 +306,22 @@ func (b *Builder) touch(run *ingest.Merger) error {
 					g.touched = append(g.touched, d)
 				}
 			}
-		} else {
-			dated, err := readDated(g.dir)
-			if err != nil {
-				return err
+		}
+		dated, err := readDated(g.dir)
+		if err != nil {
+			return err
+		}
+		segHashes := slices.Clone(hashes)
+		for _, id := range dated {
+			if d := g.cat.Find(id); d >= 0 && g.live(d) {
+				g.touched = append(g.touched, d)
 			}
-			for _, id := range dated {
-				if d := g.cat.Find(id); d >= 0 && g.live(d) {
-					g.touched = append(g.touched, d)
-				}
-			}
+			// Rejected works are dated too (build.go): found by id.
+			segHashes = append(segHashes, idHash(id))
 		}
 		if g.rec != nil {
-			if err := g.touchGroups(hashes); err != nil {
+			slices.Sort(segHashes)
+			if err := g.touchGroups(segHashes); err != nil {
 				return err
 			}
 		}

@@ -26,6 +26,10 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 		Licence: testDecide([]licence.Evidence{{Kind: licence.KindJATSHref, Source: licence.SourceCrossref, Value: "cc-by"}}, testNow)}
 	revised := synth(2, "cc-by", "ecology")
 	revised.Sources, revised.Origin, revised.Title = []string{"jats:pmc"}, "pmc/b2.xml", "A revised title"
+	embargoed := &ingest.Document{PMID: "9999", Title: "Embargoed work", Topics: []string{"ecology"},
+		Sources: []string{"crossref"}, Origin: "crossref/p2.json",
+		Licence: licence.Decision{Evidence: []licence.Evidence{{Kind: licence.KindJATSHref, Source: licence.SourceCrossref,
+			Value: "cc-by", Start: testNow.Add(5*24*time.Hour + 12*time.Hour)}}}}
 	citing := synth(4, "cc-by", "ecology")
 	citing.References = []ingest.Reference{{DOI: "10.1234/test.3"}, {PMID: "5001"}}
 	older := synth(2, "cc-by", "ecology")
@@ -52,6 +56,10 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 		{docs: []*ingest.Document{{PMID: "8888", DOI: "10.5/ocean", Title: "Ocean work", Topics: []string{"ecology"},
 			Sources: []string{"crossref"}, Origin: "crossref/p1.json",
 			Licence: testDecide([]licence.Evidence{{Kind: licence.KindJATSHref, Source: licence.SourceCrossref, Value: "cc-by"}}, testNow)}}},
+		// A work whose licence takes effect after this night: rejected,
+		// then published by a night that brings nothing of it.
+		{docs: []*ingest.Document{embargoed}},
+		{docs: []*ingest.Document{synth(5, "cc-by", "genetics")}},
 	}
 	deltaDir, freshDir := t.TempDir(), t.TempDir()
 	var all []*ingest.Document
@@ -64,9 +72,21 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 		}
 		now := testNow.Add(time.Duration(night) * 24 * time.Hour)
 
+		// Each reader decides a record's licence when it reads it: the
+		// delta build on the night the record comes, the fresh build on
+		// every night.
+		decided := func(docs []*ingest.Document) []*ingest.Document {
+			out := make([]*ingest.Document, len(docs))
+			for i, d := range docs {
+				c := *d
+				c.Licence = datedDecide(d.Licence.Evidence, now)
+				out[i] = &c
+			}
+			return out
+		}
 		cfg := testConfig(deltaDir)
-		cfg.Now, cfg.Records, cfg.Touch, cfg.KeepRecord = now, true, n.touch, keep
-		build(t, cfg, feedDocs(n.docs...))
+		cfg.Now, cfg.Decide, cfg.Records, cfg.Touch, cfg.KeepRecord = now, datedDecide, true, n.touch, keep
+		build(t, cfg, feedDocs(decided(n.docs)...))
 
 		var kept []*ingest.Document
 		for _, d := range all {
@@ -75,8 +95,8 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 			}
 		}
 		cfg = testConfig(freshDir)
-		cfg.Now, cfg.Records, cfg.Fresh = now, true, true
-		build(t, cfg, feedDocs(kept...))
+		cfg.Now, cfg.Decide, cfg.Records, cfg.Fresh = now, datedDecide, true, true
+		build(t, cfg, feedDocs(decided(kept)...))
 
 		got, want := open(t, deltaDir), open(t, freshDir)
 		if night > 0 && !got.Segmented() {
@@ -107,6 +127,9 @@ func TestRecordsMergeWorksAgain(t *testing.T) {
 		}
 		if night >= 4 {
 			checkSubjects("pmid-8888", true, "Oceanography")
+		}
+		if served := cat.Lookup("pmid-9999") >= 0; served != (night >= 6) {
+			t.Errorf("night %d: the embargoed work served %v", night, served)
 		}
 	}
 	// A full merge that does not ask for records keeps them all the same,
