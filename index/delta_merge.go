@@ -74,7 +74,8 @@ func (t Tiers) plan(segs []*oldSegment) []bool {
 // effect later (licence.Evidence.Start after the run's time): a full
 // build decides every document again, so a delta build merges those
 // documents again each time. Each segment lists them in datedFile, one id
-// a line, sorted.
+// a line, sorted; a segment with records (records.go) lists its rejected
+// works of such evidence too, whose records a delta build then carries.
 const datedFile = "dated.txt"
 
 func datedLicence(d *ingest.Document, now time.Time) bool {
