@@ -349,14 +349,13 @@ func families(p *pipelines.Pipeline, s *pipelines.Source) []licence.Family {
 
 // ingestConfig is the run of the build, with readers that apply the
 // sources' filters. Every build keeps the works' source records. Unless
-// the run is Fresh (`-fresh`), a night after a snapshot this pipeline
-// published with them is a delta build
-// (deltaNight): it reads only the files the sources added, and merges
-// again, from the kept records the filters leave, the works whose records
-// changed or left. Otherwise (the first night, local sources, a source
-// that cannot say what changed) the build reads the mirrors' files after
-// the pipeline's local sources from scratch (Fresh), so that deletions and
-// merges apply to everything.
+// the run is Fresh (-fresh), a night after a snapshot this pipeline
+// published with them is a delta build (deltaNight): it reads only the
+// files the sources added, and merges again, from the kept records the
+// filters leave, the works whose records changed or left. Otherwise (the
+// first night, local sources, a source that cannot say what changed) the
+// build reads the mirrors' files after the pipeline's local sources from
+// scratch, so that deletions and merges apply to everything.
 func ingestConfig(cfg *Config, p *pipelines.Pipeline, results []*remote.Result, now time.Time) run.Config {
 	rc := cfg.Run
 	local := *p
