@@ -96,9 +96,6 @@ func addMerged(ctx context.Context, b *Builder, m *ingest.Merger) error {
 				// again by every delta build, as a published one is.
 				b.dated = append(b.dated, d.ID)
 			}
-			if d.ID != "" && len(d.Records) > 0 {
-				b.ngroups++
-			}
 		}
 		if errors.Is(err, ErrInvalidDocument) || errors.Is(err, ErrNoTopic) {
 			// Add has listed it in rejects; one bad record never stops the

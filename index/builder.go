@@ -81,7 +81,7 @@ type Builder struct {
 	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
 	records  *recordsWriter // nil unless Config.Records (records.go)
-	ngroups  int64          // works whose records were written
+	ngroups  int32          // works whose records were written, once closed
 
 	// segments are a delta build's segments, for the manifest.
 	segments []snapshot.Segment
@@ -675,7 +675,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	}
 	if b.records != nil {
 		more, err := b.records.close()
-		b.records = nil
+		b.ngroups, b.records = b.records.n, nil
 		if err != nil {
 			return nil, err
 		}

@@ -277,7 +277,7 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 // and also those Config.Touch names.
 func (b *Builder) touch(run *ingest.Merger) error {
 	var hashes []uint64
-	err := run.IDs(func(id string) error {
+	name := func(id string) error {
 		for _, g := range b.delta.segs {
 			if d := g.cat.Lookup(id); d >= 0 && g.live(d) {
 				g.touched = append(g.touched, d)
@@ -285,17 +285,12 @@ func (b *Builder) touch(run *ingest.Merger) error {
 		}
 		hashes = append(hashes, idHash(id))
 		return nil
-	})
-	if err != nil {
+	}
+	if err := run.IDs(name); err != nil {
 		return err
 	}
 	for _, id := range b.cfg.Touch {
-		for _, g := range b.delta.segs {
-			if d := g.cat.Lookup(id); d >= 0 && g.live(d) {
-				g.touched = append(g.touched, d)
-			}
-		}
-		hashes = append(hashes, idHash(id))
+		name(id)
 	}
 	slices.Sort(hashes)
 	for _, g := range b.delta.segs {
@@ -311,15 +306,17 @@ func (b *Builder) touch(run *ingest.Merger) error {
 		if err != nil {
 			return err
 		}
-		segHashes := slices.Clone(hashes)
 		for _, id := range dated {
 			if d := g.cat.Find(id); d >= 0 && g.live(d) {
 				g.touched = append(g.touched, d)
 			}
-			// Rejected works are dated too (build.go): found by id.
-			segHashes = append(segHashes, idHash(id))
 		}
 		if g.rec != nil {
+			// Rejected works are dated too (build.go): found by id.
+			segHashes := slices.Clone(hashes)
+			for _, id := range dated {
+				segHashes = append(segHashes, idHash(id))
+			}
 			slices.Sort(segHashes)
 			if err := g.touchGroups(segHashes); err != nil {
 				return err
@@ -379,21 +376,21 @@ func (b *Builder) carryTouched(ctx context.Context, m *ingest.Merger) (int64, er
 					return n, err
 				}
 			}
+			n++
+			if g.rec != nil {
+				// Carried below, as records: only what leaves is needed.
+				cd, err := g.con.Document(int(d))
+				if err != nil {
+					return n, fmt.Errorf("index: segment %s: %w", g.ID, err)
+				}
+				b.removeDoc(cd.ID, cd.Topics, cd.License)
+				continue
+			}
 			doc, err := readSegmentDoc(g.con, int(d))
 			if err != nil {
 				return n, fmt.Errorf("index: segment %s: %w", g.ID, err)
 			}
-			for _, t := range doc.Topics {
-				if b.delta.removed[t] == nil {
-					b.delta.removed[t] = map[string]bool{}
-				}
-				b.delta.removed[t][doc.ID] = true
-			}
-			b.delta.licences[string(doc.Licence.Family)]++
-			n++
-			if g.rec != nil {
-				continue // carried below, as records
-			}
+			b.removeDoc(doc.ID, doc.Topics, string(doc.Licence.Family))
 			if err := m.Carry(doc); err != nil {
 				return n, err
 			}
@@ -407,6 +404,18 @@ func (b *Builder) carryTouched(ctx context.Context, m *ingest.Merger) (int64, er
 		g.dead = mergeSorted(g.dead, g.groups)
 	}
 	return n, nil
+}
+
+// removeDoc notes a previous document the new snapshot no longer serves
+// as it was: its topics' bundles lose its line, its licence a count.
+func (b *Builder) removeDoc(id string, topics []string, licence string) {
+	for _, t := range topics {
+		if b.delta.removed[t] == nil {
+			b.delta.removed[t] = map[string]bool{}
+		}
+		b.delta.removed[t][id] = true
+	}
+	b.delta.licences[licence]++
 }
 
 // readContentStores streams the live documents of a snapshot (segmented or
@@ -619,13 +628,7 @@ func (b *Builder) writeDeletions() ([]snapshot.File, error) {
 		if len(g.deleted) == 0 {
 			continue
 		}
-		enc, err := snapshot.EncodeDeletions(g.deleted)
-		if err != nil {
-			t.abort()
-			return nil, err
-		}
-		name := snapshot.DeletionsDir + "/" + g.ID + snapshot.DeletionsExt
-		f, err := writeWholeFile(b.tmp, name, enc, int64(len(g.deleted)))
+		f, err := writeNumbers(b.tmp, snapshot.DeletionsDir+"/"+g.ID+snapshot.DeletionsExt, g.deleted)
 		if err != nil {
 			t.abort()
 			return nil, err
@@ -638,18 +641,10 @@ func (b *Builder) writeDeletions() ([]snapshot.File, error) {
 				return nil, err
 			}
 		}
-	}
-	for _, g := range b.delta.segs {
 		if len(g.dead) == 0 {
 			continue
 		}
-		enc, err := snapshot.EncodeDeletions(g.dead)
-		if err != nil {
-			t.abort()
-			return nil, err
-		}
-		f, err := writeWholeFile(b.tmp, recordsDeadDir+"/"+g.ID+snapshot.DeletionsExt, enc, int64(len(g.dead)))
-		if err != nil {
+		if f, err = writeNumbers(b.tmp, recordsDeadDir+"/"+g.ID+snapshot.DeletionsExt, g.dead); err != nil {
 			t.abort()
 			return nil, err
 		}
@@ -660,6 +655,16 @@ func (b *Builder) writeDeletions() ([]snapshot.File, error) {
 		return nil, err
 	}
 	return append(files, f), nil
+}
+
+// writeNumbers writes a list of document or group numbers of a segment in
+// the deletions' encoding.
+func writeNumbers(dir, name string, list []int32) (snapshot.File, error) {
+	enc, err := snapshot.EncodeDeletions(list)
+	if err != nil {
+		return snapshot.File{}, err
+	}
+	return writeWholeFile(dir, name, enc, int64(len(list)))
 }
 
 // writeWholeFile writes a small file of the snapshot in one go.
