@@ -54,32 +54,51 @@ func FuzzBitPack(f *testing.F) {
 	})
 }
 
-// TestCountMasked: counting eight mask bytes at a time gives the count
-// of the byte-by-byte loop, for every mask and lengths around a word.
-func TestCountMasked(t *testing.T) {
+// TestMetaRoundTrip: a block's masks and impacts written as its meta part
+// (appendMeta) read back as the masks, counts of every mask and impacts
+// no smaller than the written ones, for blocks of one mask and many.
+func TestMetaRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 127, 128} {
-		b := make([]byte, n)
-		for trial := range 20 {
-			for i := range b {
-				switch trial % 3 {
-				case 0:
-					b[i] = byte(rng.IntN(256))
-				case 1:
-					b[i] = byte(1 << rng.IntN(8)) // one field
-				default:
-					b[i] = []byte{0, 0x80, 0x7f, 0xff}[rng.IntN(4)] // the SWAR edge values
+	for _, n := range []int{1, 2, 7, 8, 9, 127, 128} {
+		for trial := range 30 {
+			masks, impacts := make([]byte, n), make([]byte, n)
+			kinds := 1 + rng.IntN(1<<NumFields-1)
+			var or uint8
+			for i := range masks {
+				masks[i] = byte(1 + (rng.IntN(kinds)*7)%(1<<NumFields-1))
+				or |= masks[i]
+				impacts[i] = byte(1 + rng.IntN(255))
+				if trial%3 == 0 {
+					impacts[i] = 77 // one impact: no codes
 				}
 			}
-			for mask := range 256 {
+			codes := make([]uint32, n)
+			blk := appendMeta([]byte{0xAA}, masks, impacts, codes)
+			m, ok := parseMeta(append(blk, 0xBB), 1, n, or)
+			if !ok || m.end != len(blk) {
+				t.Fatalf("n %d trial %d: parse %v, end %d of %d", n, trial, ok, m.end, len(blk))
+			}
+			got := make([]byte, n)
+			m.masks(blk, got, or, codes)
+			if !slices.Equal(got, masks) {
+				t.Fatalf("n %d trial %d: masks %x, want %x", n, trial, got, masks)
+			}
+			for mask := range uint8(1 << NumFields) {
 				want := 0
-				for _, c := range b {
-					if c&byte(mask) != 0 {
+				for _, c := range masks {
+					if c&mask != 0 {
 						want++
 					}
 				}
-				if got := countMasked(b, byte(mask)); got != want {
-					t.Fatalf("len %d mask %#x %x: %d, want %d", n, mask, b, got, want)
+				if c := m.countMasks(blk, n, or, mask, codes); c != want {
+					t.Fatalf("n %d trial %d mask %#x: count %d, want %d", n, trial, mask, c, want)
+				}
+			}
+			// Without codes the block's bound stands for every document.
+			m.impacts(blk, got, 1e9, codes)
+			for i, q := range impacts {
+				if got[i] < q || (m.iw > 0 && int(got[i]) > int(q)+255/(1<<impactBits-1)+1) {
+					t.Fatalf("n %d trial %d doc %d: impact %d for %d", n, trial, i, got[i], q)
 				}
 			}
 		}

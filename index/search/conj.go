@@ -273,8 +273,12 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	fm := v.blk[v.docEnd-2*v.cnt : v.docEnd-v.cnt]
-	all := v.e.MaskOr&^p.mask == 0
+	all := v.e.MaskOr&^p.mask == 0 || v.meta.mw == 0 && v.e.MaskOr&p.mask != 0
+	var masks [blockDocs]uint8 // not p.masks: the walk's block keeps them
+	fm := masks[:v.cnt]
+	if !all {
+		v.meta.masks(v.blk, fm, v.e.MaskOr, p.codes)
+	}
 	n, acc := 0, v.prev
 	for i, d := range p.delta[:v.cnt] {
 		acc += int64(d) + 1

@@ -294,7 +294,7 @@ func (t *termIter) score() float64        { return t.st.bm25f(t.ix, t.p, t.idf, 
 func (t *termIter) bound() float64 {
 	if !t.useAll {
 		// The document's own impact byte: idf·q/255.
-		return t.impScale * float64(t.p.imp[t.p.i])
+		return t.impScale * float64(t.p.impacts()[t.p.i])
 	}
 	if t.bBlk != t.p.blk {
 		t.b, t.bBlk = t.blockBound(t.p.blk), t.p.blk
@@ -304,11 +304,11 @@ func (t *termIter) bound() float64 {
 
 // blockBound is the bound of block b's documents, read in the skip table.
 func (t *termIter) blockBound(b int) float64 {
-	at := b*skipEntrySize + 8
+	at := b*skipEntrySize + skipWAnyAt
 	if t.useAll {
-		at += 4
+		at += 2
 	}
-	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:]))) * t.bscale
+	w := float64(bf16(binary.LittleEndian.Uint16(t.p.skips[at:]))) * t.bscale
 	return t.idf * w / (K1 + w) * (1 + 1e-9)
 }
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
@@ -987,6 +987,10 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 		return p.cur
 	}
 	for i := p.i; ; i = 0 {
+		var imp []uint8
+		if u.scoring && !t.useAll {
+			imp = p.impacts()
+		}
 		for ; i < p.cnt; i++ {
 			if !p.all && p.fm[i]&p.mask == 0 {
 				continue
@@ -999,11 +1003,11 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 			k := d - u.base
 			w, bit := &u.bits[k>>6], uint64(1)<<(k&63)
 			if u.scoring {
-				b := t.impScale * float64(p.imp[i])
 				if t.useAll {
-					b = t.bound() // the block's: the same for every i
+					u.add(k, t.bound()) // the block's: the same for every i
+				} else {
+					u.add(k, t.impScale*float64(imp[i]))
 				}
-				u.add(k, b)
 			}
 			*w |= bit
 		}

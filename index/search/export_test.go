@@ -45,3 +45,6 @@ func SetPrefixTerms(ix *Index, on bool) { ix.noPrefixTerms = !on }
 
 // PrefixFills is how many expansions were counted from a prefix term.
 func PrefixFills(ix *Index) int64 { return ix.prefixFills.Load() }
+
+// Magic opens and closes an index file of this format.
+const Magic = magic

@@ -17,7 +17,7 @@ const File = "search/index.bin"
 
 // magic opens and closes the file; the digit is the format version.
 // Files of earlier versions are refused with ErrFormat.
-const magic = "osbsrch4"
+const magic = "osbsrch5"
 
 // magicPrefix is the magic without its version digit.
 const magicPrefix = "osbsrch"
@@ -27,7 +27,7 @@ const magicPrefix = "osbsrch"
 var ErrMalformed = errors.New("search: malformed search index")
 
 // ErrFormat reports an index written in another format version (an older
-// snapshot's "osbsrch1" to "osbsrch3"): the snapshot must be rebuilt. It is also
+// snapshot's "osbsrch1" to "osbsrch4"): the snapshot must be rebuilt. It is also
 // ErrMalformed, so a server treats the snapshot as unusable.
 var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot: the next build merges it, or run openshelf ingest -merge)", ErrMalformed)
 
@@ -157,38 +157,79 @@ type skipEntry struct {
 	// WAny and WAll bound the BM25F weighted frequency sum of the block's
 	// documents over the fields of anyFields and over all fields: a
 	// document's score over fields m is at most idf·W/(K1+W) with W the
-	// bound of a superset of m (rounded up to float32).
+	// bound of a superset of m (rounded up to a bfloat16: roundUp16).
 	WAny, WAll float32
 	FreqOff    uint32 // the frequency part's offset from the block's start
 	PosOff     uint32 // the position part's offset from the block's start
 	Off        uint64 // file offset of the block
 }
 
-const skipEntrySize = 32
+// skipEntrySize is a skip table entry's size: last doc int32 | mask_or
+// uint8 | a zero byte | freq_off uint16 | w_any bf16 | w_all bf16 |
+// pos_off uint32 | block offset uint64.
+const skipEntrySize = 24
 
-// putSkip encodes e into b (skipEntrySize bytes).
+// Offsets within a skip entry.
+const (
+	skipMaskAt = 4
+	skipWAnyAt = 8 // w_all follows
+	skipOffAt  = 16
+)
+
+// maxFreqOff bounds a block's doc part: 1 + 128 gaps of 31 bits + the
+// meta part (at most 1 + 1 + 63 + 96 + 1 + 128 bytes) fit a uint16.
+const maxFreqOff = math.MaxUint16
+
+// putSkip encodes e into b (skipEntrySize bytes); its bounds are bfloat16
+// values (roundUp16).
 func putSkip(b []byte, e skipEntry) {
 	clear(b[:skipEntrySize])
 	binary.LittleEndian.PutUint32(b[0:], uint32(e.LastDoc))
-	b[4] = e.MaskOr
-	binary.LittleEndian.PutUint32(b[8:], math.Float32bits(e.WAny))
-	binary.LittleEndian.PutUint32(b[12:], math.Float32bits(e.WAll))
-	binary.LittleEndian.PutUint32(b[16:], e.FreqOff)
-	binary.LittleEndian.PutUint32(b[20:], e.PosOff)
-	binary.LittleEndian.PutUint64(b[24:], e.Off)
+	b[skipMaskAt] = e.MaskOr
+	binary.LittleEndian.PutUint16(b[6:], uint16(e.FreqOff))
+	binary.LittleEndian.PutUint16(b[skipWAnyAt:], bf16Bits(e.WAny))
+	binary.LittleEndian.PutUint16(b[skipWAnyAt+2:], bf16Bits(e.WAll))
+	binary.LittleEndian.PutUint32(b[12:], e.PosOff)
+	binary.LittleEndian.PutUint64(b[skipOffAt:], e.Off)
 }
 
 // getSkip decodes the entry at b.
 func getSkip(b []byte) skipEntry {
 	return skipEntry{
 		LastDoc: int32(binary.LittleEndian.Uint32(b[0:])),
-		MaskOr:  b[4],
-		WAny:    math.Float32frombits(binary.LittleEndian.Uint32(b[8:])),
-		WAll:    math.Float32frombits(binary.LittleEndian.Uint32(b[12:])),
-		FreqOff: binary.LittleEndian.Uint32(b[16:]),
-		PosOff:  binary.LittleEndian.Uint32(b[20:]),
-		Off:     binary.LittleEndian.Uint64(b[24:]),
+		MaskOr:  b[skipMaskAt],
+		FreqOff: uint32(binary.LittleEndian.Uint16(b[6:])),
+		WAny:    bf16(binary.LittleEndian.Uint16(b[skipWAnyAt:])),
+		WAll:    bf16(binary.LittleEndian.Uint16(b[skipWAnyAt+2:])),
+		PosOff:  binary.LittleEndian.Uint32(b[12:]),
+		Off:     binary.LittleEndian.Uint64(b[skipOffAt:]),
 	}
+}
+
+// roundUp16 is the smallest bfloat16 (a float32 of 8 significant bits)
+// >= x (x >= 0, finite): a bound keeps 2 bytes of a float32's 4, at most
+// 0.8 % above the value it bounds.
+func roundUp16(x float64) float32 {
+	b := math.Float32bits(roundUp32(x))
+	if b&0xffff != 0 {
+		b += 0x10000
+	}
+	return math.Float32frombits(b &^ 0xffff)
+}
+
+// bf16Bits is the bfloat16 encoding of f, a bfloat16 value.
+func bf16Bits(f float32) uint16 { return uint16(math.Float32bits(f) >> 16) }
+
+// bf16 decodes a bfloat16.
+func bf16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// roundUp32 is the smallest float32 >= x (x >= 0, finite).
+func roundUp32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
 }
 
 // footerSize is the fixed end of the file: TOC offset and length (uint64),

@@ -24,18 +24,23 @@ type postings struct {
 	df      int
 	mask    uint8 // fields that count; docs with none are skipped
 
-	blk   int // current block, -1 before the first
-	cnt   int // docs in the block
-	i     int // current doc's index in the block
-	cur   int32
-	all   bool    // every doc of the block has a wanted field
-	fm    []uint8 // the block's field masks, in the mapping
-	imp   []uint8 // the block's impacts (writer's impact), in the mapping
-	freq  []byte  // the block's frequency part, in the mapping
-	pos   []byte  // the block's position part, in the mapping
-	entry skipEntry
-	docs  []int32  // the block's docs: min(df, blockDocs) long
-	delta []uint32 // scratch for unpacking
+	blk    int // current block, -1 before the first
+	cnt    int // docs in the block
+	i      int // current doc's index in the block
+	cur    int32
+	all    bool    // every doc of the block has a wanted field
+	fm     []uint8 // the block's field masks, decoded into masks
+	imp    []uint8 // the block's impacts (writer's impact), decoded by impacts
+	meta   blockMeta
+	impBlk int    // the block whose impacts imp holds, -1 for none
+	freq   []byte // the block's frequency part, in the mapping
+	pos    []byte // the block's position part, in the mapping
+	entry  skipEntry
+	docs   []int32  // the block's docs: min(df, blockDocs) long
+	delta  []uint32 // scratch for unpacking
+	codes  []uint32 // scratch for unpacking masks and impacts
+	masks  []uint8  // the decoded masks and impacts: min(df, blockDocs) each
+	imps   []uint8
 
 	// Frequencies, decoded for block freqBlk only, its first freqN docs:
 	// freqCode codes of width freqW read, the escapes from freqEsc on.
@@ -60,7 +65,7 @@ type freqs struct {
 
 // open makes an iterator over term t restricted to the fields in mask.
 func (ix *Index) open(t int, mask uint8) *postings {
-	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1}
+	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, impBlk: -1}
 	rec := ix.terms[t]
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
@@ -73,12 +78,14 @@ func (ix *Index) open(t int, mask uint8) *postings {
 	if p.nblocks > 0 {
 		// The list's blocks lie before its skip table, from its first
 		// block's offset (checked when a block is read).
-		first := min(max(binary.LittleEndian.Uint64(p.skips[24:]), ix.postLo), rec.SkipOff)
+		first := min(max(binary.LittleEndian.Uint64(p.skips[skipOffAt:]), ix.postLo), rec.SkipOff)
 		ix.res.Touch(int(first), int(end))
 	}
 	// Sized by df: a prefix opens hundreds of lists, most of them short.
 	n := min(p.df, blockDocs)
-	p.docs, p.delta = make([]int32, n), make([]uint32, n)
+	p.docs, p.delta, p.codes = make([]int32, n), make([]uint32, n), make([]uint32, n)
+	b := make([]uint8, 2*n)
+	p.masks, p.imps = b[:n], b[n:]
 	return p
 }
 
@@ -99,27 +106,27 @@ func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte) 
 		return mm[off:end], end, true
 	}
 	b := mm[off:hi]
-	if len(b) < 5 {
+	if len(b) < 1 {
 		return nil, 0, false
 	}
-	e := skipEntry{LastDoc: int32(binary.LittleEndian.Uint32(b)), MaskOr: b[4]}
-	at := 5
-	f32 := func() (float32, bool) {
-		if at+4 > len(b) {
+	e := skipEntry{MaskOr: b[0]}
+	at := 1
+	f16 := func() (float32, bool) {
+		if at+2 > len(b) {
 			return 0, false
 		}
-		at += 4
-		return math.Float32frombits(binary.LittleEndian.Uint32(b[at-4:])), true
+		at += 2
+		return bf16(binary.LittleEndian.Uint16(b[at-2:])), true
 	}
 	okA, okF := true, true
 	if e.MaskOr&anyFields != 0 {
-		e.WAny, okA = f32()
+		e.WAny, okA = f16()
 	}
 	e.WAll = e.WAny
 	if e.MaskOr&^anyFields != 0 {
-		e.WAll, okF = f32()
+		e.WAll, okF = f16()
 	}
-	var v [3]uint64
+	var v [2]uint64
 	for i := range v {
 		x, n := uvarint(b, at)
 		if n <= 0 {
@@ -127,11 +134,32 @@ func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte) 
 		}
 		v[i], at = x, at+n
 	}
-	freqOff, freqLen, size := v[0], v[1], v[2]
-	if !okA || !okF || freqOff > math.MaxUint32 || freqLen > math.MaxUint32-freqOff || size > off-lo || freqOff+freqLen > size {
+	freqLen, size := v[0], v[1]
+	if !okA || !okF || size > off-lo || size == 0 {
 		return nil, 0, false
 	}
-	e.FreqOff, e.PosOff, e.Off = uint32(freqOff), uint32(freqOff+freqLen), off-size
+	// The last document and the frequency part's offset are the block's.
+	e.Off = off - size
+	blk := mm[e.Off:off]
+	width := int(blk[0])
+	gaps := 1 + packedLen(df, width)
+	if width > 31 || gaps > len(blk) {
+		return nil, 0, false
+	}
+	meta, ok := parseMeta(blk, gaps, df, e.MaskOr)
+	if !ok || freqLen > uint64(len(blk)-meta.end) {
+		return nil, 0, false
+	}
+	var delta [blockDocs]uint32
+	unpack(delta[:df], blk[1:], width)
+	last := int64(-1)
+	for _, d := range delta[:df] {
+		last += int64(d) + 1
+	}
+	if last > math.MaxInt32 {
+		return nil, 0, false
+	}
+	e.LastDoc, e.FreqOff, e.PosOff = int32(last), uint32(meta.end), uint32(meta.end)+uint32(freqLen)
 	putSkip(one[:], e)
 	return one[:], off + uint64(at), true
 }
@@ -140,22 +168,32 @@ func (p *postings) lastDoc(b int) int32 {
 	return int32(binary.LittleEndian.Uint32(p.skips[b*skipEntrySize:]))
 }
 
-func (p *postings) maskOr(b int) uint8 { return p.skips[b*skipEntrySize+4] }
+func (p *postings) maskOr(b int) uint8 { return p.skips[b*skipEntrySize+skipMaskAt] }
 
 // docPart is a checked block: its skip entry and bytes, its document
 // count, the document before its first (-1 for a list's first block) and
-// the end of its doc part in blk. unpackDocs leaves its gaps in p.delta.
+// its meta part (masks and impacts). unpackDocs leaves its gaps in p.delta.
 type docPart struct {
-	e      skipEntry
-	blk    []byte
-	cnt    int
-	prev   int64
-	docEnd int
+	e    skipEntry
+	blk  []byte
+	cnt  int
+	prev int64
+	meta blockMeta
 }
 
 // unpackDocs checks block b's offsets and doc part and unpacks its gaps
 // into p.delta; false (and p failed) if the block is damaged.
 func (p *postings) unpackDocs(b int) (docPart, bool) {
+	v, ok := p.checkBlock(b)
+	if ok {
+		unpack(p.delta[:v.cnt], v.blk[1:], int(v.blk[0]))
+	}
+	return v, ok
+}
+
+// checkBlock checks block b's offsets and parses its meta part without
+// unpacking its gaps; false (and p failed) if the block is damaged.
+func (p *postings) checkBlock(b int) (docPart, bool) {
 	v := docPart{e: getSkip(p.skips[b*skipEntrySize:]), cnt: blockDocs, prev: -1}
 	if b == p.nblocks-1 {
 		v.cnt = p.df - b*blockDocs
@@ -166,7 +204,7 @@ func (p *postings) unpackDocs(b int) (docPart, bool) {
 	// The block ends where the next one starts, or at the skip table.
 	next := p.skipOff
 	if b+1 < p.nblocks {
-		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+24:])
+		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+skipOffAt:])
 	}
 	e := v.e
 	if e.Off < p.ix.postLo || next > p.ix.postHi || e.Off >= next || uint64(e.PosOff) > next-e.Off || e.FreqOff > e.PosOff {
@@ -174,11 +212,14 @@ func (p *postings) unpackDocs(b int) (docPart, bool) {
 	}
 	v.blk = p.ix.mm[e.Off:next]
 	width := int(v.blk[0])
-	v.docEnd = 1 + packedLen(v.cnt, width) + 2*v.cnt
-	if width > 31 || uint64(v.docEnd) != uint64(e.FreqOff) {
+	if width > 31 {
 		return v, p.fail()
 	}
-	unpack(p.delta[:v.cnt], v.blk[1:], width)
+	meta, ok := parseMeta(v.blk[:e.FreqOff], 1+packedLen(v.cnt, width), v.cnt, e.MaskOr)
+	if !ok || uint64(meta.end) != uint64(e.FreqOff) {
+		return v, p.fail()
+	}
+	v.meta = meta
 	return v, true
 }
 
@@ -205,12 +246,26 @@ func (p *postings) load(b int) bool {
 	}
 	e, blk, cnt := v.e, v.blk, v.cnt
 	p.cnt = cnt
-	p.fm, p.imp = blk[v.docEnd-2*cnt:v.docEnd-cnt], blk[v.docEnd-cnt:v.docEnd]
-	// Mask bytes are checked where frequencies are decoded; a block whose
-	// masks all lie within the wanted fields needs no per-doc test.
+	p.fm = p.masks[:cnt]
+	v.meta.masks(blk, p.fm, e.MaskOr, p.codes)
+	// Masks are checked where frequencies are decoded; a block whose
+	// masks all lie within the wanted fields, or all are one mask with a
+	// wanted field, needs no per-doc test.
 	p.freq, p.pos = blk[e.FreqOff:e.PosOff], blk[e.PosOff:]
-	p.blk, p.i, p.all, p.entry = b, -1, e.MaskOr&^p.mask == 0, e
+	p.blk, p.i, p.entry, p.meta = b, -1, e, v.meta
+	p.all = e.MaskOr&^p.mask == 0 || v.meta.mw == 0 && e.MaskOr&p.mask != 0
 	return true
+}
+
+// impacts returns the current block's impact bytes, decoded on the first
+// call for the block: a walk that never bounds a document skips them.
+func (p *postings) impacts() []uint8 {
+	if p.impBlk != p.blk {
+		p.imp = p.imps[:len(p.fm)]
+		p.meta.impacts(p.ix.mm[p.entry.Off:], p.imp, p.entry.WAny, p.codes)
+		p.impBlk = p.blk
+	}
+	return p.imp
 }
 
 // loadFreqs decodes the current block's frequencies up to its current
@@ -441,34 +496,11 @@ func (p *postings) countBlock(b int) (n int, ok bool) {
 	if or&^p.mask == 0 {
 		return cnt, true
 	}
-	e := p.skips[b*skipEntrySize:]
-	off, freqOff := binary.LittleEndian.Uint64(e[24:]), uint64(binary.LittleEndian.Uint32(e[16:]))
-	if off < p.ix.postLo || off >= p.ix.postHi || freqOff > p.ix.postHi-off || freqOff < 2*uint64(cnt)+1 {
-		p.fail()
+	v, ok := p.checkBlock(b)
+	if !ok {
 		return 0, false
 	}
-	return countMasked(p.ix.mm[off+freqOff-2*uint64(cnt):off+freqOff-uint64(cnt)], p.mask), true
-}
-
-// countMasked counts the bytes of b that share a bit with mask, eight at
-// a time.
-func countMasked(b []byte, mask uint8) int {
-	const lo7 = 0x7f7f7f7f7f7f7f7f
-	m := uint64(mask) * 0x0101010101010101
-	n := 0
-	for len(b) >= 8 {
-		x := binary.LittleEndian.Uint64(b) & m
-		// The high bit of each byte of y is set when that byte of x is 0.
-		y := ^((x&lo7 + lo7) | x | lo7)
-		n += 8 - bits.OnesCount64(y)
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c&mask != 0 {
-			n++
-		}
-	}
-	return n
+	return v.meta.countMasks(v.blk, cnt, or, p.mask, p.codes), true
 }
 
 // uvarint is binary.Uvarint(b[at:]) with the one-byte case inline.

@@ -202,10 +202,11 @@ func (w *Writer) writePrefixes() error {
 // prefixUnion collects the documents of a prefix's words and the union
 // of each one's field masks.
 type prefixUnion struct {
-	set   []uint64 // the documents
-	masks []byte   // each document's fields
-	def   []uint64 // the documents in the default fields (split)
-	delta [blockDocs]uint32
+	set    []uint64 // the documents
+	masks  []byte   // each document's fields
+	def    []uint64 // the documents in the default fields (split)
+	delta  [blockDocs]uint32
+	masks8 [blockDocs]uint8 // a block's masks
 }
 
 // addList ORs a word's list, as written in mm, into the union.
@@ -222,8 +223,13 @@ func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 		cnt := min(int(word.df)-b*blockDocs, blockDocs)
 		blk := mm[e.Off:]
 		width := int(blk[0])
+		meta, ok := parseMeta(blk[:e.FreqOff], 1+packedLen(cnt, width), cnt, e.MaskOr)
+		if !ok {
+			return fmt.Errorf("search: reading back a list for a prefix: a bad block at %d", e.Off)
+		}
+		masks := u.masks8[:cnt]
+		meta.masks(blk, masks, e.MaskOr, u.delta[:cnt])
 		unpack(u.delta[:cnt], blk[1:], width)
-		masks := blk[1+packedLen(cnt, width):]
 		for i, d := range u.delta[:cnt] {
 			doc += int64(d) + 1
 			u.set[doc>>6] |= 1 << (doc & 63)

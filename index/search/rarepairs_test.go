@@ -243,7 +243,7 @@ func TestPairMinDFEntry(t *testing.T) {
 		{[]byte{0}, 0}, {[]byte{1}, 0}, {[]byte{129, 1}, 0}, {[]byte{32, 0}, 0}, {[]byte{0x80}, 0},
 	} {
 		path := filepath.Join(t.TempDir(), "index.bin")
-		if err := os.WriteFile(path, withTOC(b, append(slices.Clone(toc), tc.tail...), "osbsrch4"), 0o644); err != nil {
+		if err := os.WriteFile(path, withTOC(b, append(slices.Clone(toc), tc.tail...), search.Magic), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		ix, err := search.OpenFile(path, "s", search.Options{})

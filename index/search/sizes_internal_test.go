@@ -136,8 +136,9 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 			if b+1 < p.nblocks {
 				next = getSkip(p.skips[(b+1)*skipEntrySize:]).Off
 			}
-			sz[class+".docs"] += int64(e.FreqOff) - 2*int64(p.cnt)
-			sz[class+".masks+impacts"] += 2 * int64(p.cnt)
+			gaps := 1 + int64(packedLen(p.cnt, int(ix.mm[e.Off])))
+			sz[class+".docs"] += gaps
+			sz[class+".masks+impacts"] += int64(e.FreqOff) - gaps
 			sz[class+".freqs"] += int64(e.PosOff - e.FreqOff)
 			sz[class+".positions"] += int64(next-e.Off) - int64(e.PosOff)
 			sz[class+".postings"] += int64(p.cnt)

@@ -104,6 +104,7 @@ type blockBuf struct {
 	field    int
 	last     int32
 	packed   []byte
+	codes    []uint32 // scratch of appendMeta
 }
 
 // spool is a temporary file a section is written to before it is copied
@@ -551,15 +552,6 @@ func impact(w float64) byte {
 	return byte(min(max(q, 0), 255))
 }
 
-// roundUp32 is the smallest float32 >= x (x >= 0, finite).
-func roundUp32(x float64) float32 {
-	f := float32(x)
-	if float64(f) < x {
-		f = math.Nextafter32(f, float32(math.Inf(1)))
-	}
-	return f
-}
-
 func (w *Writer) flushBlock() error {
 	bk := &w.blk
 	if len(bk.deltas) == 0 {
@@ -568,15 +560,15 @@ func (w *Writer) flushBlock() error {
 	b := bitWidth(bk.deltas)
 	bk.packed = append(bk.packed[:0], byte(b))
 	bk.packed = appendPacked(bk.packed, bk.deltas, b)
-	bk.packed = append(bk.packed, bk.masks...)
-	bk.packed = append(bk.packed, bk.impacts...)
+	bk.codes = slices.Grow(bk.codes[:0], len(bk.masks))[:len(bk.masks)]
+	bk.packed = appendMeta(bk.packed, bk.masks, bk.impacts, bk.codes)
 	bk.freqs = appendEscaped(bk.freqs[:0], bk.tfv)
 	freqOff := len(bk.packed)
 	posOff := freqOff + len(bk.freqs)
-	if uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
+	if freqOff > maxFreqOff || uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
 		return fmt.Errorf("search: a postings block of %q over 4 GiB", w.term)
 	}
-	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, WAny: roundUp32(bk.wAny), WAll: roundUp32(bk.wAll),
+	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, WAny: roundUp16(bk.wAny), WAll: roundUp16(bk.wAll),
 		FreqOff: uint32(freqOff), PosOff: uint32(posOff), Off: uint64(w.off)})
 	for _, part := range [][]byte{bk.packed, bk.freqs, bk.pos} {
 		if err := w.write(part); err != nil {
@@ -825,18 +817,17 @@ func (w *Writer) Abort() {
 
 // appendOneSkip appends the short skip entry of a list of one block, e,
 // written just before off, where the entry starts (FORMAT.md): the
-// block's offset is off less its size, and a bound the mask makes
-// redundant is left out.
+// block's offset is off less its size, a bound the mask makes redundant
+// is left out, and the last document and the frequency part's offset are
+// read from the block.
 func appendOneSkip(dst []byte, e skipEntry, off uint64) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(e.LastDoc))
 	dst = append(dst, e.MaskOr)
 	if e.MaskOr&anyFields != 0 {
-		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(e.WAny))
+		dst = binary.LittleEndian.AppendUint16(dst, bf16Bits(e.WAny))
 	}
 	if e.MaskOr&^anyFields != 0 {
-		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(e.WAll))
+		dst = binary.LittleEndian.AppendUint16(dst, bf16Bits(e.WAll))
 	}
-	dst = binary.AppendUvarint(dst, uint64(e.FreqOff))
 	dst = binary.AppendUvarint(dst, uint64(e.PosOff-e.FreqOff))
 	return binary.AppendUvarint(dst, off-e.Off)
 }
