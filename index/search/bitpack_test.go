@@ -73,13 +73,13 @@ func TestMetaRoundTrip(t *testing.T) {
 				}
 			}
 			codes := make([]uint32, n)
-			blk := appendMeta([]byte{0xAA}, masks, impacts, codes)
+			blk := appendMeta([]byte{0xAA}, masks, or, impacts, codes)
 			m, ok := parseMeta(append(blk, 0xBB), 1, n, or)
 			if !ok || m.end != len(blk) {
 				t.Fatalf("n %d trial %d: parse %v, end %d of %d", n, trial, ok, m.end, len(blk))
 			}
-			got := make([]byte, n)
-			m.masks(blk, got, or, codes)
+			got := make([]byte, n, blockDocs)
+			m.masks(blk, got, or)
 			if !slices.Equal(got, masks) {
 				t.Fatalf("n %d trial %d: masks %x, want %x", n, trial, got, masks)
 			}
@@ -90,15 +90,15 @@ func TestMetaRoundTrip(t *testing.T) {
 						want++
 					}
 				}
-				if c := m.countMasks(blk, n, or, mask, codes); c != want {
+				if c := m.countMasks(blk, n, or, mask); c != want {
 					t.Fatalf("n %d trial %d mask %#x: count %d, want %d", n, trial, mask, c, want)
 				}
 			}
-			// Without codes the block's bound stands for every document.
-			m.impacts(blk, got, 1e9, codes)
+			// Without bytes the block's bound stands for every document.
+			imp := m.impacts(blk, got, 1e9)
 			for i, q := range impacts {
-				if got[i] < q || (m.iw > 0 && int(got[i]) > int(q)+255/(1<<impactBits-1)+1) {
-					t.Fatalf("n %d trial %d doc %d: impact %d for %d", n, trial, i, got[i], q)
+				if imp[i] != q && (m.impAt > 0 || imp[i] != 255) {
+					t.Fatalf("n %d trial %d doc %d: impact %d for %d", n, trial, i, imp[i], q)
 				}
 			}
 		}

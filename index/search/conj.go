@@ -133,7 +133,7 @@ func (c *conj) count(ctx context.Context, ev *evaluator, exp []uint64) (int64, e
 		}
 		// Windows without a document of the rarest list are skipped.
 		next := lead.first(from)
-		if next == noMore {
+		if next >= ev.ix.n { // noMore, or a damaged skip entry past the documents
 			break
 		}
 		base := next - next%win
@@ -209,7 +209,7 @@ type winList struct {
 // field) in the window of win documents from base, in tmp or the set.
 func (l *winList) window(tmp []uint64, base, win int32) []uint64 {
 	if l.set != nil {
-		lo := int(base / 64)
+		lo := min(int(base/64), len(l.set))
 		if hi := lo + int(win/64); hi <= len(l.set) {
 			return l.set[lo:hi]
 		}
@@ -273,11 +273,11 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	all := v.e.MaskOr&^p.mask == 0 || v.meta.mw == 0 && v.e.MaskOr&p.mask != 0
+	all := v.e.MaskOr&^p.mask == 0 || v.meta.full&p.mask != 0
 	var masks [blockDocs]uint8 // not p.masks: the walk's block keeps them
 	fm := masks[:v.cnt]
 	if !all {
-		v.meta.masks(v.blk, fm, v.e.MaskOr, p.codes)
+		v.meta.masks(v.blk, fm, v.e.MaskOr)
 	}
 	n, acc := 0, v.prev
 	for i, d := range p.delta[:v.cnt] {

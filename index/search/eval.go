@@ -235,7 +235,7 @@ func (e *evaluator) union(its, scorers []iterator) iterator {
 }
 
 func (e *evaluator) termIter(id int, mask uint8) *termIter {
-	rec := e.ix.terms[id]
+	rec := e.ix.rec(id)
 	return e.termIterIDF(id, mask, e.st.idf(e.st.df(e.ix, id, int(rec.DF))))
 }
 
@@ -336,15 +336,37 @@ func (ix *Index) expandPrefix(p string, limit int) []int {
 	}
 	lo, hi := ix.prefixRange(p)
 	ids := make([]int, 0, min(hi-lo, limit))
-	for t := lo; t < hi; t++ {
-		ids = append(ids, t)
+	if hi-lo <= limit {
+		for t := lo; t < hi; t++ {
+			ids = append(ids, t)
+		}
+		return ids
+	}
+	dfs := make([]uint32, 0, hi-lo)
+	ix.walk(lo, hi, func(_ int, _ []byte, rec termRec) bool {
+		dfs = append(dfs, rec.DF)
+		return true
+	})
+	return mostFrequent(lo, dfs, limit)
+}
+
+// mostFrequent returns, in order, the limit terms of most documents
+// (ties to the earlier term) among the terms lo.. whose documents dfs
+// lists.
+func mostFrequent(lo int, dfs []uint32, limit int) []int {
+	ids := make([]int, len(dfs))
+	for i := range ids {
+		ids[i] = i
 	}
 	if len(ids) > limit {
 		slices.SortFunc(ids, func(a, b int) int {
-			return cmp.Or(cmp.Compare(ix.terms[b].DF, ix.terms[a].DF), cmp.Compare(a, b))
+			return cmp.Or(cmp.Compare(dfs[b], dfs[a]), cmp.Compare(a, b))
 		})
 		ids = ids[:limit]
 		slices.Sort(ids)
+	}
+	for i := range ids {
+		ids[i] += lo
 	}
 	return ids
 }
@@ -363,24 +385,33 @@ func (ix *Index) expandStem(w string, limit int) []int {
 	if len(p) > 2 {
 		p = p[:len(p)-1]
 	}
-	var ids []int
+	type word struct {
+		id int
+		df uint32
+	}
+	var ws []word
 	lo, hi := ix.prefixRange(p)
-	for t := lo; t < hi && t < lo+stemScan; t++ {
-		if term := string(ix.term(t)); term == w || tokenize.Stem(term) == s {
-			ids = append(ids, t)
+	ix.walk(lo, min(hi, lo+stemScan), func(t int, term []byte, rec termRec) bool {
+		if string(term) == w || tokenize.Stem(string(term)) == s {
+			ws = append(ws, word{t, rec.DF})
 		}
+		return true
+	})
+	if id := ix.lookup(w); id >= 0 && !slices.ContainsFunc(ws, func(x word) bool { return x.id == id }) {
+		ws = append(ws, word{id, ix.rec(id).DF})
+		slices.SortFunc(ws, func(a, b word) int { return cmp.Compare(a.id, b.id) })
 	}
-	if id := ix.lookup(w); id >= 0 && !slices.Contains(ids, id) {
-		ids = append(ids, id)
-		slices.Sort(ids)
-	}
-	if len(ids) > limit {
-		slices.SortFunc(ids, func(a, b int) int {
-			return cmp.Or(cmp.Compare(ix.terms[b].DF, ix.terms[a].DF), cmp.Compare(a, b))
+	if len(ws) > limit {
+		slices.SortFunc(ws, func(a, b word) int {
+			return cmp.Or(cmp.Compare(b.df, a.df), cmp.Compare(a.id, b.id))
 		})
-		ids = ids[:limit]
-		slices.Sort(ids)
+		ws = ws[:limit]
 	}
+	ids := make([]int, len(ws))
+	for i, x := range ws {
+		ids[i] = x.id
+	}
+	slices.Sort(ids)
 	return ids
 }
 

@@ -99,8 +99,8 @@ const (
 	secCiteOff            // N+1 uint64: the docs citing d are citing[off[d]:off[d+1]]
 	secCiting             // int32
 	secPostings           // per term: blocks, then its skip table
-	secTermTab            // nTerms+1 termRec (the last one a sentinel)
-	secTermStr            // the terms' bytes, concatenated in term order
+	secTermIdx            // ⌈nTerms/termBlock⌉+1 uint64: each dictionary block's offset in secTermBlocks, then its length
+	secTermBlocks         // the dictionary's blocks (dict.go)
 	secYears              // N uint16 (0: undated), or empty
 	secLicFlags           // N × (licence code uint8, flags uint8)
 	numSections
@@ -139,16 +139,6 @@ func SourceBits(sources []string) uint8 {
 	}
 	return bits
 }
-
-// termRec is the fixed record of one term. A prefix term (isPrefixTerm)
-// has bitsets at SkipOff instead of postings.
-type termRec struct {
-	SkipOff uint64 // file offset of the term's skip table
-	StrOff  uint32 // into secTermStr; the term ends at the next record's
-	DF      uint32 // documents
-}
-
-const termRecSize = 16
 
 // skipEntry is one postings block's entry in its term's skip table.
 type skipEntry struct {

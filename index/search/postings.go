@@ -30,7 +30,7 @@ type postings struct {
 	cur    int32
 	all    bool    // every doc of the block has a wanted field
 	fm     []uint8 // the block's field masks, decoded into masks
-	imp    []uint8 // the block's impacts (writer's impact), decoded by impacts
+	imp    []uint8 // the block's impacts (writer's impact), set by impacts
 	meta   blockMeta
 	impBlk int    // the block whose impacts imp holds, -1 for none
 	freq   []byte // the block's frequency part, in the mapping
@@ -38,9 +38,8 @@ type postings struct {
 	entry  skipEntry
 	docs   []int32  // the block's docs: min(df, blockDocs) long
 	delta  []uint32 // scratch for unpacking
-	codes  []uint32 // scratch for unpacking masks and impacts
-	masks  []uint8  // the decoded masks and impacts: min(df, blockDocs) each
-	imps   []uint8
+	masks  []uint8  // the decoded masks: min(df, blockDocs) long
+	imps   []uint8  // a block's impacts when it has none: as long
 
 	// Frequencies, decoded for block freqBlk only, its first freqN docs:
 	// freqCode codes of width freqW read, the escapes from freqEsc on.
@@ -66,11 +65,12 @@ type freqs struct {
 // open makes an iterator over term t restricted to the fields in mask.
 func (ix *Index) open(t int, mask uint8) *postings {
 	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, impBlk: -1}
-	rec := ix.terms[t]
+	rec := ix.rec(t)
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
 	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one)
-	if !ok {
+	if !ok || p.nblocks == 1 && int32(binary.LittleEndian.Uint32(skips)) >= ix.n {
+		// (A short entry's last document is read from its block.)
 		p.bad, p.cur = true, noMore
 		return p
 	}
@@ -83,9 +83,11 @@ func (ix *Index) open(t int, mask uint8) *postings {
 	}
 	// Sized by df: a prefix opens hundreds of lists, most of them short.
 	n := min(p.df, blockDocs)
-	p.docs, p.delta, p.codes = make([]int32, n), make([]uint32, n), make([]uint32, n)
-	b := make([]uint8, 2*n)
-	p.masks, p.imps = b[:n], b[n:]
+	p.docs, p.delta = make([]int32, n), make([]uint32, n)
+	// The masks are decoded eight at a time (blockMeta.masks).
+	m := (n + 7) &^ 7
+	b := make([]uint8, 2*m)
+	p.masks, p.imps = b[:n:m], b[m:m+n]
 	return p
 }
 
@@ -247,13 +249,13 @@ func (p *postings) load(b int) bool {
 	e, blk, cnt := v.e, v.blk, v.cnt
 	p.cnt = cnt
 	p.fm = p.masks[:cnt]
-	v.meta.masks(blk, p.fm, e.MaskOr, p.codes)
+	v.meta.masks(blk, p.fm, e.MaskOr)
 	// Masks are checked where frequencies are decoded; a block whose
-	// masks all lie within the wanted fields, or all are one mask with a
-	// wanted field, needs no per-doc test.
+	// masks all lie within the wanted fields, or all have a wanted field,
+	// needs no per-doc test.
 	p.freq, p.pos = blk[e.FreqOff:e.PosOff], blk[e.PosOff:]
 	p.blk, p.i, p.entry, p.meta = b, -1, e, v.meta
-	p.all = e.MaskOr&^p.mask == 0 || v.meta.mw == 0 && e.MaskOr&p.mask != 0
+	p.all = e.MaskOr&^p.mask == 0 || v.meta.full&p.mask != 0
 	return true
 }
 
@@ -261,8 +263,7 @@ func (p *postings) load(b int) bool {
 // call for the block: a walk that never bounds a document skips them.
 func (p *postings) impacts() []uint8 {
 	if p.impBlk != p.blk {
-		p.imp = p.imps[:len(p.fm)]
-		p.meta.impacts(p.ix.mm[p.entry.Off:], p.imp, p.entry.WAny, p.codes)
+		p.imp = p.meta.impacts(p.ix.mm[p.entry.Off:], p.imps[:len(p.fm)], p.entry.WAny)
 		p.impBlk = p.blk
 	}
 	return p.imp
@@ -500,7 +501,7 @@ func (p *postings) countBlock(b int) (n int, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	return v.meta.countMasks(v.blk, cnt, or, p.mask, p.codes), true
+	return v.meta.countMasks(v.blk, cnt, or, p.mask), true
 }
 
 // uvarint is binary.Uvarint(b[at:]) with the one-byte case inline.

@@ -188,10 +188,7 @@ func (w *Writer) writePrefixes() error {
 			}
 			clear(bits)
 		}
-		if err := w.termRecord(off, df); err != nil {
-			return err
-		}
-		if err := w.termStr.write([]byte(PrefixTerm(l.prefix))); err != nil {
+		if err := w.dict.add([]byte(PrefixTerm(l.prefix)), termRec{SkipOff: off, DF: df}); err != nil {
 			return err
 		}
 		w.nTerms++
@@ -228,7 +225,7 @@ func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 			return fmt.Errorf("search: reading back a list for a prefix: a bad block at %d", e.Off)
 		}
 		masks := u.masks8[:cnt]
-		meta.masks(blk, masks, e.MaskOr, u.delta[:cnt])
+		meta.masks(blk, masks, e.MaskOr)
 		unpack(u.delta[:cnt], blk[1:], width)
 		for i, d := range u.delta[:cnt] {
 			doc += int64(d) + 1
@@ -273,7 +270,7 @@ func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 
 		return nil
 	}
 	size := uint64(setBytes(ix.n))
-	off := ix.terms[t].SkipOff
+	off := ix.rec(t).SkipOff
 	if mask == anyFieldsFulltext {
 		off += size
 	}

@@ -1,14 +1,12 @@
 package search
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,8 +61,8 @@ type Index struct {
 	tDocs    []int32
 	cOff     []uint64
 	citing   []int32
-	terms    []termRec
-	termStr  []byte
+	termIdx  []uint64 // the dictionary (dict.go)
+	termBlk  []byte
 	// postings is the postings section's range in mm.
 	postLo, postHi uint64
 
@@ -216,7 +214,7 @@ func (ix *Index) parse() error {
 	}{
 		secDocs: {docRecSize, n}, secTopicOff: {4, n + 1}, secTopicCodes: {2, 0},
 		secTopicDocOff: {8, nTopics + 1}, secTopicDocs: {4, 0}, secCiteOff: {8, n + 1}, secCiting: {4, 0},
-		secPostings: {1, 0}, secTermTab: {termRecSize, nTerms + 1}, secTermStr: {1, 0}, secYears: {2, 0}, secLicFlags: {2, 0},
+		secPostings: {1, 0}, secTermIdx: {8, (nTerms+termBlock-1)/termBlock + 1}, secTermBlocks: {1, 0}, secYears: {2, 0}, secLicFlags: {2, 0},
 	}
 	for s, w := range want {
 		l := uint64(len(sec[s]))
@@ -233,8 +231,8 @@ func (ix *Index) parse() error {
 	ix.tDocs = castSlice[int32](sec[secTopicDocs])
 	ix.cOff = castSlice[uint64](sec[secCiteOff])
 	ix.citing = castSlice[int32](sec[secCiting])
-	ix.terms = castSlice[termRec](sec[secTermTab])
-	ix.termStr = sec[secTermStr]
+	ix.termIdx = castSlice[uint64](sec[secTermIdx])
+	ix.termBlk = sec[secTermBlocks]
 	ix.topicCode = make(map[string]uint16, len(ix.topics))
 	for i, t := range ix.topics {
 		ix.topicCode[t] = uint16(i)
@@ -426,34 +424,4 @@ func (ix *Index) citingOf(doc int32) []int32 {
 		return nil
 	}
 	return ix.citing[lo:hi]
-}
-
-// term returns the bytes of term t.
-func (ix *Index) term(t int) []byte {
-	lo, hi := ix.terms[t].StrOff, ix.terms[t+1].StrOff
-	if lo > hi || uint64(hi) > uint64(len(ix.termStr)) {
-		return nil
-	}
-	return ix.termStr[lo:hi]
-}
-
-// lookup returns the number of a term, or -1.
-func (ix *Index) lookup(term string) int {
-	i := ix.seek(term)
-	if i < ix.nTerms && string(ix.term(i)) == term {
-		return i
-	}
-	return -1
-}
-
-// seek returns the first term >= s.
-func (ix *Index) seek(s string) int {
-	return sort.Search(ix.nTerms, func(i int) bool { return bytes.Compare(ix.term(i), []byte(s)) >= 0 })
-}
-
-// prefixRange returns the terms starting with p: lo..hi-1.
-func (ix *Index) prefixRange(p string) (int, int) {
-	lo := ix.seek(p)
-	hi := lo + sort.Search(ix.nTerms-lo, func(i int) bool { return !bytes.HasPrefix(ix.term(lo+i), []byte(p)) })
-	return lo, hi
 }

@@ -97,7 +97,7 @@ const allFields = 1<<NumFields - 1
 
 // liveDF is the number of live documents of term id's list.
 func (g *mseg) liveDF(id int) int64 {
-	return int64(g.Index.terms[id].DF) - g.deletedIn(id, allFields)
+	return int64(g.Index.rec(id).DF) - g.deletedIn(id, allFields)
 }
 
 // deletedIn is the number of deleted documents of term id's list with a
@@ -469,33 +469,40 @@ func (m *Multi) exact(w *mword) int64 {
 // words walks the terms starting with p over all segments in byte order,
 // each once, until visit returns false.
 func (m *Multi) words(p string, visit func(*mword) bool) {
-	type cur struct{ at, hi int }
+	// A cursor in each segment's dictionary over its words of p.
+	type cur struct {
+		termCursor
+		hi int
+		ok bool
+	}
 	cs := make([]cur, len(m.segs))
 	for s, g := range m.segs {
-		cs[s].at, cs[s].hi = g.Index.prefixRange(p)
+		lo, hi := g.Index.prefixRange(p)
+		cs[s].hi = hi
+		if lo < hi {
+			cs[s].termCursor, cs[s].ok = g.Index.cursor(lo)
+		}
 	}
 	for {
 		var min []byte
-		for s, c := range cs {
-			if c.at < c.hi {
-				if t := m.segs[s].Index.term(c.at); min == nil || bytes.Compare(t, min) < 0 {
-					min = t
-				}
+		for _, c := range cs {
+			if c.ok && (min == nil || bytes.Compare(c.term, min) < 0) {
+				min = c.term
 			}
 		}
 		if min == nil {
 			return
 		}
-		w := &mword{term: min, live: -1}
+		w := &mword{term: bytes.Clone(min), live: -1}
 		for s := range cs {
 			c := &cs[s]
 			g := m.segs[s]
-			if c.at < c.hi && bytes.Equal(g.Index.term(c.at), min) {
-				df := int64(g.Index.terms[c.at].DF)
-				w.parts = append(w.parts, mpart{s, c.at})
+			if c.ok && bytes.Equal(c.term, w.term) {
+				df := int64(c.rec.DF)
+				w.parts = append(w.parts, mpart{s, c.t})
 				w.hi += df
 				w.lo += max(0, df-int64(len(g.Deleted)))
-				c.at++
+				c.ok = c.t+1 < c.hi && c.next()
 			}
 		}
 		if !visit(w) {
@@ -575,7 +582,7 @@ func (m *Multi) lookup(term string) *mword {
 	w := &mword{term: []byte(term), live: -1}
 	for s, g := range m.segs {
 		if id := g.Index.lookup(term); id >= 0 {
-			df := int64(g.Index.terms[id].DF)
+			df := int64(g.Index.rec(id).DF)
 			w.parts = append(w.parts, mpart{s, id})
 			w.hi += df
 			w.lo += max(0, df-int64(len(g.Deleted)))

@@ -46,10 +46,10 @@ func TestIndexBytes(t *testing.T) {
 	for _, k := range keys {
 		t.Logf("%-28s %14d %10.1f MiB", k, sz[k], float64(sz[k])/(1<<20))
 	}
-	// The sentinel record and the padding before the prefix terms'
-	// bitsets (8-aligned) are in no component.
-	want := int64(ix.postHi-ix.postLo) + int64(len(ix.terms))*termRecSize + int64(len(ix.termStr))
-	if d := want - parts; d < termRecSize || d >= termRecSize+8 {
+	// The dictionary index's last offset and the padding before the
+	// prefix terms' bitsets (8-aligned) are in no component.
+	want := int64(ix.postHi-ix.postLo) + int64(len(ix.termIdx))*8 + int64(len(ix.termBlk))
+	if d := want - parts; d < 8 || d >= 16 {
 		t.Errorf("components %d bytes, postings and dictionary %d", parts, want)
 	}
 }
@@ -105,8 +105,18 @@ func writeSizesIndex(t *testing.T) string {
 func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 	sz := map[string]int64{}
 	var pos []uint32
+	// Each term's dictionary entry, and a block's offset for its first.
+	entry := make([]int64, ix.nTerms)
+	c, ok := ix.cursor(0)
+	for at := 0; ok; ok = c.next() {
+		if c.t%termBlock == 0 {
+			at = -8
+		}
+		entry[c.t] = int64(c.at - at)
+		at = c.at
+	}
 	for term := range ix.nTerms {
-		rec := ix.terms[term]
+		rec := ix.rec(term)
 		s := ix.term(term)
 		class := "word"
 		switch {
@@ -117,7 +127,7 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 		case rec.DF == 1:
 			class = "word1"
 		}
-		sz[class+".dict"] += termRecSize + int64(len(s))
+		sz[class+".dict"] += entry[term]
 		sz[class+".terms"]++
 		if class == "prefix" {
 			sz[class+".bitsets"] += 2 * setBytes(ix.n)

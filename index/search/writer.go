@@ -60,20 +60,20 @@ type Writer struct {
 	lastCited int32
 	lastCiter int32
 
-	termTab, termStr *spool
-	nTerms           int64
-	pairWords        []string // recorded in the TOC; nil: no pair terms
-	frequentWords    []string
-	pairFields       uint8
-	pairRule         *Pairs // which pair terms to keep (DropRarePairs)
-	years            *spool // the year column (FORMAT.md)
-	licFlags         *spool // the licence and flags column
-	yearsWide        bool   // a year does not fit the column: it is left empty
-	term             []byte
-	df               uint32
-	skips            []skipEntry
-	oneSkip          []byte // the short entry of a list of one block
-	blk              blockBuf
+	dict          dictWriter // the dictionary's spools
+	nTerms        int64
+	pairWords     []string // recorded in the TOC; nil: no pair terms
+	frequentWords []string
+	pairFields    uint8
+	pairRule      *Pairs // which pair terms to keep (DropRarePairs)
+	years         *spool // the year column (FORMAT.md)
+	licFlags      *spool // the licence and flags column
+	yearsWide     bool   // a year does not fit the column: it is left empty
+	term          []byte
+	df            uint32
+	skips         []skipEntry
+	oneSkip       []byte // the short entry of a list of one block
+	blk           blockBuf
 
 	// docLens maps the written docs section back (at the first posting)
 	// for the field lengths the block score bounds need; norm0 and normK
@@ -146,7 +146,7 @@ func NewWriter(path, workDir string) (*Writer, error) {
 	w := &Writer{path: path, work: workDir, f: f, bw: resident.NewWriter(f),
 		licCode: map[string]uint8{}, topicCode: map[string]uint16{}, lastCited: -1, lastCiter: -1,
 		blk: blockBuf{doc: -1}}
-	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.termTab, &w.termStr, &w.years, &w.licFlags} {
+	for _, s := range []**spool{&w.topicOff, &w.topicCodes, &w.citeOff, &w.citing, &w.dict.idx, &w.dict.blk, &w.years, &w.licFlags} {
 		if *s, err = newSpool(workDir); err != nil {
 			w.Abort()
 			return nil, err
@@ -561,7 +561,7 @@ func (w *Writer) flushBlock() error {
 	bk.packed = append(bk.packed[:0], byte(b))
 	bk.packed = appendPacked(bk.packed, bk.deltas, b)
 	bk.codes = slices.Grow(bk.codes[:0], len(bk.masks))[:len(bk.masks)]
-	bk.packed = appendMeta(bk.packed, bk.masks, bk.impacts, bk.codes)
+	bk.packed = appendMeta(bk.packed, bk.masks, bk.maskOr, bk.impacts, bk.codes)
 	bk.freqs = appendEscaped(bk.freqs[:0], bk.tfv)
 	freqOff := len(bk.packed)
 	posOff := freqOff + len(bk.freqs)
@@ -627,26 +627,11 @@ func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
 			}
 		}
 	}
-	if err := w.termRecord(skipOff, df); err != nil {
-		return 0, err
-	}
-	if err := w.termStr.write(term); err != nil {
+	if err := w.dict.add(term, termRec{SkipOff: skipOff, DF: df}); err != nil {
 		return 0, err
 	}
 	w.nTerms++
 	return skipOff, nil
-}
-
-// termRecord writes the record of the term whose bytes termStr gets next.
-func (w *Writer) termRecord(skipOff uint64, df uint32) error {
-	if w.termStr.n > math.MaxUint32 {
-		return fmt.Errorf("search: the terms' bytes pass 4 GiB")
-	}
-	var b [termRecSize]byte
-	binary.LittleEndian.PutUint64(b[0:], skipOff)
-	binary.LittleEndian.PutUint32(b[8:], uint32(w.termStr.n))
-	binary.LittleEndian.PutUint32(b[12:], df)
-	return w.termTab.write(b[:])
 }
 
 // Close writes the remaining sections, the table of contents and the
@@ -670,13 +655,13 @@ func (w *Writer) Close() (int64, error) {
 		return 0, err
 	}
 	w.end(secPostings)
-	if err := w.termRecord(uint64(w.off), 0); err != nil { // the sentinel
+	if err := w.dict.finish(); err != nil {
 		return 0, err
 	}
-	if err := w.copySpool(secTermTab, w.termTab); err != nil {
+	if err := w.copySpool(secTermIdx, w.dict.idx); err != nil {
 		return 0, err
 	}
-	if err := w.copySpool(secTermStr, w.termStr); err != nil {
+	if err := w.copySpool(secTermBlocks, w.dict.blk); err != nil {
 		return 0, err
 	}
 	if err := w.endYears(); err != nil {
@@ -801,7 +786,7 @@ func (w *Writer) toc() []byte {
 
 // Abort closes and removes the index file and the spools.
 func (w *Writer) Abort() {
-	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.termTab, w.termStr, w.years, w.licFlags} {
+	for _, s := range []*spool{w.topicOff, w.topicCodes, w.citeOff, w.citing, w.dict.idx, w.dict.blk, w.years, w.licFlags} {
 		s.discard()
 	}
 	w.unmapDocs()
