@@ -130,16 +130,21 @@ func (m *blockMeta) masks(blk, dst []byte, maskOr uint8) {
 	}
 }
 
-// countMasks counts the block's documents whose mask shares a field with
-// mask.
-func (m *blockMeta) countMasks(blk []byte, cnt int, maskOr, mask uint8) int {
+// wanted returns the block's documents whose mask shares a field with
+// mask: bit i of word i/64 for document i.
+func (m *blockMeta) wanted(blk []byte, cnt int, maskOr, mask uint8) (want [2]uint64) {
 	switch {
 	case maskOr&mask == 0:
-		return 0
+		return want
 	case m.full&mask != 0:
-		return cnt
+		for i := range want {
+			if n := cnt - 64*i; n > 0 {
+				want[i] = 1<<min(n, 64) - 1
+			}
+		}
+		return want
 	}
-	// The documents of the wanted fields' planes, eight at a time.
+	// The wanted fields' planes ORed; bits past cnt are zero.
 	var or [blockDocs / 8]byte
 	plane := packedLen(cnt, 1)
 	at := m.planesAt
@@ -154,11 +159,7 @@ func (m *blockMeta) countMasks(blk []byte, cnt int, maskOr, mask uint8) int {
 		}
 		at += plane
 	}
-	n := 0
-	for _, b := range or[:plane] {
-		n += bits.OnesCount8(b)
-	}
-	return n
+	return [2]uint64{binary.LittleEndian.Uint64(or[:]), binary.LittleEndian.Uint64(or[8:])}
 }
 
 // impacts returns the block's impact bytes: in place, or without them

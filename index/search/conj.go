@@ -176,7 +176,7 @@ func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, erro
 	ts := c.lists()
 	ls := make([]*winList, len(ts))
 	for i, t := range ts {
-		p := ev.ix.open(t.p.term, t.p.mask)
+		p := ev.ix.openRec(t.p.term, t.p.rec(), t.p.mask)
 		ev.postings = append(ev.postings, p)
 		ls[i] = &winList{p: p, set: t.set}
 		if !c.build[i] {
@@ -186,7 +186,7 @@ func (c *conj) windowLists(ctx context.Context, ev *evaluator) ([]*winList, erro
 			return nil, err
 		}
 		// The whole list in one window, from a list of its own.
-		b := ev.ix.open(t.p.term, t.p.mask)
+		b := ev.ix.openRec(t.p.term, t.p.rec(), t.p.mask)
 		ev.postings = append(ev.postings, b)
 		set := make([]uint64, setBytes(ev.ix.n)/8)
 		if (&winList{p: b}).fill(set, 0, ev.ix.n); !b.bad {
@@ -273,17 +273,12 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	all := v.e.MaskOr&^p.mask == 0 || v.meta.full&p.mask != 0
-	var masks [blockDocs]uint8 // not p.masks: the walk's block keeps them
-	fm := masks[:v.cnt]
-	if !all {
-		v.meta.masks(v.blk, fm, v.e.MaskOr)
-	}
+	want := v.meta.wanted(v.blk, v.cnt, v.e.MaskOr, p.mask)
 	n, acc := 0, v.prev
 	for i, d := range p.delta[:v.cnt] {
 		acc += int64(d) + 1
 		x := uint64(acc - int64(base))
-		if x < uint64(win) && (all || fm[i]&p.mask != 0) {
+		if x < uint64(win) && want[i>>6]&(1<<(i&63)) != 0 {
 			set[x>>6] |= 1 << (x & 63)
 			n++
 		}

@@ -148,7 +148,7 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, offered map[int32]b
 		}
 		for i := range p.cnt {
 			d := p.docs[i]
-			if !p.all && p.fm[i]&p.mask == 0 || c.match[d>>6]&(1<<(d&63)) == 0 {
+			if !p.wants(i) || c.match[d>>6]&(1<<(d&63)) == 0 {
 				continue
 			}
 			p.i, p.cur = i, d

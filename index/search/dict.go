@@ -183,10 +183,41 @@ func (ix *Index) term(t int) []byte {
 }
 
 // rec returns term t's record; zero if damaged (its list then fails to
-// open: a zero offset is outside the postings).
+// open: a zero offset is outside the postings). It skips the terms' bytes
+// that a cursor would rebuild.
 func (ix *Index) rec(t int) termRec {
-	c, _ := ix.cursor(t)
-	return c.rec
+	b := ix.block(t / termBlock)
+	var rec termRec
+	at := 0
+	for i := range t%termBlock + 1 {
+		var v [4]uint64 // shared (not the first), length, df, offset
+		for k := range v {
+			if k == 0 && i == 0 {
+				continue
+			}
+			x, n := uvarint(b, at)
+			if n <= 0 {
+				return termRec{}
+			}
+			v[k], at = x, at+n
+			if k == 1 {
+				if x > uint64(len(b)-at) {
+					return termRec{}
+				}
+				at += int(x)
+			}
+		}
+		if v[2] > 1<<32-1 {
+			return termRec{}
+		}
+		rec.DF = uint32(v[2])
+		if i == 0 {
+			rec.SkipOff = v[3]
+		} else {
+			rec.SkipOff += v[3]
+		}
+	}
+	return rec
 }
 
 // seek returns a cursor at the first term >= s; ok is false when there

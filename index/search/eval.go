@@ -135,17 +135,18 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 	}
 	var ids []int
-	var dfs []int64 // over segments: the words' live documents
+	var recs []termRec // the words' records, when the expansion read them
+	var dfs []int64    // over segments: the words' live documents
 	bits := e.st.m == nil
 	switch {
 	case t.Prefix && e.st.m != nil:
 		ids, dfs, bits = e.st.m.expansion(e.st.seg, 'p', word)
 	case t.Prefix:
-		ids = e.ix.expandPrefix(word, query.MaxExpansions)
+		ids, recs = e.ix.expandPrefix(word, query.MaxExpansions)
 	case e.stem && t.Field != query.DOI && t.Field != query.Author && e.st.m != nil:
 		ids, dfs, _ = e.st.m.expansion(e.st.seg, 's', word)
 	case e.stem && t.Field != query.DOI && t.Field != query.Author:
-		ids = e.ix.expandStem(word, query.MaxExpansions)
+		ids, recs = e.ix.expandStem(word, query.MaxExpansions)
 	default:
 		if id := e.lookup(word); id >= 0 {
 			ids = []int{id}
@@ -164,9 +165,12 @@ func (e *evaluator) term(t *query.Term) iterator {
 		if m == 0 {
 			continue
 		}
-		if dfs != nil {
+		switch {
+		case dfs != nil:
 			its = append(its, e.termIterIDF(id, m, e.st.idf(float64(dfs[i]))))
-		} else {
+		case recs != nil:
+			its = append(its, e.termIterOf(id, recs[i], m))
+		default:
 			its = append(its, e.termIter(id, m))
 		}
 	}
@@ -196,7 +200,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 				cs := make([]iterator, len(its))
 				for i, it := range its {
 					t := it.(*termIter)
-					cs[i] = e.termIterIDF(t.p.term, t.p.mask, t.idf)
+					cs[i] = e.termIterRec(t.p.term, t.p.rec(), t.p.mask, t.idf)
 				}
 				return cs
 			}
@@ -235,13 +239,22 @@ func (e *evaluator) union(its, scorers []iterator) iterator {
 }
 
 func (e *evaluator) termIter(id int, mask uint8) *termIter {
-	rec := e.ix.rec(id)
-	return e.termIterIDF(id, mask, e.st.idf(e.st.df(e.ix, id, int(rec.DF))))
+	return e.termIterOf(id, e.ix.rec(id), mask)
+}
+
+// termIterOf is termIter with the term's record read.
+func (e *evaluator) termIterOf(id int, rec termRec, mask uint8) *termIter {
+	return e.termIterRec(id, rec, mask, e.st.idf(e.st.df(e.ix, id, int(rec.DF))))
 }
 
 // termIterIDF is termIter with the term's IDF known.
 func (e *evaluator) termIterIDF(id int, mask uint8, idf float64) *termIter {
-	p := e.ix.open(id, mask)
+	return e.termIterRec(id, e.ix.rec(id), mask, idf)
+}
+
+// termIterRec is termIter with the term's record and IDF known.
+func (e *evaluator) termIterRec(id int, rec termRec, mask uint8, idf float64) *termIter {
+	p := e.ix.openRec(id, rec, mask)
 	e.postings = append(e.postings, p)
 	if e.sg != nil {
 		e.sg.takeFreqs(p)
@@ -287,7 +300,9 @@ func (t *termIter) docID() int32          { return t.p.cur }
 func (t *termIter) nextDoc() int32        { return t.p.nextDoc() }
 func (t *termIter) advance(d int32) int32 { return t.p.advance(d) }
 func (t *termIter) cost() int64           { return int64(t.p.df) }
-func (t *termIter) score() float64        { return t.st.bm25f(t.ix, t.p, t.idf, t.p.fm[t.p.i]&t.p.mask) }
+func (t *termIter) score() float64 {
+	return t.st.bm25f(t.ix, t.p, t.idf, t.p.fieldMasks()[t.p.i]&t.p.mask)
+}
 
 // bound is idf·W/(K1+W) for the block's W bound, with a margin for the
 // rounding of the two computations.
@@ -329,46 +344,45 @@ func (st *stats) bm25f(ix *Index, p *postings, idf float64, mask uint8) float64 
 	return idf * w / (K1 + w)
 }
 
-// expandPrefix returns up to max terms starting with p, the most frequent.
-func (ix *Index) expandPrefix(p string, limit int) []int {
+// expandPrefix returns up to max terms starting with p, the most
+// frequent, and their records.
+func (ix *Index) expandPrefix(p string, limit int) ([]int, []termRec) {
 	if p == "" || isPairTerm(p) {
-		return nil
+		return nil, nil
 	}
 	lo, hi := ix.prefixRange(p)
-	ids := make([]int, 0, min(hi-lo, limit))
-	if hi-lo <= limit {
-		for t := lo; t < hi; t++ {
-			ids = append(ids, t)
-		}
-		return ids
-	}
-	dfs := make([]uint32, 0, hi-lo)
+	recs := make([]termRec, 0, hi-lo)
 	ix.walk(lo, hi, func(_ int, _ []byte, rec termRec) bool {
-		dfs = append(dfs, rec.DF)
+		recs = append(recs, rec)
 		return true
 	})
-	return mostFrequent(lo, dfs, limit)
+	ids := make([]int, len(recs))
+	for i := range ids {
+		ids[i] = lo + i
+	}
+	return mostFrequent(ids, recs, limit)
 }
 
-// mostFrequent returns, in order, the limit terms of most documents
-// (ties to the earlier term) among the terms lo.. whose documents dfs
-// lists.
-func mostFrequent(lo int, dfs []uint32, limit int) []int {
-	ids := make([]int, len(dfs))
-	for i := range ids {
-		ids[i] = i
+// mostFrequent keeps, in term order, the limit terms of ids (increasing)
+// of most documents, ties to the earlier term, and their records.
+func mostFrequent(ids []int, recs []termRec, limit int) ([]int, []termRec) {
+	if len(ids) <= limit {
+		return ids, recs
 	}
-	if len(ids) > limit {
-		slices.SortFunc(ids, func(a, b int) int {
-			return cmp.Or(cmp.Compare(dfs[b], dfs[a]), cmp.Compare(a, b))
-		})
-		ids = ids[:limit]
-		slices.Sort(ids)
+	at := make([]int, len(ids))
+	for i := range at {
+		at[i] = i
 	}
-	for i := range ids {
-		ids[i] += lo
+	slices.SortFunc(at, func(a, b int) int {
+		return cmp.Or(cmp.Compare(recs[b].DF, recs[a].DF), cmp.Compare(a, b))
+	})
+	at = at[:limit]
+	slices.Sort(at)
+	kept, keptRecs := make([]int, limit), make([]termRec, limit)
+	for i, a := range at {
+		kept[i], keptRecs[i] = ids[a], recs[a]
 	}
-	return ids
+	return kept, keptRecs
 }
 
 // stemScan bounds the terms examined to expand one stem.
@@ -379,40 +393,26 @@ const stemScan = 20000
 // prefixes of their words but for a final y/i, "study" → "studi"), kept
 // when they stem the same, the most frequent first if more than max. The
 // word itself is always included.
-func (ix *Index) expandStem(w string, limit int) []int {
+func (ix *Index) expandStem(w string, limit int) ([]int, []termRec) {
 	s := tokenize.Stem(w)
 	p := s
 	if len(p) > 2 {
 		p = p[:len(p)-1]
 	}
-	type word struct {
-		id int
-		df uint32
-	}
-	var ws []word
+	var ids []int
+	var recs []termRec
 	lo, hi := ix.prefixRange(p)
 	ix.walk(lo, min(hi, lo+stemScan), func(t int, term []byte, rec termRec) bool {
 		if string(term) == w || tokenize.Stem(string(term)) == s {
-			ws = append(ws, word{t, rec.DF})
+			ids, recs = append(ids, t), append(recs, rec)
 		}
 		return true
 	})
-	if id := ix.lookup(w); id >= 0 && !slices.ContainsFunc(ws, func(x word) bool { return x.id == id }) {
-		ws = append(ws, word{id, ix.rec(id).DF})
-		slices.SortFunc(ws, func(a, b word) int { return cmp.Compare(a.id, b.id) })
+	if id := ix.lookup(w); id >= 0 && !slices.Contains(ids, id) {
+		at, _ := slices.BinarySearch(ids, id)
+		ids, recs = slices.Insert(ids, at, id), slices.Insert(recs, at, ix.rec(id))
 	}
-	if len(ws) > limit {
-		slices.SortFunc(ws, func(a, b word) int {
-			return cmp.Or(cmp.Compare(b.df, a.df), cmp.Compare(a.id, b.id))
-		})
-		ws = ws[:limit]
-	}
-	ids := make([]int, len(ws))
-	for i, x := range ws {
-		ids[i] = x.id
-	}
-	slices.Sort(ids)
-	return ids
+	return mostFrequent(ids, recs, limit)
 }
 
 // yieldChecks is how many phrase candidates find checks between two
@@ -627,7 +627,7 @@ func (p *phraseIter) matches() bool {
 		}
 		in := true
 		for _, w := range p.parts {
-			if w.p.fm[w.p.i]&fb == 0 {
+			if w.p.fieldMasks()[w.p.i]&fb == 0 {
 				in = false
 				break
 			}
@@ -1023,7 +1023,7 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 			imp = p.impacts()
 		}
 		for ; i < p.cnt; i++ {
-			if !p.all && p.fm[i]&p.mask == 0 {
+			if !p.wants(i) {
 				continue
 			}
 			d := p.docs[i]

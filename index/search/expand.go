@@ -215,7 +215,7 @@ func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 			return // Search reports the damage
 		}
 		for i := range p.cnt {
-			if !p.all && p.fm[i]&p.mask == 0 {
+			if !p.wants(i) {
 				continue
 			}
 			p.i, p.cur = i, p.docs[i]

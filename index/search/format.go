@@ -167,7 +167,7 @@ const (
 )
 
 // maxFreqOff bounds a block's doc part: 1 + 128 gaps of 31 bits + the
-// meta part (at most 1 + 1 + 63 + 96 + 1 + 128 bytes) fit a uint16.
+// meta part (at most 1 + 1 + 96 + 128 bytes) fit a uint16.
 const maxFreqOff = math.MaxUint16
 
 // putSkip encodes e into b (skipEntrySize bytes); its bounds are bfloat16

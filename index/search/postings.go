@@ -28,9 +28,11 @@ type postings struct {
 	cnt    int // docs in the block
 	i      int // current doc's index in the block
 	cur    int32
-	all    bool    // every doc of the block has a wanted field
-	fm     []uint8 // the block's field masks, decoded into masks
-	imp    []uint8 // the block's impacts (writer's impact), set by impacts
+	all    bool      // every doc of the block has a wanted field
+	want   [2]uint64 // else bit i: doc i has a wanted field (blockMeta.wanted)
+	fm     []uint8   // the block's field masks, decoded into masks by fieldMasks
+	fmBlk  int       // the block whose masks fm holds, -1 for none
+	imp    []uint8   // the block's impacts (writer's impact), set by impacts
 	meta   blockMeta
 	impBlk int    // the block whose impacts imp holds, -1 for none
 	freq   []byte // the block's frequency part, in the mapping
@@ -63,9 +65,14 @@ type freqs struct {
 }
 
 // open makes an iterator over term t restricted to the fields in mask.
-func (ix *Index) open(t int, mask uint8) *postings {
-	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, impBlk: -1}
-	rec := ix.rec(t)
+func (ix *Index) open(t int, mask uint8) *postings { return ix.openRec(t, ix.rec(t), mask) }
+
+// rec is the record of the list's term.
+func (p *postings) rec() termRec { return termRec{SkipOff: p.skipOff, DF: uint32(p.df)} }
+
+// openRec is open with the term's record read.
+func (ix *Index) openRec(t int, rec termRec, mask uint8) *postings {
+	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, impBlk: -1, fmBlk: -1}
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
 	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one)
@@ -232,7 +239,7 @@ func (p *postings) lastDocOK(v *docPart, last int64) bool {
 	return last == int64(v.e.LastDoc) && last < int64(p.ix.n)
 }
 
-// load unpacks block b's doc ids and views its masks.
+// load unpacks block b's doc ids and reads which have a wanted field.
 func (p *postings) load(b int) bool {
 	v, ok := p.unpackDocs(b)
 	if !ok {
@@ -248,22 +255,46 @@ func (p *postings) load(b int) bool {
 	}
 	e, blk, cnt := v.e, v.blk, v.cnt
 	p.cnt = cnt
-	p.fm = p.masks[:cnt]
-	v.meta.masks(blk, p.fm, e.MaskOr)
 	// Masks are checked where frequencies are decoded; a block whose
 	// masks all lie within the wanted fields, or all have a wanted field,
 	// needs no per-doc test.
 	p.freq, p.pos = blk[e.FreqOff:e.PosOff], blk[e.PosOff:]
 	p.blk, p.i, p.entry, p.meta = b, -1, e, v.meta
 	p.all = e.MaskOr&^p.mask == 0 || v.meta.full&p.mask != 0
+	if !p.all {
+		p.want = v.meta.wanted(blk, cnt, e.MaskOr, p.mask)
+	}
 	return true
+}
+
+// wants reports whether the current block's document i has a wanted
+// field.
+func (p *postings) wants(i int) bool {
+	return p.all || p.want[i>>6]&(1<<(i&63)) != 0
+}
+
+// fieldMasks returns the current block's field masks, decoded on the
+// first call for the block: a walk that only counts skips them.
+func (p *postings) fieldMasks() []uint8 {
+	if p.cnt == 0 {
+		return p.masks // failed: the search reports it
+	}
+	if p.fmBlk != p.blk {
+		p.fm = p.masks[:p.cnt]
+		p.meta.masks(p.ix.mm[p.entry.Off:], p.fm, p.entry.MaskOr)
+		p.fmBlk = p.blk
+	}
+	return p.fm
 }
 
 // impacts returns the current block's impact bytes, decoded on the first
 // call for the block: a walk that never bounds a document skips them.
 func (p *postings) impacts() []uint8 {
+	if p.cnt == 0 {
+		return p.imps // failed: the search reports it
+	}
 	if p.impBlk != p.blk {
-		p.imp = p.meta.impacts(p.ix.mm[p.entry.Off:], p.imps[:len(p.fm)], p.entry.WAny)
+		p.imp = p.meta.impacts(p.ix.mm[p.entry.Off:], p.imps[:p.cnt], p.entry.WAny)
 		p.impBlk = p.blk
 	}
 	return p.imp
@@ -280,7 +311,7 @@ func (p *postings) loadFreqs() bool {
 	if p.freqBlk != p.blk {
 		// The escapes follow the codes: one a field of each document's mask.
 		codes := 0
-		for _, m := range p.fm {
+		for _, m := range p.fieldMasks() {
 			codes += bits.OnesCount8(m)
 		}
 		if len(buf) == 0 || buf[0] > maxEscWidth || 1+packedLen(codes, int(buf[0])) > len(buf) {
@@ -349,7 +380,7 @@ func (p *postings) nextDoc() int32 {
 			}
 			p.i = 0
 		}
-		if p.all || p.fm[p.i]&p.mask != 0 {
+		if p.wants(p.i) {
 			p.cur = p.docs[p.i]
 			return p.cur
 		}
@@ -442,7 +473,7 @@ func (p *postings) tf() *[NumFields]uint32 {
 
 // positions appends the current document's positions in field f to dst.
 func (p *postings) positions(dst []uint32, f int) []uint32 {
-	if p.fm[p.i]&(1<<f) == 0 || !p.loadFreqs() {
+	if p.fieldMasks()[p.i]&(1<<f) == 0 || !p.loadFreqs() {
 		return dst
 	}
 	if p.posAt > p.i {
@@ -501,7 +532,8 @@ func (p *postings) countBlock(b int) (n int, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	return v.meta.countMasks(v.blk, cnt, or, p.mask), true
+	want := v.meta.wanted(v.blk, cnt, or, p.mask)
+	return bits.OnesCount64(want[0]) + bits.OnesCount64(want[1]), true
 }
 
 // uvarint is binary.Uvarint(b[at:]) with the one-byte case inline.

@@ -277,7 +277,7 @@ func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 
 	if off%8 != 0 || off < ix.postLo || off+size > ix.postHi || off+size < off {
 		return nil // damaged: the words' lists count it
 	}
-	if !own && !slices.Equal(ids, ix.expandPrefix(p, query.MaxExpansions)) {
+	if mine, _ := ix.expandPrefix(p, query.MaxExpansions); !own && !slices.Equal(ids, mine) {
 		return nil
 	}
 	ix.res.Touch(int(off), int(off+size))

@@ -684,7 +684,7 @@ func (s *scan) list(ctx context.Context, l lister) error {
 			s.prefetchYears(p.docs[:p.cnt])
 		}
 		for i := range p.cnt {
-			if !p.all && p.fm[i]&p.mask == 0 {
+			if !p.wants(i) {
 				continue
 			}
 			d := p.docs[i]

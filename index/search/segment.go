@@ -311,7 +311,8 @@ func (g *mseg) prefixTermHolds(p string, ids []int) bool {
 		return false
 	}
 	i := 0
-	for _, id := range g.Index.expandPrefix(p, query.MaxExpansions) {
+	own, _ := g.Index.expandPrefix(p, query.MaxExpansions)
+	for _, id := range own {
 		if i < len(ids) && ids[i] == id {
 			i++
 			continue
