@@ -183,40 +183,10 @@ func (ix *Index) term(t int) []byte {
 }
 
 // rec returns term t's record; zero if damaged (its list then fails to
-// open: a zero offset is outside the postings). It skips the terms' bytes
-// that a cursor would rebuild.
+// open: a zero offset is outside the postings).
 func (ix *Index) rec(t int) termRec {
-	b := ix.block(t / termBlock)
 	var rec termRec
-	at := 0
-	for i := range t%termBlock + 1 {
-		var v [4]uint64 // shared (not the first), length, df, offset
-		for k := range v {
-			if k == 0 && i == 0 {
-				continue
-			}
-			x, n := uvarint(b, at)
-			if n <= 0 {
-				return termRec{}
-			}
-			v[k], at = x, at+n
-			if k == 1 {
-				if x > uint64(len(b)-at) {
-					return termRec{}
-				}
-				at += int(x)
-			}
-		}
-		if v[2] > 1<<32-1 {
-			return termRec{}
-		}
-		rec.DF = uint32(v[2])
-		if i == 0 {
-			rec.SkipOff = v[3]
-		} else {
-			rec.SkipOff += v[3]
-		}
-	}
+	ix.walkRecs(t, t+1, func(r termRec) { rec = r })
 	return rec
 }
 
@@ -268,6 +238,46 @@ func (ix *Index) prefixRange(p string) (int, int) {
 	}
 	q[len(q)-1]++
 	return lo, max(lo, ix.seekNum(string(q)))
+}
+
+// walkRecs calls visit with the records of the terms lo..hi-1 in order,
+// skipping the terms' bytes that walk rebuilds; false if the dictionary
+// is damaged.
+func (ix *Index) walkRecs(lo, hi int, visit func(rec termRec)) bool {
+	for j := lo / termBlock; j*termBlock < hi; j++ {
+		b := ix.block(j)
+		var rec termRec
+		at := 0
+		for t := j * termBlock; t < min(hi, (j+1)*termBlock); t++ {
+			var v [4]uint64 // shared (not the first), length, df, offset
+			for k := range v {
+				if k == 0 && t%termBlock == 0 {
+					continue
+				}
+				x, n := uvarint(b, at)
+				if n <= 0 || k == 1 && x > uint64(len(b)-at-n) {
+					return false
+				}
+				v[k], at = x, at+n
+				if k == 1 {
+					at += int(x)
+				}
+			}
+			if v[2] > 1<<32-1 {
+				return false
+			}
+			rec.DF = uint32(v[2])
+			if t%termBlock == 0 {
+				rec.SkipOff = v[3]
+			} else {
+				rec.SkipOff += v[3]
+			}
+			if t >= lo {
+				visit(rec)
+			}
+		}
+	}
+	return true
 }
 
 // walk calls visit with the terms lo..hi-1 in order, their bytes (valid

@@ -309,7 +309,7 @@ func (t *termIter) score() float64 {
 func (t *termIter) bound() float64 {
 	if !t.useAll {
 		// The document's own impact byte: idf·q/255.
-		return t.impScale * float64(t.p.impacts()[t.p.i])
+		return t.impScale * float64(t.p.imp[t.p.i])
 	}
 	if t.bBlk != t.p.blk {
 		t.b, t.bBlk = t.blockBound(t.p.blk), t.p.blk
@@ -321,9 +321,9 @@ func (t *termIter) bound() float64 {
 func (t *termIter) blockBound(b int) float64 {
 	at := b*skipEntrySize + skipWAnyAt
 	if t.useAll {
-		at += 2
+		at += 4
 	}
-	w := float64(bf16(binary.LittleEndian.Uint16(t.p.skips[at:]))) * t.bscale
+	w := float64(math.Float32frombits(binary.LittleEndian.Uint32(t.p.skips[at:]))) * t.bscale
 	return t.idf * w / (K1 + w) * (1 + 1e-9)
 }
 func (t *termIter) positions(dst []uint32, f int) []uint32 { return t.p.positions(dst, f) }
@@ -352,10 +352,7 @@ func (ix *Index) expandPrefix(p string, limit int) ([]int, []termRec) {
 	}
 	lo, hi := ix.prefixRange(p)
 	recs := make([]termRec, 0, hi-lo)
-	ix.walk(lo, hi, func(_ int, _ []byte, rec termRec) bool {
-		recs = append(recs, rec)
-		return true
-	})
+	ix.walkRecs(lo, hi, func(rec termRec) { recs = append(recs, rec) })
 	ids := make([]int, len(recs))
 	for i := range ids {
 		ids[i] = lo + i
@@ -1018,10 +1015,6 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 		return p.cur
 	}
 	for i := p.i; ; i = 0 {
-		var imp []uint8
-		if u.scoring && !t.useAll {
-			imp = p.impacts()
-		}
 		for ; i < p.cnt; i++ {
 			if !p.wants(i) {
 				continue
@@ -1037,7 +1030,7 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 				if t.useAll {
 					u.add(k, t.bound()) // the block's: the same for every i
 				} else {
-					u.add(k, t.impScale*float64(imp[i]))
+					u.add(k, t.impScale*float64(p.imp[i]))
 				}
 			}
 			*w |= bit

@@ -147,7 +147,7 @@ type skipEntry struct {
 	// WAny and WAll bound the BM25F weighted frequency sum of the block's
 	// documents over the fields of anyFields and over all fields: a
 	// document's score over fields m is at most idf·W/(K1+W) with W the
-	// bound of a superset of m (rounded up to a bfloat16: roundUp16).
+	// bound of a superset of m (rounded up to float32).
 	WAny, WAll float32
 	FreqOff    uint32 // the frequency part's offset from the block's start
 	PosOff     uint32 // the position part's offset from the block's start
@@ -155,31 +155,30 @@ type skipEntry struct {
 }
 
 // skipEntrySize is a skip table entry's size: last doc int32 | mask_or
-// uint8 | a zero byte | freq_off uint16 | w_any bf16 | w_all bf16 |
+// uint8 | a zero byte | freq_off uint16 | w_any float32 | w_all float32 |
 // pos_off uint32 | block offset uint64.
-const skipEntrySize = 24
+const skipEntrySize = 28
 
 // Offsets within a skip entry.
 const (
 	skipMaskAt = 4
 	skipWAnyAt = 8 // w_all follows
-	skipOffAt  = 16
+	skipOffAt  = 20
 )
 
 // maxFreqOff bounds a block's doc part: 1 + 128 gaps of 31 bits + the
 // meta part (at most 1 + 1 + 96 + 128 bytes) fit a uint16.
 const maxFreqOff = math.MaxUint16
 
-// putSkip encodes e into b (skipEntrySize bytes); its bounds are bfloat16
-// values (roundUp16).
+// putSkip encodes e into b (skipEntrySize bytes).
 func putSkip(b []byte, e skipEntry) {
 	clear(b[:skipEntrySize])
 	binary.LittleEndian.PutUint32(b[0:], uint32(e.LastDoc))
 	b[skipMaskAt] = e.MaskOr
 	binary.LittleEndian.PutUint16(b[6:], uint16(e.FreqOff))
-	binary.LittleEndian.PutUint16(b[skipWAnyAt:], bf16Bits(e.WAny))
-	binary.LittleEndian.PutUint16(b[skipWAnyAt+2:], bf16Bits(e.WAll))
-	binary.LittleEndian.PutUint32(b[12:], e.PosOff)
+	binary.LittleEndian.PutUint32(b[skipWAnyAt:], math.Float32bits(e.WAny))
+	binary.LittleEndian.PutUint32(b[skipWAnyAt+4:], math.Float32bits(e.WAll))
+	binary.LittleEndian.PutUint32(b[16:], e.PosOff)
 	binary.LittleEndian.PutUint64(b[skipOffAt:], e.Off)
 }
 
@@ -189,26 +188,23 @@ func getSkip(b []byte) skipEntry {
 		LastDoc: int32(binary.LittleEndian.Uint32(b[0:])),
 		MaskOr:  b[skipMaskAt],
 		FreqOff: uint32(binary.LittleEndian.Uint16(b[6:])),
-		WAny:    bf16(binary.LittleEndian.Uint16(b[skipWAnyAt:])),
-		WAll:    bf16(binary.LittleEndian.Uint16(b[skipWAnyAt+2:])),
-		PosOff:  binary.LittleEndian.Uint32(b[12:]),
+		WAny:    math.Float32frombits(binary.LittleEndian.Uint32(b[skipWAnyAt:])),
+		WAll:    math.Float32frombits(binary.LittleEndian.Uint32(b[skipWAnyAt+4:])),
+		PosOff:  binary.LittleEndian.Uint32(b[16:]),
 		Off:     binary.LittleEndian.Uint64(b[skipOffAt:]),
 	}
 }
 
 // roundUp16 is the smallest bfloat16 (a float32 of 8 significant bits)
-// >= x (x >= 0, finite): a bound keeps 2 bytes of a float32's 4, at most
-// 0.8 % above the value it bounds.
-func roundUp16(x float64) float32 {
+// >= x (x >= 0, finite): a short skip entry's bound keeps 2 bytes of a
+// float32's 4, at most 0.8 % above the value it bounds.
+func roundUp16(x float64) uint16 {
 	b := math.Float32bits(roundUp32(x))
 	if b&0xffff != 0 {
 		b += 0x10000
 	}
-	return math.Float32frombits(b &^ 0xffff)
+	return uint16(b >> 16)
 }
-
-// bf16Bits is the bfloat16 encoding of f, a bfloat16 value.
-func bf16Bits(f float32) uint16 { return uint16(math.Float32bits(f) >> 16) }
 
 // bf16 decodes a bfloat16.
 func bf16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }

@@ -24,24 +24,23 @@ type postings struct {
 	df      int
 	mask    uint8 // fields that count; docs with none are skipped
 
-	blk    int // current block, -1 before the first
-	cnt    int // docs in the block
-	i      int // current doc's index in the block
-	cur    int32
-	all    bool      // every doc of the block has a wanted field
-	want   [2]uint64 // else bit i: doc i has a wanted field (blockMeta.wanted)
-	fm     []uint8   // the block's field masks, decoded into masks by fieldMasks
-	fmBlk  int       // the block whose masks fm holds, -1 for none
-	imp    []uint8   // the block's impacts (writer's impact), set by impacts
-	meta   blockMeta
-	impBlk int    // the block whose impacts imp holds, -1 for none
-	freq   []byte // the block's frequency part, in the mapping
-	pos    []byte // the block's position part, in the mapping
-	entry  skipEntry
-	docs   []int32  // the block's docs: min(df, blockDocs) long
-	delta  []uint32 // scratch for unpacking
-	masks  []uint8  // the decoded masks: min(df, blockDocs) long
-	imps   []uint8  // a block's impacts when it has none: as long
+	blk   int // current block, -1 before the first
+	cnt   int // docs in the block
+	i     int // current doc's index in the block
+	cur   int32
+	all   bool      // every doc of the block has a wanted field
+	want  [2]uint64 // else bit i: doc i has a wanted field (blockMeta.wanted)
+	fm    []uint8   // the block's field masks, decoded into masks by fieldMasks
+	fmBlk int       // the block whose masks fm holds, -1 for none
+	imp   []uint8   // the block's impacts (writer's impact): in the mapping, or in imps
+	meta  blockMeta
+	freq  []byte // the block's frequency part, in the mapping
+	pos   []byte // the block's position part, in the mapping
+	entry skipEntry
+	docs  []int32  // the block's docs: min(df, blockDocs) long
+	delta []uint32 // scratch for unpacking
+	masks []uint8  // the decoded masks: min(df, blockDocs) long
+	imps  []uint8  // a block's impacts when it has none: as long
 
 	// Frequencies, decoded for block freqBlk only, its first freqN docs:
 	// freqCode codes of width freqW read, the escapes from freqEsc on.
@@ -72,7 +71,7 @@ func (p *postings) rec() termRec { return termRec{SkipOff: p.skipOff, DF: uint32
 
 // openRec is open with the term's record read.
 func (ix *Index) openRec(t int, rec termRec, mask uint8) *postings {
-	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, impBlk: -1, fmBlk: -1}
+	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, fmBlk: -1}
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
 	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one)
@@ -264,6 +263,7 @@ func (p *postings) load(b int) bool {
 	if !p.all {
 		p.want = v.meta.wanted(blk, cnt, e.MaskOr, p.mask)
 	}
+	p.imp = v.meta.impacts(blk, p.imps[:cnt], e.WAny)
 	return true
 }
 
@@ -285,19 +285,6 @@ func (p *postings) fieldMasks() []uint8 {
 		p.fmBlk = p.blk
 	}
 	return p.fm
-}
-
-// impacts returns the current block's impact bytes, decoded on the first
-// call for the block: a walk that never bounds a document skips them.
-func (p *postings) impacts() []uint8 {
-	if p.cnt == 0 {
-		return p.imps // failed: the search reports it
-	}
-	if p.impBlk != p.blk {
-		p.imp = p.meta.impacts(p.ix.mm[p.entry.Off:], p.imps[:p.cnt], p.entry.WAny)
-		p.impBlk = p.blk
-	}
-	return p.imp
 }
 
 // loadFreqs decodes the current block's frequencies up to its current

@@ -277,8 +277,10 @@ func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 
 	if off%8 != 0 || off < ix.postLo || off+size > ix.postHi || off+size < off {
 		return nil // damaged: the words' lists count it
 	}
-	if mine, _ := ix.expandPrefix(p, query.MaxExpansions); !own && !slices.Equal(ids, mine) {
-		return nil
+	if !own {
+		if mine, _ := ix.expandPrefix(p, query.MaxExpansions); !slices.Equal(ids, mine) {
+			return nil
+		}
 	}
 	ix.res.Touch(int(off), int(off+size))
 	return castSlice[uint64](ix.mm[off : off+size])

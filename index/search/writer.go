@@ -568,7 +568,7 @@ func (w *Writer) flushBlock() error {
 	if freqOff > maxFreqOff || uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
 		return fmt.Errorf("search: a postings block of %q over 4 GiB", w.term)
 	}
-	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, WAny: roundUp16(bk.wAny), WAll: roundUp16(bk.wAll),
+	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, WAny: roundUp32(bk.wAny), WAll: roundUp32(bk.wAll),
 		FreqOff: uint32(freqOff), PosOff: uint32(posOff), Off: uint64(w.off)})
 	for _, part := range [][]byte{bk.packed, bk.freqs, bk.pos} {
 		if err := w.write(part); err != nil {
@@ -808,10 +808,10 @@ func (w *Writer) Abort() {
 func appendOneSkip(dst []byte, e skipEntry, off uint64) []byte {
 	dst = append(dst, e.MaskOr)
 	if e.MaskOr&anyFields != 0 {
-		dst = binary.LittleEndian.AppendUint16(dst, bf16Bits(e.WAny))
+		dst = binary.LittleEndian.AppendUint16(dst, roundUp16(float64(e.WAny)))
 	}
 	if e.MaskOr&^anyFields != 0 {
-		dst = binary.LittleEndian.AppendUint16(dst, bf16Bits(e.WAll))
+		dst = binary.LittleEndian.AppendUint16(dst, roundUp16(float64(e.WAll)))
 	}
 	dst = binary.AppendUvarint(dst, uint64(e.PosOff-e.FreqOff))
 	return binary.AppendUvarint(dst, off-e.Off)
