@@ -97,7 +97,7 @@ func TestMetaRoundTrip(t *testing.T) {
 				}
 			}
 			// Without bytes the block's bound stands for every document.
-			imp := m.impacts(blk, got, 1e9)
+			imp := m.impacts(blk, n, 1e9)
 			for i, q := range impacts {
 				if imp[i] != q && (m.impAt > 0 || imp[i] != 255) {
 					t.Fatalf("n %d trial %d doc %d: impact %d for %d", n, trial, i, imp[i], q)

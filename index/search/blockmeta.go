@@ -162,16 +162,22 @@ func (m *blockMeta) wanted(blk []byte, cnt int, maskOr, mask uint8) (want [2]uin
 	return [2]uint64{binary.LittleEndian.Uint64(or[:]), binary.LittleEndian.Uint64(or[8:])}
 }
 
-// impacts returns the block's impact bytes: in place, or without them
-// every document's, the impact of the block's w_any bound, in buf (the
-// documents' count long).
-func (m *blockMeta) impacts(blk, buf []byte, wAny float32) []byte {
+// impacts returns the impact bytes of the block's cnt documents: in
+// place, or without them every document's, the impact of the block's
+// w_any bound.
+func (m *blockMeta) impacts(blk []byte, cnt int, wAny float32) []byte {
 	if m.impAt > 0 {
-		return blk[m.impAt : m.impAt+len(buf)]
+		return blk[m.impAt : m.impAt+cnt]
 	}
-	q := impact(float64(wAny))
-	for i := range buf {
-		buf[i] = q
-	}
-	return buf
+	return sameImpacts[impact(float64(wAny))][:cnt]
 }
+
+// sameImpacts[q] is a block's impacts when they are all q (read only).
+var sameImpacts = func() (t [256][blockDocs]uint8) {
+	for q := range t {
+		for i := range t[q] {
+			t[q][i] = uint8(q)
+		}
+	}
+	return t
+}()

@@ -86,6 +86,9 @@ func (ix *Index) nBlocks() int { return (ix.nTerms + termBlock - 1) / termBlock 
 
 // block returns dictionary block j's bytes, nil if damaged.
 func (ix *Index) block(j int) []byte {
+	if j < 0 || j+1 >= len(ix.termIdx) {
+		return nil // past the last term
+	}
 	lo, hi := ix.termIdx[j], ix.termIdx[j+1]
 	if lo >= hi || hi > uint64(len(ix.termBlk)) {
 		return nil

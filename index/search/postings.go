@@ -40,7 +40,6 @@ type postings struct {
 	docs  []int32  // the block's docs: min(df, blockDocs) long
 	delta []uint32 // scratch for unpacking
 	masks []uint8  // the decoded masks: min(df, blockDocs) long
-	imps  []uint8  // a block's impacts when it has none: as long
 
 	// Frequencies, decoded for block freqBlk only, its first freqN docs:
 	// freqCode codes of width freqW read, the escapes from freqEsc on.
@@ -90,10 +89,6 @@ func (ix *Index) openRec(t int, rec termRec, mask uint8) *postings {
 	// Sized by df: a prefix opens hundreds of lists, most of them short.
 	n := min(p.df, blockDocs)
 	p.docs, p.delta = make([]int32, n), make([]uint32, n)
-	// The masks are decoded eight at a time (blockMeta.masks).
-	m := (n + 7) &^ 7
-	b := make([]uint8, 2*m)
-	p.masks, p.imps = b[:n:m], b[m:m+n]
 	return p
 }
 
@@ -263,7 +258,7 @@ func (p *postings) load(b int) bool {
 	if !p.all {
 		p.want = v.meta.wanted(blk, cnt, e.MaskOr, p.mask)
 	}
-	p.imp = v.meta.impacts(blk, p.imps[:cnt], e.WAny)
+	p.imp = v.meta.impacts(blk, cnt, e.WAny)
 	return true
 }
 
@@ -276,6 +271,11 @@ func (p *postings) wants(i int) bool {
 // fieldMasks returns the current block's field masks, decoded on the
 // first call for the block: a walk that only counts skips them.
 func (p *postings) fieldMasks() []uint8 {
+	if p.masks == nil {
+		// Decoded eight at a time (blockMeta.masks).
+		n := min(p.df, blockDocs)
+		p.masks = make([]uint8, n, (n+7)&^7)
+	}
 	if p.cnt == 0 {
 		return p.masks // failed: the search reports it
 	}
