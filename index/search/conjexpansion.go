@@ -41,7 +41,7 @@ type expMember struct {
 
 // splitExpansion returns a's terms, by cost, and its one expansion; a
 // nil expansion if a has no term, more than one expansion, or another
-// kind of part, or an expansion's term record is damaged.
+// kind of part, or an expansion's dictionary entry is damaged.
 func splitExpansion(a *andIter) ([]*termIter, *expMember) {
 	var pos []*termIter
 	var exp *expMember

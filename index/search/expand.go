@@ -44,7 +44,7 @@ func (u *unionIter) expansion() bool {
 func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	ts, df, ok := u.words()
 	if !ok {
-		return nil // a damaged term record: Search reports it
+		return nil // a damaged dictionary entry: Search reports it
 	}
 	set, done, err := s.ix.expansionSet(ctx, u.key, ts, u.prefixBits, df)
 	if err != nil || set == nil {
@@ -66,7 +66,7 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 }
 
 // words returns the expansion's term iterators and the sum of their
-// documents; false if a term record is damaged.
+// documents; false if a dictionary entry is damaged.
 func (u *unionIter) words() ([]*termIter, int64, bool) {
 	ts := make([]*termIter, len(u.its))
 	var df int64

@@ -647,7 +647,7 @@ func asLister(it iterator) (lister, bool) {
 // list visits the matches of a lister block by block, without an
 // iterator call per document: a block whose bound cannot enter the page,
 // when nothing is filtered or counted by facet, is counted from its skip
-// entry or mask bytes and never unpacked.
+// entry or mask planes and never unpacked.
 func (s *scan) list(ctx context.Context, l lister) error {
 	p := l.list()
 	if s.fc != nil {
