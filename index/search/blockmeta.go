@@ -108,14 +108,15 @@ var spread = func() (t [256]uint64) {
 // masks decodes the block's field masks into dst (its documents' count
 // long, its capacity a multiple of 8 at least).
 func (m *blockMeta) masks(blk, dst []byte, maskOr uint8) {
-	for i := range dst {
-		dst[i] = m.full
+	n := len(dst)
+	words := dst[:(n+7)&^7]
+	full := uint64(m.full) * 0x0101010101010101
+	for k := 0; k < len(words); k += 8 {
+		binary.LittleEndian.PutUint64(words[k:], full)
 	}
 	if !m.planes {
 		return
 	}
-	n := len(dst)
-	words := dst[:(n+7)&^7]
 	plane := packedLen(n, 1)
 	at := m.planesAt
 	for f := range NumFields {
