@@ -152,7 +152,7 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 		// nightly job's archive must not leave its next night without them.
 		b.cfg.Records = true
 	}
-	if b.id, err = nextID(cfg.DataDir, cfg.Now); err != nil {
+	if b.id, err = snapshot.NextID(cfg.DataDir, cfg.Now); err != nil {
 		return nil, err
 	}
 	b.tmp = filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+b.id)
@@ -737,7 +737,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	if b.prev != nil {
 		man.Previous = b.prev.ID
 	}
-	if err := writeManifest(b.tmp, man); err != nil {
+	if err := snapshot.WriteManifest(b.tmp, man); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

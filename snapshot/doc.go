@@ -9,8 +9,10 @@
 // reports a different id.
 //
 // The package also defines the on-disk contract shared by the writer and the
-// readers: table names, the manifest layout and [SchemaVersion]. It imports
-// nothing else from this module.
+// readers: table names, the manifest layout and [SchemaVersion]. What both
+// sides encode lives here once: snapshot ids ([NextID] makes them,
+// [ValidID] checks them; ids.go) and the manifest ([WriteManifest] writes
+// it, [OpenDir] reads it). It imports nothing else from this module.
 //
 // install.go holds the steps that make a finished directory the current
 // snapshot, for any writer of a data directory: [Lock], [RemoveLeftovers],
