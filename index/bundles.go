@@ -20,13 +20,14 @@ import (
 // A bundle is a sequence of independent zstd frames (one zstd stream to
 // any decoder), cut after each line whose document id is a cut
 // (bundleCut): where frames end depends only on the lines themselves, so
-// a delta build rewrites only the frames whose lines changed and copies
+// a delta build rewrites only the frames whose lines changed and keeps
 // the others, and its bundles are byte for byte a full build's
 // (delta_bundles.go). Beside each bundle, bundles/<slug>.frames lists
 // its frames (snapshot.BundleFrame).
 type bundle struct {
 	out    *hashFile
-	frames []bundleFrame
+	frames []bundleFrame // Pack and Offset: in out
+	size   int64         // bytes written to out
 	chunk  []byte // lines of the frame being filled
 	lines  int64  // in chunk
 	last   string // id of chunk's last line
@@ -223,7 +224,8 @@ func (bu *bundle) frame(frame []byte, lines int64, last string) error {
 	if _, err := bu.out.Write(frame); err != nil {
 		return fmt.Errorf("index: bundle %s: %w", bu.out.name, err)
 	}
-	bu.frames = append(bu.frames, bundleFrame{Last: last, Bytes: int64(len(frame)), Lines: lines})
+	bu.frames = append(bu.frames, bundleFrame{Last: last, Bytes: int64(len(frame)), Lines: lines, Pack: bu.out.name, Offset: bu.size})
+	bu.size += int64(len(frame))
 	bu.chunk, bu.lines = bu.chunk[:0], 0
 	return nil
 }
@@ -245,15 +247,34 @@ func mustEncoder(opts ...zstd.EOption) *zstd.Encoder {
 var emptyFrame = mustEncoder(zstd.WithZeroFrames(true)).EncodeAll(nil, nil)
 
 // bundleCut makes a frame end after 1 line in bundleCut on average: about
-// 40 KB of JSON, which zstd compresses nearly as well as a whole stream,
-// and a 1 % delta leaves about three frames in four untouched.
-const bundleCut = 32
+// 10 KB of JSON. A delta build encodes again the frames holding a changed
+// line, so smaller frames make its share of the bundles scale with the
+// delta's; zstd compresses them less well (BENCHMARKS.md, "Incremental
+// builds": of 4 000 generated documents' lines, 8 lines a frame take 16 %
+// more bytes than 32, 4 lines 31 %, while a 1 % delta rewrites 12 % of the
+// bytes at 8 lines, 38 % at 32).
+const bundleCut = 8
 
-// isCut reports whether a frame ends after the line of document id.
+// isCut reports whether a frame ends after the line of document id: its
+// FNV-1a hash is bundleCut-1 modulo bundleCut. (Bundles were once cut
+// where the hash was 0 modulo 32: those cuts are not cuts now, so a delta
+// build tells such a bundle by its frames and writes it again whole,
+// cutFrames.)
 func isCut(id string) bool {
 	h := fnv.New64a()
 	h.Write([]byte(id))
-	return h.Sum64()%bundleCut == 0
+	return h.Sum64()%bundleCut == bundleCut-1
+}
+
+// cutFrames reports whether frames were cut by isCut: every frame but the
+// last ends with a cut.
+func cutFrames(frames []bundleFrame) bool {
+	for i := 0; i+1 < len(frames); i++ {
+		if !isCut(frames[i].Last) {
+			return false
+		}
+	}
+	return true
 }
 
 // lineID returns the document id a bundle line starts with (bundleLine's
@@ -285,7 +306,7 @@ func (bu *bundle) close() (snapshot.File, snapshot.File, error) {
 	if err != nil {
 		return snapshot.File{}, snapshot.File{}, err
 	}
-	idx, err := writeFrames(bu.out.dir, snapshot.FramesPath(f.Name), bu.frames)
+	idx, err := writeFrames(bu.out.dir, f.Name, bu.frames)
 	return f, idx, err
 }
 

@@ -76,8 +76,7 @@ func (h *citeHeap) Pop() any {
 // writeArchiveCitations resolves the citations of the live documents of
 // every segment (dirs, oldest first; num their merged numbering) and
 // writes citations.parquet and the search's citations.bin.
-func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats []snapshot.SegmentIDs,
-	num *snapshot.Numbering) ([]snapshot.File, error) {
+func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, num *snapshot.Numbering) ([]snapshot.File, error) {
 	pairs := newSorter(b.work, b.cfg.SortMemory/4)
 	defer pairs.cleanup()
 	h := &citeHeap{}
@@ -103,9 +102,9 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 		*h = append(*h, c)
 	}
 	heap.Init(h)
-	var key []byte
+	var key, ownerID []byte
 	owner := int32(-1)
-	var rec [8]byte
+	var rec []byte
 	for n := 0; h.Len() > 0; n++ {
 		if n%1_000_000 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -119,11 +118,15 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 		if d := num.Merged(c.seg, c.doc); d >= 0 {
 			switch {
 			case c.kind == 0 && owner < 0:
-				owner = d
+				owner, ownerID = d, append(ownerID[:0], c.id...)
 			case c.kind == 1 && owner >= 0 && owner != d:
-				binary.BigEndian.PutUint32(rec[:], uint32(owner))
-				binary.BigEndian.PutUint32(rec[4:], uint32(d))
-				if err := pairs.add(rec[:]); err != nil {
+				// The pair sorts by its numbers; it carries the ids that
+				// citations.parquet names, so that writing it does not look
+				// every document up in the catalogs.
+				rec = binary.BigEndian.AppendUint32(rec[:0], uint32(owner))
+				rec = binary.BigEndian.AppendUint32(rec, uint32(d))
+				rec = append(append(append(rec, ownerID...), 0), c.id...)
+				if err := pairs.add(rec); err != nil {
 					return nil, err
 				}
 			}
@@ -142,22 +145,28 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 	if err != nil {
 		return nil, err
 	}
-	idOf := func(doc int32) string {
-		s, d := num.Locate(doc)
-		return string(cats[s].ID(d))
-	}
 	cw := isearch.NewCitationWriter(num.Len())
-	var last []byte
+	var last [8]byte
+	first, citedID := true, ""
 	err = pairs.iterate(func(p []byte) error {
-		if string(p) == string(last) {
+		if !first && string(p[:8]) == string(last[:]) {
 			return nil // one work cited by DOI and PMID: one pair
 		}
-		last = append(last[:0], p...)
+		cut := bytes.IndexByte(p[8:], 0)
+		if cut < 0 {
+			return fmt.Errorf("index: malformed citation pair")
+		}
+		newCited := first || string(p[:4]) != string(last[:4])
+		first = false
+		copy(last[:], p)
 		cited, citing := int32(binary.BigEndian.Uint32(p)), int32(binary.BigEndian.Uint32(p[4:]))
 		if err := cw.Add(cited, citing); err != nil {
 			return err
 		}
-		citedID, citingID := idOf(cited), idOf(citing)
+		if newCited { // the pairs come in cited order
+			citedID = string(p[8 : 8+cut])
+		}
+		citingID := string(p[8+cut+1:])
 		return t.write(citationRow{Cited: citedID, Citing: citingID}, len(citedID)+len(citingID)+24)
 	})
 	if err != nil {

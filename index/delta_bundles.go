@@ -39,14 +39,11 @@ import (
 // bundleFrame is one frame of a bundle.
 type bundleFrame = snapshot.BundleFrame
 
-// writeFrames writes the frames list of a bundle file (three fields a
-// line: the frames follow each other in the file).
+// writeFrames writes the frames list of the bundle named name (its file,
+// or a bundle kept in packs).
 func writeFrames(dir, name string, frames []bundleFrame) (snapshot.File, error) {
-	var b bytes.Buffer
-	for _, f := range frames {
-		fmt.Fprintf(&b, "%s\t%d\t%d\n", f.Last, f.Bytes, f.Lines)
-	}
-	return writeWholeFile(dir, name, b.Bytes(), int64(len(frames)))
+	list := snapshot.AppendBundleFrames(nil, name, frames)
+	return writeWholeFile(dir, snapshot.FramesPath(name), list, int64(len(frames)))
 }
 
 // readFrames reads the frames list of the bundle at bundle (its path;
@@ -135,6 +132,12 @@ func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundleLines, 
 		frames = prev.frames
 	}
 	dirty := dirtyFrames(frames, added.ids, removed)
+	if !cutFrames(frames) {
+		// Cut by an older rule: every frame is written again.
+		for i := range dirty {
+			dirty[i] = true
+		}
+	}
 	keep, err := keptPacks(prev, frames, dirty)
 	if err != nil {
 		return topicBundle{}, err
@@ -147,7 +150,7 @@ func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundleLines, 
 	if err != nil {
 		return topicBundle{}, fmt.Errorf("index: bundle %s: %w", slug, err)
 	}
-	m := &bundleMerge{bu: &bundle{out: out}, prev: prev, slug: slug, pack: name, packs: map[string]*os.File{}}
+	m := &bundleMerge{bu: &bundle{out: out}, prev: prev, slug: slug, packs: map[string]*os.File{}}
 	defer m.closePacks()
 	if err := m.merge(frames, dirty, keep, added, removed); err != nil {
 		m.bu.abort()
@@ -187,12 +190,10 @@ type bundleMerge struct {
 	bu      *bundle
 	prev    *prevBundle
 	slug    string
-	pack    string              // the name of the file bu writes
 	packs   map[string]*os.File // the previous bundle's packs, opened
 	out     []bundleFrame       // the new bundle's frames
 	kept    map[string]bool     // the packs out refers to (new names)
 	written int                 // frames of bu moved to out
-	packed  int64               // bytes of bu moved to out
 	docs    int64               // lines of out
 }
 
@@ -223,8 +224,6 @@ func (m *bundleMerge) closePacks() {
 func (m *bundleMerge) sync() {
 	for ; m.written < len(m.bu.frames); m.written++ {
 		f := m.bu.frames[m.written]
-		f.Pack, f.Offset = m.pack, m.packed
-		m.packed += f.Bytes
 		m.docs += f.Lines
 		m.out = append(m.out, f)
 	}
@@ -313,7 +312,7 @@ func (m *bundleMerge) closePacked() (topicBundle, error) {
 	}
 	m.sync()
 	var tb topicBundle
-	if m.packed > 0 {
+	if m.bu.size > 0 {
 		f, err := m.bu.out.close(m.bu.docs)
 		if err != nil {
 			return topicBundle{}, err
@@ -321,11 +320,7 @@ func (m *bundleMerge) closePacked() (topicBundle, error) {
 		tb.files = append(tb.files, f)
 	} else {
 		m.bu.abort()
-		os.Remove(filepath.Join(m.bu.out.dir, filepath.FromSlash(m.pack)))
-	}
-	var list []byte
-	for _, f := range m.out {
-		list = snapshot.AppendBundleFrame(list, f)
+		os.Remove(filepath.Join(m.bu.out.dir, filepath.FromSlash(m.bu.out.name)))
 	}
 	// The previous packs, under their new names.
 	for _, f := range m.prev.frames {
@@ -344,7 +339,7 @@ func (m *bundleMerge) closePacked() (topicBundle, error) {
 		pf.Name = name
 		tb.files = append(tb.files, pf)
 	}
-	idx, err := writeWholeFile(m.bu.out.dir, snapshot.FramesPath(bundleName(m.slug)), list, int64(len(m.out)))
+	idx, err := writeFrames(m.bu.out.dir, bundleName(m.slug), m.out)
 	if err != nil {
 		return topicBundle{}, err
 	}

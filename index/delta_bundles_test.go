@@ -257,3 +257,68 @@ func TestDeltaBuildKeepsBundleFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeBundleOlderCuts: a previous bundle cut by another rule (every
+// 32 lines here) is written again whole, as a full build writes it now,
+// not kept in part with its old frames.
+func TestMergeBundleOlderCuts(t *testing.T) {
+	dir := t.TempDir()
+	bu, err := createBundle(dir, "topic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines bundleLines
+	for i := range 640 {
+		id := fmt.Sprintf("pmc-%07d", i)
+		lines.ids = append(lines.ids, id)
+		lines.lines = append(lines.lines, fmt.Appendf(nil, `{"id":"%s","title":"document %d"}`+"\n", id, i))
+		bu.chunk, bu.lines, bu.last = append(bu.chunk, lines.lines[i]...), bu.lines+1, id
+		bu.docs++
+		if i%32 == 31 {
+			if err := bu.flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, _, err := bu.close(); err != nil {
+		t.Fatal(err)
+	}
+	prevPath := filepath.Join(dir, bundleName("topic"))
+	frames, err := readFrames(prevPath, bundleName("topic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cutFrames(frames) {
+		t.Fatal("frames of 32 lines pass for frames cut by isCut")
+	}
+	fi, err := os.Stat(prevPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := &prevBundle{dir: dir, id: "S1", frames: frames,
+		files: map[string]snapshot.File{bundleName("topic"): {Name: bundleName("topic"), Bytes: fi.Size()}}}
+	b := &Builder{tmp: t.TempDir(), id: "S2"}
+	removed := map[string]bool{lines.ids[100]: true}
+	tb, err := b.mergeBundle("topic", prev, bundleLines{}, removed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := createBundle(t.TempDir(), "topic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range lines.lines {
+		if !removed[lines.ids[i]] {
+			if err := fresh.add(line); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, _, err := fresh.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.bundle.Name != bundleName("topic") || tb.bundle.SHA256 != want.SHA256 || tb.bundle.Rows != 639 {
+		t.Errorf("bundle %+v, want one file as a full build writes it, %+v", tb.bundle, want)
+	}
+}

@@ -46,11 +46,15 @@ func FramesPath(bundle string) string {
 }
 
 // ParseBundleFrames parses a frames list. A line of three fields (last
-// id, bytes, lines) is a frame of the bundle file itself, name, following
-// the previous one; a line of five adds the pack and the offset.
+// id, bytes, lines) is a frame that follows the previous line's in the
+// same file (the first line's: at the start of the bundle file itself,
+// name); a line of five adds the file (a pack) and the offset of the
+// frame in it. A bundle file's list is all of three fields; a bundle kept
+// in packs has a line of five where a run of frames that follow each
+// other in one pack starts.
 func ParseBundleFrames(data []byte, name string) ([]BundleFrame, error) {
 	var frames []BundleFrame
-	var next int64 // offset in name after the last frame of it
+	pack, next := name, int64(0) // where a frame of three fields is
 	for line := range strings.Lines(string(data)) {
 		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
 		if len(f) != 3 && len(f) != 5 {
@@ -61,17 +65,15 @@ func ParseBundleFrames(data []byte, name string) ([]BundleFrame, error) {
 		if err1 != nil || err2 != nil || n <= 0 || l <= 0 {
 			return nil, fmt.Errorf("%w: %q", ErrBundle, line)
 		}
-		fr := BundleFrame{Last: f[0], Bytes: n, Lines: l, Pack: name, Offset: next}
 		if len(f) == 5 {
 			off, err := strconv.ParseInt(f[4], 10, 64)
 			if err != nil || off < 0 || !validPack(f[3]) {
 				return nil, fmt.Errorf("%w: %q", ErrBundle, line)
 			}
-			fr.Pack, fr.Offset = f[3], off
-		} else {
-			next += n
+			pack, next = f[3], off
 		}
-		frames = append(frames, fr)
+		frames = append(frames, BundleFrame{Last: f[0], Bytes: n, Lines: l, Pack: pack, Offset: next})
+		next += n
 	}
 	return frames, nil
 }
@@ -83,10 +85,21 @@ func validPack(name string) bool {
 	return ok && fs.ValidPath(rest) && path.Clean(name) == name
 }
 
-// AppendBundleFrame appends the frames-list line of a frame stored in a
-// pack.
-func AppendBundleFrame(b []byte, f BundleFrame) []byte {
-	return fmt.Appendf(b, "%s\t%d\t%d\t%s\t%d\n", f.Last, f.Bytes, f.Lines, f.Pack, f.Offset)
+// AppendBundleFrames appends the frames list of the bundle whose file is
+// name (kept in that file or in packs): a frame that follows the
+// previous one in the same file (the first: at the start of name) on a
+// line of three fields, any other on a line of five.
+func AppendBundleFrames(b []byte, name string, frames []BundleFrame) []byte {
+	pack, next := name, int64(0)
+	for _, f := range frames {
+		if f.Pack == pack && f.Offset == next {
+			b = fmt.Appendf(b, "%s\t%d\t%d\n", f.Last, f.Bytes, f.Lines)
+		} else {
+			b = fmt.Appendf(b, "%s\t%d\t%d\t%s\t%d\n", f.Last, f.Bytes, f.Lines, f.Pack, f.Offset)
+		}
+		pack, next = f.Pack, f.Offset+f.Bytes
+	}
+	return b
 }
 
 // OpenBundle opens a topic's bundle for reading: its file, or the
@@ -112,22 +125,37 @@ func (s *Snapshot) OpenBundle(slug string) (io.ReadCloser, error) {
 	}
 	r := &packedBundle{name: slug + BundleExt}
 	open := map[string]*os.File{}
-	readers := make([]io.Reader, 0, len(frames))
-	for _, fr := range frames {
-		pf, ok := open[fr.Pack]
+	var readers []io.Reader
+	for _, run := range BundleRuns(frames) {
+		pf, ok := open[run.Pack]
 		if !ok {
-			if pf, err = os.Open(filepath.Join(s.Dir, filepath.FromSlash(fr.Pack))); err != nil {
+			if pf, err = os.Open(filepath.Join(s.Dir, filepath.FromSlash(run.Pack))); err != nil {
 				r.Close()
 				return nil, err
 			}
-			open[fr.Pack] = pf
+			open[run.Pack] = pf
 			r.files = append(r.files, pf)
 		}
-		readers = append(readers, io.NewSectionReader(pf, fr.Offset, fr.Bytes))
-		r.size += fr.Bytes
+		readers = append(readers, io.NewSectionReader(pf, run.Offset, run.Bytes))
+		r.size += run.Bytes
 	}
 	r.Reader = io.MultiReader(readers...)
 	return r, nil
+}
+
+// BundleRuns joins frames that follow each other in one file into one
+// frame (its Last, Lines and Bytes those of the run), so that a bundle
+// is read in as few reads as its frames list has lines of five fields.
+func BundleRuns(frames []BundleFrame) []BundleFrame {
+	var runs []BundleFrame
+	for _, f := range frames {
+		if n := len(runs); n > 0 && runs[n-1].Pack == f.Pack && runs[n-1].Offset+runs[n-1].Bytes == f.Offset {
+			runs[n-1].Last, runs[n-1].Bytes, runs[n-1].Lines = f.Last, runs[n-1].Bytes+f.Bytes, runs[n-1].Lines+f.Lines
+			continue
+		}
+		runs = append(runs, f)
+	}
+	return runs
 }
 
 // packedBundle reads a bundle from its frames.

@@ -25,13 +25,20 @@ func TestOpenBundleFrames(t *testing.T) {
 	}
 	write("bundles/genetics/a.zst", "xxAAAyyCC")
 	write("bundles/genetics/b.zst", "BB")
-	var list []byte
-	for _, f := range []BundleFrame{
-		{Last: "pmc-1", Bytes: 3, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 2},
-		{Last: "pmc-2", Bytes: 2, Lines: 2, Pack: "bundles/genetics/b.zst"},
-		{Last: "pmc-3", Bytes: 2, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 7},
-	} {
-		list = AppendBundleFrame(list, f)
+	frames := []BundleFrame{
+		{Last: "pmc-1", Bytes: 2, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 2},
+		{Last: "pmc-2", Bytes: 1, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 4},
+		{Last: "pmc-3", Bytes: 2, Lines: 2, Pack: "bundles/genetics/b.zst"},
+		{Last: "pmc-4", Bytes: 2, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 7},
+	}
+	list := AppendBundleFrames(nil, "bundles/genetics.jsonl.zst", frames)
+	// A frame that follows the previous one in its pack takes three fields.
+	if want := "pmc-1\t2\t1\tbundles/genetics/a.zst\t2\npmc-2\t1\t1\npmc-3\t2\t2\tbundles/genetics/b.zst\t0\n" +
+		"pmc-4\t2\t1\tbundles/genetics/a.zst\t7\n"; string(list) != want {
+		t.Errorf("frames list %q, want %q", list, want)
+	}
+	if got, err := ParseBundleFrames(list, "bundles/genetics.jsonl.zst"); err != nil || !slices.Equal(got, frames) {
+		t.Errorf("parsed back: %+v (%v), want %+v", got, err, frames)
 	}
 	write("bundles/genetics.frames", string(list))
 	write("bundles/ecology.jsonl.zst", "whole")
@@ -60,6 +67,9 @@ func TestParseBundleFrames(t *testing.T) {
 	want := []BundleFrame{{"pmc-1", 10, 3, "bundles/x.jsonl.zst", 0}, {"pmc-9", 5, 2, "bundles/x.jsonl.zst", 10}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("three fields: %+v (%v), want %+v", got, err, want)
+	}
+	if got := AppendBundleFrames(nil, "bundles/x.jsonl.zst", want); string(got) != "pmc-1\t10\t3\npmc-9\t5\t2\n" {
+		t.Errorf("a bundle file's frames list: %q", got)
 	}
 	for _, bad := range []string{
 		"pmc-1\t10\n",
