@@ -28,9 +28,9 @@ type bundle struct {
 	out    *hashFile
 	frames []bundleFrame // Pack and Offset: in out
 	size   int64         // bytes written to out
-	chunk  []byte // lines of the frame being filled
-	lines  int64  // in chunk
-	last   string // id of chunk's last line
+	chunk  []byte        // lines of the frame being filled
+	lines  int64         // in chunk
+	last   string        // id of chunk's last line
 	docs   int64
 }
 
