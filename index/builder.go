@@ -74,11 +74,11 @@ type Builder struct {
 	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
 	postings *sorter
-	cites    *sorter            // citation keys (searchbuild.go)
-	sidx     *isearch.Writer    // search/index.bin
-	pairs    *isearch.Pairs     // its pair rule, once chosen (pairsample.go)
-	sample   *pairSample        // until then
-	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
+	cites    *sorter                // citation keys (searchbuild.go)
+	sidx     *isearch.Writer        // search/index.bin
+	pairs    *isearch.Pairs         // its pair rule, once chosen (pairsample.go)
+	sample   *pairSample            // until then
+	bundles  map[string]*bundleFile // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
 	records  *recordsWriter // nil unless Config.Records (records.go)
 	ngroups  int32          // works whose records were written, once closed
@@ -121,7 +121,7 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{cfg: cfg, log: cfg.Logger, unlock: unlock, bundles: map[string]*bundle{}}
+	b := &Builder{cfg: cfg, log: cfg.Logger, unlock: unlock, bundles: map[string]*bundleFile{}}
 	b.counts.AcceptedByLicence = map[string]int64{}
 	b.counts.RejectedByReason = map[string]int64{}
 	ok := false

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openshelf/openshelf/index/bundle"
 	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -265,10 +266,10 @@ func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (topicBun
 	if had && len(removed) == 0 && add == "" {
 		return b.linkBundle(slug, row)
 	}
-	var lines bundleLines
+	var lines bundle.Lines
 	if add != "" {
 		var err error
-		if lines, err = readBundleLines(add); err != nil {
+		if lines, err = bundle.ReadLines(add); err != nil {
 			return topicBundle{}, err
 		}
 	}
@@ -277,7 +278,7 @@ func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (topicBun
 		b.prevFile("") // fills b.delta.prevFiles
 		pb = &prevBundle{dir: b.prev.Dir, id: b.prev.ID, files: b.delta.prevFiles}
 		var err error
-		name := bundleName(slug)
+		name := bundle.Name(slug)
 		if pb.frames, err = readFrames(filepath.Join(b.prev.Dir, filepath.FromSlash(name)), name); err != nil {
 			return topicBundle{}, err
 		}
@@ -289,8 +290,8 @@ func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (topicBun
 // one: its file or its packs, and its frames list, described as the
 // previous manifest and topics.parquet (row) describe them.
 func (b *Builder) linkBundle(slug string, row topicRow) (topicBundle, error) {
-	name := bundleName(slug)
-	frames := snapshot.FramesPath(name)
+	name := bundle.Name(slug)
+	frames := bundle.FramesPath(name)
 	names := []string{frames}
 	if _, ok := b.prevFile(name); ok {
 		names = append(names, name)

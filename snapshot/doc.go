@@ -26,8 +26,6 @@
 // [Numbering]) and the analysts' query of the live rows ([LiveSQL]). The
 // index package's delta builds write segments (index/delta.go).
 //
-// bundles.go reads a topic's bundle either way it is stored: as one file,
-// or as zstd frames in packs shared by hard links between snapshots and
-// listed by the bundle's frames list ([Snapshot.OpenBundle],
-// [ParseBundleFrames]).
+// A topic's bundle is read, either way a snapshot stores it, beside its
+// writer in package index/bundle; [Snapshot.BundlePath] names its file.
 package snapshot

@@ -1,4 +1,4 @@
-package snapshot
+package bundle
 
 import (
 	"errors"
@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/openshelf/openshelf/snapshot"
 )
 
-// TestOpenBundleFrames reads a bundle kept as frames in two packs, in the
+// TestOpen reads a bundle kept as frames in two packs, in the
 // listed order, and a bundle file.
-func TestOpenBundleFrames(t *testing.T) {
+func TestOpen(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) {
 		t.Helper()
@@ -25,26 +27,26 @@ func TestOpenBundleFrames(t *testing.T) {
 	}
 	write("bundles/genetics/a.zst", "xxAAAyyCC")
 	write("bundles/genetics/b.zst", "BB")
-	frames := []BundleFrame{
+	frames := []Frame{
 		{Last: "pmc-1", Bytes: 2, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 2},
 		{Last: "pmc-2", Bytes: 1, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 4},
 		{Last: "pmc-3", Bytes: 2, Lines: 2, Pack: "bundles/genetics/b.zst"},
 		{Last: "pmc-4", Bytes: 2, Lines: 1, Pack: "bundles/genetics/a.zst", Offset: 7},
 	}
-	list := AppendBundleFrames(nil, "bundles/genetics.jsonl.zst", frames)
+	list := AppendFrames(nil, "bundles/genetics.jsonl.zst", frames)
 	// A frame that follows the previous one in its pack takes three fields.
 	if want := "pmc-1\t2\t1\tbundles/genetics/a.zst\t2\npmc-2\t1\t1\npmc-3\t2\t2\tbundles/genetics/b.zst\t0\n" +
 		"pmc-4\t2\t1\tbundles/genetics/a.zst\t7\n"; string(list) != want {
 		t.Errorf("frames list %q, want %q", list, want)
 	}
-	if got, err := ParseBundleFrames(list, "bundles/genetics.jsonl.zst"); err != nil || !slices.Equal(got, frames) {
+	if got, err := ParseFrames(list, "bundles/genetics.jsonl.zst"); err != nil || !slices.Equal(got, frames) {
 		t.Errorf("parsed back: %+v (%v), want %+v", got, err, frames)
 	}
 	write("bundles/genetics.frames", string(list))
 	write("bundles/ecology.jsonl.zst", "whole")
-	s := &Snapshot{Dir: dir}
+	s := &snapshot.Snapshot{Dir: dir}
 	for slug, want := range map[string]string{"genetics": "AAABBCC", "ecology": "whole"} {
-		r, err := s.OpenBundle(slug)
+		r, err := Open(s, slug)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,15 +62,15 @@ func TestOpenBundleFrames(t *testing.T) {
 	}
 }
 
-// TestParseBundleFrames reads both forms of a frames list and rejects
+// TestParseFrames reads both forms of a frames list and rejects
 // malformed lines and packs outside the bundles.
-func TestParseBundleFrames(t *testing.T) {
-	got, err := ParseBundleFrames([]byte("pmc-1\t10\t3\npmc-9\t5\t2\n"), "bundles/x.jsonl.zst")
-	want := []BundleFrame{{"pmc-1", 10, 3, "bundles/x.jsonl.zst", 0}, {"pmc-9", 5, 2, "bundles/x.jsonl.zst", 10}}
+func TestParseFrames(t *testing.T) {
+	got, err := ParseFrames([]byte("pmc-1\t10\t3\npmc-9\t5\t2\n"), "bundles/x.jsonl.zst")
+	want := []Frame{{"pmc-1", 10, 3, "bundles/x.jsonl.zst", 0}, {"pmc-9", 5, 2, "bundles/x.jsonl.zst", 10}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("three fields: %+v (%v), want %+v", got, err, want)
 	}
-	if got := AppendBundleFrames(nil, "bundles/x.jsonl.zst", want); string(got) != "pmc-1\t10\t3\npmc-9\t5\t2\n" {
+	if got := AppendFrames(nil, "bundles/x.jsonl.zst", want); string(got) != "pmc-1\t10\t3\npmc-9\t5\t2\n" {
 		t.Errorf("a bundle file's frames list: %q", got)
 	}
 	for _, bad := range []string{
@@ -81,8 +83,8 @@ func TestParseBundleFrames(t *testing.T) {
 		"pmc-1\t10\t3\t/etc/passwd\t0\n",
 		"pmc-1\t10\t3\tbundles//a.zst\t0\n",
 	} {
-		if _, err := ParseBundleFrames([]byte(bad), "bundles/x.jsonl.zst"); !errors.Is(err, ErrBundle) {
-			t.Errorf("%q: %v, want ErrBundle", bad, err)
+		if _, err := ParseFrames([]byte(bad), "bundles/x.jsonl.zst"); !errors.Is(err, ErrFrames) {
+			t.Errorf("%q: %v, want ErrFrames", bad, err)
 		}
 	}
 }
