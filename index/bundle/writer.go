@@ -179,10 +179,10 @@ func Decode(frame, dst []byte) ([]byte, error) {
 // Cut makes a frame end after 1 line in Cut on average: about 10 KB of
 // JSON. A delta build encodes again the frames holding a changed line, so
 // smaller frames make its share of the bundles scale with the delta's;
-// zstd compresses them less well (BenchmarkBundleFrames in package index,
-// BENCHMARKS.md "Incremental builds": 8
-// lines a frame take 16 % more bytes than 32, 4 lines 31 %, while a 1 %
-// delta rewrites 12 % of the bytes at 8 lines, 38 % at 32).
+// zstd compresses them less well (BenchmarkBundleFrames in package
+// index, BENCHMARKS.md "Incremental builds": 8 lines a frame take 16 %
+// more bytes than 32, 4 lines 31 %, while a 1 % delta rewrites 12 % of
+// the bytes at 8 lines, 38 % at 32).
 const Cut = 8
 
 // IsCut reports whether a frame ends after the line of document id: its
