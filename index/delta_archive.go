@@ -74,6 +74,35 @@ func (h *citeHeap) Pop() any {
 	return c
 }
 
+// mergedTable answers num.Merged without a search of the deletions: a
+// segment's citation keys name its documents in key order, each many
+// times.
+type mergedTable struct {
+	docs [][]int32  // num.Docs
+	dead [][]uint64 // a bit a document of each segment, set if deleted
+}
+
+func newMergedTable(num *snapshot.Numbering) mergedTable {
+	t := mergedTable{docs: make([][]int32, num.Segments()), dead: make([][]uint64, num.Segments())}
+	for seg := range t.docs {
+		t.docs[seg] = num.Docs(seg)
+		t.dead[seg] = make([]uint64, (len(t.docs[seg])+63)/64)
+		for _, d := range num.Deleted(seg) {
+			t.dead[seg][d/64] |= 1 << (d % 64)
+		}
+	}
+	return t
+}
+
+// of is num.Merged(seg, d): document d's merged number, -1 if deleted
+// (or out of range).
+func (t mergedTable) of(seg int, d int32) int32 {
+	if d < 0 || int(d) >= len(t.docs[seg]) || t.dead[seg][d/64]&(1<<(d%64)) != 0 {
+		return -1
+	}
+	return t.docs[seg][d]
+}
+
 // writeArchiveCitations resolves the citations of the live documents of
 // every segment (dirs, oldest first; num their merged numbering) and
 // writes citations.parquet and the search's citations.bin.
@@ -103,6 +132,7 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, num 
 		*h = append(*h, c)
 	}
 	heap.Init(h)
+	merged := newMergedTable(num)
 	var key, ownerID []byte
 	owner := int32(-1)
 	var rec []byte
@@ -116,7 +146,7 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, num 
 		if !bytes.Equal(c.key, key) {
 			key, owner = append(key[:0], c.key...), -1
 		}
-		if d := num.Merged(c.seg, c.doc); d >= 0 {
+		if d := merged.of(c.seg, c.doc); d >= 0 {
 			switch {
 			case c.kind == 0 && owner < 0:
 				owner, ownerID = d, append(ownerID[:0], c.id...)
