@@ -293,17 +293,8 @@ func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
 func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (topicBundle, error) {
 	row, had := prev[slug]
 	removed, add := b.delta.removed[slug], b.delta.added[slug]
-	if had && len(removed) == 0 && add == "" {
-		return b.linkBundle(slug, row)
-	}
-	var lines bundle.Lines
-	if add != "" {
-		var err error
-		if lines, err = bundle.ReadLines(add); err != nil {
-			return topicBundle{}, err
-		}
-	}
 	var pb *prevBundle
+	stale := false
 	if had {
 		b.prevFile("") // fills b.delta.prevFiles
 		pb = &prevBundle{dir: b.prev.Dir, id: b.prev.ID, files: b.delta.prevFiles}
@@ -312,8 +303,22 @@ func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (topicBun
 		if pb.frames, err = readFrames(filepath.Join(b.prev.Dir, filepath.FromSlash(name)), name); err != nil {
 			return topicBundle{}, err
 		}
+		stale, err = bundle.Stale(pb.frames, func(f bundle.Frame) ([]byte, error) { return readFrame(b.prev.Dir, f) })
+		if err != nil {
+			return topicBundle{}, fmt.Errorf("index: bundle %s: %w", slug, err)
+		}
+		if !stale && len(removed) == 0 && add == "" {
+			return b.linkBundle(slug, row)
+		}
 	}
-	return b.mergeBundle(slug, pb, lines, removed)
+	var lines bundle.Lines
+	if add != "" {
+		var err error
+		if lines, err = bundle.ReadLines(add); err != nil {
+			return topicBundle{}, err
+		}
+	}
+	return b.mergeBundle(slug, pb, lines, removed, stale)
 }
 
 // linkBundle links the previous snapshot's bundle of slug into the new

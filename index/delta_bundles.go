@@ -80,13 +80,19 @@ type topicBundle struct {
 // mergeBundle writes the bundle of slug into the new snapshot: the
 // previous snapshot's (nil for a new topic) without the removed
 // documents' lines, with the added lines (the new segment's lines of the
-// topic, in id order).
-func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundle.Lines, removed map[string]bool) (topicBundle, error) {
+// topic, in id order). A stale previous bundle (bundle.Stale) is cut
+// again whole.
+func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundle.Lines, removed map[string]bool, stale bool) (topicBundle, error) {
 	var frames []bundle.Frame
 	if prev != nil {
 		frames = prev.frames
 	}
 	dirty := bundle.Dirty(frames, added.IDs, removed)
+	if stale {
+		for i := range dirty {
+			dirty[i] = true
+		}
+	}
 	keep, err := keptPacks(prev, frames, dirty)
 	if err != nil {
 		return topicBundle{}, err
@@ -144,6 +150,20 @@ type bundleMerge struct {
 	kept    map[string]bool     // the packs out refers to (new names)
 	written int                 // frames of bu moved to out
 	docs    int64               // lines of out
+}
+
+// readFrame reads a frame stored in the snapshot directory dir.
+func readFrame(dir string, f bundle.Frame) ([]byte, error) {
+	pf, err := os.Open(filepath.Join(dir, filepath.FromSlash(f.Pack)))
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer pf.Close()
+	raw := make([]byte, f.Bytes)
+	if _, err := pf.ReadAt(raw, f.Offset); err != nil {
+		return nil, fmt.Errorf("index: bundle %s: %w", f.Pack, err)
+	}
+	return raw, nil
 }
 
 // read reads a frame of the previous bundle.

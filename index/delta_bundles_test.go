@@ -129,7 +129,7 @@ func TestMergeBundle(t *testing.T) {
 		prev := &prevBundle{dir: filepath.Dir(filepath.Dir(prevPath)), id: "S1", frames: prevFrames,
 			files: map[string]snapshot.File{bundle.Name("topic"): {Name: bundle.Name("topic"), Bytes: fi.Size()}}}
 		b := &Builder{tmp: t.TempDir(), id: "S2"}
-		tb, err := b.mergeBundle("topic", prev, added, removed)
+		tb, err := b.mergeBundle("topic", prev, added, removed, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func TestMergeBundle(t *testing.T) {
 		for _, f := range tb.files {
 			prev2.files[f.Name] = f
 		}
-		tb2, err := b2.mergeBundle("topic", prev2, bundle.Lines{}, removed)
+		tb2, err := b2.mergeBundle("topic", prev2, bundle.Lines{}, removed, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +304,11 @@ func TestMergeBundleOlderCuts(t *testing.T) {
 		files: map[string]snapshot.File{bundle.Name("topic"): {Name: bundle.Name("topic"), Bytes: fi.Size()}}}
 	b := &Builder{tmp: t.TempDir(), id: "S2"}
 	removed := map[string]bool{lines.IDs[100]: true}
-	tb, err := b.mergeBundle("topic", prev, bundle.Lines{}, removed)
+	stale, err := bundle.Stale(frames, func(f bundle.Frame) ([]byte, error) { return readFrame(dir, f) })
+	if err != nil || !stale {
+		t.Fatalf("frames of 32 lines: stale %v (%v), want true", stale, err)
+	}
+	tb, err := b.mergeBundle("topic", prev, bundle.Lines{}, removed, stale)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,7 +189,7 @@ const Cut = 8
 // 64-bit FNV-1a hash is Cut-1 modulo Cut. (Bundles were once cut where
 // the hash was 0 modulo 32: those cuts are not cuts now, so a delta
 // build tells such a bundle by its frames and writes it again whole,
-// [Dirty].)
+// [Stale].)
 func IsCut(id string) bool {
 	h := fnv.New64a()
 	h.Write([]byte(id))
@@ -212,19 +212,11 @@ func LineID(line []byte) (string, error) {
 // whose id range (after the previous frame's last id; the last frame's
 // has no end) holds an added or a removed id, and the frame after one
 // whose last line is removed (without its cut the two are one frame
-// now). Frames not cut by IsCut (an older rule) are all dirty.
+// now).
 func Dirty(frames []Frame, added []string, removed map[string]bool) []bool {
 	dirty := make([]bool, len(frames))
 	if len(frames) == 0 {
 		return dirty
-	}
-	for i := 0; i+1 < len(frames); i++ {
-		if !IsCut(frames[i].Last) {
-			for i := range dirty {
-				dirty[i] = true
-			}
-			return dirty
-		}
 	}
 	at := func(id string) int {
 		i, _ := slices.BinarySearchFunc(frames, id, func(f Frame, id string) int { return strings.Compare(f.Last, id) })
@@ -242,6 +234,41 @@ func Dirty(frames []Frame, added []string, removed map[string]bool) []bool {
 		}
 	}
 	return dirty
+}
+
+// Stale reports whether a bundle's frames were cut by another rule than
+// IsCut (bundles were once cut into frames of about 32 lines), so that a
+// build writes it again whole: a frame but the last ends with a line
+// that is no cut, or a bundle of one frame holds a cut before its last
+// line. read returns a frame as stored; Stale calls it only for a bundle
+// of one frame of several lines.
+func Stale(frames []Frame, read func(Frame) ([]byte, error)) (bool, error) {
+	for i := 0; i+1 < len(frames); i++ {
+		if !IsCut(frames[i].Last) {
+			return true, nil
+		}
+	}
+	if len(frames) != 1 || frames[0].Lines < 2 {
+		return false, nil
+	}
+	raw, err := read(frames[0])
+	if err != nil {
+		return false, err
+	}
+	plain, err := Decode(raw, nil)
+	if err != nil {
+		return false, err
+	}
+	for line := range bytes.Lines(plain) {
+		id, err := LineID(line)
+		if err != nil {
+			return false, err
+		}
+		if id != frames[0].Last && IsCut(id) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Lines are lines of a bundle and their ids, in id order.

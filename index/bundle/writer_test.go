@@ -59,9 +59,8 @@ func TestWriter(t *testing.T) {
 	}
 }
 
-// TestDirty marks the frames holding an added or removed id, the frame
-// after one whose last line is removed, and every frame of a bundle cut
-// by another rule.
+// TestDirty marks the frames holding an added or removed id and the
+// frame after one whose last line is removed.
 func TestDirty(t *testing.T) {
 	var cuts []string
 	for i := 0; len(cuts) < 4; i++ {
@@ -86,8 +85,6 @@ func TestDirty(t *testing.T) {
 		{"added after the last cut", frames, []string{after(cuts[3])}, nil, []bool{false, false, false, true}},
 		{"removed inside the first", frames, nil, []string{"pmc-"}, []bool{true, false, false, false}},
 		{"removed a frame's last line", frames, nil, []string{cuts[1]}, []bool{false, true, true, false}},
-		{"cut by another rule", append(slices.Clone(frames[:2]), Frame{Last: "not-a-cut", Bytes: 1, Lines: 1}, frames[3]),
-			nil, nil, []bool{true, true, true, true}},
 		{"no frames", nil, []string{"pmc-1"}, nil, []bool{}},
 	} {
 		removed := map[string]bool{}
@@ -96,6 +93,48 @@ func TestDirty(t *testing.T) {
 		}
 		if got := Dirty(tc.frames, tc.added, removed); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestStale tells frames cut by IsCut from frames cut by another rule,
+// decoding a bundle of one frame only.
+func TestStale(t *testing.T) {
+	var ids, cuts []string
+	for i := 0; len(cuts) < 3; i++ {
+		id := fmt.Sprintf("pmc-%07d", i)
+		ids = append(ids, id)
+		if IsCut(id) {
+			cuts = append(cuts, id)
+		}
+	}
+	// One frame of every line so far: cuts[0] and cuts[1] inside it.
+	var plain bytes.Buffer
+	for _, id := range ids {
+		fmt.Fprintf(&plain, `{"id":"%s"}`+"\n", id)
+	}
+	enc := encoder.EncodeAll(plain.Bytes(), nil)
+	one := Frame{Last: cuts[2], Bytes: int64(len(enc)), Lines: int64(len(ids))}
+	single := Frame{Last: ids[0], Bytes: 5, Lines: 1}
+	for _, tc := range []struct {
+		name   string
+		frames []Frame
+		want   bool
+	}{
+		{"no frames", nil, false},
+		{"cut by IsCut", []Frame{{Last: cuts[0]}, {Last: cuts[1]}, {Last: "pmc-9"}}, false},
+		{"a frame ending with no cut", []Frame{{Last: cuts[0]}, {Last: ids[1]}, {Last: cuts[2]}}, true},
+		{"one frame of one line", []Frame{single}, false},
+		{"one frame holding cuts", []Frame{one}, true},
+	} {
+		got, err := Stale(tc.frames, func(f Frame) ([]byte, error) {
+			if f != one {
+				t.Errorf("%s: read %+v", tc.name, f)
+			}
+			return enc, nil
+		})
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v (%v), want %v", tc.name, got, err, tc.want)
 		}
 	}
 }
