@@ -17,9 +17,6 @@ import (
 
 	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/index/bundle"
-	"github.com/openshelf/openshelf/ingest"
-	"github.com/openshelf/openshelf/internal/corpus"
-	"github.com/openshelf/openshelf/internal/fixtures"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
@@ -36,31 +33,12 @@ var framesDocs = flag.Int("frames-docs", 20_000, "documents whose topic bundles 
 //
 //	go test ./index -run '^$' -bench BundleFrames -benchtime 1x -frames-docs 30000
 func BenchmarkBundleFrames(b *testing.B) {
-	v, err := corpus.ReadVocabulary(context.Background(), corpus.VocabularyConfig{}, fixtures.Dir(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	slugs, topics, err := corpus.DefaultTopics()
-	if err != nil {
-		b.Fatal(err)
-	}
 	n := *framesDocs
-	g, err := corpus.New(v, corpus.Config{Seed: 1, Topics: slugs, Documents: n})
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, topics := benchCorpus(b, n)
 	data := filepath.Join(b.TempDir(), "data")
 	cfg := index.Config{DataDir: data, Now: time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Topics: topics, Fresh: true}
-	_, err = index.Build(context.Background(), cfg, func(_ context.Context, sink ingest.Sink) error {
-		for i := range n {
-			if err := sink.Document(g.Doc(i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if _, err := index.Build(context.Background(), cfg, corpusFeed(g, n)); err != nil {
 		b.Fatal(err)
 	}
 	s, err := snapshot.Open(data)
