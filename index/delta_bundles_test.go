@@ -331,3 +331,70 @@ func TestMergeBundleOlderCuts(t *testing.T) {
 		t.Errorf("bundle %+v, want one file as a full build writes it, %+v", tb.bundle, want)
 	}
 }
+
+// TestDeltaBuildRecutsOlderBundles: a bundle of the previous snapshot cut
+// into frames of 32 lines (an older rule) is written again as a full
+// build cuts it, although none of its topic's documents changed.
+func TestDeltaBuildRecutsOlderBundles(t *testing.T) {
+	var docs []*ingest.Document
+	for i := range 100 {
+		docs = append(docs, synth(i, "cc-by", "genetics"))
+	}
+	cites := synth(500, "cc-by")
+	cites.References = append(cites.References, ingest.Reference{DOI: "10.1234/test.5"})
+	docs = append(docs, cites)
+	runs := []Feed{feedDocs(docs...), feedDocs(synth(501, "cc-by"))} // the second: neuroscience only
+	deltaDir, mergedDir := t.TempDir(), t.TempDir()
+	for run, feed := range runs {
+		if run == 1 {
+			cutEvery32(t, open(t, deltaDir), "genetics")
+		}
+		for _, dir := range []string{deltaDir, mergedDir} {
+			cfg := testConfig(dir)
+			cfg.Now, cfg.Merge = testNow.Add(time.Duration(run)*24*time.Hour), dir == mergedDir
+			build(t, cfg, feed)
+		}
+	}
+	got := open(t, deltaDir)
+	if !got.Segmented() {
+		t.Fatal("the second build is not a delta build")
+	}
+	compareSnapshots(t, got, open(t, mergedDir))
+}
+
+// cutEvery32 writes the bundle of slug in the snapshot s again as frames
+// of 32 lines, with its frames list.
+func cutEvery32(t *testing.T, s *snapshot.Snapshot, slug string) {
+	t.Helper()
+	name := bundle.Name(slug)
+	p := filepath.Join(s.Dir, filepath.FromSlash(name))
+	lines, err := bundle.ReadLines(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	var frames []bundle.Frame
+	for i := 0; i < len(lines.Lines); i += 32 {
+		end := min(i+32, len(lines.Lines))
+		frame := enc.EncodeAll(bytes.Join(lines.Lines[i:end], nil), nil)
+		frames = append(frames, bundle.Frame{Last: lines.IDs[end-1], Bytes: int64(len(frame)), Lines: int64(end - i),
+			Pack: name, Offset: int64(len(out))})
+		out = append(out, frame...)
+	}
+	if len(frames) < 2 {
+		t.Fatalf("bundle %s: %d frames of 32 lines", slug, len(frames))
+	}
+	// The files may be hard links of other snapshots': new files.
+	for path, data := range map[string][]byte{p: out, bundle.FramesPath(p): bundle.AppendFrames(nil, name, frames)} {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
