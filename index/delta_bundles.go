@@ -37,16 +37,16 @@ func writeFrames(dir, name string, frames []bundle.Frame) (snapshot.File, error)
 	return writeWholeFile(dir, bundle.FramesPath(name), list, int64(len(frames)))
 }
 
-// readFrames reads the frames list of the bundle at path (named name in
-// its snapshot).
-func readFrames(path, name string) ([]bundle.Frame, error) {
-	data, err := os.ReadFile(bundle.FramesPath(path))
+// readFrames reads the frames list of the bundle whose file is file
+// (named name in its snapshot).
+func readFrames(file, name string) ([]bundle.Frame, error) {
+	data, err := os.ReadFile(bundle.FramesPath(file))
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	frames, err := bundle.ParseFrames(data, name)
 	if err != nil {
-		return nil, fmt.Errorf("index: %s: %w", path, err)
+		return nil, fmt.Errorf("index: %s: %w", file, err)
 	}
 	return frames, nil
 }

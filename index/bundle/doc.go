@@ -4,8 +4,8 @@
 // zstd frames, with its frames list bundles/<slug>.frames. It holds the
 // writer the index builder uses ([Writer]), the frames list
 // ([ParseFrames], [AppendFrames]), what a delta build needs to rewrite
-// only the frames whose lines changed ([Dirty], [Decode]), and the reader
-// of a bundle either way a snapshot stores it ([Open]).
+// only the frames whose lines changed ([Dirty], [Stale], [Decode]), and
+// the reader of a bundle either way a snapshot stores it ([Open]).
 //
 // Where frames end depends only on the lines (a frame ends after a line
 // whose id is a cut, [IsCut]), so a delta build keeps the frames none of
