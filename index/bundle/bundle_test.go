@@ -88,3 +88,30 @@ func TestParseFrames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseFrames checks that any frames list either is rejected or
+// survives a round trip through AppendFrames unchanged.
+func FuzzParseFrames(f *testing.F) {
+	f.Add([]byte("pmc-1\t10\t3\npmc-9\t5\t2\n"))
+	f.Add([]byte("pmc-1\t10\t3\tbundles/x/a.zst\t7\npmc-2\t4\t1\npmc-3\t2\t1\tbundles/x.jsonl.zst\t0\n"))
+	f.Add([]byte("pmc-1\t10\t3\tbundles/../a.zst\t0\n"))
+	const name = "bundles/x.jsonl.zst"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		frames, err := ParseFrames(data, name)
+		if err != nil {
+			if !errors.Is(err, ErrFrames) {
+				t.Fatalf("error %v is not ErrFrames", err)
+			}
+			return
+		}
+		for _, fr := range frames {
+			if fr.Pack != name && !validPack(fr.Pack) {
+				t.Fatalf("frame in %q outside the bundles", fr.Pack)
+			}
+		}
+		again, err := ParseFrames(AppendFrames(nil, name, frames), name)
+		if err != nil || !slices.Equal(again, frames) {
+			t.Fatalf("round trip: %+v (%v), want %+v", again, err, frames)
+		}
+	})
+}
