@@ -181,11 +181,25 @@ func RemoveStopWords(toks []string) []string {
 // function words removed from titles and keywords.
 func IsStopWord(t string) bool {
 	if len(t) < 2 || len(t) > maxStopWord {
-		return false // most tokens: no need to hash them
+		return false // most tokens: no need to look further
 	}
-	_, ok := stopWords[t]
-	return ok
+	for _, w := range stopWordsByFirst[t[0]] {
+		if w == t {
+			return true
+		}
+	}
+	return false
 }
+
+// stopWordsByFirst lists the stop words by their first byte: a token is
+// compared with at most the eight stop words of its letter, cheaper than
+// hashing it, and the indexer asks for every token.
+var stopWordsByFirst = func() (t [256][]string) {
+	for w := range stopWords {
+		t[w[0]] = append(t[w[0]], w)
+	}
+	return t
+}()
 
 // maxStopWord is the length of the longest stop word.
 const maxStopWord = 5

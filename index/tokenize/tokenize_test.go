@@ -66,6 +66,19 @@ func TestTermsDropsStopWords(t *testing.T) {
 	}
 }
 
+func TestIsStopWord(t *testing.T) {
+	for _, w := range StopWords() {
+		if !IsStopWord(w) {
+			t.Errorf("IsStopWord(%q) = false", w)
+		}
+		for _, x := range []string{w[:len(w)-1], w + "s", strings.ToUpper(w), "x" + w} {
+			if _, stop := stopWords[x]; IsStopWord(x) != stop {
+				t.Errorf("IsStopWord(%q) = %v", x, !stop)
+			}
+		}
+	}
+}
+
 func TestStopWordLengths(t *testing.T) {
 	for _, w := range StopWords() {
 		if len(w) < 2 || len(w) > maxStopWord || !IsStopWord(w) {
