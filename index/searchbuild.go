@@ -98,9 +98,9 @@ const smallField = 32
 // thousands of tokens and a few hundred distinct ones: sorting them all by
 // string was a tenth of a build, and a hash of each token does the work.
 type tokGroups struct {
-	ids  map[string]int32 // token -> its group
-	of   []int32          // the group of each token of the field
-	ends []int32          // the end of each group in out
+	ids  tokTable // token -> its group (toktable.go)
+	of   []int32  // the group of each token of the field
+	ends []int32  // the end of each group in out
 	out  []tokPos
 }
 
@@ -123,16 +123,11 @@ func (g *tokGroups) group(tp []tokPos) ([]tokPos, []int32) {
 		g.ends = ends
 		return tp, ends
 	}
-	if g.ids == nil {
-		g.ids = make(map[string]int32)
-	}
-	clear(g.ids)
+	g.ids.reset()
 	of := g.of[:0]
 	for _, t := range tp {
-		id, ok := g.ids[t.tok]
-		if !ok {
-			id = int32(len(ends))
-			g.ids[t.tok] = id
+		id := g.ids.id(t.tok, int32(len(ends)))
+		if id == int32(len(ends)) {
 			ends = append(ends, 0)
 		}
 		ends[id]++

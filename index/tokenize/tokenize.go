@@ -183,20 +183,42 @@ func IsStopWord(t string) bool {
 	if len(t) < 2 || len(t) > maxStopWord {
 		return false // most tokens: no need to look further
 	}
-	for _, w := range stopWordsByFirst[t[0]] {
-		if w == t {
+	k := stopKey(t)
+	for i := k * stopMul >> (64 - stopBits); ; i = (i + 1) & (1<<stopBits - 1) {
+		switch stopTable[i] {
+		case k:
 			return true
+		case 0:
+			return false
 		}
 	}
-	return false
 }
 
-// stopWordsByFirst lists the stop words by their first byte: a token is
-// compared with at most the eight stop words of its letter, cheaper than
-// hashing it, and the indexer asks for every token.
-var stopWordsByFirst = func() (t [256][]string) {
+// The indexer asks IsStopWord for every token: stopTable is an open
+// addressing table of the stop words packed in an integer (stopKey), a
+// multiplication and a probe or two where a map hashes the string.
+const (
+	stopBits = 7
+	stopMul  = 0x9e3779b97f4a7c15
+)
+
+// stopKey packs a token of at most 7 bytes, its length in the top byte.
+func stopKey(t string) uint64 {
+	k := uint64(len(t)) << 56
+	for i := 0; i < len(t); i++ {
+		k |= uint64(t[i]) << (8 * i)
+	}
+	return k
+}
+
+var stopTable = func() (t [1 << stopBits]uint64) {
 	for w := range stopWords {
-		t[w[0]] = append(t[w[0]], w)
+		k := stopKey(w)
+		i := k * stopMul >> (64 - stopBits)
+		for t[i] != 0 {
+			i = (i + 1) & (1<<stopBits - 1)
+		}
+		t[i] = k
 	}
 	return t
 }()
