@@ -101,9 +101,10 @@ func normaliseText(s string) string {
 	inSup := false
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < 0x80 && c != '\n' && c != '\t' && c != '\r' {
+		if plainByte[c] {
+			for i++; i < len(s) && plainByte[s[i]]; i++ {
+			}
 			inSup = false
-			i++
 			continue
 		}
 		r, w := rune(c), 1
@@ -150,6 +151,15 @@ func normaliseText(s string) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
+
+// plainByte marks the ASCII bytes normaliseText leaves as they are: all
+// but newlines, tabs and carriage returns.
+var plainByte = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = c != '\n' && c != '\t' && c != '\r'
+	}
+	return t
+}()
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
