@@ -121,14 +121,72 @@ func appendPiece(dst []string, s string, class uint8) []string {
 	case class&classOther == 0:
 		return appendWord(dst, s, class&classUpper != 0)
 	}
+	if tok, ok := foldLatin(s); ok {
+		if tok == "" {
+			return dst
+		}
+		return appendWord(dst, tok, false)
+	}
 	return appendUnicode(dst, s)
 }
 
+// foldLatin folds a piece whose characters beyond ASCII are all Latin
+// letters that fold to ASCII ones (latinFold: "São", "Müller", "Straße"),
+// as appendUnicode would, without normalising it: each such letter is
+// its base letter and combining marks, which appendUnicode drops, or a
+// letter it spells out. It reports false for any other piece, and ""
+// for a token too long to keep.
+func foldLatin(s string) (string, bool) {
+	var buf [MaxTokenBytes + 1]byte
+	b := buf[:0]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+		} else {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			if r < latinFirst || int(r-latinFirst) >= len(latinFold) || latinFold[r-latinFirst] == "" {
+				return "", false
+			}
+			b = append(b, latinFold[r-latinFirst]...)
+			i += w
+		}
+		if len(b) > MaxTokenBytes {
+			return "", true // too long a token: none, as appendUnicode
+		}
+	}
+	return string(b), true
+}
+
+// latinFold maps the Latin letters from U+00C0 to U+017F to the ASCII
+// letters appendUnicode folds them to, "" for the others. It is derived
+// from appendUnicode itself, a letter at a time between two ASCII
+// letters.
+const latinFirst = 0xC0
+
+var latinFold = func() (t [0x180 - latinFirst]string) {
+	for r := rune(latinFirst); r < 0x180; r++ {
+		toks := appendUnicode(nil, "q"+string(r)+"q")
+		if len(toks) != 1 || len(toks[0]) < 3 || toks[0][0] != 'q' || toks[0][len(toks[0])-1] != 'q' {
+			continue
+		}
+		f := toks[0][1 : len(toks[0])-1]
+		if strings.IndexFunc(f, func(c rune) bool { return c < 'a' || c > 'z' }) < 0 {
+			t[r-latinFirst] = f
+		}
+	}
+	return t
+}()
+
 // plainSeparator reports whether r is one of the common punctuation and
 // space characters that appendUnicode treats as separators and that NFKD
-// leaves as they are or maps to an ASCII space: starters (canonical
-// combining class 0) that neither compose with nor decompose into a
-// letter or digit (TestPlainSeparators).
+// leaves as they are or maps to ASCII punctuation or spaces: starters
+// (canonical combining class 0) that neither compose with nor decompose
+// into a letter or digit (TestPlainSeparators).
 func plainSeparator(r rune) bool {
 	switch r {
 	case '\u00a0', // no-break space (NFKD: a space)
@@ -137,7 +195,9 @@ func plainSeparator(r rune) bool {
 		'\u2002', '\u2003', '\u2009', '\u200a', '\u202f', // spaces (NFKD: a space)
 		'\u2010', '\u2013', '\u2014', '\u2212', // hyphen, dashes, minus
 		'\u2018', '\u2019', '\u201c', '\u201d', // quotation marks
-		'\u2022', '\u2032', '\u2264', '\u2265': // • ′ ≤ ≥
+		'\u2022', '\u2032', '\u2264', '\u2265', // • ′ ≤ ≥
+		'\u00b0', '\u2026', '\u2192', '\u223c', '\u2248', // ° … → ∼ ≈ (NFKD of …: three periods)
+		'\u200b', '\u2062': // zero width space, invisible times
 		return true
 	}
 	return false
