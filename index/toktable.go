@@ -12,11 +12,11 @@ type tokTable struct {
 	seed  maphash.Seed
 }
 
-// tokSlot is a slot of the table; an empty one has an empty tok (tokens
-// never are).
+// tokSlot is a slot of the table.
 type tokSlot struct {
-	tok string
-	id  int32
+	tok  string
+	id   int32
+	full bool
 }
 
 // reset empties the table. The slots' strings are cleared: they are
@@ -32,8 +32,7 @@ func (t *tokTable) reset() {
 	t.used = t.used[:0]
 }
 
-// id returns tok's number, giving it next when it has none yet. tok must
-// not be empty.
+// id returns tok's number, giving it next when it has none yet.
 func (t *tokTable) id(tok string, next int32) int32 {
 	if 2*(len(t.used)+1) > len(t.slots) {
 		t.grow()
@@ -41,8 +40,8 @@ func (t *tokTable) id(tok string, next int32) int32 {
 	mask := uint64(len(t.slots) - 1)
 	for i := maphash.String(t.seed, tok) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.tok == "" {
-			*s = tokSlot{tok: tok, id: next}
+		if !s.full {
+			*s = tokSlot{tok: tok, id: next, full: true}
 			t.used = append(t.used, uint32(i))
 			return next
 		}
@@ -60,7 +59,7 @@ func (t *tokTable) grow() {
 	for k, j := range t.used {
 		s := old[j]
 		i := maphash.String(t.seed, s.tok) & mask
-		for t.slots[i].tok != "" {
+		for t.slots[i].full {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = s

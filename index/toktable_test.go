@@ -22,7 +22,11 @@ func TestTokGroups(t *testing.T) {
 		t.Run(fmt.Sprintf("%d of %d", tc.tokens, tc.distinct), func(t *testing.T) {
 			var tp []tokPos
 			for i := range tc.tokens {
-				tp = append(tp, tokPos{fmt.Sprintf("w%d", rng.IntN(tc.distinct)), uint32(i)})
+				tok := fmt.Sprintf("w%d", rng.IntN(tc.distinct))
+				if tok == "w1" {
+					tok = "" // not a token tokenize gives, but a string the table must handle
+				}
+				tp = append(tp, tokPos{tok, uint32(i)})
 			}
 			rng.Shuffle(len(tp), func(i, j int) { tp[i], tp[j] = tp[j], tp[i] })
 			want := slices.Clone(tp)
