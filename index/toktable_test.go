@@ -7,11 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openshelf/openshelf/index/tokenize"
 )
 
 // TestTokGroups checks that group puts each token's positions together
 // and in order, for fields small and large, one after another on the same
-// tokGroups (the table is emptied and grown in between).
+// tokGroups (the table is emptied and grown in between), and that
+// nonStop counts the tokens that are not stop words.
 func TestTokGroups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var g tokGroups
@@ -23,12 +26,21 @@ func TestTokGroups(t *testing.T) {
 			var tp []tokPos
 			for i := range tc.tokens {
 				tok := fmt.Sprintf("w%d", rng.IntN(tc.distinct))
-				if tok == "w1" {
+				switch tok {
+				case "w1":
 					tok = "" // not a token tokenize gives, but a string the table must handle
+				case "w2":
+					tok = "the" // a stop word, for nonStop
 				}
 				tp = append(tp, tokPos{tok, uint32(i)})
 			}
 			rng.Shuffle(len(tp), func(i, j int) { tp[i], tp[j] = tp[j], tp[i] })
+			wantNonStop := 0
+			for _, x := range tp {
+				if !tokenize.IsStopWord(x.tok) {
+					wantNonStop++
+				}
+			}
 			want := slices.Clone(tp)
 			slices.SortFunc(want, func(x, y tokPos) int { return cmp.Or(strings.Compare(x.tok, y.tok), cmp.Compare(x.pos, y.pos)) })
 			out, ends := g.group(tp)
@@ -54,6 +66,9 @@ func TestTokGroups(t *testing.T) {
 			}
 			if int(start) != len(tp) {
 				t.Fatalf("groups cover %d of %d tokens", start, len(tp))
+			}
+			if n := g.nonStop(); n != wantNonStop {
+				t.Errorf("nonStop = %d, want %d", n, wantNonStop)
 			}
 			slices.SortFunc(got, func(x, y tokPos) int { return cmp.Or(strings.Compare(x.tok, y.tok), cmp.Compare(x.pos, y.pos)) })
 			if !slices.Equal(got, want) {
