@@ -78,7 +78,10 @@ type Multi struct {
 type mseg struct {
 	Segment
 	del []uint64 // Deleted as bits; nil if none
-	st  stats    // the live documents' statistics, with the segment's bound scale
+	// delRank counts the deleted documents before each word of del
+	// (delRanks).
+	delRank []int32
+	st      stats // the live documents' statistics, with the segment's bound scale
 	// delDF caches, per term, how many of its list's documents are
 	// deleted (liveDF); emptied when it holds delDFMax terms.
 	mu    sync.Mutex
@@ -90,6 +93,10 @@ type mseg struct {
 	// the first search sorted by them (citedCounts).
 	citedOnce sync.Once
 	cited     []int32
+	// orders are the heads of the live documents in each sort's order,
+	// made on the first search sorted so (multiorder.go).
+	orderOnce [ByCitedBy + 1]sync.Once
+	orders    [ByCitedBy + 1]*keyOrder
 }
 
 // delDFMax bounds the terms whose deleted documents a segment remembers.
@@ -138,6 +145,9 @@ func NewMulti(snapID string, segs []Segment, cites Citations) (*Multi, error) {
 			for f := range NumFields {
 				sum[f] -= int64(ix.docs[d].Len[f])
 			}
+		}
+		if g.del != nil {
+			g.delRank = delRanks(g.del)
 		}
 		live += int64(ix.n) - int64(len(s.Deleted))
 		m.segs = append(m.segs, g)

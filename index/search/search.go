@@ -428,6 +428,16 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	if sc.plain() {
 		c = asConj(it)
 	}
+	if l, ok := asLister(it); ok && !f.none && sg != nil {
+		// A sort by key against a floor, from the segment's order
+		// (multiorder.go).
+		if done, err := sg.probe(ctx, sc, l); done || err != nil {
+			if err := ev.check(err); err != nil {
+				return nil, err
+			}
+			return sc, nil
+		}
+	}
 	if l, ok := asLister(it); ok && !f.none {
 		p := l.list()
 		// A segment keeps the count of a list scanned alone, bare, from
