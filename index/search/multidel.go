@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"cmp"
 	"container/heap"
 	"math/bits"
 	"slices"
@@ -218,9 +217,13 @@ func (m *Multi) prefixWords(p string) []*mword {
 // words from the most documents down (hi) only until the next cannot
 // beat the limit-th most live word found.
 func (m *Multi) mostLive(ws []*mword, limit int) []*mword {
-	slices.SortFunc(ws, func(a, b *mword) int { return cmp.Or(cmp.Compare(b.hi, a.hi), bytes.Compare(a.term, b.term)) })
+	// The words from the most documents down, as a heap: a short prefix
+	// has thousands, of which a few hundred are taken.
+	byHi := &hiHeap{ws: ws}
+	heap.Init(byHi)
 	kept := wordHeap(make([]*mword, 0, min(limit, len(ws))))
-	for _, w := range ws {
+	for byHi.Len() > 0 {
+		w := heap.Pop(byHi).(*mword)
 		if len(kept) == limit && w.hi < kept[0].live {
 			break // nor can any word after it: its hi is at most w's
 		}
@@ -242,6 +245,19 @@ func (m *Multi) mostLive(ws []*mword, limit int) []*mword {
 // documents, ties by the greater term.
 func lessLive(a, b *mword) bool {
 	return a.live < b.live || a.live == b.live && bytes.Compare(a.term, b.term) > 0
+}
+
+// hiHeap orders words by hi, the most first.
+type hiHeap struct{ ws []*mword }
+
+func (h *hiHeap) Len() int           { return len(h.ws) }
+func (h *hiHeap) Less(i, j int) bool { return h.ws[i].hi > h.ws[j].hi }
+func (h *hiHeap) Swap(i, j int)      { h.ws[i], h.ws[j] = h.ws[j], h.ws[i] }
+func (h *hiHeap) Push(x any)         { h.ws = append(h.ws, x.(*mword)) }
+func (h *hiHeap) Pop() any {
+	x := h.ws[len(h.ws)-1]
+	h.ws = h.ws[:len(h.ws)-1]
+	return x
 }
 
 // wordHeap keeps the words ranking first, the one ranking last at the

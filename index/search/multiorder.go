@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"sort"
@@ -34,26 +33,26 @@ type keyOrder struct {
 	all  bool // every live document is in docs
 }
 
-// order returns the segment's order for sort s, made once.
+// order returns the segment's order for sort s, made once: the best
+// orderMax of its live documents by key, then doc, chosen as a page is.
 func (g *mseg) order(s Sort, cited func() []int32) *keyOrder {
 	g.orderOnce[s].Do(func() {
 		sc := &scan{ix: g.Index, sort: s}
 		if s == ByCitedBy {
 			sc.cited = cited()
 		}
-		var docs []int32
+		top := newTopK(orderMax)
+		live := 0
 		for d := range g.Index.n {
 			if !g.deleted(d) {
-				docs = append(docs, d)
+				top.push(ranked{key: sc.key(0, d), doc: d})
+				live++
 			}
 		}
-		keys := make([]float64, g.Index.n)
-		for _, d := range docs {
-			keys[d] = sc.key(0, d)
+		o := &keyOrder{all: live <= orderMax}
+		for _, h := range top.sorted() {
+			o.docs = append(o.docs, h.doc)
 		}
-		slices.SortFunc(docs, func(a, b int32) int { return cmp.Or(cmp.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
-		o := &keyOrder{all: len(docs) <= orderMax}
-		o.docs = slices.Clip(docs[:min(len(docs), orderMax)])
 		g.orders[s] = o
 	})
 	return g.orders[s]

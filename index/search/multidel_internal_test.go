@@ -1,0 +1,53 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestMostLive: counting the words from the most documents down, and
+// stopping at the first that cannot reach the last kept, keeps the same
+// words as counting all of them, ties by term and dead words included.
+func TestMostLive(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		words, limit  int
+		maxDF, maxDel int64
+	}{
+		{"fewer than the limit", 40, 256, 50, 10},
+		{"many words, few deleted", 3000, 256, 5000, 20},
+		{"many words, many deleted", 3000, 256, 200, 200},
+		{"ties", 1000, 100, 3, 3},
+		{"dead words", 500, 100, 2, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mk := func() []*mword {
+				rng := rand.New(rand.NewPCG(uint64(tc.words), uint64(tc.maxDF)))
+				var ws []*mword
+				for i := range tc.words {
+					hi := rng.Int64N(tc.maxDF) + 1
+					live := max(0, hi-rng.Int64N(tc.maxDel+1))
+					ws = append(ws, &mword{term: fmt.Appendf(nil, "w%05d", i), hi: hi, lo: live, live: live})
+				}
+				return ws
+			}
+			m := &Multi{}
+			want := m.top(mk(), tc.limit)
+			got := m.mostLive(mk(), tc.limit)
+			name := func(w *mword) string { return string(w.term) }
+			if !slices.Equal(mapWords(got, name), mapWords(want, name)) {
+				t.Fatalf("kept %d words, want %d:\n%v\n%v", len(got), len(want), mapWords(got, name), mapWords(want, name))
+			}
+		})
+	}
+}
+
+func mapWords(ws []*mword, f func(*mword) string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = f(w)
+	}
+	return out
+}
