@@ -66,6 +66,8 @@ type Multi struct {
 	topicDocs sync.Map
 	// freqPool has decoded frequencies that searches reuse (segment.go).
 	freqPool sync.Pool
+	// unionPool has union iterators that searches reuse (multipool.go).
+	unionPool sync.Pool
 	// facetCodes maps the segments' licence and topic codes (codes).
 	codesOnce  sync.Once
 	facetCodes *facetCodes
@@ -296,7 +298,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		}
 		st := g.st
 		st.m, st.seg = m, i
-		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, g: g}
+		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, g: g}
 		if floor != nil {
 			f := *floor
 			if f.doc != floorDoc {

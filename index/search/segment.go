@@ -34,6 +34,9 @@ type segment struct {
 	// freqs are the Multi's decoded frequencies that searches reuse
 	// (freqPool).
 	freqs *sync.Pool
+	// unions are the Multi's union iterators that searches reuse
+	// (multipool.go).
+	unions *sync.Pool
 	// floor, when not nil, is a match (doc floorDoc) that other
 	// segments' matches already rank ahead of the page: the top k
 	// starts full of it, so that only better matches are scored.
