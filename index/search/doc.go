@@ -156,8 +156,8 @@
 // each request without a cursor ended with (its k+1th best match), from
 // which the same request searched again starts every segment, the first
 // included, where the first would otherwise fill its page against none
-// (multifloor.go). The frequencies a segment's search decodes are reused
-// by the next. A segment searched against a floor, one posting list
+// (multifloor.go). The frequencies a segment's search decodes, and its
+// union iterators, are reused by the next. A segment searched against a floor, one posting list
 // sorted by year or by cited-by count without filters or facets, finds
 // its matches ahead of the floor from its live documents in that order
 // (the first 65 536 kept per sort once used, 4 bytes a document), each
