@@ -163,10 +163,10 @@
 // documents in that order (the first 65 536 kept per sort once used, 4
 // bytes a document), each looked up in the list, and counts the list
 // from its skip entries less its deleted documents, instead of reading
-// every match's key (multiorder.go). The words of a prefix are counted (their live
-// documents, which only a walk of their lists in the segments with
-// deletions gives) from the most documents down, until a word cannot
-// reach the last of the MaxExpansions kept (multidel.go).
+// every match's key (multiorder.go). The words of a prefix are counted
+// (their live documents, which only a walk of their lists in the
+// segments with deletions gives) from the most documents down, until a
+// word cannot reach the last of the MaxExpansions kept (multidel.go).
 //
 // # Ranking
 //
