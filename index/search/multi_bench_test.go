@@ -9,7 +9,9 @@ package search_test
 // The first segment holds 55 % of the generated documents, each later
 // one its share of the rest plus revisions of 1 % of the live documents
 // (the same id, the words of another generated document) and deletions
-// of 0.5 %. With -bench.dir the builds are kept there and reused.
+// of 0.5 %. With -bench.dir the builds are kept there and reused. The
+// first-search classes search each query once, on a fresh merged index
+// and fresh segments.
 
 import (
 	"cmp"
@@ -233,7 +235,9 @@ func buildDocs(ctx context.Context, dir string, topics []index.Topic, docs []*in
 
 // BenchmarkSegments times each class of queries on the merged index and
 // on the segments, one query at a time (CPU time of this thread), after
-// checking that both answer every query alike.
+// checking that both answer every query alike: the repeated classes in
+// the timed loop, the first-search classes each query once on fresh
+// instances (searchOnce), whatever -benchtime.
 func BenchmarkSegments(b *testing.B) {
 	sb, err := openSegBench()
 	if err != nil {
