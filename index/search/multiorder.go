@@ -20,8 +20,9 @@ import (
 // the newest year, or the most cited, instead of walking their lists.
 //
 // A segment keeps, for each sort once used, the first orderMax of its
-// live documents in that order (4 bytes a document): a floor beyond them
-// falls back to the walk.
+// live documents in that order (4 bytes a document, chosen on the first
+// search that needs them): a floor beyond them, or more documents ahead
+// of it than a quarter of the list's, falls back to the walk.
 
 // orderMax bounds the documents of a segment's order kept for a sort.
 const orderMax = 1 << 16
