@@ -32,8 +32,11 @@ func delRanks(del []uint64) []int32 {
 }
 
 // deletedBefore is the number of the segment's deleted documents below
-// d.
+// d, any d (a damaged skip entry's too).
 func (g *mseg) deletedBefore(d int32) int32 {
+	if d <= 0 {
+		return 0
+	}
 	w := d >> 6
 	if int(w) >= len(g.del) {
 		return g.delRank[len(g.del)]

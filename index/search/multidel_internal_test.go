@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -50,4 +51,26 @@ func mapWords(ws []*mword, f func(*mword) string) []string {
 		out[i] = f(w)
 	}
 	return out
+}
+
+// TestDeletedBefore: the running count of deleted documents, for any
+// document number a skip entry may give, damaged ones included.
+func TestDeletedBefore(t *testing.T) {
+	deleted := []int32{0, 3, 63, 64, 130}
+	g := &mseg{del: make([]uint64, 3)}
+	for _, d := range deleted {
+		g.del[d>>6] |= 1 << (d & 63)
+	}
+	g.delRank = delRanks(g.del)
+	for _, tc := range []struct {
+		d    int32
+		want int32
+	}{
+		{math.MinInt32, 0}, {-1, 0}, {0, 0}, {1, 1}, {4, 2}, {63, 2}, {64, 3}, {65, 4},
+		{130, 4}, {131, 5}, {192, 5}, {math.MaxInt32, 5},
+	} {
+		if got := g.deletedBefore(tc.d); got != tc.want {
+			t.Errorf("deletedBefore(%d) = %d, want %d", tc.d, got, tc.want)
+		}
+	}
 }
