@@ -470,7 +470,7 @@ func TestRetentionKeepsCurrent(t *testing.T) {
 	// A newer, complete but unpublished snapshot (a crash between rename and
 	// switch) must not push current out.
 	cfg.Now = testNow.Add(time.Hour)
-	orphan := newID(cfg.Now)
+	orphan, _ := snapshot.NextID(data, cfg.Now)
 	os.MkdirAll(filepath.Join(data, snapshot.SnapshotsDir, orphan), 0o755)
 	removed, err := snapshot.Prune(data, 1)
 	if err != nil {

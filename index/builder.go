@@ -74,11 +74,11 @@ type Builder struct {
 	digests  map[string]string   // input path -> SHA-256 (evidence.go)
 	aliases  *sorter
 	postings *sorter
-	cites    *sorter            // citation keys (searchbuild.go)
-	sidx     *isearch.Writer    // search/index.bin
-	pairs    *isearch.Pairs     // its pair rule, once chosen (pairsample.go)
-	sample   *pairSample        // until then
-	bundles  map[string]*bundle // written by the bundler's goroutine until it stops
+	cites    *sorter                // citation keys (searchbuild.go)
+	sidx     *isearch.Writer        // search/index.bin
+	pairs    *isearch.Pairs         // its pair rule, once chosen (pairsample.go)
+	sample   *pairSample            // until then
+	bundles  map[string]*bundleFile // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
 	records  *recordsWriter // nil unless Config.Records (records.go)
 	ngroups  int32          // works whose records were written, once closed
@@ -121,7 +121,7 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Builder{cfg: cfg, log: cfg.Logger, unlock: unlock, bundles: map[string]*bundle{}}
+	b := &Builder{cfg: cfg, log: cfg.Logger, unlock: unlock, bundles: map[string]*bundleFile{}}
 	b.counts.AcceptedByLicence = map[string]int64{}
 	b.counts.RejectedByReason = map[string]int64{}
 	ok := false
@@ -152,7 +152,7 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 		// nightly job's archive must not leave its next night without them.
 		b.cfg.Records = true
 	}
-	if b.id, err = nextID(cfg.DataDir, cfg.Now); err != nil {
+	if b.id, err = snapshot.NextID(cfg.DataDir, cfg.Now); err != nil {
 		return nil, err
 	}
 	b.tmp = filepath.Join(cfg.DataDir, snapshot.SnapshotsDir, snapshot.TmpPrefix+b.id)
@@ -737,7 +737,7 @@ func (b *Builder) finish(ctx context.Context) (*snapshot.Manifest, error) {
 	if b.prev != nil {
 		man.Previous = b.prev.ID
 	}
-	if err := writeManifest(b.tmp, man); err != nil {
+	if err := snapshot.WriteManifest(b.tmp, man); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

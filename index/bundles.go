@@ -1,67 +1,23 @@
 package index
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
-	"path"
 	"path/filepath"
 	"slices"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/openshelf/openshelf/index/bundle"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
-// bundle is the open bundles/<slug>.jsonl.zst of one topic.
-//
-// A bundle is a sequence of independent zstd frames (one zstd stream to
-// any decoder), cut after each line whose document id is a cut
-// (bundleCut): where frames end depends only on the lines themselves, so
-// a delta build rewrites only the frames whose lines changed and copies
-// the others, and its bundles are byte for byte a full build's
-// (delta_bundles.go). Beside each bundle, bundles/<slug>.frames lists
-// its frames (snapshot.BundleFrame).
-type bundle struct {
-	out    *hashFile
-	frames []bundleFrame
-	chunk  []byte // lines of the frame being filled
-	lines  int64  // in chunk
-	last   string // id of chunk's last line
-	docs   int64
-}
-
-// bundleAuthor and bundleLine are the JSON form of a bundle line: metadata
-// and rights, no full text. Every key is always present.
-type bundleAuthor struct {
-	Name         string   `json:"name"`
-	Given        string   `json:"given"`
-	Family       string   `json:"family"`
-	ORCID        string   `json:"orcid"`
-	Affiliations []string `json:"affiliations"`
-}
-
-type bundleLine struct {
-	ID               string         `json:"id"`
-	Aliases          []string       `json:"aliases"`
-	Title            string         `json:"title"`
-	Authors          []bundleAuthor `json:"authors"`
-	Venue            string         `json:"venue"`
-	Year             int32          `json:"year"`
-	Date             string         `json:"date"`
-	DOI              string         `json:"doi"`
-	Abstract         string         `json:"abstract"`
-	Keywords         []string       `json:"keywords"`
-	Topics           []string       `json:"topics"`
-	License          string         `json:"license"`
-	LicenseVersion   string         `json:"license_version"`
-	LicenseURL       string         `json:"license_url"`
-	LicenseName      string         `json:"license_name"`
-	Attribution      string         `json:"attribution"`
-	CopyrightNotice  string         `json:"copyright_notice"`
-	ShareAlikeNotice string         `json:"share_alike_notice"`
+// bundleFile is the open bundles/<slug>.jsonl.zst of one topic (package
+// bundle: a sequence of zstd frames cut where the lines say, with its
+// frames list, so that a delta build rewrites only the frames whose
+// lines changed, delta_bundles.go).
+type bundleFile struct {
+	out *hashFile
+	w   *bundle.Writer
 }
 
 func nonNil(s []string) []string {
@@ -102,7 +58,7 @@ func (b *Builder) writeBundle(slug string, line []byte) error {
 	if err != nil {
 		return err
 	}
-	return bu.add(line)
+	return bu.w.Add(line)
 }
 
 // stopBundler waits until every queued line is written and returns the
@@ -117,16 +73,16 @@ func (b *Builder) stopBundler() error {
 // bundle appends the document to the bundle of each of its topics. The line
 // is encoded once and written to every bundle (by the bundler's goroutine).
 func (b *Builder) bundle(row *documentRow) error {
-	line := bundleLine{
+	line := bundle.Line{
 		ID: row.ID, Aliases: nonNil(row.Aliases), Title: row.Title, Venue: row.Venue, Year: row.Year,
 		Date: row.Date, DOI: row.DOI, Abstract: row.Abstract, Keywords: nonNil(row.Keywords),
 		Topics: nonNil(row.Topics), License: row.License, LicenseVersion: row.LicenseVersion,
 		LicenseURL: row.LicenseURL, LicenseName: row.LicenseName, Attribution: row.Attribution,
 		CopyrightNotice: row.CopyrightNotice, ShareAlikeNotice: row.ShareAlikeNotice,
-		Authors: make([]bundleAuthor, 0, len(row.Authors)),
+		Authors: make([]bundle.Author, 0, len(row.Authors)),
 	}
 	for _, a := range row.Authors {
-		line.Authors = append(line.Authors, bundleAuthor{Name: a.Name, Given: a.Given, Family: a.Family,
+		line.Authors = append(line.Authors, bundle.Author{Name: a.Name, Given: a.Given, Family: a.Family,
 			ORCID: a.ORCID, Affiliations: nonNil(a.Affiliations)})
 	}
 	js, err := json.Marshal(&line)
@@ -143,11 +99,7 @@ func (b *Builder) bundle(row *documentRow) error {
 	return b.bundler.send(bundleJob{line: js, slugs: slugs})
 }
 
-func bundleName(slug string) string {
-	return path.Join(snapshot.BundlesDir, slug+snapshot.BundleExt)
-}
-
-func (b *Builder) openBundle(slug string) (*bundle, error) {
+func (b *Builder) openBundle(slug string) (*bundleFile, error) {
 	if bu, ok := b.bundles[slug]; ok {
 		return bu, nil
 	}
@@ -183,113 +135,29 @@ func (b *Builder) writeTopic(tt *table[topicRow], known map[string]Topic, slug s
 
 // createBundle creates the bundle file of a topic in the snapshot (or
 // segment) directory dir.
-func createBundle(dir, slug string) (*bundle, error) {
-	out, err := createHashFile(dir, bundleName(slug))
+func createBundle(dir, slug string) (*bundleFile, error) {
+	out, err := createHashFile(dir, bundle.Name(slug))
 	if err != nil {
 		return nil, fmt.Errorf("index: bundle %s: %w", slug, err)
 	}
-	return &bundle{out: out}, nil
+	return &bundleFile{out: out, w: bundle.NewWriter(out, out.name)}, nil
 }
 
-// add appends a line (JSON and newline), cutting a frame after it when
-// its id is a cut.
-func (bu *bundle) add(line []byte) error {
-	id, err := lineID(line)
-	if err != nil {
-		return err
-	}
-	bu.chunk = append(bu.chunk, line...)
-	bu.lines++
-	bu.last = id
-	bu.docs++
-	if isCut(id) {
-		return bu.flush()
-	}
-	return nil
-}
-
-// flush writes the lines added since the last frame as one frame.
-func (bu *bundle) flush() error {
-	if bu.lines == 0 {
-		return nil
-	}
-	frame := bundleEncoder.EncodeAll(bu.chunk, make([]byte, 0, len(bu.chunk)/3))
-	return bu.frame(frame, bu.lines, bu.last)
-}
-
-// frame writes an encoded frame of lines lines ending with the line of id
-// last.
-func (bu *bundle) frame(frame []byte, lines int64, last string) error {
-	if _, err := bu.out.Write(frame); err != nil {
-		return fmt.Errorf("index: bundle %s: %w", bu.out.name, err)
-	}
-	bu.frames = append(bu.frames, bundleFrame{Last: last, Bytes: int64(len(frame)), Lines: lines})
-	bu.chunk, bu.lines = bu.chunk[:0], 0
-	return nil
-}
-
-// bundleEncoder encodes every bundle frame: EncodeAll is safe for
-// concurrent use and gives the same bytes for the same lines.
-var bundleEncoder = mustEncoder(zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
-	zstd.WithLowerEncoderMem(true))
-
-func mustEncoder(opts ...zstd.EOption) *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, opts...)
-	if err != nil {
-		panic(err) // the options are constant
-	}
-	return e
-}
-
-// emptyFrame is the zstd frame of no bytes.
-var emptyFrame = mustEncoder(zstd.WithZeroFrames(true)).EncodeAll(nil, nil)
-
-// bundleCut makes a frame end after 1 line in bundleCut on average: about
-// 40 KB of JSON, which zstd compresses nearly as well as a whole stream,
-// and a 1 % delta leaves about three frames in four untouched.
-const bundleCut = 32
-
-// isCut reports whether a frame ends after the line of document id.
-func isCut(id string) bool {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64()%bundleCut == 0
-}
-
-// lineID returns the document id a bundle line starts with (bundleLine's
-// first field).
-func lineID(line []byte) (string, error) {
-	const head = `{"id":"`
-	rest, ok := bytes.CutPrefix(line, []byte(head))
-	end := bytes.IndexByte(rest, '"')
-	if !ok || end < 0 {
-		return "", fmt.Errorf("index: bundle line without an id")
-	}
-	return string(rest[:end]), nil
-}
-
-func (bu *bundle) close() (snapshot.File, snapshot.File, error) {
-	if err := bu.flush(); err != nil {
+// close completes the bundle file and writes its frames list.
+func (bu *bundleFile) close() (snapshot.File, snapshot.File, error) {
+	if err := bu.w.Close(); err != nil {
 		bu.out.abort()
 		return snapshot.File{}, snapshot.File{}, err
 	}
-	if bu.docs == 0 {
-		// One empty frame, so that every decoder reads an empty stream;
-		// the frames list has no entry for it.
-		if _, err := bu.out.Write(emptyFrame); err != nil {
-			bu.out.abort()
-			return snapshot.File{}, snapshot.File{}, err
-		}
-	}
-	f, err := bu.out.close(bu.docs)
+	f, err := bu.out.close(bu.w.Docs())
 	if err != nil {
 		return snapshot.File{}, snapshot.File{}, err
 	}
-	idx, err := writeFrames(bu.out.dir, snapshot.FramesPath(f.Name), bu.frames)
+	idx, err := writeFrames(bu.out.dir, f.Name, bu.w.Frames())
 	return f, idx, err
 }
 
-func (bu *bundle) abort() {
+func (bu *bundleFile) abort() {
 	bu.out.abort()
 }
 
@@ -306,7 +174,7 @@ func (b *Builder) writeTopics() ([]snapshot.File, error) {
 			if _, _, err := bu.close(); err != nil {
 				return nil, err
 			}
-			b.delta.added[slug] = filepath.Join(b.work, filepath.FromSlash(bundleName(slug)))
+			b.delta.added[slug] = filepath.Join(b.work, filepath.FromSlash(bundle.Name(slug)))
 			delete(b.bundles, slug)
 		}
 		return nil, nil

@@ -537,7 +537,7 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if more, err = b.writeArchiveCitations(ctx, dirs, cats, num); err != nil {
+	if more, err = b.writeArchiveCitations(ctx, dirs, num); err != nil {
 		return nil, err
 	}
 	files = append(files, more...)

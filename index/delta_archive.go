@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openshelf/openshelf/index/bundle"
 	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/snapshot"
 )
@@ -73,11 +74,39 @@ func (h *citeHeap) Pop() any {
 	return c
 }
 
+// mergedTable answers num.Merged without a search of the deletions: a
+// segment's citation keys name its documents in key order, each many
+// times.
+type mergedTable struct {
+	docs [][]int32  // num.Docs
+	dead [][]uint64 // a bit a document of each segment, set if deleted
+}
+
+func newMergedTable(num *snapshot.Numbering) mergedTable {
+	t := mergedTable{docs: make([][]int32, num.Segments()), dead: make([][]uint64, num.Segments())}
+	for seg := range t.docs {
+		t.docs[seg] = num.Docs(seg)
+		t.dead[seg] = make([]uint64, (len(t.docs[seg])+63)/64)
+		for _, d := range num.Deleted(seg) {
+			t.dead[seg][d/64] |= 1 << (d % 64)
+		}
+	}
+	return t
+}
+
+// of is num.Merged(seg, d): document d's merged number, -1 if deleted
+// (or out of range).
+func (t mergedTable) of(seg int, d int32) int32 {
+	if d < 0 || int(d) >= len(t.docs[seg]) || t.dead[seg][d/64]&(1<<(d%64)) != 0 {
+		return -1
+	}
+	return t.docs[seg][d]
+}
+
 // writeArchiveCitations resolves the citations of the live documents of
 // every segment (dirs, oldest first; num their merged numbering) and
 // writes citations.parquet and the search's citations.bin.
-func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats []snapshot.SegmentIDs,
-	num *snapshot.Numbering) ([]snapshot.File, error) {
+func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, num *snapshot.Numbering) ([]snapshot.File, error) {
 	pairs := newSorter(b.work, b.cfg.SortMemory/4)
 	defer pairs.cleanup()
 	h := &citeHeap{}
@@ -103,9 +132,10 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 		*h = append(*h, c)
 	}
 	heap.Init(h)
-	var key []byte
+	merged := newMergedTable(num)
+	var key, ownerID []byte
 	owner := int32(-1)
-	var rec [8]byte
+	var rec []byte
 	for n := 0; h.Len() > 0; n++ {
 		if n%1_000_000 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -116,14 +146,18 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 		if !bytes.Equal(c.key, key) {
 			key, owner = append(key[:0], c.key...), -1
 		}
-		if d := num.Merged(c.seg, c.doc); d >= 0 {
+		if d := merged.of(c.seg, c.doc); d >= 0 {
 			switch {
 			case c.kind == 0 && owner < 0:
-				owner = d
+				owner, ownerID = d, append(ownerID[:0], c.id...)
 			case c.kind == 1 && owner >= 0 && owner != d:
-				binary.BigEndian.PutUint32(rec[:], uint32(owner))
-				binary.BigEndian.PutUint32(rec[4:], uint32(d))
-				if err := pairs.add(rec[:]); err != nil {
+				// The pair sorts by its numbers; it carries the ids that
+				// citations.parquet names, so that writing it does not look
+				// every document up in the catalogs.
+				rec = binary.BigEndian.AppendUint32(rec[:0], uint32(owner))
+				rec = binary.BigEndian.AppendUint32(rec, uint32(d))
+				rec = append(append(append(rec, ownerID...), 0), c.id...)
+				if err := pairs.add(rec); err != nil {
 					return nil, err
 				}
 			}
@@ -142,22 +176,28 @@ func (b *Builder) writeArchiveCitations(ctx context.Context, dirs []string, cats
 	if err != nil {
 		return nil, err
 	}
-	idOf := func(doc int32) string {
-		s, d := num.Locate(doc)
-		return string(cats[s].ID(d))
-	}
 	cw := isearch.NewCitationWriter(num.Len())
-	var last []byte
+	var last [8]byte
+	first, citedID := true, ""
 	err = pairs.iterate(func(p []byte) error {
-		if string(p) == string(last) {
+		if !first && string(p[:8]) == string(last[:]) {
 			return nil // one work cited by DOI and PMID: one pair
 		}
-		last = append(last[:0], p...)
+		cut := bytes.IndexByte(p[8:], 0)
+		if cut < 0 {
+			return fmt.Errorf("index: malformed citation pair")
+		}
+		newCited := first || string(p[:4]) != string(last[:4])
+		first = false
+		copy(last[:], p)
 		cited, citing := int32(binary.BigEndian.Uint32(p)), int32(binary.BigEndian.Uint32(p[4:]))
 		if err := cw.Add(cited, citing); err != nil {
 			return err
 		}
-		citedID, citingID := idOf(cited), idOf(citing)
+		if newCited { // the pairs come in cited order
+			citedID = string(p[8 : 8+cut])
+		}
+		citingID := string(p[8+cut+1:])
 		return t.write(citationRow{Cited: citedID, Citing: citingID}, len(citedID)+len(citingID)+24)
 	})
 	if err != nil {
@@ -253,35 +293,40 @@ func (b *Builder) writeArchiveTopics() ([]snapshot.File, error) {
 func (b *Builder) archiveBundle(slug string, prev map[string]topicRow) (topicBundle, error) {
 	row, had := prev[slug]
 	removed, add := b.delta.removed[slug], b.delta.added[slug]
-	if had && len(removed) == 0 && add == "" {
-		return b.linkBundle(slug, row)
-	}
-	var lines bundleLines
-	if add != "" {
-		var err error
-		if lines, err = readBundleLines(add); err != nil {
-			return topicBundle{}, err
-		}
-	}
 	var pb *prevBundle
+	stale := false
 	if had {
 		b.prevFile("") // fills b.delta.prevFiles
 		pb = &prevBundle{dir: b.prev.Dir, id: b.prev.ID, files: b.delta.prevFiles}
 		var err error
-		name := bundleName(slug)
+		name := bundle.Name(slug)
 		if pb.frames, err = readFrames(filepath.Join(b.prev.Dir, filepath.FromSlash(name)), name); err != nil {
 			return topicBundle{}, err
 		}
+		stale, err = bundle.Stale(pb.frames, func(f bundle.Frame) ([]byte, error) { return readFrame(b.prev.Dir, f) })
+		if err != nil {
+			return topicBundle{}, fmt.Errorf("index: bundle %s: %w", slug, err)
+		}
+		if !stale && len(removed) == 0 && add == "" {
+			return b.linkBundle(slug, row)
+		}
 	}
-	return b.mergeBundle(slug, pb, lines, removed)
+	var lines bundle.Lines
+	if add != "" {
+		var err error
+		if lines, err = bundle.ReadLines(add); err != nil {
+			return topicBundle{}, err
+		}
+	}
+	return b.mergeBundle(slug, pb, lines, removed, stale)
 }
 
 // linkBundle links the previous snapshot's bundle of slug into the new
 // one: its file or its packs, and its frames list, described as the
 // previous manifest and topics.parquet (row) describe them.
 func (b *Builder) linkBundle(slug string, row topicRow) (topicBundle, error) {
-	name := bundleName(slug)
-	frames := snapshot.FramesPath(name)
+	name := bundle.Name(slug)
+	frames := bundle.FramesPath(name)
 	names := []string{frames}
 	if _, ok := b.prevFile(name); ok {
 		names = append(names, name)

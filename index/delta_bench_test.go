@@ -54,19 +54,8 @@ var (
 //
 //	go test ./index -run '^$' -bench DeltaBuild -benchtime 1x -delta-docs 100000 -delta-fullprofile full.pprof
 func BenchmarkDeltaBuild(b *testing.B) {
-	v, err := corpus.ReadVocabulary(context.Background(), corpus.VocabularyConfig{}, fixtures.Dir(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	slugs, topics, err := corpus.DefaultTopics()
-	if err != nil {
-		b.Fatal(err)
-	}
 	n := *deltaDocs
-	g, err := corpus.New(v, corpus.Config{Seed: 1, Topics: slugs, Documents: n})
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, topics := benchCorpus(b, n)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	now := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
 	for b.Loop() {
@@ -81,14 +70,7 @@ func BenchmarkDeltaBuild(b *testing.B) {
 		b.Logf("generating %d documents took %.1f s of CPU", n, gen.cpu.Seconds())
 		data := filepath.Join(b.TempDir(), "data")
 		cfg := index.Config{DataDir: data, Now: now, Logger: quiet, Topics: topics, Fresh: true, Records: *deltaRecords}
-		full := buildMeasured(b, *deltaProfile, cfg, func(_ context.Context, sink ingest.Sink) error {
-			for i := range n {
-				if err := sink.Document(g.Doc(i)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		full := buildMeasured(b, *deltaProfile, cfg, corpusFeed(g, n))
 		fullOwn := ownBytes(b, filepath.Join(data, snapshot.SnapshotsDir, full.man.ID))
 		k := max(int(float64(n)**deltaShare), 10)
 		added, deleted := k/2, k-k/2-k*4/10
@@ -137,6 +119,36 @@ func BenchmarkDeltaBuild(b *testing.B) {
 			b.ReportMetric(sum/float64(len(nightsOwn)), "later-delta-own-MiB")
 			b.ReportMetric(slices.Max(nightsOwn), "later-delta-max-own-MiB")
 		}
+	}
+}
+
+// benchCorpus returns the generator of the bench corpus of n documents
+// and the topics of its taxonomy.
+func benchCorpus(b *testing.B, n int) (*corpus.Generator, []index.Topic) {
+	v, err := corpus.ReadVocabulary(context.Background(), corpus.VocabularyConfig{}, fixtures.Dir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	slugs, topics, err := corpus.DefaultTopics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := corpus.New(v, corpus.Config{Seed: 1, Topics: slugs, Documents: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g, topics
+}
+
+// corpusFeed is the feed of the first n documents of g.
+func corpusFeed(g *corpus.Generator, n int) index.Feed {
+	return func(_ context.Context, sink ingest.Sink) error {
+		for i := range n {
+			if err := sink.Document(g.Doc(i)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 

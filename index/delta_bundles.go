@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,20 +9,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/openshelf/openshelf/index/bundle"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
-// A bundle's frames (bundles.go) are listed in bundles/<slug>.frames, one
-// line a frame (snapshot.BundleFrame). A delta build rewrites a changed
-// topic's bundle from the previous snapshot's: the frames none of whose
-// lines changed are kept, the others decoded, merged with the new
-// segment's lines of the topic without the removed documents, and cut
-// again.
+// A delta build rewrites a changed topic's bundle (package bundle) from
+// the previous snapshot's: the frames none of whose lines changed are
+// kept, the others decoded, merged with the new segment's lines of the
+// topic without the removed documents, and cut again.
 //
 // The kept frames are not copied: the new frames go to a pack of the
 // build, bundles/<slug>/<snapshot id>.zst, and the frames list names, for
@@ -36,74 +30,32 @@ import (
 // half, one for one: later deltas owned half as much disk again). A
 // bundle that keeps no pack is written as one file, as a full build does.
 
-// bundleFrame is one frame of a bundle.
-type bundleFrame = snapshot.BundleFrame
-
-// writeFrames writes the frames list of a bundle file (three fields a
-// line: the frames follow each other in the file).
-func writeFrames(dir, name string, frames []bundleFrame) (snapshot.File, error) {
-	var b bytes.Buffer
-	for _, f := range frames {
-		fmt.Fprintf(&b, "%s\t%d\t%d\n", f.Last, f.Bytes, f.Lines)
-	}
-	return writeWholeFile(dir, name, b.Bytes(), int64(len(frames)))
+// writeFrames writes the frames list of the bundle named name (its file,
+// or a bundle kept in packs).
+func writeFrames(dir, name string, frames []bundle.Frame) (snapshot.File, error) {
+	list := bundle.AppendFrames(nil, name, frames)
+	return writeWholeFile(dir, bundle.FramesPath(name), list, int64(len(frames)))
 }
 
-// readFrames reads the frames list of the bundle at bundle (its path;
-// named name in its snapshot).
-func readFrames(bundle, name string) ([]bundleFrame, error) {
-	data, err := os.ReadFile(snapshot.FramesPath(bundle))
+// readFrames reads the frames list of the bundle whose file is file
+// (named name in its snapshot).
+func readFrames(file, name string) ([]bundle.Frame, error) {
+	data, err := os.ReadFile(bundle.FramesPath(file))
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	frames, err := snapshot.ParseBundleFrames(data, name)
+	frames, err := bundle.ParseFrames(data, name)
 	if err != nil {
-		return nil, fmt.Errorf("index: %s: %w", bundle, err)
+		return nil, fmt.Errorf("index: %s: %w", file, err)
 	}
 	return frames, nil
-}
-
-// bundleLines are lines of a bundle and their ids, in id order.
-type bundleLines struct {
-	ids   []string
-	lines [][]byte
-}
-
-// readBundleLines decodes a bundle.
-func readBundleLines(path string) (bundleLines, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return bundleLines{}, err
-	}
-	defer f.Close()
-	zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return bundleLines{}, err
-	}
-	defer zr.Close()
-	var out bundleLines
-	br := bufio.NewReaderSize(zr, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			id, lerr := lineID(line)
-			if lerr != nil {
-				return bundleLines{}, lerr
-			}
-			out.ids, out.lines = append(out.ids, id), append(out.lines, line)
-		}
-		if err != nil {
-			break
-		}
-	}
-	return out, nil
 }
 
 // prevBundle is a topic's bundle in the previous snapshot.
 type prevBundle struct {
 	dir    string // the previous snapshot's directory
 	id     string // its id
-	frames []bundleFrame
+	frames []bundle.Frame
 	files  map[string]snapshot.File // the previous manifest's files by name
 }
 
@@ -111,7 +63,7 @@ type prevBundle struct {
 // bundle of slug: its bundle file becomes a pack named after the
 // previous snapshot.
 func (p *prevBundle) packName(slug, pack string) string {
-	if pack == bundleName(slug) {
+	if pack == bundle.Name(slug) {
 		return path.Join(snapshot.BundlesDir, slug, p.id+".zst")
 	}
 	return pack
@@ -128,18 +80,24 @@ type topicBundle struct {
 // mergeBundle writes the bundle of slug into the new snapshot: the
 // previous snapshot's (nil for a new topic) without the removed
 // documents' lines, with the added lines (the new segment's lines of the
-// topic, in id order).
-func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundleLines, removed map[string]bool) (topicBundle, error) {
-	var frames []bundleFrame
+// topic, in id order). A stale previous bundle (bundle.Stale) is cut
+// again whole.
+func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundle.Lines, removed map[string]bool, stale bool) (topicBundle, error) {
+	var frames []bundle.Frame
 	if prev != nil {
 		frames = prev.frames
 	}
-	dirty := dirtyFrames(frames, added.ids, removed)
+	dirty := bundle.Dirty(frames, added.IDs, removed)
+	if stale {
+		for i := range dirty {
+			dirty[i] = true
+		}
+	}
 	keep, err := keptPacks(prev, frames, dirty)
 	if err != nil {
 		return topicBundle{}, err
 	}
-	name := bundleName(slug)
+	name := bundle.Name(slug)
 	if len(keep) > 0 {
 		name = path.Join(snapshot.BundlesDir, slug, b.id+".zst")
 	}
@@ -147,7 +105,7 @@ func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundleLines, 
 	if err != nil {
 		return topicBundle{}, fmt.Errorf("index: bundle %s: %w", slug, err)
 	}
-	m := &bundleMerge{bu: &bundle{out: out}, prev: prev, slug: slug, pack: name, packs: map[string]*os.File{}}
+	m := &bundleMerge{bu: &bundleFile{out: out, w: bundle.NewWriter(out, name)}, prev: prev, slug: slug, packs: map[string]*os.File{}}
 	defer m.closePacks()
 	if err := m.merge(frames, dirty, keep, added, removed); err != nil {
 		m.bu.abort()
@@ -162,7 +120,7 @@ func (b *Builder) mergeBundle(slug string, prev *prevBundle, added bundleLines, 
 
 // keptPacks returns the previous bundle's packs whose frames the new one
 // refers to: those of which at least a quarter of the bytes stay live.
-func keptPacks(prev *prevBundle, frames []bundleFrame, dirty []bool) (map[string]bool, error) {
+func keptPacks(prev *prevBundle, frames []bundle.Frame, dirty []bool) (map[string]bool, error) {
 	live := map[string]int64{}
 	for i, f := range frames {
 		if !dirty[i] {
@@ -184,20 +142,32 @@ func keptPacks(prev *prevBundle, frames []bundleFrame, dirty []bool) (map[string
 
 // bundleMerge is the state of mergeBundle.
 type bundleMerge struct {
-	bu      *bundle
+	bu      *bundleFile
 	prev    *prevBundle
 	slug    string
-	pack    string              // the name of the file bu writes
 	packs   map[string]*os.File // the previous bundle's packs, opened
-	out     []bundleFrame       // the new bundle's frames
+	out     []bundle.Frame      // the new bundle's frames
 	kept    map[string]bool     // the packs out refers to (new names)
 	written int                 // frames of bu moved to out
-	packed  int64               // bytes of bu moved to out
 	docs    int64               // lines of out
 }
 
+// readFrame reads a frame stored in the snapshot directory dir.
+func readFrame(dir string, f bundle.Frame) ([]byte, error) {
+	pf, err := os.Open(filepath.Join(dir, filepath.FromSlash(f.Pack)))
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer pf.Close()
+	raw := make([]byte, f.Bytes)
+	if _, err := pf.ReadAt(raw, f.Offset); err != nil {
+		return nil, fmt.Errorf("index: bundle %s: %w", f.Pack, err)
+	}
+	return raw, nil
+}
+
 // read reads a frame of the previous bundle.
-func (m *bundleMerge) read(f bundleFrame) ([]byte, error) {
+func (m *bundleMerge) read(f bundle.Frame) ([]byte, error) {
 	pf, ok := m.packs[f.Pack]
 	if !ok {
 		var err error
@@ -221,21 +191,19 @@ func (m *bundleMerge) closePacks() {
 
 // sync moves the frames bu wrote since the last call to out.
 func (m *bundleMerge) sync() {
-	for ; m.written < len(m.bu.frames); m.written++ {
-		f := m.bu.frames[m.written]
-		f.Pack, f.Offset = m.pack, m.packed
-		m.packed += f.Bytes
+	for frames := m.bu.w.Frames(); m.written < len(frames); m.written++ {
+		f := frames[m.written]
 		m.docs += f.Lines
 		m.out = append(m.out, f)
 	}
 }
 
-func (m *bundleMerge) merge(frames []bundleFrame, dirty []bool, keep map[string]bool, added bundleLines, removed map[string]bool) error {
-	bu := m.bu
+func (m *bundleMerge) merge(frames []bundle.Frame, dirty []bool, keep map[string]bool, added bundle.Lines, removed map[string]bool) error {
+	bu := m.bu.w
 	next := 0 // added lines written so far
 	addUpTo := func(last string, all bool) error {
-		for ; next < len(added.ids) && (all || added.ids[next] <= last); next++ {
-			if err := bu.add(added.lines[next]); err != nil {
+		for ; next < len(added.IDs) && (all || added.IDs[next] <= last); next++ {
+			if err := bu.Add(added.Lines[next]); err != nil {
 				return err
 			}
 		}
@@ -246,7 +214,7 @@ func (m *bundleMerge) merge(frames []bundleFrame, dirty []bool, keep map[string]
 	for i := 0; i < len(frames); {
 		if !dirty[i] {
 			f := frames[i]
-			if bu.lines != 0 {
+			if bu.Pending() {
 				return fmt.Errorf("index: bundle %s: frames out of step", m.slug)
 			}
 			i++
@@ -262,10 +230,9 @@ func (m *bundleMerge) merge(frames []bundleFrame, dirty []bool, keep map[string]
 			if err != nil {
 				return err
 			}
-			if err := bu.frame(raw, f.Lines, f.Last); err != nil {
+			if err := bu.WriteFrame(raw, f.Lines, f.Last); err != nil {
 				return err
 			}
-			bu.docs += f.Lines
 			m.sync()
 			continue
 		}
@@ -276,13 +243,13 @@ func (m *bundleMerge) merge(frames []bundleFrame, dirty []bool, keep map[string]
 			if err != nil {
 				return err
 			}
-			if plain, err = bundleDecoder.DecodeAll(raw, plain); err != nil {
-				return fmt.Errorf("index: bundle %s: %w", frames[j].Pack, err)
+			if plain, err = bundle.Decode(raw, plain); err != nil {
+				return fmt.Errorf("index: %s: %w", frames[j].Pack, err)
 			}
 		}
 		last, all := frames[j-1].Last, j == len(frames)
 		for line := range bytes.Lines(plain) {
-			id, err := lineID(line)
+			id, err := bundle.LineID(line)
 			if err != nil {
 				return err
 			}
@@ -292,7 +259,7 @@ func (m *bundleMerge) merge(frames []bundleFrame, dirty []bool, keep map[string]
 			if removed[id] {
 				continue
 			}
-			if err := bu.add(line); err != nil {
+			if err := bu.Add(line); err != nil {
 				return err
 			}
 		}
@@ -307,25 +274,21 @@ func (m *bundleMerge) merge(frames []bundleFrame, dirty []bool, keep map[string]
 // closePacked completes a bundle kept in packs: the build's pack, the
 // previous packs linked, and the frames list.
 func (m *bundleMerge) closePacked() (topicBundle, error) {
-	if err := m.bu.flush(); err != nil {
+	if err := m.bu.w.Flush(); err != nil {
 		m.bu.abort()
 		return topicBundle{}, err
 	}
 	m.sync()
 	var tb topicBundle
-	if m.packed > 0 {
-		f, err := m.bu.out.close(m.bu.docs)
+	if m.bu.w.Size() > 0 {
+		f, err := m.bu.out.close(m.bu.w.Docs())
 		if err != nil {
 			return topicBundle{}, err
 		}
 		tb.files = append(tb.files, f)
 	} else {
 		m.bu.abort()
-		os.Remove(filepath.Join(m.bu.out.dir, filepath.FromSlash(m.pack)))
-	}
-	var list []byte
-	for _, f := range m.out {
-		list = snapshot.AppendBundleFrame(list, f)
+		os.Remove(filepath.Join(m.bu.out.dir, filepath.FromSlash(m.bu.out.name)))
 	}
 	// The previous packs, under their new names.
 	for _, f := range m.prev.frames {
@@ -344,7 +307,7 @@ func (m *bundleMerge) closePacked() (topicBundle, error) {
 		pf.Name = name
 		tb.files = append(tb.files, pf)
 	}
-	idx, err := writeWholeFile(m.bu.out.dir, snapshot.FramesPath(bundleName(m.slug)), list, int64(len(m.out)))
+	idx, err := writeFrames(m.bu.out.dir, bundle.Name(m.slug), m.out)
 	if err != nil {
 		return topicBundle{}, err
 	}
@@ -352,8 +315,7 @@ func (m *bundleMerge) closePacked() (topicBundle, error) {
 	// The bundle as served: the frames read back in order.
 	h := sha256.New()
 	var size int64
-	s := &snapshot.Snapshot{Dir: m.bu.out.dir}
-	r, err := s.OpenBundle(m.slug)
+	r, err := bundle.Open(&snapshot.Snapshot{Dir: m.bu.out.dir}, m.slug)
 	if err != nil {
 		return topicBundle{}, err
 	}
@@ -363,41 +325,4 @@ func (m *bundleMerge) closePacked() (topicBundle, error) {
 	}
 	tb.bundle = snapshot.File{Name: idx.Name, Rows: m.docs, Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil))}
 	return tb, nil
-}
-
-// bundleDecoder decodes bundle frames; DecodeAll is safe for concurrent
-// use.
-var bundleDecoder = func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		panic(err) // constant options
-	}
-	return d
-}()
-
-// dirtyFrames marks the frames a delta changes: those whose id range (after
-// the previous frame's last id; the last frame's has no end) holds an added
-// or a removed id, and the frame after one whose last line is removed
-// (without its cut the two are one frame now).
-func dirtyFrames(frames []bundleFrame, added []string, removed map[string]bool) []bool {
-	dirty := make([]bool, len(frames))
-	at := func(id string) int {
-		i, _ := slices.BinarySearchFunc(frames, id, func(f bundleFrame, id string) int { return strings.Compare(f.Last, id) })
-		return min(i, len(frames)-1)
-	}
-	if len(frames) == 0 {
-		return dirty
-	}
-	for _, id := range added {
-		dirty[at(id)] = true
-	}
-	for id := range removed {
-		dirty[at(id)] = true
-	}
-	for i := range frames {
-		if removed[frames[i].Last] && i+1 < len(frames) {
-			dirty[i+1] = true
-		}
-	}
-	return dirty
 }

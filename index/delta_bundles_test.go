@@ -12,12 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/openshelf/openshelf/index/bundle"
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/snapshot"
 )
 
 // sameFrame compares frames by their contents, not where they are kept.
-func sameFrame(a, b bundleFrame) bool {
+func sameFrame(a, b bundle.Frame) bool {
 	return a.Last == b.Last && a.Bytes == b.Bytes && a.Lines == b.Lines
 }
 
@@ -25,7 +28,7 @@ func sameFrame(a, b bundleFrame) bool {
 // served.
 func servedBundle(t testing.TB, dir, slug string) []byte {
 	t.Helper()
-	r, err := (&snapshot.Snapshot{Dir: dir}).OpenBundle(slug)
+	r, err := bundle.Open(&snapshot.Snapshot{Dir: dir}, slug)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +51,7 @@ func TestMergeBundle(t *testing.T) {
 		return fmt.Appendf(nil, `{"id":"pmc-%07d","title":"document %d version %d %s"}`+"\n", i, i, version,
 			bytes.Repeat([]byte("x"), i%300))
 	}
-	write := func(dir string, lines map[int][]byte) (string, []bundleFrame) {
+	write := func(dir string, lines map[int][]byte) (string, []bundle.Frame) {
 		t.Helper()
 		bu, err := createBundle(dir, "topic")
 		if err != nil {
@@ -61,15 +64,15 @@ func TestMergeBundle(t *testing.T) {
 				}
 			}
 		}) {
-			if err := bu.add(lines[i]); err != nil {
+			if err := bu.w.Add(lines[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if _, _, err := bu.close(); err != nil {
 			t.Fatal(err)
 		}
-		p := filepath.Join(dir, bundleName("topic"))
-		frames, err := readFrames(p, bundleName("topic"))
+		p := filepath.Join(dir, bundle.Name("topic"))
+		frames, err := readFrames(p, bundle.Name("topic"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +85,7 @@ func TestMergeBundle(t *testing.T) {
 			lines[2*i] = line(2*i, 0)
 		}
 		prevPath, prevFrames := write(t.TempDir(), lines)
-		var added bundleLines
+		var added bundle.Lines
 		removed := map[string]bool{}
 		changes := map[int][]byte{}
 		// Removing a frame's last line joins it with the next frame.
@@ -114,8 +117,8 @@ func TestMergeBundle(t *testing.T) {
 				}
 			}
 		}) {
-			added.ids = append(added.ids, fmt.Sprintf("pmc-%07d", i))
-			added.lines = append(added.lines, changes[i])
+			added.IDs = append(added.IDs, fmt.Sprintf("pmc-%07d", i))
+			added.Lines = append(added.Lines, changes[i])
 		}
 		wantPath, wantFrames := write(t.TempDir(), lines)
 		want, _ := os.ReadFile(wantPath)
@@ -124,9 +127,9 @@ func TestMergeBundle(t *testing.T) {
 			t.Fatal(err)
 		}
 		prev := &prevBundle{dir: filepath.Dir(filepath.Dir(prevPath)), id: "S1", frames: prevFrames,
-			files: map[string]snapshot.File{bundleName("topic"): {Name: bundleName("topic"), Bytes: fi.Size()}}}
+			files: map[string]snapshot.File{bundle.Name("topic"): {Name: bundle.Name("topic"), Bytes: fi.Size()}}}
 		b := &Builder{tmp: t.TempDir(), id: "S2"}
-		tb, err := b.mergeBundle("topic", prev, added, removed)
+		tb, err := b.mergeBundle("topic", prev, added, removed, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +137,7 @@ func TestMergeBundle(t *testing.T) {
 		if !bytes.Equal(got, want) || tb.bundle.Rows != int64(len(lines)) || tb.bundle.Bytes != int64(len(want)) {
 			t.Fatalf("seed %d: merged bundle of %d bytes, %d lines; want %d bytes, %d lines", seed, len(got), tb.bundle.Rows, len(want), len(lines))
 		}
-		gotFrames, err := readFrames(filepath.Join(b.tmp, "bundles", "topic"+snapshot.BundleExt), bundleName("topic"))
+		gotFrames, err := readFrames(filepath.Join(b.tmp, "bundles", "topic"+snapshot.BundleExt), bundle.Name("topic"))
 		if err != nil || !slices.EqualFunc(gotFrames, wantFrames, sameFrame) {
 			t.Fatalf("seed %d: frames differ (%v)", seed, err)
 		}
@@ -151,7 +154,7 @@ func TestMergeBundle(t *testing.T) {
 		if fi, err := os.Stat(filepath.Join(b.tmp, "bundles", "topic", "S1.zst")); err != nil || linkCount(fi) < 2 {
 			t.Errorf("seed %d: the previous bundle is not linked as a pack (%v)", seed, err)
 		}
-		dirty := dirtyFrames(prevFrames, added.ids, removed)
+		dirty := bundle.Dirty(prevFrames, added.IDs, removed)
 		if n := len(slices.DeleteFunc(dirty, func(d bool) bool { return !d })); n == 0 || n > len(prevFrames)/2 {
 			t.Errorf("seed %d: %d of %d frames rewritten for 60 changes", seed, n, len(prevFrames))
 		}
@@ -169,13 +172,13 @@ func TestMergeBundle(t *testing.T) {
 		for _, f := range tb.files {
 			prev2.files[f.Name] = f
 		}
-		tb2, err := b2.mergeBundle("topic", prev2, bundleLines{}, removed)
+		tb2, err := b2.mergeBundle("topic", prev2, bundle.Lines{}, removed, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantPath2, _ := write(t.TempDir(), lines)
 		want2, _ := os.ReadFile(wantPath2)
-		if got2, _ := os.ReadFile(filepath.Join(b2.tmp, tb2.bundle.Name)); !bytes.Equal(got2, want2) || tb2.bundle.Name != bundleName("topic") {
+		if got2, _ := os.ReadFile(filepath.Join(b2.tmp, tb2.bundle.Name)); !bytes.Equal(got2, want2) || tb2.bundle.Name != bundle.Name("topic") {
 			t.Fatalf("seed %d: bundle %s of %d bytes after removals, want %d bytes", seed, tb2.bundle.Name, len(got2), len(want2))
 		}
 	}
@@ -254,6 +257,144 @@ func TestDeltaBuildKeepsBundleFrames(t *testing.T) {
 		}
 		if own == 0 || own == all || run == 1 && 2*own > all {
 			t.Errorf("run %d: the build wrote %d bytes of packs holding %d", run, own, all)
+		}
+	}
+}
+
+// TestMergeBundleOlderCuts: a previous bundle cut by another rule (every
+// 32 lines here) is written again whole, as a full build writes it now,
+// not kept in part with its old frames.
+func TestMergeBundleOlderCuts(t *testing.T) {
+	dir := t.TempDir()
+	bu, err := createBundle(dir, "topic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines bundle.Lines
+	var chunk []byte
+	for i := range 640 {
+		id := fmt.Sprintf("pmc-%07d", i)
+		lines.IDs = append(lines.IDs, id)
+		lines.Lines = append(lines.Lines, fmt.Appendf(nil, `{"id":"%s","title":"document %d"}`+"\n", id, i))
+		chunk = append(chunk, lines.Lines[i]...)
+		if i%32 == 31 {
+			if err := bu.w.WriteFrame(enc.EncodeAll(chunk, nil), 32, id); err != nil {
+				t.Fatal(err)
+			}
+			chunk = chunk[:0]
+		}
+	}
+	if _, _, err := bu.close(); err != nil {
+		t.Fatal(err)
+	}
+	prevPath := filepath.Join(dir, bundle.Name("topic"))
+	frames, err := readFrames(prevPath, bundle.Name("topic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(prevPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := &prevBundle{dir: dir, id: "S1", frames: frames,
+		files: map[string]snapshot.File{bundle.Name("topic"): {Name: bundle.Name("topic"), Bytes: fi.Size()}}}
+	b := &Builder{tmp: t.TempDir(), id: "S2"}
+	removed := map[string]bool{lines.IDs[100]: true}
+	stale, err := bundle.Stale(frames, func(f bundle.Frame) ([]byte, error) { return readFrame(dir, f) })
+	if err != nil || !stale {
+		t.Fatalf("frames of 32 lines: stale %v (%v), want true", stale, err)
+	}
+	tb, err := b.mergeBundle("topic", prev, bundle.Lines{}, removed, stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := createBundle(t.TempDir(), "topic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range lines.Lines {
+		if !removed[lines.IDs[i]] {
+			if err := fresh.w.Add(line); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, _, err := fresh.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.bundle.Name != bundle.Name("topic") || tb.bundle.SHA256 != want.SHA256 || tb.bundle.Rows != 639 {
+		t.Errorf("bundle %+v, want one file as a full build writes it, %+v", tb.bundle, want)
+	}
+}
+
+// TestDeltaBuildRecutsOlderBundles: a bundle of the previous snapshot cut
+// into frames of 32 lines (an older rule) is written again as a full
+// build cuts it, although none of its topic's documents changed.
+func TestDeltaBuildRecutsOlderBundles(t *testing.T) {
+	var docs []*ingest.Document
+	for i := range 100 {
+		docs = append(docs, synth(i, "cc-by", "genetics"))
+	}
+	cites := synth(500, "cc-by")
+	cites.References = append(cites.References, ingest.Reference{DOI: "10.1234/test.5"})
+	docs = append(docs, cites)
+	runs := []Feed{feedDocs(docs...), feedDocs(synth(501, "cc-by"))} // the second: neuroscience only
+	deltaDir, mergedDir := t.TempDir(), t.TempDir()
+	for run, feed := range runs {
+		if run == 1 {
+			cutEvery32(t, open(t, deltaDir), "genetics")
+		}
+		for _, dir := range []string{deltaDir, mergedDir} {
+			cfg := testConfig(dir)
+			cfg.Now, cfg.Merge = testNow.Add(time.Duration(run)*24*time.Hour), dir == mergedDir
+			build(t, cfg, feed)
+		}
+	}
+	got := open(t, deltaDir)
+	if !got.Segmented() {
+		t.Fatal("the second build is not a delta build")
+	}
+	compareSnapshots(t, got, open(t, mergedDir))
+}
+
+// cutEvery32 writes the bundle of slug in the snapshot s again as frames
+// of 32 lines, with its frames list.
+func cutEvery32(t *testing.T, s *snapshot.Snapshot, slug string) {
+	t.Helper()
+	name := bundle.Name(slug)
+	p := filepath.Join(s.Dir, filepath.FromSlash(name))
+	lines, err := bundle.ReadLines(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	var frames []bundle.Frame
+	for i := 0; i < len(lines.Lines); i += 32 {
+		end := min(i+32, len(lines.Lines))
+		frame := enc.EncodeAll(bytes.Join(lines.Lines[i:end], nil), nil)
+		frames = append(frames, bundle.Frame{Last: lines.IDs[end-1], Bytes: int64(len(frame)), Lines: int64(end - i),
+			Pack: name, Offset: int64(len(out))})
+		out = append(out, frame...)
+	}
+	if len(frames) < 2 {
+		t.Fatalf("bundle %s: %d frames of 32 lines", slug, len(frames))
+	}
+	// The files may be hard links of other snapshots': new files.
+	for path, data := range map[string][]byte{p: out, bundle.FramesPath(p): bundle.AppendFrames(nil, name, frames)} {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

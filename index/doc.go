@@ -31,8 +31,9 @@
 // spilled to S2 run files by a goroutine while a second buffer fills, then
 // merged.
 // Term ids are assigned in term order during that merge, so no vocabulary is
-// ever held in memory. Bundles are zstd streams, one open encoder per topic,
-// fed by a goroutine of their own. Peak memory is therefore bounded
+// ever held in memory. Bundles are sequences of small zstd frames, one per
+// about 8 lines of a topic (package index/bundle), fed by a goroutine of
+// their own. Peak memory is therefore bounded
 // whatever the corpus size: sort buffers, row groups and queues (a
 // 100 000-document bench corpus build, generation included, peaked at about
 // 1.4 GiB); the merger adds about 100 bytes per input record (see
@@ -49,7 +50,8 @@
 // segment's citation keys, and the bundles of the topics whose documents
 // changed from the previous snapshot's bundles and the new segment's
 // lines, of which only the changed frames are written, to a pack of the
-// build (delta_bundles.go; the unchanged frames and topics are linked). The
+// build (delta_bundles.go, package index/bundle; the unchanged frames and
+// topics are linked). The
 // readers over segments ([github.com/openshelf/openshelf/index/catalog.Multi],
 // [github.com/openshelf/openshelf/index/content.Multi],
 // [github.com/openshelf/openshelf/index/search.Multi] and package

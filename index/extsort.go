@@ -16,14 +16,14 @@ import (
 
 // sorter is an external sort of byte records in bytes.Compare order.
 // Records accumulate in one arena; when it reaches the memory limit they are
-// sorted and written to an S2-compressed run file, and iterate merges the
-// runs. (S2 rather than zstd: run files live for one build, and zstd's
-// fastest level was a third of a spill's CPU, S2 about a ninth.)
+// sorted and written to a run file of S2 blocks (writeRun), and iterate
+// merges the runs. (S2 rather than zstd: run files live for one build, and
+// zstd's fastest level was a third of a spill's CPU, S2 about a ninth.)
 //
 // A full arena is sorted and written by a goroutine of its own while the
 // caller fills a second one, so the builder's goroutine does not wait for
 // the sort: memory is bounded by twice the limit (and the spans) plus a
-// small buffer per run.
+// block per run (runBlock) during the merge.
 type sorter struct {
 	dir   string
 	limit int
@@ -251,20 +251,40 @@ func (s *sorter) spill() error {
 	return nil
 }
 
-// writeRun sorts buf and writes it to f, which it closes.
+// writeRun sorts buf and writes it to f, which it closes. A run file is a
+// sequence of blocks, each a uvarint length and an S2 block (s2.Encode)
+// holding whole records, each a uvarint length and its bytes: the records
+// are copied once, from the arena into the block, and a record read back
+// is a slice of its decoded block. (The file lives for one build: no
+// stream framing or checksums.)
 func writeRun(f *os.File, buf *sortBuf) error {
 	buf.sort()
-	zw := s2.NewWriter(f, s2.WriterConcurrency(1), s2.WriterBlockSize(runBlock))
-	bw := bufio.NewWriterSize(zw, runBlock)
-	var lenBuf [binary.MaxVarintLen64]byte
-	for _, sp := range buf.recs {
-		n := binary.PutUvarint(lenBuf[:], uint64(sp.n))
-		bw.Write(lenBuf[:n])
-		bw.Write(buf.rec(sp))
+	w := bufio.NewWriterSize(f, runBlock)
+	var block, enc []byte
+	var err error
+	flush := func() {
+		enc = s2.Encode(enc[:cap(enc)], block)
+		var n [binary.MaxVarintLen64]byte
+		if _, werr := w.Write(n[:binary.PutUvarint(n[:], uint64(len(enc)))]); err == nil {
+			err = werr
+		}
+		if _, werr := w.Write(enc); err == nil {
+			err = werr
+		}
+		block = block[:0]
 	}
-	err := bw.Flush()
-	if cerr := zw.Close(); err == nil {
-		err = cerr
+	for _, sp := range buf.recs {
+		if len(block) > 0 && len(block)+int(sp.n)+binary.MaxVarintLen32 > runBlock {
+			flush()
+		}
+		block = binary.AppendUvarint(block, uint64(sp.n))
+		block = append(block, buf.rec(sp)...)
+	}
+	if len(block) > 0 {
+		flush()
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -333,7 +353,7 @@ func (s *sorter) iterate(fn func(rec []byte) error) error {
 			return err
 		}
 		if ok {
-			heap.Fix(&h, 0)
+			h.down()
 		} else {
 			heap.Pop(&h)
 			r.close()
@@ -350,14 +370,18 @@ func (s *sorter) cleanup() {
 	s.runs, s.arena, s.recs, s.spare = nil, nil, nil, nil
 }
 
-// runBlock is the S2 block size of the run files: small blocks keep each
-// run's reader small during the merge.
+// runBlock is the size of a run file's blocks before compression: small
+// blocks keep each run's reader small during the merge.
 const runBlock = 256 << 10
 
+// run reads a run file back, a block at a time.
 type run struct {
-	f   *os.File
-	zr  *s2.Reader
-	cur []byte
+	f     *os.File
+	br    *bufio.Reader
+	enc   []byte // the block as read
+	buf   []byte // the block decoded
+	block []byte // what of buf is still to be returned
+	cur   []byte // the current record, a slice of the decoded block
 }
 
 func openRun(name string) (*run, error) {
@@ -365,19 +389,47 @@ func openRun(name string) (*run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: sort run: %w", err)
 	}
-	return &run{f: f, zr: s2.NewReader(f, s2.ReaderMaxBlockSize(runBlock))}, nil
+	return &run{f: f, br: bufio.NewReaderSize(f, 64<<10)}, nil
 }
 
+// next moves to the next record; false at the end of the run.
 func (r *run) next() (bool, error) {
-	n, err := binary.ReadUvarint(r.zr)
+	if len(r.block) == 0 {
+		ok, err := r.readBlock()
+		if !ok || err != nil {
+			return false, err
+		}
+	}
+	n, k := binary.Uvarint(r.block)
+	if k <= 0 || n > uint64(len(r.block)-k) {
+		return false, fmt.Errorf("index: sort run %s: corrupt block", r.f.Name())
+	}
+	r.cur, r.block = r.block[k:k+int(n):k+int(n)], r.block[k+int(n):]
+	return true, nil
+}
+
+// readBlock reads and decodes the next block; false at the end of the run.
+func (r *run) readBlock() (bool, error) {
+	n, err := binary.ReadUvarint(r.br)
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	}
-	if err != nil {
-		return false, fmt.Errorf("index: sort run %s: %w", r.f.Name(), err)
+	if err == nil && n > 1<<31 {
+		err = errors.New("corrupt block") // a block holds one arena at most
 	}
-	r.cur = slices.Grow(r.cur[:0], int(n))[:n]
-	if _, err := io.ReadFull(r.zr, r.cur); err != nil {
+	if err == nil {
+		r.enc = slices.Grow(r.enc[:0], int(n))[:n]
+		_, err = io.ReadFull(r.br, r.enc)
+	}
+	if err == nil {
+		// The previous block's records have been handed out already:
+		// its buffer is free again.
+		if r.buf, err = s2.Decode(r.buf[:cap(r.buf)], r.enc); err == nil && len(r.buf) == 0 {
+			err = errors.New("empty block")
+		}
+		r.block = r.buf
+	}
+	if err != nil {
 		return false, fmt.Errorf("index: sort run %s: %w", r.f.Name(), err)
 	}
 	return true, nil
@@ -388,6 +440,26 @@ func (r *run) close() {
 }
 
 type runHeap []*run
+
+// down restores the heap after its top's record changed (heap.Fix(h, 0)
+// without the interface calls: the merge's inner loop).
+func (h runHeap) down() {
+	i, n := 0, len(h)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && bytes.Compare(h[c+1].cur, h[c].cur) < 0 {
+			c++
+		}
+		if bytes.Compare(h[c].cur, h[i].cur) >= 0 {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
 
 func (h runHeap) Len() int           { return len(h) }
 func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].cur, h[j].cur) < 0 }

@@ -80,6 +80,46 @@ func TestSortBufOrder(t *testing.T) {
 	}
 }
 
+// TestSortRunBlocks sorts runs of several blocks, with records longer
+// than a block among them.
+func TestSortRunBlocks(t *testing.T) {
+	s := newSorter(t.TempDir(), 3*runBlock)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var want []string
+	for i := 0; i < 4000; i++ {
+		n := rng.IntN(2048)
+		if i%1000 == 7 {
+			n = runBlock + rng.IntN(runBlock)
+		}
+		r := make([]byte, n)
+		for j := range r {
+			r[j] = byte('a' + rng.IntN(3))
+		}
+		want = append(want, string(r))
+		if err := s.add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.runs) < 2 {
+		t.Fatalf("only %d runs", len(s.runs))
+	}
+	slices.Sort(want)
+	i := 0
+	err := s.iterate(func(rec []byte) error {
+		if i >= len(want) || string(rec) != want[i] {
+			return fmt.Errorf("record %d differs", i)
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i != len(want) {
+		t.Errorf("%d records, want %d", i, len(want))
+	}
+}
+
 func BenchmarkSortBuf(b *testing.B) {
 	recs := sortCases()[0].recs
 	var buf sortBuf

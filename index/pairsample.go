@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	isearch "github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/tokenize"
@@ -37,6 +38,7 @@ type pairSample struct {
 }
 
 type sampleWord struct {
+	tok  string // the word, a copy of its own
 	df   int
 	last int32 // the last document counted, so that a document counts once
 }
@@ -53,19 +55,25 @@ func newPairSample() *pairSample {
 	return &pairSample{words: map[string]*sampleWord{}}
 }
 
-// add keeps a copy of a field's tokens and counts its words.
+// add keeps a copy of a field's tokens and counts its words. The copy's
+// tokens are the words map's own strings: a token is a substring of its
+// document's text, and keeping it would keep the whole text of every
+// sampled document alive until the sample ends (hundreds of MB that the
+// garbage collector scans again and again).
 func (s *pairSample) add(doc int32, field int, tp []tokPos) {
-	s.fields = append(s.fields, sampledField{doc, field, slices.Clone(tp)})
-	for _, t := range tp {
+	tp = slices.Clone(tp)
+	for i, t := range tp {
 		w := s.words[t.tok]
 		if w == nil {
-			w = &sampleWord{last: -1}
-			s.words[t.tok] = w
+			w = &sampleWord{tok: strings.Clone(t.tok), last: -1}
+			s.words[w.tok] = w
 		}
+		tp[i].tok = w.tok
 		if w.last != doc {
 			w.df, w.last = w.df+1, doc
 		}
 	}
+	s.fields = append(s.fields, sampledField{doc, field, tp})
 }
 
 // frequent returns the sample's frequent words, sorted.

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -73,7 +72,7 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 	if cur.Segmented() {
 		return nil, fmt.Errorf("%w: snapshot %s has segments; merge it first (openshelf ingest -merge)", ErrConfig, cur.ID)
 	}
-	id, err := nextID(cfg.DataDir, cfg.Now)
+	id, err := snapshot.NextID(cfg.DataDir, cfg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +169,7 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 		}
 	}
 	slices.SortFunc(man.Files, func(x, y snapshot.File) int { return strings.Compare(x.Name, y.Name) })
-	if err := writeManifest(b.tmp, &man); err != nil {
+	if err := snapshot.WriteManifest(b.tmp, &man); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -218,22 +217,4 @@ func linkSnapshot(src, dst string, skip ...string) error {
 		}
 		return nil
 	})
-}
-
-// writeManifest writes manifest.json into the snapshot directory dir.
-func writeManifest(dir string, man *snapshot.Manifest) error {
-	js, err := json.MarshalIndent(man, "", "  ")
-	if err != nil {
-		return fmt.Errorf("index: manifest: %w", err)
-	}
-	mf, err := createHashFile(dir, snapshot.ManifestFile)
-	if err != nil {
-		return fmt.Errorf("index: manifest: %w", err)
-	}
-	if _, err := mf.Write(append(js, '\n')); err != nil {
-		mf.abort()
-		return fmt.Errorf("index: manifest: %w", err)
-	}
-	_, err = mf.close(0)
-	return err
 }

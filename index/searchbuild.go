@@ -57,13 +57,21 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 		}
 		p++
 	}
-	n := 0
-	for _, t := range tp {
-		if field == isearch.FieldAuthor || !tokenize.IsStopWord(t.tok) {
-			n++
+	// n counts the tokens that are not stop words: here, token by token,
+	// for a field with pairs (they join tp below); for the others (the
+	// full text), group by group once postTokens has grouped them.
+	pairs := !b.cfg.NoPhrasePairs && isearch.PairFields&(1<<field) != 0
+	stops := field != isearch.FieldAuthor
+	n := len(tp)
+	if pairs && stops {
+		n = 0
+		for _, t := range tp {
+			if !tokenize.IsStopWord(t.tok) {
+				n++
+			}
 		}
 	}
-	if !b.cfg.NoPhrasePairs && isearch.PairFields&(1<<field) != 0 {
+	if pairs {
 		if b.sample != nil {
 			b.sample.add(doc, field, tp) // pairsample.go: its pairs come later
 		} else {
@@ -71,7 +79,13 @@ func (b *Builder) indexText(doc int32, field int, texts ...string) (int, error) 
 		}
 	}
 	b.tokBuf, b.tpBuf = toks, tp
-	return n, b.postTokens(doc, field, tp)
+	if err := b.postTokens(doc, field, tp); err != nil {
+		return 0, err
+	}
+	if !pairs && stops {
+		n = b.groups.nonStop()
+	}
+	return n, nil
 }
 
 // postTokens adds the postings records of one field of one document, its
@@ -98,10 +112,24 @@ const smallField = 32
 // thousands of tokens and a few hundred distinct ones: sorting them all by
 // string was a tenth of a build, and a hash of each token does the work.
 type tokGroups struct {
-	ids  map[string]int32 // token -> its group
-	of   []int32          // the group of each token of the field
-	ends []int32          // the end of each group in out
+	ids  tokTable // token -> its group (toktable.go)
+	of   []int32  // the group of each token of the field
+	ends []int32  // the end of each group in out
 	out  []tokPos
+	last []tokPos // the tokens of the last call, grouped
+}
+
+// nonStop returns how many tokens of the last call to group are not stop
+// words, looking at each distinct token once.
+func (g *tokGroups) nonStop() int {
+	n, start := 0, int32(0)
+	for _, end := range g.ends {
+		if !tokenize.IsStopWord(g.last[start].tok) {
+			n += int(end - start)
+		}
+		start = end
+	}
+	return n
 }
 
 // group returns tp's tokens with each token's together and in position
@@ -120,19 +148,14 @@ func (g *tokGroups) group(tp []tokPos) ([]tokPos, []int32) {
 				ends = append(ends, int32(i+1))
 			}
 		}
-		g.ends = ends
+		g.ends, g.last = ends, tp
 		return tp, ends
 	}
-	if g.ids == nil {
-		g.ids = make(map[string]int32)
-	}
-	clear(g.ids)
+	g.ids.reset()
 	of := g.of[:0]
 	for _, t := range tp {
-		id, ok := g.ids[t.tok]
-		if !ok {
-			id = int32(len(ends))
-			g.ids[t.tok] = id
+		id := g.ids.id(t.tok, int32(len(ends)))
+		if id == int32(len(ends)) {
 			ends = append(ends, 0)
 		}
 		ends[id]++
@@ -157,7 +180,7 @@ func (g *tokGroups) group(tp []tokPos) ([]tokPos, []int32) {
 		}
 		start = end
 	}
-	g.of, g.ends, g.out = of, ends, out
+	g.of, g.ends, g.out, g.last = of, ends, out, out
 	return out, ends
 }
 

@@ -9,8 +9,10 @@
 // reports a different id.
 //
 // The package also defines the on-disk contract shared by the writer and the
-// readers: table names, the manifest layout and [SchemaVersion]. It imports
-// nothing else from this module.
+// readers: table names, the manifest layout and [SchemaVersion]. What both
+// sides encode lives here once: snapshot ids ([NextID] makes them,
+// [ValidID] checks them; ids.go) and the manifest ([WriteManifest] writes
+// it, [OpenDir] reads it). It imports nothing else from this module.
 //
 // install.go holds the steps that make a finished directory the current
 // snapshot, for any writer of a data directory: [Lock], [RemoveLeftovers],
@@ -24,8 +26,6 @@
 // [Numbering]) and the analysts' query of the live rows ([LiveSQL]). The
 // index package's delta builds write segments (index/delta.go).
 //
-// bundles.go reads a topic's bundle either way it is stored: as one file,
-// or as zstd frames in packs shared by hard links between snapshots and
-// listed by the bundle's frames list ([Snapshot.OpenBundle],
-// [ParseBundleFrames]).
+// A topic's bundle is read, either way a snapshot stores it, beside its
+// writer in package index/bundle; [Snapshot.BundlePath] names its file.
 package snapshot

@@ -147,14 +147,7 @@ type Snapshot struct {
 	Manifest Manifest
 }
 
-var (
-	idPattern   = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{4,16}$`)
-	slugPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
-)
-
-// ValidID reports whether id has the snapshot id form
-// 20261122T031500Z-3f9c (UTC time, dash, 4 to 16 hex digits).
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+var slugPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
 
 // ValidSlug reports whether slug is a topic slug ([a-z0-9-]{1,64}).
 func ValidSlug(slug string) bool { return slugPattern.MatchString(slug) }
@@ -212,6 +205,31 @@ func OpenDir(dir string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: manifest id %q does not match directory %s", ErrInvalidManifest, m.ID, abs)
 	}
 	return &Snapshot{Dir: abs, ID: m.ID, Manifest: m}, nil
+}
+
+// WriteManifest writes m as the manifest.json of the snapshot being
+// written in dir, synced to disk: [OpenDir] reads it back. The file must
+// not exist yet.
+func WriteManifest(dir string, m *Manifest) error {
+	js, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("snapshot: manifest: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ManifestFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("snapshot: manifest: %w", err)
+	}
+	_, err = f.Write(append(js, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("snapshot: manifest: %w", err)
+	}
+	return nil
 }
 
 // Segmented reports whether the snapshot's documents are in segment

@@ -101,9 +101,10 @@ func normaliseText(s string) string {
 	inSup := false
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < 0x80 && c != '\n' && c != '\t' && c != '\r' {
+		if plainByte[c] {
+			for i++; i < len(s) && plainByte[s[i]]; i++ {
+			}
 			inSup = false
-			i++
 			continue
 		}
 		r, w := rune(c), 1
@@ -150,6 +151,15 @@ func normaliseText(s string) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
+
+// plainByte marks the ASCII bytes normaliseText leaves as they are: all
+// but newlines, tabs and carriage returns.
+var plainByte = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = c != '\n' && c != '\t' && c != '\r'
+	}
+	return t
+}()
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -272,11 +282,19 @@ func extractSentence(out []Statement, sent, where string) []Statement {
 	)
 	for i := 0; i < len(sent); {
 		// Numbers start with an ASCII digit or sign, never inside a
-		// multi-byte rune: skip bytes until one.
-		if c := sent[i]; (c < '0' || c > '9') && c != '-' {
-			i++
-			continue
+		// multi-byte rune: skip to the next digit, or to the sign right
+		// before it (scanAt fails at a sign without a digit after it).
+		d := i
+		for d < len(sent) && sent[d]-'0' > 9 {
+			d++
 		}
+		if d == len(sent) {
+			break
+		}
+		if d > i && sent[d-1] == '-' {
+			d--
+		}
+		i = d
 		m, ok := scanAt(sent, i)
 		if !ok {
 			i++
@@ -463,19 +481,24 @@ func scanAt(s string, i int) (match, bool) {
 // ("1,000"); otherwise it is a decimal comma ("0,3").
 func number(s string, i int) (float64, int, bool) {
 	j := i
-	var b strings.Builder
+	var b []byte // the number with a comma, rewritten; nil without one
 	seenDot := false
 	for j < len(s) {
 		c := s[j]
 		switch {
 		case c >= '0' && c <= '9':
-			b.WriteByte(c)
+			if b != nil {
+				b = append(b, c)
+			}
 			j++
 			continue
 		case (c == '.' || c == ',') && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9':
 			n := 0
 			for j+1+n < len(s) && s[j+1+n] >= '0' && s[j+1+n] <= '9' {
 				n++
+			}
+			if c == ',' && b == nil {
+				b = []byte(s[i:j])
 			}
 			if c == ',' && n == 3 && !seenDot {
 				j++
@@ -485,14 +508,23 @@ func number(s string, i int) (float64, int, bool) {
 				return 0, 0, false // "1.2.3": a version or a date, not a value
 			}
 			seenDot = true
-			b.WriteByte('.')
+			if b != nil {
+				b = append(b, '.')
+			}
 			j++
 			continue
 		}
 		break
 	}
-	v, err := strconv.ParseFloat(b.String(), 64)
-	if err != nil || b.Len() == 0 {
+	text := s[i:j] // digits and at most one '.', as written
+	if b != nil {
+		text = string(b)
+	}
+	if text == "" {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil {
 		return 0, 0, false
 	}
 	// ×10^n, x 10-3, · 10^5, e-3

@@ -1,6 +1,9 @@
 package specs
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Family kinds.
 const (
@@ -96,6 +99,7 @@ func NormaliseFamily(s string) string {
 // (before it preferred), as subject and family.
 func findFamily(words []word, pos int) (subject string, f *family) {
 	best := -1
+	var pair [64]byte // the two-word key, without allocating for each pair
 	for i, w := range words {
 		lw := strings.ToLower(w.text)
 		var (
@@ -103,7 +107,9 @@ func findFamily(words []word, pos int) (subject string, f *family) {
 			ok  bool
 		)
 		if i+1 < len(words) {
-			fam, ok = familyWords[lw+" "+strings.ToLower(words[i+1].text)]
+			key := append(append(pair[:0], lw...), ' ')
+			key = appendLower(key, words[i+1].text)
+			fam, ok = familyWords[string(key)]
 		}
 		if !ok {
 			fam, ok = familyWords[lw]
@@ -120,6 +126,23 @@ func findFamily(words []word, pos int) (subject string, f *family) {
 		}
 	}
 	return subject, f
+}
+
+// appendLower appends strings.ToLower(s) to dst.
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(dst, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // subjectPhrase is the family word with up to two modifiers before it

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -48,6 +49,8 @@ type ingestConfig struct {
 	Metrics string
 	// Retries is how often a failed download is retried (remote sources).
 	Retries int
+	// CPUProfile is a file for a CPU profile of the whole run (pprof).
+	CPUProfile string
 
 	levelSet bool // -log-level or OPENSHELF_LOG_LEVEL was given
 }
@@ -82,6 +85,7 @@ func parseIngest(e *env, args []string) (*ingestConfig, error) {
 	fs.StringVar(&c.Progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
 	fs.IntVar(&c.Retries, "retries", 6, "times a failed download of a remote source is retried, with jittered exponential backoff from 1s")
 	fs.StringVar(&c.Metrics, "metrics-file", "", "Prometheus textfile with the outcome of a pipeline with remote sources (default DATA/state/nightly.prom; - for none)")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to `file` (go tool pprof)")
 	fs.Usage = flagUsage(fs, e.stderr, ingestSynopsis)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -148,7 +152,7 @@ func (c *ingestConfig) runConfig() (run.Config, error) {
 	return cfg, nil
 }
 
-func runIngest(ctx context.Context, e *env, args []string) int {
+func runIngest(ctx context.Context, e *env, args []string) (code int) {
 	c, err := parseIngest(e, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -162,6 +166,20 @@ func runIngest(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "openshelf ingest: %v\n", err)
 		return exitUsage
 	}
+
+	stop, err := startCPUProfile(c.CPUProfile)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "openshelf ingest: %v\n", err)
+		return exitFailure
+	}
+	defer func() {
+		if err := stop(); err != nil {
+			fmt.Fprintf(e.stderr, "openshelf ingest: %v\n", err)
+			if code == exitOK {
+				code = exitFailure
+			}
+		}
+	}()
 
 	showBar := c.Progress == "always" || (c.Progress == "auto" && e.stderrTTY)
 	if nightly.HasRemote(cfg.Pipeline) {
@@ -217,6 +235,29 @@ func setIngestMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(ingestMemoryLimit)
 	}
+}
+
+// startCPUProfile starts a CPU profile of the run into path (none when
+// path is empty); stop ends it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // ingestExitCode maps a run error to the exit code: configuration and

@@ -156,8 +156,17 @@
 // each request without a cursor ended with (its k+1th best match), from
 // which the same request searched again starts every segment, the first
 // included, where the first would otherwise fill its page against none
-// (multifloor.go). The frequencies a segment's search decodes are reused
-// by the next.
+// (multifloor.go). The frequencies a segment's search decodes, and its
+// union iterators, are reused by the next. A segment searched against a
+// floor, one posting list sorted by year or by cited-by count without
+// filters or facets, finds its matches ahead of the floor from its live
+// documents in that order (the first 65 536 kept per sort once used, 4
+// bytes a document), each looked up in the list, and counts the list
+// from its skip entries less its deleted documents, instead of reading
+// every match's key (multiorder.go). The words of a prefix are counted
+// (their live documents, which only a walk of their lists in the
+// segments with deletions gives) from the most documents down, until a
+// word cannot reach the last of the MaxExpansions kept (multidel.go).
 //
 // # Ranking
 //

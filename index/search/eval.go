@@ -45,6 +45,7 @@ type evaluator struct {
 	postings []*postings // every opened list, to report corruption
 	sg       *segment    // the segment searched (multi.go); nil: the index alone
 	lists    []*listIter
+	unions   []*unionIter // a segment's unions, reused once it is searched (multipool.go)
 }
 
 func (e *evaluator) maskOf(f query.Field) uint8 {
@@ -228,7 +229,14 @@ func (e *evaluator) union(its, scorers []iterator) iterator {
 	case 1:
 		return its[0]
 	}
-	u := &unionIter{its: its, cur: -1, end: -1, scoring: e.scoring}
+	var u *unionIter
+	if e.sg != nil {
+		u = e.sg.union() // reused (multipool.go)
+		*u = unionIter{its: its, cur: -1, end: -1, scoring: e.scoring}
+		e.unions = append(e.unions, u)
+	} else {
+		u = &unionIter{its: its, cur: -1, end: -1, scoring: e.scoring}
+	}
 	if e.scoring {
 		u.scorers = scorers
 	}

@@ -66,6 +66,8 @@ type Multi struct {
 	topicDocs sync.Map
 	// freqPool has decoded frequencies that searches reuse (segment.go).
 	freqPool sync.Pool
+	// unionPool has union iterators that searches reuse (multipool.go).
+	unionPool sync.Pool
 	// facetCodes maps the segments' licence and topic codes (codes).
 	codesOnce  sync.Once
 	facetCodes *facetCodes
@@ -78,7 +80,10 @@ type Multi struct {
 type mseg struct {
 	Segment
 	del []uint64 // Deleted as bits; nil if none
-	st  stats    // the live documents' statistics, with the segment's bound scale
+	// delRank counts the deleted documents before each word of del
+	// (delRanks).
+	delRank []int32
+	st      stats // the live documents' statistics, with the segment's bound scale
 	// delDF caches, per term, how many of its list's documents are
 	// deleted (liveDF); emptied when it holds delDFMax terms.
 	mu    sync.Mutex
@@ -90,6 +95,10 @@ type mseg struct {
 	// the first search sorted by them (citedCounts).
 	citedOnce sync.Once
 	cited     []int32
+	// orders are the heads of the live documents in each sort's order,
+	// made on the first search sorted so (multiorder.go).
+	orderOnce [ByCitedBy + 1]sync.Once
+	orders    [ByCitedBy + 1]*keyOrder
 }
 
 // delDFMax bounds the terms whose deleted documents a segment remembers.
@@ -138,6 +147,9 @@ func NewMulti(snapID string, segs []Segment, cites Citations) (*Multi, error) {
 			for f := range NumFields {
 				sum[f] -= int64(ix.docs[d].Len[f])
 			}
+		}
+		if g.del != nil {
+			g.delRank = delRanks(g.del)
 		}
 		live += int64(ix.n) - int64(len(s.Deleted))
 		m.segs = append(m.segs, g)
@@ -286,7 +298,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		}
 		st := g.st
 		st.m, st.seg = m, i
-		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, g: g}
+		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, g: g}
 		if floor != nil {
 			f := *floor
 			if f.doc != floorDoc {

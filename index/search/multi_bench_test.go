@@ -9,13 +9,16 @@ package search_test
 // The first segment holds 55 % of the generated documents, each later
 // one its share of the rest plus revisions of 1 % of the live documents
 // (the same id, the words of another generated document) and deletions
-// of 0.5 %. With -bench.dir the builds are kept there and reused.
+// of 0.5 %. With -bench.dir the builds are kept there and reused. The
+// first-search classes search each query once, on a fresh merged index
+// and fresh segments.
 
 import (
 	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -29,6 +32,8 @@ import (
 
 	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/index/search"
+	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/index/tokenize"
 	"github.com/openshelf/openshelf/ingest"
 	gencorpus "github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/internal/fixtures"
@@ -42,6 +47,10 @@ type segBench struct {
 	bc    *benchCorpus // the merged index (queries are made from its generator)
 	multi *search.Multi
 	segs  int
+	// fresh opens the merged index and the segments again, as new
+	// instances with none of the caches the searches before filled,
+	// their files mapped in full; done closes them.
+	fresh func() (merged *search.Index, m *search.Multi, done func(), err error)
 }
 
 var openSegBench = sync.OnceValues(func() (*segBench, error) {
@@ -53,8 +62,9 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 	n, segs := *benchN, *benchSegs
 	batches, final := segmentPlan(gen, n, segs)
 	var mergedID string
+	path := func(name string) string { return filepath.Join(dir, fmt.Sprintf("%d-%d", n, segs), name) }
 	open := func(name string, docs []*ingest.Document) (*search.Index, error) {
-		d := filepath.Join(dir, fmt.Sprintf("%d-%d", n, segs), name)
+		d := path(name)
 		if _, err := snapshot.Open(d); err != nil {
 			start := time.Now()
 			if err := buildDocs(ctx, d, its, docs); err != nil {
@@ -62,14 +72,10 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 			}
 			fmt.Fprintf(os.Stderr, "%s: %d documents built in %v\n", name, len(docs), time.Since(start).Round(time.Millisecond))
 		}
-		snap, err := snapshot.Open(d)
-		if err != nil {
-			return nil, err
-		}
+		ix, id, err := openSegIndex(d, false)
 		if name == "merged" {
-			mergedID = snap.ID // cursors name the snapshot: both name the same
+			mergedID = id // cursors name the snapshot: both name the same
 		}
-		ix, err := search.Open(snap, nil, search.Options{})
 		if err == nil && ix.Len() != len(docs) {
 			err = fmt.Errorf("%s: %d documents indexed of %d", name, ix.Len(), len(docs))
 		}
@@ -116,8 +122,41 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &segBench{bc: &benchCorpus{ix: merged, gen: gen, n: merged.Len()}, multi: m, segs: segs}, nil
+	fresh := func() (*search.Index, *search.Multi, func(), error) {
+		var opened []*search.Index
+		done := func() {
+			for _, ix := range opened {
+				ix.Close()
+			}
+		}
+		ix, _, err := openSegIndex(path("merged"), true)
+		if err != nil {
+			return nil, nil, done, err
+		}
+		opened = append(opened, ix)
+		ss := slices.Clone(ss)
+		for b := range ss {
+			if ss[b].Index, _, err = openSegIndex(path(fmt.Sprintf("seg%02d", b)), true); err != nil {
+				return nil, nil, done, err
+			}
+			opened = append(opened, ss[b].Index)
+		}
+		m, err := search.NewMulti(mergedID, ss, cs)
+		return ix, m, done, err
+	}
+	return &segBench{bc: &benchCorpus{ix: merged, gen: gen, n: merged.Len()}, multi: m, segs: segs, fresh: fresh}, nil
 })
+
+// openSegIndex opens the index of the snapshot in dir (mapped in full with
+// populate) and returns it with the snapshot's id.
+func openSegIndex(dir string, populate bool) (*search.Index, string, error) {
+	snap, err := snapshot.Open(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	ix, err := search.Open(snap, nil, search.Options{Populate: populate})
+	return ix, snap.ID, err
+}
 
 // segmentPlan splits n generated documents into segs builds (each sorted
 // by id) and returns them with the final live documents.
@@ -196,7 +235,9 @@ func buildDocs(ctx context.Context, dir string, topics []index.Topic, docs []*in
 
 // BenchmarkSegments times each class of queries on the merged index and
 // on the segments, one query at a time (CPU time of this thread), after
-// checking that both answer every query alike.
+// checking that both answer every query alike: the repeated classes in
+// the timed loop, the first-search classes each query once on fresh
+// instances (searchOnce), whatever -benchtime.
 func BenchmarkSegments(b *testing.B) {
 	sb, err := openSegBench()
 	if err != nil {
@@ -236,6 +277,191 @@ func BenchmarkSegments(b *testing.B) {
 			})
 		}
 	}
+	for class, qs := range sb.firstSearches(200) {
+		for _, r := range qs {
+			want, err := sb.bc.ix.Search(ctx, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			got, err := sb.multi.Search(ctx, r)
+			if err != nil || !identicalResult(got, want) {
+				b.Fatalf("%s %s: the segments answer otherwise (%v):\n%+v\n%+v", class, show(r.Query), err, got, want)
+			}
+		}
+		cpus, err := sb.searchOnce(ctx, qs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, side := range sides {
+			// Each query was searched once, whatever b.N: the sub-benchmark
+			// reports those searches.
+			b.Run(class+"/"+side.name, func(b *testing.B) {
+				reportPercentiles(b, slices.Clone(cpus[i]))
+				b.ReportMetric(float64(sum(cpus[i]))/float64(len(cpus[i])), "ns/op")
+			})
+		}
+	}
+}
+
+// The first-search classes (openshelf bench's, bench/first.go): distinct
+// prefixes of 2 to 5 letters of words drawn from titles and abstracts,
+// alone and with one of the 200 most frequent words, and phrases of 2 or
+// 3 words all frequent (stop words aside).
+const (
+	firstPrefix  = "first-prefix"
+	firstPrefix2 = "first-prefix-word"
+	firstPhrase  = "first-phrase"
+)
+
+// firstSearches returns per distinct queries of each first-search
+// class, none in another class.
+func (sb *segBench) firstSearches(per int) iter.Seq2[string, []search.Request] {
+	rng := rand.New(rand.NewPCG(13, 13))
+	doc := func() *ingest.Document { return sb.bc.gen.Doc(rng.IntN(sb.bc.n)) }
+	// The frequent words: in at least 1 % of a sample's documents.
+	df := map[string]int{}
+	const sample = 2000
+	for range sample {
+		d := doc()
+		for _, t := range slices.Compact(slices.Sorted(slices.Values(tokenize.Terms(d.Title + " " + d.Abstract)))) {
+			df[t]++
+		}
+	}
+	var frequent []string
+	for t, c := range df {
+		if c >= sample/100 && plainBenchWord(t) {
+			frequent = append(frequent, t)
+		}
+	}
+	slices.SortFunc(frequent, func(a, b string) int { return cmp.Or(df[b]-df[a], strings.Compare(a, b)) })
+	isFrequent := map[string]bool{}
+	for _, t := range frequent {
+		isFrequent[t] = true
+	}
+	frequent = frequent[:min(200, len(frequent))]
+	text := func() string {
+		if d := doc(); rng.IntN(2) == 0 {
+			return d.Title
+		} else {
+			return d.Abstract
+		}
+	}
+	prefix := func() *query.Term {
+		ts := tokenize.Terms(text())
+		if len(ts) == 0 {
+			return nil
+		}
+		w, n := ts[rng.IntN(len(ts))], 2+rng.IntN(4)
+		if len(w) <= n || !plainBenchWord(w) {
+			return nil
+		}
+		return &query.Term{Word: w[:n], Prefix: true}
+	}
+	mk := map[string]func() query.Node{
+		firstPrefix: func() query.Node {
+			if p := prefix(); p != nil {
+				return p
+			}
+			return nil
+		},
+		firstPrefix2: func() query.Node {
+			if p := prefix(); p != nil && len(frequent) > 0 {
+				return &query.And{Children: []query.Node{p, &query.Term{Word: frequent[rng.IntN(len(frequent))]}}}
+			}
+			return nil
+		},
+		firstPhrase: func() query.Node {
+			toks := tokenize.Tokens(text())
+			k := 2 + rng.IntN(2)
+			if len(toks) < k {
+				return nil
+			}
+			i := rng.IntN(len(toks) - k + 1)
+			ws := toks[i : i+k]
+			if tokenize.IsStopWord(ws[0]) || tokenize.IsStopWord(ws[k-1]) {
+				return nil
+			}
+			for _, w := range ws {
+				if !tokenize.IsStopWord(w) && (!isFrequent[w] || !plainBenchWord(w)) {
+					return nil
+				}
+			}
+			return &query.Phrase{Words: slices.Clone(ws)}
+		},
+	}
+	seen := map[string]bool{}
+	return func(yield func(string, []search.Request) bool) {
+		for _, class := range []string{firstPrefix, firstPrefix2, firstPhrase} {
+			var qs []search.Request
+			for tries := 0; len(qs) < per && tries < 1000*per; tries++ {
+				n := mk[class]()
+				if n == nil || seen[show(n)] {
+					continue
+				}
+				seen[show(n)] = true
+				qs = append(qs, search.Request{Query: n, Limit: 10})
+			}
+			if !yield(class, qs) {
+				return
+			}
+		}
+	}
+}
+
+// plainBenchWord is a word every tokeniser sees the same way (as
+// openshelf bench draws them).
+func plainBenchWord(w string) bool {
+	if tokenize.IsStopWord(w) || len(w) < 2 {
+		return false
+	}
+	for _, c := range w {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9' || len(w) < 3) {
+			return false
+		}
+	}
+	return true
+}
+
+// searchOnce searches each of qs once on a fresh merged index and fresh
+// segments (new instances, none of whose caches a search filled, their
+// files mapped in full), alternating which side goes first, and returns
+// each side's CPU times on this thread. Both first answer one query of
+// the class word, as a server has answered others before.
+func (sb *segBench) searchOnce(ctx context.Context, qs []search.Request) ([2][]time.Duration, error) {
+	var cpus [2][]time.Duration
+	ix, m, done, err := sb.fresh()
+	defer done()
+	if err != nil {
+		return cpus, err
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	run := [2]func(context.Context, search.Request) (search.Result, error){ix.Search, m.Search}
+	warm := sb.queries("word", 1)[0]
+	for _, f := range run {
+		if _, err := f(ctx, warm); err != nil {
+			return cpus, err
+		}
+	}
+	for i, r := range qs {
+		for j := range 2 {
+			side := (i + j) % 2
+			start := threadCPU()
+			if _, err := run[side](ctx, r); err != nil {
+				return cpus, err
+			}
+			cpus[side] = append(cpus[side], threadCPU()-start)
+		}
+	}
+	return cpus, nil
+}
+
+func sum(ds []time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range ds {
+		t += d
+	}
+	return t
 }
 
 // queries are bench queries of a class, and the classes only segments

@@ -394,7 +394,7 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	ev := &evaluator{ix: ix, st: st, del: del, stem: r.Stem, anyMask: anyFields,
 		scoring: r.Sort == ByRelevance && r.Query != nil, sg: sg}
 	if sg != nil {
-		defer func() { sg.putFreqs(ev.postings) }()
+		defer func() { sg.putFreqs(ev.postings); sg.putUnions(ev.unions) }()
 	}
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext
@@ -427,6 +427,16 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	var c *conj
 	if sc.plain() {
 		c = asConj(it)
+	}
+	if l, ok := asLister(it); ok && !f.none && sg != nil {
+		// A sort by key against a floor, from the segment's order
+		// (multiorder.go).
+		if done, err := sg.probe(ctx, sc, l); done || err != nil {
+			if err := ev.check(err); err != nil {
+				return nil, err
+			}
+			return sc, nil
+		}
 	}
 	if l, ok := asLister(it); ok && !f.none {
 		p := l.list()

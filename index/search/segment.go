@@ -34,6 +34,9 @@ type segment struct {
 	// freqs are the Multi's decoded frequencies that searches reuse
 	// (freqPool).
 	freqs *sync.Pool
+	// unions are the Multi's union iterators that searches reuse
+	// (multipool.go).
+	unions *sync.Pool
 	// floor, when not nil, is a match (doc floorDoc) that other
 	// segments' matches already rank ahead of the page: the top k
 	// starts full of it, so that only better matches are scored.
@@ -141,32 +144,6 @@ func (g *mseg) keepListTotal(id int, mask uint8, n int64) {
 		g.live = map[int64]int64{}
 	}
 	g.live[int64(id)<<8|int64(mask)] = n
-}
-
-// countDeleted counts the deleted documents of term id's list with a
-// field of mask: by advancing the list to each (few deleted documents),
-// or by walking it.
-func (g *mseg) countDeleted(id int, mask uint8) int64 {
-	p := g.Index.open(id, mask)
-	var n int64
-	if len(g.Deleted)*8 < p.df {
-		for _, d := range g.Deleted {
-			x := p.advance(d)
-			if x == noMore {
-				break
-			}
-			if x == d {
-				n++
-			}
-		}
-		return n
-	}
-	for d := p.nextDoc(); d != noMore; d = p.nextDoc() {
-		if g.deleted(d) {
-			n++
-		}
-	}
-	return n
 }
 
 // multiCache keeps the terms looked up over the segments (each
@@ -297,31 +274,6 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []int64, bool
 		m.cache.putExpansion(key, x)
 	}
 	return x.ids[seg], x.dfs[seg], x.bits[seg]
-}
-
-// prefixTermHolds reports whether the segment's prefix term of p, if it
-// has one, holds the live documents of the words ids (the archive's
-// choice, increasing): the term has the documents of the segment's own
-// choice of words (Index.expandPrefix), which must have all of ids, and
-// any other word of its choice no live document in the segment, so that
-// the two differ only by deleted documents, which every count subtracts
-// and no page ranks.
-func (g *mseg) prefixTermHolds(p string, ids []int) bool {
-	if len(ids) < 2 {
-		return false
-	}
-	i := 0
-	own, _ := g.Index.expandPrefix(p, query.MaxExpansions)
-	for _, id := range own {
-		if i < len(ids) && ids[i] == id {
-			i++
-			continue
-		}
-		if g.liveDF(id) > 0 {
-			return false
-		}
-	}
-	return i == len(ids)
 }
 
 // A prefix or a stemmed word alone in a plain scan (expand.go) is
@@ -465,73 +417,6 @@ func (m *Multi) exact(w *mword) int64 {
 		}
 	}
 	return w.live
-}
-
-// words walks the terms starting with p over all segments in byte order,
-// each once, until visit returns false.
-func (m *Multi) words(p string, visit func(*mword) bool) {
-	// A cursor in each segment's dictionary over its words of p.
-	type cur struct {
-		termCursor
-		hi int
-		ok bool
-	}
-	cs := make([]cur, len(m.segs))
-	for s, g := range m.segs {
-		lo, hi := g.Index.prefixRange(p)
-		cs[s].hi = hi
-		if lo < hi {
-			cs[s].termCursor, cs[s].ok = g.Index.cursor(lo)
-		}
-	}
-	for {
-		var min []byte
-		for _, c := range cs {
-			if c.ok && (min == nil || bytes.Compare(c.term, min) < 0) {
-				min = c.term
-			}
-		}
-		if min == nil {
-			return
-		}
-		w := &mword{term: bytes.Clone(min), live: -1}
-		for s := range cs {
-			c := &cs[s]
-			g := m.segs[s]
-			if c.ok && bytes.Equal(c.term, w.term) {
-				df := int64(c.rec.DF)
-				w.parts = append(w.parts, mpart{s, c.t})
-				w.hi += df
-				w.lo += max(0, df-int64(len(g.Deleted)))
-				c.ok = c.t+1 < c.hi && c.next()
-			}
-		}
-		if !visit(w) {
-			return
-		}
-	}
-}
-
-// prefixWords are the words of prefix p: its at most MaxExpansions most
-// frequent live terms (ties by term), in term order. A term is kept
-// exactly when fewer than MaxExpansions terms surely have more live
-// documents; only such terms with deleted documents count them.
-func (m *Multi) prefixWords(p string) []*mword {
-	if p == "" || isPairTerm(p) {
-		return nil
-	}
-	var all []*mword
-	m.words(p, func(w *mword) bool { all = append(all, w); return true })
-	if len(all) > query.MaxExpansions {
-		los := make([]int64, len(all))
-		for i, w := range all {
-			los[i] = w.lo
-		}
-		slices.Sort(los)
-		tau := los[len(los)-query.MaxExpansions]
-		all = slices.DeleteFunc(all, func(w *mword) bool { return w.hi < tau })
-	}
-	return m.top(all, query.MaxExpansions)
 }
 
 // top drops the dead terms of ws and keeps the limit with the most live

@@ -17,51 +17,190 @@ func Tokens(s string) []string { return Append(nil, s) }
 
 // Append appends the folded tokens of s to dst and returns the extended
 // slice. It allocates only for the token strings themselves when s is ASCII.
+//
+// It reads s once, run by run, a run being what lies between ASCII
+// characters other than letters and digits. Such a character separates
+// tokens in both paths, and NFKD never moves or combines anything across
+// it (ASCII characters are starters without decompositions), so the runs
+// are independent: a run of ASCII is one token (appendWord), and only the
+// runs with other characters go to appendRun. The tokens are those
+// appendUnicode gives for all of s.
 func Append(dst []string, s string) []string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return appendMixed(dst, s)
-		}
-	}
-	return appendASCII(dst, s)
-}
-
-// asciiWord reports whether the ASCII byte c is a letter or a digit.
-func asciiWord(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-}
-
-// appendMixed tokenises a text that is not all ASCII (most full text: a
-// dash or a quote in a paragraph of English) run by run, a run being what
-// lies between ASCII characters other than letters and digits. Such a
-// character separates tokens in both paths, and NFKD never moves or
-// combines anything across it (ASCII characters are starters without
-// decompositions), so the runs are independent: a run of ASCII goes the
-// fast way, and only the runs with other characters pay for
-// appendUnicode. The tokens are those appendUnicode gives for all of s.
-func appendMixed(dst []string, s string) []string {
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf && !asciiWord(c) {
+		if byteClass[s[i]] == classSep {
 			i++
 			continue
 		}
-		j, ascii := i, true
+		j, class := i, uint8(0)
 		for ; j < len(s); j++ {
-			c := s[j]
-			if c >= utf8.RuneSelf {
-				ascii = false
-			} else if !asciiWord(c) {
+			c := byteClass[s[j]]
+			if c == classSep {
 				break
 			}
+			class |= c
 		}
-		if ascii {
-			dst = appendASCII(dst, s[i:j])
+		if class&classOther == 0 {
+			dst = appendWord(dst, s[i:j], class&classUpper != 0)
 		} else {
-			dst = appendUnicode(dst, s[i:j])
+			dst = appendRun(dst, s[i:j])
 		}
 		i = j
 	}
 	return dst
+}
+
+// Byte classes of Append: an ASCII separator, a lower-case ASCII letter or
+// digit, an upper-case ASCII letter, any byte of a character beyond ASCII.
+const (
+	classSep   = 0
+	classLower = 1
+	classUpper = 2
+	classOther = 4
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = classLower
+		case 'A' <= c && c <= 'Z':
+			t[c] = classUpper
+		case c >= utf8.RuneSelf:
+			t[c] = classOther
+		}
+	}
+	return t
+}()
+
+// appendWord appends w, a run of ASCII letters and digits, as a token:
+// lower-cased, unless it is too long or a single letter.
+func appendWord(dst []string, w string, upper bool) []string {
+	if len(w) > MaxTokenBytes || (len(w) == 1 && (w[0] < '0' || w[0] > '9')) {
+		return dst
+	}
+	if upper {
+		w = strings.ToLower(w)
+	}
+	return append(dst, w)
+}
+
+// appendRun tokenises a run of ASCII letters and digits and other
+// characters. Full text is mostly English with a dash, a quote or a
+// no-break space between words: those characters (plainSeparator)
+// separate tokens as ASCII punctuation does, and NFKD does not move
+// anything across them either, so the run is cut at them and only the
+// pieces with other characters pay for appendUnicode.
+func appendRun(dst []string, s string) []string {
+	start, class := 0, uint8(0)
+	for i := 0; i < len(s); {
+		c := byteClass[s[i]]
+		if c != classOther {
+			class |= c
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !plainSeparator(r) {
+			class |= c
+			i += w
+			continue
+		}
+		dst = appendPiece(dst, s[start:i], class)
+		i += w
+		start, class = i, 0
+	}
+	return appendPiece(dst, s[start:], class)
+}
+
+// appendPiece appends the tokens of a piece of a run whose bytes are of
+// the classes in class.
+func appendPiece(dst []string, s string, class uint8) []string {
+	switch {
+	case s == "":
+		return dst
+	case class&classOther == 0:
+		return appendWord(dst, s, class&classUpper != 0)
+	}
+	if tok, ok := foldLatin(s); ok {
+		if tok == "" {
+			return dst
+		}
+		return appendWord(dst, tok, false)
+	}
+	return appendUnicode(dst, s)
+}
+
+// foldLatin folds a piece whose characters beyond ASCII are all Latin
+// letters that fold to ASCII ones (latinFold: "São", "Müller", "Straße"),
+// as appendUnicode would, without normalising it: each such letter is
+// its base letter and combining marks, which appendUnicode drops, or a
+// letter it spells out. It reports false for any other piece, and ""
+// for a token too long to keep.
+func foldLatin(s string) (string, bool) {
+	var buf [MaxTokenBytes + 1]byte
+	b := buf[:0]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+		} else {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			if r < latinFirst || int(r-latinFirst) >= len(latinFold) || latinFold[r-latinFirst] == "" {
+				return "", false
+			}
+			b = append(b, latinFold[r-latinFirst]...)
+			i += w
+		}
+		if len(b) > MaxTokenBytes {
+			return "", true // too long a token: none, as appendUnicode
+		}
+	}
+	return string(b), true
+}
+
+// latinFold maps the Latin letters from U+00C0 to U+017F to the ASCII
+// letters appendUnicode folds them to, "" for the others. It is derived
+// from appendUnicode itself, a letter at a time between two ASCII
+// letters.
+const latinFirst = 0xC0
+
+var latinFold = func() (t [0x180 - latinFirst]string) {
+	for r := rune(latinFirst); r < 0x180; r++ {
+		toks := appendUnicode(nil, "q"+string(r)+"q")
+		if len(toks) != 1 || len(toks[0]) < 3 || toks[0][0] != 'q' || toks[0][len(toks[0])-1] != 'q' {
+			continue
+		}
+		f := toks[0][1 : len(toks[0])-1]
+		if strings.IndexFunc(f, func(c rune) bool { return c < 'a' || c > 'z' }) < 0 {
+			t[r-latinFirst] = f
+		}
+	}
+	return t
+}()
+
+// plainSeparator reports whether r is one of the common punctuation and
+// space characters that appendUnicode treats as separators and that NFKD
+// leaves as they are or maps to ASCII punctuation or spaces: starters
+// (canonical combining class 0) that neither compose with nor decompose
+// into a letter or digit (TestPlainSeparators).
+func plainSeparator(r rune) bool {
+	switch r {
+	case '\u00a0', // no-break space (NFKD: a space)
+		'\u00ad',                     // soft hyphen
+		'\u00b1', '\u00b7', '\u00d7', // ± · ×
+		'\u2002', '\u2003', '\u2009', '\u200a', '\u202f', // spaces (NFKD: a space)
+		'\u2010', '\u2013', '\u2014', '\u2212', // hyphen, dashes, minus
+		'\u2018', '\u2019', '\u201c', '\u201d', // quotation marks
+		'\u2022', '\u2032', '\u2264', '\u2265', // • ′ ≤ ≥
+		'\u00b0', '\u2026', '\u2192', '\u223c', '\u2248', // ° … → ∼ ≈ (NFKD of …: three periods)
+		'\u200b', '\u2062': // zero width space, invisible times
+		return true
+	}
+	return false
 }
 
 // Terms returns the tokens of s without stop words: what the indexer stores
@@ -102,11 +241,47 @@ func RemoveStopWords(toks []string) []string {
 // function words removed from titles and keywords.
 func IsStopWord(t string) bool {
 	if len(t) < 2 || len(t) > maxStopWord {
-		return false // most tokens: no need to hash them
+		return false // most tokens: no need to look further
 	}
-	_, ok := stopWords[t]
-	return ok
+	k := stopKey(t)
+	for i := k * stopMul >> (64 - stopBits); ; i = (i + 1) & (1<<stopBits - 1) {
+		switch stopTable[i] {
+		case k:
+			return true
+		case 0:
+			return false
+		}
+	}
 }
+
+// The indexer asks IsStopWord for every token: stopTable is an open
+// addressing table of the stop words packed in an integer (stopKey), a
+// multiplication and a probe or two where a map hashes the string.
+const (
+	stopBits = 7
+	stopMul  = 0x9e3779b97f4a7c15
+)
+
+// stopKey packs a token of at most 7 bytes, its length in the top byte.
+func stopKey(t string) uint64 {
+	k := uint64(len(t)) << 56
+	for i := 0; i < len(t); i++ {
+		k |= uint64(t[i]) << (8 * i)
+	}
+	return k
+}
+
+var stopTable = func() (t [1 << stopBits]uint64) {
+	for w := range stopWords {
+		k := stopKey(w)
+		i := k * stopMul >> (64 - stopBits)
+		for t[i] != 0 {
+			i = (i + 1) & (1<<stopBits - 1)
+		}
+		t[i] = k
+	}
+	return t
+}()
 
 // maxStopWord is the length of the longest stop word.
 const maxStopWord = 5
@@ -129,38 +304,6 @@ var stopWords = map[string]struct{}{
 	"it": {}, "its": {}, "of": {}, "on": {}, "or": {}, "that": {}, "the": {},
 	"their": {}, "this": {}, "to": {}, "was": {}, "were": {}, "with": {},
 	"which": {}, "we": {}, "our": {}, "than": {}, "these": {}, "those": {},
-}
-
-func appendASCII(dst []string, s string) []string {
-	start, upper := -1, false
-	for i := 0; i <= len(s); i++ {
-		var c byte // the zero byte at len(s) ends the last run
-		if i < len(s) {
-			c = s[i]
-		}
-		lowerOrDigit := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
-		isUpper := 'A' <= c && c <= 'Z'
-		if lowerOrDigit || isUpper {
-			if start < 0 {
-				start, upper = i, false
-			}
-			upper = upper || isUpper
-			continue
-		}
-		if start < 0 {
-			continue
-		}
-		tok := s[start:i]
-		start = -1
-		if len(tok) > MaxTokenBytes || (len(tok) == 1 && (tok[0] < '0' || tok[0] > '9')) {
-			continue
-		}
-		if upper {
-			tok = strings.ToLower(tok)
-		}
-		dst = append(dst, tok)
-	}
-	return dst
 }
 
 // unigram reports whether r is a letter of a script written without

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestTokens(t *testing.T) {
@@ -64,6 +66,19 @@ func TestTermsDropsStopWords(t *testing.T) {
 	}
 }
 
+func TestIsStopWord(t *testing.T) {
+	for _, w := range StopWords() {
+		if !IsStopWord(w) {
+			t.Errorf("IsStopWord(%q) = false", w)
+		}
+		for _, x := range []string{w[:len(w)-1], w + "s", strings.ToUpper(w), "x" + w} {
+			if _, stop := stopWords[x]; IsStopWord(x) != stop {
+				t.Errorf("IsStopWord(%q) = %v", x, !stop)
+			}
+		}
+	}
+}
+
 func TestStopWordLengths(t *testing.T) {
 	for _, w := range StopWords() {
 		if len(w) < 2 || len(w) > maxStopWord || !IsStopWord(w) {
@@ -95,9 +110,58 @@ func TestQuery(t *testing.T) {
 
 func TestASCIIPathMatchesUnicodePath(t *testing.T) {
 	for _, s := range []string{"Hello World", "SARS-CoV-2", "A b Cd 9 x_y", "ABC123def"} {
-		if a, u := appendASCII(nil, s), appendUnicode(nil, s); !slices.Equal(a, u) {
+		if a, u := Append(nil, s), appendUnicode(nil, s); !slices.Equal(a, u) {
 			t.Errorf("%q: ascii %q, unicode %q", s, a, u)
 		}
+	}
+}
+
+// TestPlainSeparators checks what appendRun relies on: a plain separator
+// is a starter that NFKD leaves alone or maps to ASCII separators, and that
+// appendUnicode treats as a separator; cutting a run at it gives the
+// tokens of the whole run, whatever surrounds it.
+// TestLatinFold checks foldLatin against appendUnicode for every letter
+// of its table, alone and in words, and that the table has the letters
+// of the languages the corpus is mostly in.
+func TestLatinFold(t *testing.T) {
+	for _, r := range "ÀÉÎÕÜàéîõüçÇñÑãÃßæÆøØðÐþÞłŁœŒıĳŉſčřšžőű" {
+		s := string(r)
+		for _, in := range []string{s, "a" + s, s + s + "B2", "Ab" + s + "cD", "x" + s + strings.Repeat("y", MaxTokenBytes-3),
+			"x" + s + strings.Repeat("y", MaxTokenBytes), s + "\u0301x", "naïve" + s + "–São"} {
+			checkTokens(t, in)
+		}
+	}
+	for _, r := range "éçãßÆøÞı" {
+		if latinFold[r-latinFirst] == "" {
+			t.Errorf("%q: not in latinFold", r)
+		}
+	}
+}
+
+func TestPlainSeparators(t *testing.T) {
+	n := 0
+	for r := rune(0x80); r < 0x3000; r++ {
+		if !plainSeparator(r) {
+			continue
+		}
+		n++
+		s := string(r)
+		if d := norm.NFKD.String(s); d != s && strings.IndexFunc(d, func(c rune) bool { return c >= utf8.RuneSelf || wordRune(c) }) >= 0 {
+			t.Errorf("%U: NFKD gives %q", r, d)
+		}
+		if ccc := norm.NFKD.PropertiesString(s).CCC(); ccc != 0 {
+			t.Errorf("%U: combining class %d", r, ccc)
+		}
+		if got := appendUnicode(nil, "ab"+s+"cd"); !slices.Equal(got, []string{"ab", "cd"}) {
+			t.Errorf("%U: appendUnicode(ab%scd) = %q, want a separator", r, s, got)
+		}
+		for _, ctx := range []string{"Ab%sCd", "é%s\u0301x", "x\u0301%s\u0327\u0301z", "1%s2", "%s%s", "naïve%sCafé", "\xff%s\xfe"} {
+			in := strings.ReplaceAll(ctx, "%s", s)
+			checkTokens(t, in)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no plain separators")
 	}
 }
 
@@ -132,7 +196,7 @@ func checkTokens(t *testing.T, s string) {
 func TestInvariants(t *testing.T) {
 	for _, s := range []string{"Ǆemal", "Ⅻ century", "ΐ", "ǅ", "ᾼ", "ﬃ", "ÅNGSTRÖM Å", "µm", "K",
 		"2–3 mg·kg⁻¹ in 10 µl (n = 5)", "a ́b", "x\u0301 y\u0327\u0301z", "℀ and ℅/c", "½-dose", "\xffab\xfe-CD e\xc3",
-		"Smith’s “naïve” cells—in vitro", "1st 2nd ¹²³ H₂O", "the ﬁrst ﬂoor", strings.Repeat("é", 40) + " ok"} {
+		"Smith’s “naïve” cells—in vitro", "1st 2nd ¹²³ H₂O", "Ação e pesquisa científica: Müller–Straße, Łódź ĲSSEL", "pH\u00a07·4 ± 0·2 – “A–B” ≤\u0338 5", "the ﬁrst ﬂoor", strings.Repeat("é", 40) + " ok"} {
 		checkTokens(t, s)
 	}
 }
@@ -141,7 +205,7 @@ func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{
 		"Hello, World", "SARS-CoV-2", "Müller Straße", "神经科学", "한국어", "Ærø",
 		"ﬁ H₂O", "İstanbul", "\xff", "a-b-c 1 2 3", "Ωμέγα σοφός", "हिन्दी भाषा",
-		"2–3 mg·kg⁻¹ (n = 5)", "x \u0301y", "℀/c", "Smith’s “naïve” cells",
+		"2–3 mg·kg⁻¹ (n = 5)", "x \u0301y", "℀/c", "Smith’s “naïve” cells", "É\u00a0–\u0301é",
 	} {
 		f.Add(s)
 	}

@@ -465,6 +465,14 @@ func (s *scanner) scanStartTag() error {
 	i := 1
 	var quote byte
 	afterEq := false
+	// A tag without attributes ends at the first '>', with no quote
+	// before it: the loop below would stop there too.
+	if w := s.buf[s.pos+1 : s.end]; len(w) > 0 {
+		if j := bytes.IndexByte(w, '>'); j >= 0 && bytes.IndexByte(w[:j], '"') < 0 && bytes.IndexByte(w[:j], '\'') < 0 {
+			i += j
+			goto found
+		}
+	}
 	for {
 		for ; s.pos+i < s.end; i++ {
 			c := s.buf[s.pos+i]

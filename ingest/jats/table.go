@@ -197,6 +197,9 @@ func (g *grid) rows(t *tree, group int32) [][]string {
 // span parses a colspan or rowspan: 1 when absent or not a positive
 // number, at most maxSpan.
 func span(s string) int {
+	if s == "" {
+		return 1 // most cells: no need for Atoi's error
+	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
 		return 1

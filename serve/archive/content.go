@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/openshelf/openshelf/index/bundle"
 	"github.com/openshelf/openshelf/index/content"
 	"github.com/openshelf/openshelf/licence"
 	"github.com/openshelf/openshelf/serve/apierr"
@@ -377,12 +378,12 @@ func (g *generation) referencesSQL(ctx context.Context, id string) (*References,
 }
 
 // openBundle opens a topic's bundle: its file, or the frames a delta
-// build's snapshot keeps in packs (snapshot.OpenBundle). The open files
+// build's snapshot keeps in packs (bundle.Open). The open files
 // stay readable after a snapshot switch, and even after the old snapshot
 // is pruned.
 func (g *generation) openBundle(slug string) (io.ReadCloser, error) {
 	if _, ok := g.byTopic[slug]; !ok {
 		return nil, errTopicNotFound(slug)
 	}
-	return g.snap.OpenBundle(slug)
+	return bundle.Open(g.snap, slug)
 }
