@@ -144,6 +144,11 @@ func SourceBits(sources []string) uint8 {
 type skipEntry struct {
 	LastDoc int32 // the block's last document
 	MaskOr  uint8 // the union of the block's field masks
+	// Any is 1 + the number of the block's documents with a field of
+	// anyFields, so that a search of those fields counts a block whose
+	// masks differ without reading the block; 0 where it is not
+	// recorded (a short entry).
+	Any uint8
 	// WAny and WAll bound the BM25F weighted frequency sum of the block's
 	// documents over the fields of anyFields and over all fields: a
 	// document's score over fields m is at most idf·W/(K1+W) with W the
@@ -155,13 +160,14 @@ type skipEntry struct {
 }
 
 // skipEntrySize is a skip table entry's size: last doc int32 | mask_or
-// uint8 | a zero byte | freq_off uint16 | w_any float32 | w_all float32 |
+// uint8 | any uint8 | freq_off uint16 | w_any float32 | w_all float32 |
 // pos_off uint32 | block offset uint64.
 const skipEntrySize = 28
 
 // Offsets within a skip entry.
 const (
 	skipMaskAt = 4
+	skipAnyAt  = 5
 	skipWAnyAt = 8 // w_all follows
 	skipOffAt  = 20
 )
@@ -175,6 +181,7 @@ func putSkip(b []byte, e skipEntry) {
 	clear(b[:skipEntrySize])
 	binary.LittleEndian.PutUint32(b[0:], uint32(e.LastDoc))
 	b[skipMaskAt] = e.MaskOr
+	b[skipAnyAt] = e.Any
 	binary.LittleEndian.PutUint16(b[6:], uint16(e.FreqOff))
 	binary.LittleEndian.PutUint32(b[skipWAnyAt:], math.Float32bits(e.WAny))
 	binary.LittleEndian.PutUint32(b[skipWAnyAt+4:], math.Float32bits(e.WAll))
@@ -187,6 +194,7 @@ func getSkip(b []byte) skipEntry {
 	return skipEntry{
 		LastDoc: int32(binary.LittleEndian.Uint32(b[0:])),
 		MaskOr:  b[skipMaskAt],
+		Any:     b[skipAnyAt],
 		FreqOff: uint32(binary.LittleEndian.Uint16(b[6:])),
 		WAny:    math.Float32frombits(binary.LittleEndian.Uint32(b[skipWAnyAt:])),
 		WAll:    math.Float32frombits(binary.LittleEndian.Uint32(b[skipWAnyAt+4:])),

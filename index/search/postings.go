@@ -20,6 +20,9 @@ type postings struct {
 	skips   []byte              // the skip table, in the mapping or in one
 	skipOff uint64              // file offset of the skip table: the end of the last block
 	one     [skipEntrySize]byte // the entry of a list of one block (skipTable)
+	// gaps0 is set while delta holds the gaps of a list of one block,
+	// unpacked by skipTable when the list was opened.
+	gaps0   bool
 	nblocks int
 	df      int
 	mask    uint8 // fields that count; docs with none are skipped
@@ -73,7 +76,11 @@ func (ix *Index) openRec(t int, rec termRec, mask uint8) *postings {
 	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, fmBlk: -1}
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
-	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one)
+	// Sized by df: a prefix opens hundreds of lists, most of them short.
+	n := min(p.df, blockDocs)
+	p.docs, p.delta = make([]int32, n), make([]uint32, n)
+	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one, p.delta)
+	p.gaps0 = ok && p.nblocks == 1
 	if !ok || p.nblocks == 1 && int32(binary.LittleEndian.Uint32(skips)) >= ix.n {
 		// (A short entry's last document is read from its block.)
 		p.bad, p.cur = true, noMore
@@ -86,17 +93,15 @@ func (ix *Index) openRec(t int, rec termRec, mask uint8) *postings {
 		first := min(max(binary.LittleEndian.Uint64(p.skips[skipOffAt:]), ix.postLo), rec.SkipOff)
 		ix.res.Touch(int(first), int(end))
 	}
-	// Sized by df: a prefix opens hundreds of lists, most of them short.
-	n := min(p.df, blockDocs)
-	p.docs, p.delta = make([]int32, n), make([]uint32, n)
 	return p
 }
 
 // skipTable returns the skip table of the list of df documents whose
 // term record gives off, as skipEntrySize-byte entries, and where it ends:
 // the table in mm, or the short entry of a list of one block (FORMAT.md)
-// decoded into one. ok is false if it does not lie within [lo, hi).
-func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte) (skips []byte, end uint64, ok bool) {
+// decoded into one, its block's gaps left in gaps if it has room. ok is
+// false if it does not lie within [lo, hi).
+func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte, gaps []uint32) (skips []byte, end uint64, ok bool) {
 	nblocks := (df + blockDocs - 1) / blockDocs
 	if off < lo || off > hi {
 		return nil, 0, false
@@ -145,18 +150,21 @@ func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte) 
 	e.Off = off - size
 	blk := mm[e.Off:off]
 	width := int(blk[0])
-	gaps := 1 + packedLen(df, width)
-	if width > 31 || gaps > len(blk) {
+	metaAt := 1 + packedLen(df, width)
+	if width > 31 || metaAt > len(blk) {
 		return nil, 0, false
 	}
-	meta, ok := parseMeta(blk, gaps, df, e.MaskOr)
+	meta, ok := parseMeta(blk, metaAt, df, e.MaskOr)
 	if !ok || freqLen > uint64(len(blk)-meta.end) {
 		return nil, 0, false
 	}
-	var delta [blockDocs]uint32
-	unpack(delta[:df], blk[1:], width)
+	var scratch [blockDocs]uint32
+	if len(gaps) < df {
+		gaps = scratch[:]
+	}
+	unpack(gaps[:df], blk[1:], width)
 	last := int64(-1)
-	for _, d := range delta[:df] {
+	for _, d := range gaps[:df] {
 		last += int64(d) + 1
 	}
 	if last > math.MaxInt32 {
@@ -188,7 +196,7 @@ type docPart struct {
 // into p.delta; false (and p failed) if the block is damaged.
 func (p *postings) unpackDocs(b int) (docPart, bool) {
 	v, ok := p.checkBlock(b)
-	if ok {
+	if ok && !p.gaps0 {
 		unpack(p.delta[:v.cnt], v.blk[1:], int(v.blk[0]))
 	}
 	return v, ok
@@ -514,6 +522,13 @@ func (p *postings) countBlock(b int) (n int, ok bool) {
 	}
 	if or&^p.mask == 0 {
 		return cnt, true
+	}
+	if p.mask == anyFields {
+		// Counted by the writer (a long list's entry; damaged: read the
+		// block).
+		if a := int(p.skips[b*skipEntrySize+skipAnyAt]); a > 0 && a-1 <= cnt {
+			return a - 1, true
+		}
 	}
 	v, ok := p.checkBlock(b)
 	if !ok {

@@ -210,7 +210,7 @@ type prefixUnion struct {
 func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 	nblocks := (int(word.df) + blockDocs - 1) / blockDocs
 	var one [skipEntrySize]byte
-	skips, _, ok := skipTable(mm, 0, uint64(len(mm)), word.skipOff, int(word.df), &one)
+	skips, _, ok := skipTable(mm, 0, uint64(len(mm)), word.skipOff, int(word.df), &one, nil)
 	if !ok {
 		return fmt.Errorf("search: reading back a list for a prefix: no skip table at %d", word.skipOff)
 	}

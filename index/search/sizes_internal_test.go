@@ -135,7 +135,7 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 		}
 		p := ix.open(term, 1<<NumFields-1)
 		var one [skipEntrySize]byte
-		_, end, _ := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, int(rec.DF), &one)
+		_, end, _ := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, int(rec.DF), &one, nil)
 		sz[class+".skip"] += int64(end - rec.SkipOff)
 		for b := range p.nblocks {
 			if !p.load(b) {

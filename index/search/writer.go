@@ -95,6 +95,7 @@ type blockBuf struct {
 	freqs    []byte   // the frequency part (flushBlock)
 	pos      []byte
 	maskOr   uint8
+	nAny     int     // documents with a field of anyFields
 	wAny     float64 // the largest weighted frequency sum over anyFields
 	wAll     float64 // over all fields
 	doc      int32   // current doc, -1 before the first
@@ -512,6 +513,9 @@ func (w *Writer) endDoc() error {
 	bk.deltas = append(bk.deltas, uint32(bk.doc-max(bk.last, bk.prevLast)-1))
 	bk.masks = append(bk.masks, bk.mask)
 	bk.maskOr |= bk.mask
+	if bk.mask&anyFields != 0 {
+		bk.nAny++
+	}
 	var wAny, wAll float64
 	d := &w.docLens[bk.doc]
 	for f := range NumFields {
@@ -541,7 +545,7 @@ func (w *Writer) endDoc() error {
 func (bk *blockBuf) reset() {
 	bk.deltas, bk.masks, bk.tfv, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.tfv[:0], bk.freqs[:0], bk.pos[:0]
 	bk.impacts = bk.impacts[:0]
-	bk.maskOr, bk.wAny, bk.wAll = 0, 0, 0
+	bk.maskOr, bk.nAny, bk.wAny, bk.wAll = 0, 0, 0, 0
 }
 
 // impact quantises a document's saturated weight W/(K1+W) over anyFields
@@ -568,7 +572,7 @@ func (w *Writer) flushBlock() error {
 	if freqOff > maxFreqOff || uint64(posOff)+uint64(len(bk.pos)) > math.MaxUint32 {
 		return fmt.Errorf("search: a postings block of %q over 4 GiB", w.term)
 	}
-	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, WAny: roundUp32(bk.wAny), WAll: roundUp32(bk.wAll),
+	w.skips = append(w.skips, skipEntry{LastDoc: bk.last, MaskOr: bk.maskOr, Any: uint8(bk.nAny + 1), WAny: roundUp32(bk.wAny), WAll: roundUp32(bk.wAll),
 		FreqOff: uint32(freqOff), PosOff: uint32(posOff), Off: uint64(w.off)})
 	for _, part := range [][]byte{bk.packed, bk.freqs, bk.pos} {
 		if err := w.write(part); err != nil {
