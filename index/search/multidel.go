@@ -71,18 +71,21 @@ func (g *mseg) countDeleted(id int, mask uint8) int64 {
 
 // words walks the terms starting with p over all segments in byte order,
 // each once, until visit returns false. A short prefix has thousands of
-// words: they are allocated in slabs, and each segment's current term is
-// read once.
+// words: they are allocated in slabs, and each segment's dictionary is
+// read by one cursor, in order.
 func (m *Multi) words(p string, visit func(*mword) bool) {
 	type cur struct {
 		at, hi int
-		t      []byte
+		c      termCursor
 	}
 	cs := make([]cur, len(m.segs))
 	for s, g := range m.segs {
 		c := &cs[s]
 		if c.at, c.hi = g.Index.prefixRange(p); c.at < c.hi {
-			c.t = g.Index.term(c.at)
+			var ok bool
+			if c.c, ok = g.Index.cursor(c.at); !ok {
+				c.hi = c.at // damaged: its lists would not open either
+			}
 		}
 	}
 	var words []mword
@@ -90,8 +93,8 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 	for {
 		var min []byte
 		for s := range cs {
-			if c := &cs[s]; c.at < c.hi && (min == nil || bytes.Compare(c.t, min) < 0) {
-				min = c.t
+			if c := &cs[s]; c.at < c.hi && (min == nil || bytes.Compare(c.c.term, min) < 0) {
+				min = c.c.term
 			}
 		}
 		if min == nil {
@@ -103,19 +106,20 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 		if cap(parts)-len(parts) < len(cs) {
 			parts = make([]mpart, 0, 256*len(cs))
 		}
-		words = append(words, mword{term: min, live: -1})
+		// A copy: the cursor that holds min overwrites it when it moves.
+		words = append(words, mword{term: bytes.Clone(min), live: -1})
 		w := &words[len(words)-1]
 		start := len(parts)
 		for s := range cs {
 			c := &cs[s]
-			if c.at < c.hi && bytes.Equal(c.t, min) {
+			if c.at < c.hi && bytes.Equal(c.c.term, w.term) {
 				g := m.segs[s]
-				df := int64(g.Index.rec(c.at).DF)
+				df := int64(c.c.rec.DF)
 				parts = append(parts, mpart{s, c.at})
 				w.hi += df
 				w.lo += max(0, df-int64(len(g.Deleted)))
-				if c.at++; c.at < c.hi {
-					c.t = g.Index.term(c.at)
+				if c.at++; c.at < c.hi && !c.c.next() {
+					c.hi = c.at
 				}
 			}
 		}
