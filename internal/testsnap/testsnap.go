@@ -8,8 +8,10 @@
 // then works on a copy of its own, since servers opened on it write their
 // ledgers and keys beside the snapshot. A binary run by anything else (a
 // shell, a debugger) builds its own, since the code may have changed since
-// a directory was left. A directory whose go command has exited is removed
-// by the next invocation.
+// a directory was left. Each process's copy is named after the process
+// too, so that one killed before Cleanup (a crash test's child, a package
+// without a TestMain) is still removed: a directory whose go command or
+// process has exited is removed by the next process that needs a snapshot.
 package testsnap
 
 import (
@@ -34,8 +36,12 @@ import (
 // decisions do not change with the calendar.
 var Now = time.Date(2026, 11, 22, 3, 15, 0, 0, time.UTC)
 
-// prefix names the shared directories under the temporary directory.
-const prefix = "openshelf-testsnap-"
+// prefix names the shared directories under the temporary directory, and
+// ownPrefix follows it in the name of a process's own copy.
+const (
+	prefix    = "openshelf-testsnap-"
+	ownPrefix = "own-"
+)
 
 var (
 	once    sync.Once
@@ -78,8 +84,13 @@ func Cleanup() {
 // ownCopy returns this process's data directory: a copy of the
 // invocation's shared snapshot, or one built here outside `go test`.
 func ownCopy() (string, error) {
-	dir, err := os.MkdirTemp("", "openshelf-testsnap-own-")
+	self, err := processKey(os.Getpid())
 	if err != nil {
+		return "", err
+	}
+	sweep(self)
+	dir := filepath.Join(os.TempDir(), prefix+ownPrefix+self)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	private = dir
@@ -148,11 +159,17 @@ func invocation() (string, bool) {
 	if err != nil || strings.TrimSpace(string(comm)) != "go" {
 		return "", false
 	}
-	start, err := startTime(ppid)
+	key, err := processKey(ppid)
+	return key, err == nil
+}
+
+// processKey names a live process, "pid-start".
+func processKey(pid int) (string, error) {
+	start, err := startTime(pid)
 	if err != nil {
-		return "", false
+		return "", err
 	}
-	return strconv.Itoa(ppid) + "-" + start, true
+	return strconv.Itoa(pid) + "-" + start, nil
 }
 
 // startTime is a process's start time in clock ticks since boot (field 22
@@ -175,11 +192,12 @@ func startTime(pid int) (string, error) {
 	return f[19], nil // field 22 overall; f[0] is field 3
 }
 
-// sweep removes the shared directories of go commands that have exited.
+// sweep removes the shared directories of go commands, and the own copies
+// of processes, that have exited.
 func sweep(keep string) {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
 	for _, d := range dirs {
-		key := strings.TrimPrefix(filepath.Base(d), prefix)
+		key := strings.TrimPrefix(strings.TrimPrefix(filepath.Base(d), prefix), ownPrefix)
 		pid, start, ok := strings.Cut(key, "-")
 		if !ok || key == keep {
 			continue

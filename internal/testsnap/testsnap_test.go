@@ -31,8 +31,8 @@ func TestStartTime(t *testing.T) {
 	}
 }
 
-// TestSweep removes the directory of a go command that has exited and
-// keeps the live one's.
+// TestSweep removes the directories of a go command or a process that
+// has exited and keeps the live ones'.
 func TestSweep(t *testing.T) {
 	me, err := startTime(os.Getpid())
 	if err != nil {
@@ -41,14 +41,16 @@ func TestSweep(t *testing.T) {
 	live := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid())+"-"+me)
 	dead := filepath.Join(os.TempDir(), prefix+strconv.Itoa(1<<30)+"-1")
 	reused := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid())+"-1") // same pid, other start
-	for _, d := range []string{live, dead, reused} {
+	liveOwn := filepath.Join(os.TempDir(), prefix+ownPrefix+strconv.Itoa(os.Getpid())+"-"+me)
+	deadOwn := filepath.Join(os.TempDir(), prefix+ownPrefix+strconv.Itoa(1<<30)+"-1")
+	for _, d := range []string{live, dead, reused, liveOwn, deadOwn} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		defer os.RemoveAll(d)
 	}
 	sweep("")
-	for d, want := range map[string]bool{live: true, dead: false, reused: false} {
+	for d, want := range map[string]bool{live: true, dead: false, reused: false, liveOwn: true, deadOwn: false} {
 		if _, err := os.Stat(d); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", filepath.Base(d), err == nil, want)
 		}
