@@ -18,6 +18,17 @@ import (
 // counts; the sample's own pairs wait until then. A sample that is not
 // representative costs speed, never results: the index records the words
 // it chose, and a query trusts a missing pair only for the words recorded.
+// The sample also chooses the triples of two indexed pairs the index
+// holds as terms of their own (search.TripleTerm), recorded the same way.
+
+// Frequent triples (search.TripleTerm): three adjacent words whose two
+// pairs the rule indexes, in at least one in tripleShare documents of the
+// sample and in at least minFrequentDF; at most maxTriples, the most
+// common first.
+const (
+	tripleShare = 100
+	maxTriples  = 1024
+)
 
 // Frequent pair words: a word is frequent when it is in at least one in
 // frequentShare documents of the sample, and in at least minFrequentDF;
@@ -93,8 +104,9 @@ func (s *pairSample) frequent() []string {
 	return words
 }
 
-// choosePairs ends the sample: it chooses the frequent words, records the
-// pair rule in the index and posts the sampled documents' pairs.
+// choosePairs ends the sample: it chooses the frequent words and the
+// frequent triples, records the pair rule in the index and posts the
+// sampled documents' pairs and triples.
 func (b *Builder) choosePairs() error {
 	s := b.sample
 	b.sample = nil
@@ -107,6 +119,13 @@ func (b *Builder) choosePairs() error {
 		return err
 	}
 	b.pairs = isearch.NewPairs(stop, frequent)
+	triples := s.triples(b.pairs)
+	if err := b.pairs.SetTriples(triples); err != nil {
+		return err
+	}
+	if err := b.sidx.SetTriples(triples); err != nil {
+		return err
+	}
 	for _, f := range s.fields {
 		pairs := b.appendPairs(f.tp[:len(f.tp):len(f.tp)])[len(f.tp):]
 		if err := b.postTokens(f.doc, f.field, pairs); err != nil {
@@ -114,4 +133,48 @@ func (b *Builder) choosePairs() error {
 		}
 	}
 	return nil
+}
+
+// triples returns the sample's frequent triples under the pair rule, as
+// sorted triple terms.
+func (s *pairSample) triples(rule *isearch.Pairs) []string {
+	type count struct {
+		df   int
+		last int32
+	}
+	counts := map[[3]string]*count{}
+	for _, f := range s.fields {
+		tp := f.tp
+		for i := 0; i+2 < len(tp); i++ {
+			x, y, z := tp[i], tp[i+1], tp[i+2]
+			if y.pos != x.pos+1 || z.pos != y.pos+1 || !rule.Indexed(x.tok, y.tok) || !rule.Indexed(y.tok, z.tok) {
+				continue
+			}
+			k := [3]string{x.tok, y.tok, z.tok}
+			c := counts[k]
+			if c == nil {
+				c = &count{last: -1}
+				counts[k] = c
+			}
+			if c.last != f.doc {
+				c.df, c.last = c.df+1, f.doc
+			}
+		}
+	}
+	least := max(minFrequentDF, (s.docs+tripleShare-1)/tripleShare)
+	var keys [][3]string
+	for k, c := range counts {
+		if c.df >= least {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b [3]string) int {
+		return cmp.Or(-cmp.Compare(counts[a].df, counts[b].df), slices.Compare(a[:], b[:]))
+	})
+	terms := make([]string, 0, min(len(keys), maxTriples))
+	for _, k := range keys[:min(len(keys), maxTriples)] {
+		terms = append(terms, isearch.TripleTerm(k[0], k[1], k[2]))
+	}
+	slices.Sort(terms)
+	return terms
 }

@@ -188,14 +188,23 @@ func byPos(x, y tokPos) int { return int(x.pos) - int(y.pos) }
 
 // appendPairs appends to tp, tokens in position order, the pair terms
 // (search.PairTerm) of the adjacent tokens the index keeps pairs of
-// (b.pairs), at the first word's position: adjacent means consecutive
-// positions, so a pair never spans the gap between values.
+// (b.pairs) and the triple terms (search.TripleTerm) of the triples it
+// records, at the first word's position: adjacent means consecutive
+// positions, so neither spans the gap between values.
 func (b *Builder) appendPairs(tp []tokPos) []tokPos {
 	n := len(tp)
+	indexed := false // the pair before: of tp[i-1] and tp[i]
 	for i := 0; i+1 < n; i++ {
 		x, y := tp[i], tp[i+1]
-		if y.pos == x.pos+1 && b.pairs.Indexed(x.tok, y.tok) {
-			tp = append(tp, tokPos{isearch.PairTerm(x.tok, y.tok), x.pos})
+		before := indexed
+		indexed = y.pos == x.pos+1 && b.pairs.Indexed(x.tok, y.tok)
+		if !indexed {
+			continue
+		}
+		tp = append(tp, tokPos{isearch.PairTerm(x.tok, y.tok), x.pos})
+		if before && b.pairs.Triple(tp[i-1].tok, x.tok, y.tok) {
+			w := tp[i-1]
+			tp = append(tp, tokPos{isearch.TripleTerm(w.tok, x.tok, y.tok), w.pos})
 		}
 	}
 	return tp

@@ -425,8 +425,9 @@ func (ix *Index) expandStem(w string, limit int) ([]int, []termRec) {
 const yieldChecks = 2048
 
 // phrase compiles adjacent words: a conjunction of posting lists checked
-// position by position within each field. The lists are the index's pair
-// terms for the pairs it has (pairs.go), the words' for the words no pair
+// position by position within each field. The lists are the index's
+// triple terms for the triples it has (triples.go), its pair terms for
+// the other pairs it has (pairs.go), the words' for the words neither
 // covers; the score is the words' either way.
 func (e *evaluator) phrase(ph *query.Phrase) iterator {
 	if len(ph.Words) == 0 {
@@ -444,11 +445,27 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 	}
 	p := &phraseIter{mask: mask, key: setKey{term: -1, mask: mask, words: "q:" + strings.Join(ph.Words, " ")}}
 	covered := make([]bool, len(ph.Words))
-	// Pairs only where every field searched has them.
+	// Pairs and triples only where every field searched has them.
 	pairs := mask&^e.ix.pairFields == 0
+	// inTriple marks the pairs (i, i+1) a triple of the parts holds.
+	inTriple := make([]bool, len(ph.Words))
+	for i := range len(ph.Words) - 2 {
+		a, b, c := ph.Words[i], ph.Words[i+1], ph.Words[i+2]
+		if !pairs || !e.ix.pairs.Triple(a, b, c) {
+			continue
+		}
+		id := e.lookup(TripleTerm(a, b, c))
+		if id < 0 {
+			return nil // the index has every occurrence of this triple: none
+		}
+		p.parts = append(p.parts, e.termIter(id, mask))
+		p.offs = append(p.offs, uint32(i))
+		covered[i], covered[i+1], covered[i+2] = true, true, true
+		inTriple[i], inTriple[i+1] = true, true
+	}
 	for i := range len(ph.Words) - 1 {
 		a, b := ph.Words[i], ph.Words[i+1]
-		if !pairs || !e.ix.pairs.Indexed(a, b) {
+		if !pairs || inTriple[i] || !e.ix.pairs.Indexed(a, b) {
 			continue
 		}
 		id := e.lookup(PairTerm(a, b))
@@ -566,14 +583,17 @@ func (p *phraseIter) tightBound() float64 {
 }
 
 // doc is the document scored: the conjunction's, where every part is;
-// scan.list moves the one part of a pair phrase without the conjunction.
+// scan.list moves the one part of a pair or triple phrase without the
+// conjunction.
 func (p *phraseIter) doc() int32 { return p.parts[0].p.cur }
 
-// list is the pair term that covers the phrase, when len(p.parts) is 1.
+// list is the pair or triple term that covers the phrase, when
+// len(p.parts) is 1.
 func (p *phraseIter) list() *postings { return p.parts[0].p }
 
-// blockBound bounds the phrase's score on block b of its one pair term:
-// the sum of each word's largest block bound over the block's documents.
+// blockBound bounds the phrase's score on block b of its one pair or
+// triple term: the sum of each word's largest block bound over the
+// block's documents.
 func (p *phraseIter) blockBound(b int) float64 {
 	if p.wblk == nil {
 		p.wblk = make([]int, len(p.words))
@@ -600,8 +620,8 @@ func (p *phraseIter) advance(t int32) int32 {
 
 func (p *phraseIter) find(d int32) int32 {
 	if len(p.parts) == 1 {
-		// One pair is the whole phrase: each of its documents with a
-		// wanted field has it there.
+		// One pair or triple is the whole phrase: each of its documents
+		// with a wanted field has it there.
 		return d
 	}
 	for d != noMore && !p.matches() {

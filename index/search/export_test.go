@@ -1,5 +1,7 @@
 package search
 
+import "github.com/openshelf/openshelf/index/search/query"
+
 // Test hooks of the conjunction path (conj.go).
 
 // SetConj turns the paths of plain scans (the bitset count and block-max
@@ -48,3 +50,14 @@ func PrefixFills(ix *Index) int64 { return ix.prefixFills.Load() }
 
 // Magic opens and closes an index file of this format.
 const Magic = magic
+
+// PhraseParts is the number of lists a phrase of the default fields
+// walks (its triples', pairs' and words'), 0 when it matches nothing.
+func PhraseParts(ix *Index, words []string) int {
+	e := &evaluator{ix: ix, st: &ix.own, anyMask: anyFields}
+	p, ok := e.phrase(&query.Phrase{Words: words}).(*phraseIter)
+	if !ok {
+		return 0
+	}
+	return len(p.parts)
+}

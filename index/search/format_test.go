@@ -53,3 +53,9 @@ func TestWideYears(t *testing.T) {
 		t.Errorf("year facet: %v", res.Facets["year"])
 	}
 }
+
+// tocOf is the table of contents of an index file.
+func tocOf(b []byte) []byte {
+	tocOff := binary.LittleEndian.Uint64(b[len(b)-32:])
+	return b[tocOff : len(b)-32]
+}

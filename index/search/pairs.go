@@ -62,6 +62,9 @@ type Pairs struct {
 	// minDF is the fewest documents of a kept pair that has a word
 	// neither stop nor frequent; 1: every pair is kept.
 	minDF int
+	// triples are the triple terms indexed (triples.go); nil: none.
+	triples     map[[3]string]struct{}
+	tripleTerms []string
 }
 
 // DefaultPairMinDF is the builder's minimum of documents of a pair of a
@@ -135,7 +138,7 @@ func (p *Pairs) common(w string) bool {
 // keeps reports whether the index keeps the pair term of df documents
 // (the nil rule: every pair term).
 func (p *Pairs) keeps(term string, df int) bool {
-	if p == nil || df >= p.minDF {
+	if p == nil || df >= p.minDF || isTripleTerm(term) {
 		return true
 	}
 	a, b, _ := strings.Cut(strings.TrimPrefix(term, pairMark), pairMark)

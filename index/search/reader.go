@@ -262,8 +262,8 @@ func bigEnoughEndian() bool {
 }
 
 // pairs reads the TOC's pair entry: the stop pair words, the fields
-// byte, the frequent pair words and, when the index left rare pairs out,
-// their minimum of documents.
+// byte, the frequent pair words and, when the index left rare pairs out
+// or has triples, their minimum of documents, then the triple terms.
 func (r *tocReader) pairs() (*Pairs, uint8) {
 	stop := r.strings(maxPairWords)
 	if r.err == nil && (len(stop) == 0 || !validPairWords(stop) || len(r.b) < 1 || r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
@@ -277,10 +277,16 @@ func (r *tocReader) pairs() (*Pairs, uint8) {
 	var frequent []string
 	minDF := uint64(1)
 	frequent = r.strings(maxPairWords)
+	var triples []string
 	if r.err == nil && len(r.b) > 0 {
-		// Rare pairs left out: their minimum of documents.
-		if minDF = r.uvarint(); minDF < 2 || minDF > blockDocs {
+		// Rare pairs left out (a minimum of 2 or more), or triples next.
+		if minDF = r.uvarint(); minDF < 1 || minDF > blockDocs || minDF == 1 && len(r.b) == 0 {
 			r.err = ErrMalformed
+		}
+		if r.err == nil && len(r.b) > 0 {
+			if triples = r.strings(maxTriples); len(triples) == 0 {
+				r.err = ErrMalformed
+			}
 		}
 	}
 	if r.err == nil && (len(r.b) != 0 || !validPairWords(frequent)) {
@@ -291,6 +297,10 @@ func (r *tocReader) pairs() (*Pairs, uint8) {
 	}
 	p := NewPairs(stop, frequent)
 	p.minDF = int(minDF)
+	if triples != nil && p.SetTriples(triples) != nil {
+		r.err = ErrMalformed
+		return nil, 0
+	}
 	return p, fields
 }
 
@@ -352,11 +362,11 @@ func (ix *Index) Close() error {
 // Len is the number of documents, numbered 0..Len()-1 in catalog order.
 func (ix *Index) Len() int { return int(ix.n) }
 
-// Terms is the number of distinct terms, word pairs included.
+// Terms is the number of distinct terms, word pairs and triples included.
 func (ix *Index) Terms() int { return ix.nTerms }
 
-// Pairs is the rule of the index's word pairs (pairs.go); nil when it has
-// none.
+// Pairs is the rule of the index's word pairs (pairs.go) and triples
+// (triples.go); nil when it has none.
 func (ix *Index) Pairs() *Pairs { return ix.pairs }
 
 // Size is the index file's size in bytes.

@@ -631,8 +631,8 @@ func (s *scan) iter(ctx context.Context, it iterator) error {
 }
 
 // A lister is a search whose matches are the documents of one posting
-// list with a wanted field: a term, or a phrase that one pair term covers
-// (pairs.go). scan.list visits them block by block.
+// list with a wanted field: a term, or a phrase that one pair or triple
+// term covers (pairs.go, triples.go). scan.list visits them block by block.
 type lister interface {
 	list() *postings
 	// blockBound bounds the score of block b's documents of the list.

@@ -781,8 +781,18 @@ func (w *Writer) toc() []byte {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
-		if m := w.pairRule.MinDF(); m > 1 {
+		// The minimum of documents, written when above 1 or when the
+		// triples (triples.go) follow.
+		triples := w.pairRule.tripleTerms
+		if m := w.pairRule.MinDF(); m > 1 || len(triples) > 0 {
 			b = binary.AppendUvarint(b, uint64(m))
+		}
+		if len(triples) > 0 {
+			b = binary.AppendUvarint(b, uint64(len(triples)))
+			for _, s := range triples {
+				b = binary.AppendUvarint(b, uint64(len(s)))
+				b = append(b, s...)
+			}
 		}
 	}
 	return b
