@@ -537,7 +537,8 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 		if id < 0 {
 			return nil // the index has every occurrence of this triple: none
 		}
-		p.parts = append(p.parts, e.termIter(id, mask))
+		// A triple scores nothing: the words score the phrase (p.words).
+		p.parts = append(p.parts, e.termIterIDF(id, mask, 0))
 		p.offs = append(p.offs, uint32(i))
 		covered[i], covered[i+1], covered[i+2] = true, true, true
 		inTriple[i], inTriple[i+1] = true, true

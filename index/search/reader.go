@@ -263,7 +263,8 @@ func bigEnoughEndian() bool {
 
 // pairs reads the TOC's pair entry: the stop pair words, the fields
 // byte, the frequent pair words and, when the index left rare pairs out
-// or has triples, their minimum of documents, then the triple terms.
+// or has flags, their minimum of documents, then the flags and the
+// entries they announce (the triple terms).
 func (r *tocReader) pairs() (*Pairs, uint8) {
 	stop := r.strings(maxPairWords)
 	if r.err == nil && (len(stop) == 0 || !validPairWords(stop) || len(r.b) < 1 || r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
@@ -279,11 +280,16 @@ func (r *tocReader) pairs() (*Pairs, uint8) {
 	frequent = r.strings(maxPairWords)
 	var triples []string
 	if r.err == nil && len(r.b) > 0 {
-		// Rare pairs left out (a minimum of 2 or more), or triples next.
+		// Rare pairs left out (a minimum of 2 or more), or flags next.
 		if minDF = r.uvarint(); minDF < 1 || minDF > blockDocs || minDF == 1 && len(r.b) == 0 {
 			r.err = ErrMalformed
 		}
-		if r.err == nil && len(r.b) > 0 {
+	}
+	if r.err == nil && len(r.b) > 0 {
+		if flags := r.uvarint(); flags == 0 || flags&^tocTriples != 0 {
+			r.err = ErrMalformed
+		}
+		if r.err == nil {
 			if triples = r.strings(maxTriples); len(triples) == 0 {
 				r.err = ErrMalformed
 			}

@@ -22,6 +22,9 @@ import (
 // maxTriples bounds the triples an index records.
 const maxTriples = 1024
 
+// tocTriples is the flag of the TOC's pair entry that announces triples.
+const tocTriples = 1
+
 // TripleTerm is the dictionary term of the adjacent words a, b, c: it
 // follows the pair term of a, b, so it too sorts before every word.
 func TripleTerm(a, b, c string) string { return PairTerm(a, b) + pairMark + c }

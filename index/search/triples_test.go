@@ -132,8 +132,9 @@ func TestPhraseTriples(t *testing.T) {
 }
 
 // TestTriplesEntry reads the TOC's triples: after the minimum of
-// documents (1 allowed only when triples follow), a non-empty sorted list
-// of triple terms of indexed pairs; anything else is ErrMalformed. The
+// documents (1 allowed only when flags follow) and the flag, a non-empty
+// sorted list of triple terms of indexed pairs; anything else is
+// ErrMalformed. The
 // writer takes them after SetPairs and before the postings.
 func TestTriplesEntry(t *testing.T) {
 	c := buildCorpusConfig(t, []*ingest.Document{doc(60002, "heart of the matter", "the cell")}, index.Config{PairMinDF: 1})
@@ -159,14 +160,18 @@ func TestTriplesEntry(t *testing.T) {
 		tail []byte
 		want []string // nil: ErrMalformed
 	}{
-		{"minimum 1 and a triple", append([]byte{1}, list(good)...), []string{good}},
-		{"minimum 32 and two triples", append([]byte{32}, list(good, search.TripleTerm("of", "the", "matter"))...),
+		{"minimum 1 and a triple", append([]byte{1, 1}, list(good)...), []string{good}},
+		{"minimum 32 and two triples", append([]byte{32, 1}, list(good, search.TripleTerm("of", "the", "matter"))...),
 			[]string{good, search.TripleTerm("of", "the", "matter")}},
-		{"no triple", append([]byte{1}, list()...), nil},
-		{"unsorted", append([]byte{1}, list(search.TripleTerm("of", "the", "matter"), good)...), nil},
-		{"a pair not indexed", append([]byte{1}, list(search.TripleTerm("heart", "cell", "matter"))...), nil},
-		{"a pair term", append([]byte{1}, list(search.PairTerm("heart", "of"))...), nil},
-		{"bytes after", append(append([]byte{1}, list(good)...), 0), nil},
+		{"minimum 1 alone", []byte{1}, nil},
+		{"no flag", append([]byte{1, 0}, list(good)...), nil},
+		{"an unknown flag", append([]byte{1, 3}, list(good)...), nil},
+		{"the flag without triples", []byte{1, 1}, nil},
+		{"no triple", append([]byte{1, 1}, list()...), nil},
+		{"unsorted", append([]byte{1, 1}, list(search.TripleTerm("of", "the", "matter"), good)...), nil},
+		{"a pair not indexed", append([]byte{1, 1}, list(search.TripleTerm("heart", "cell", "matter"))...), nil},
+		{"a pair term", append([]byte{1, 1}, list(search.PairTerm("heart", "of"))...), nil},
+		{"bytes after", append(append([]byte{1, 1}, list(good)...), 0), nil},
 	} {
 		path := filepath.Join(t.TempDir(), "index.bin")
 		if err := os.WriteFile(path, withTOC(b, append(slices.Clone(toc), tc.tail...), search.Magic), 0o644); err != nil {

@@ -781,11 +781,18 @@ func (w *Writer) toc() []byte {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
-		// The minimum of documents, written when above 1 or when the
-		// triples (triples.go) follow.
+		// The minimum of documents, written when above 1 or when flags
+		// follow, then the flags of the entries after it.
 		triples := w.pairRule.tripleTerms
-		if m := w.pairRule.MinDF(); m > 1 || len(triples) > 0 {
+		var flags uint64
+		if len(triples) > 0 {
+			flags |= tocTriples
+		}
+		if m := w.pairRule.MinDF(); m > 1 || flags != 0 {
 			b = binary.AppendUvarint(b, uint64(m))
+		}
+		if flags != 0 {
+			b = binary.AppendUvarint(b, flags)
 		}
 		if len(triples) > 0 {
 			b = binary.AppendUvarint(b, uint64(len(triples)))
