@@ -46,8 +46,16 @@ func (g *mseg) deletedBefore(d int32) int32 {
 
 // countDeleted counts the deleted documents of term id's list with a
 // field of mask.
-func (g *mseg) countDeleted(id int, mask uint8) int64 {
-	p := g.Index.open(id, mask)
+func (g *mseg) countDeleted(id int, rec termRec, mask uint8) int64 {
+	// Reused: a prefix counts hundreds of lists, most of them short.
+	c, _ := g.counters.Get().(*delCounter)
+	if c == nil {
+		c = new(delCounter)
+	}
+	defer g.counters.Put(c)
+	p := &c.p
+	k := blockLen(rec)
+	g.Index.openInto(p, id, rec, mask, c.docs[:k], c.delta[:k])
 	var n int64
 	prev := int32(-1)
 	for b := 0; b < p.nblocks && !p.bad; b++ {
@@ -67,6 +75,13 @@ func (g *mseg) countDeleted(id int, mask uint8) int64 {
 		}
 	}
 	return n
+}
+
+// delCounter is the list countDeleted opens, and its blocks.
+type delCounter struct {
+	p     postings
+	docs  [blockDocs]int32
+	delta [blockDocs]uint32
 }
 
 // words walks the terms starting with p over all segments in byte order,
@@ -115,7 +130,7 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 			if c.at < c.hi && bytes.Equal(c.c.term, w.term) {
 				g := m.segs[s]
 				df := int64(c.c.rec.DF)
-				parts = append(parts, mpart{s, c.at})
+				parts = append(parts, mpart{s, c.at, c.c.rec})
 				w.hi += df
 				w.lo += max(0, df-int64(len(g.Deleted)))
 				if c.at++; c.at < c.hi && !c.c.next() {
