@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"container/heap"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 
@@ -57,6 +58,16 @@ func (g *mseg) countDeleted(id int, rec termRec, mask uint8) int64 {
 	k := blockLen(rec)
 	g.Index.openInto(p, id, rec, mask, c.docs[:k], c.delta[:k])
 	var n int64
+	if p.gaps0 && !p.bad && p.maskOr(0)&^mask == 0 {
+		// A list of one block, every document wanted: opening it
+		// checked the block and unpacked its gaps.
+		d := int32(-1)
+		for _, gap := range p.delta[:p.df] {
+			d += int32(gap) + 1
+			n += int64(g.del[d>>6] >> (d & 63) & 1)
+		}
+		return n
+	}
 	prev := int32(-1)
 	for b := 0; b < p.nblocks && !p.bad; b++ {
 		last := p.lastDoc(b)
@@ -86,57 +97,69 @@ type delCounter struct {
 
 // words walks the terms starting with p over all segments in byte order,
 // each once, until visit returns false. A short prefix has thousands of
-// words: they are allocated in slabs, and each segment's dictionary is
-// read by one cursor, in order.
+// words: they are allocated in slabs, their bytes too, and each
+// segment's dictionary is read by one cursor, in order. The cursors are
+// compared by the first 8 bytes of their terms (termKey), their bytes
+// only where those are equal.
 func (m *Multi) words(p string, visit func(*mword) bool) {
-	type cur struct {
-		at, hi int
-		c      termCursor
-	}
-	cs := make([]cur, len(m.segs))
+	cs := make([]wordCursor, 0, len(m.segs))
 	for s, g := range m.segs {
-		c := &cs[s]
+		c := wordCursor{seg: s}
 		if c.at, c.hi = g.Index.prefixRange(p); c.at < c.hi {
 			var ok bool
-			if c.c, ok = g.Index.cursor(c.at); !ok {
-				c.hi = c.at // damaged: its lists would not open either
-			}
+			if c.c, ok = g.Index.cursor(c.at); ok {
+				c.key = termKey(c.c.term)
+				cs = append(cs, c)
+			} // else damaged: its lists would not open either
 		}
 	}
 	var words []mword
 	var parts []mpart
-	for {
-		var min []byte
-		for s := range cs {
-			if c := &cs[s]; c.at < c.hi && (min == nil || bytes.Compare(c.c.term, min) < 0) {
-				min = c.c.term
+	var buf []byte
+	for len(cs) > 0 {
+		min := 0
+		for i := 1; i < len(cs); i++ {
+			if a, b := &cs[i], &cs[min]; a.key < b.key || a.key == b.key && bytes.Compare(a.c.term, b.c.term) < 0 {
+				min = i
 			}
-		}
-		if min == nil {
-			return
 		}
 		if len(words) == cap(words) {
 			words = make([]mword, 0, 256)
 		}
 		if cap(parts)-len(parts) < len(cs) {
-			parts = make([]mpart, 0, 256*len(cs))
+			parts = make([]mpart, 0, 256*len(m.segs))
 		}
-		// A copy: the cursor that holds min overwrites it when it moves.
-		words = append(words, mword{term: bytes.Clone(min), live: -1})
+		term := cs[min].c.term
+		if cap(buf)-len(buf) < len(term) {
+			buf = make([]byte, 0, max(4096, len(term)))
+		}
+		// A copy: the cursor that holds the term overwrites it when it
+		// moves.
+		at := len(buf)
+		buf = append(buf, term...)
+		words = append(words, mword{term: buf[at:len(buf):len(buf)], live: -1})
 		w := &words[len(words)-1]
-		start := len(parts)
-		for s := range cs {
-			c := &cs[s]
-			if c.at < c.hi && bytes.Equal(c.c.term, w.term) {
-				g := m.segs[s]
-				df := int64(c.c.rec.DF)
-				parts = append(parts, mpart{s, c.at, c.c.rec})
-				w.hi += df
-				w.lo += max(0, df-int64(len(g.Deleted)))
-				if c.at++; c.at < c.hi && !c.c.next() {
-					c.hi = c.at
-				}
+		start, key, ended := len(parts), cs[min].key, false
+		// The cursors at w, in segment order from min (none before it
+		// has w); a cursor at its end leaves.
+		for i := min; i < len(cs); i++ {
+			c := &cs[i]
+			if c.key != key || string(c.c.term) != string(w.term) {
+				continue
 			}
+			g := m.segs[c.seg]
+			df := int64(c.c.rec.DF)
+			parts = append(parts, mpart{c.seg, c.at, c.c.rec})
+			w.hi += df
+			w.lo += max(0, df-int64(len(g.Deleted)))
+			if c.at++; c.at < c.hi && c.c.next() {
+				c.key = termKey(c.c.term)
+			} else {
+				c.hi, ended = c.at, true
+			}
+		}
+		if ended {
+			cs = slices.DeleteFunc(cs, func(c wordCursor) bool { return c.at >= c.hi })
 		}
 		w.parts = parts[start:len(parts):len(parts)]
 		if !visit(w) {
@@ -145,100 +168,129 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 	}
 }
 
-// prefixTermHolds reports whether the segment's prefix term of p, if it
-// has one, holds the live documents of the words ids (the archive's
-// choice, increasing): the term has the documents of the segment's own
-// choice of words (Index.expandPrefix), which must have all of ids, and
-// any other word of its choice no live document in the segment, so that
-// the two differ only by deleted documents, which every count subtracts
-// and no page ranks. A segment without the prefix term is not asked; a
-// word with more documents than the segment deletes is live uncounted.
-func (g *mseg) prefixTermHolds(p string, ids []int) bool {
-	if len(ids) < 2 || g.Index.lookup(PrefixTerm(p)) < 0 {
-		return false
-	}
-	own := g.ownPrefixWords(p)
-	var others []int
+// wordCursor reads a segment's terms of a prefix, at..hi-1.
+type wordCursor struct {
+	seg    int
+	at, hi int
+	c      termCursor
+	key    uint64 // termKey of the term
+}
+
+// termKey is the first 8 bytes of t, big-endian, zero-padded: keys
+// that differ order their terms, and equal keys leave it to the bytes.
+func termKey(t []byte) uint64 {
+	var b [8]byte
+	copy(b[:], t)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// prefixTermHolds reports whether the segment's prefix term of a prefix
+// holds the live documents of the words ids (the archive's choice,
+// increasing): the term has the documents of the segment's own choice
+// of words (Index.expandPrefix), own in term order, which must have all
+// of ids, and any other word of its choice no live document in the
+// segment, so that the two differ only by deleted documents, which every
+// count subtracts and no page ranks. A segment without the prefix term
+// is not asked; a word with more documents than the segment deletes is
+// live uncounted.
+func (g *mseg) prefixTermHolds(ids []int, own []mpart) bool {
+	var others []mpart
 	i := 0
-	for _, id := range own {
-		if i < len(ids) && ids[i] == id {
+	for _, w := range own {
+		if i < len(ids) && ids[i] == w.id {
 			i++
 			continue
 		}
-		if int(g.Index.rec(id).DF) > len(g.Deleted) {
+		if int(w.rec.DF) > len(g.Deleted) {
 			return false
 		}
-		others = append(others, id)
+		others = append(others, w)
 	}
 	if i != len(ids) {
 		return false
 	}
-	for _, id := range others {
-		if g.liveDF(id) > 0 {
+	for _, w := range others {
+		if g.liveDFRec(w.id, w.rec) > 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// ownPrefixWords is Index.expandPrefix(p, MaxExpansions) of the
-// segment: its terms of prefix p with the most documents (ties by id),
-// chosen by a heap rather than a sort of all.
-func (g *mseg) ownPrefixWords(p string) []int {
-	if p == "" || isPairTerm(p) {
-		return nil
-	}
-	ix := g.Index
-	lo, hi := ix.prefixRange(p)
-	// after reports whether term a ranks after b: fewer documents, ties
-	// by the greater id.
-	dfs := make([]uint32, 0, hi-lo)
-	if !ix.walkRecs(lo, hi, func(r termRec) { dfs = append(dfs, r.DF) }) || len(dfs) != hi-lo {
-		return nil // a damaged dictionary: the words' lists report it
-	}
-	after := func(a, b int) bool {
-		return dfs[a-lo] < dfs[b-lo] || dfs[a-lo] == dfs[b-lo] && a > b
-	}
-	h := &idHeap{after: after}
-	for t := lo; t < hi; t++ {
-		if len(h.ids) < query.MaxExpansions {
-			heap.Push(h, t)
-		} else if after(h.ids[0], t) {
-			h.ids[0] = t
-			heap.Fix(h, 0)
+// ownPrefixWords returns, for each segment that asks, its
+// Index.expandPrefix(p, limit) from words, all the terms of prefix p in
+// term order, as the walk over the segments found them: its words with
+// the most documents (ties by id), in term order. Each is chosen by a
+// heap of limit words rather than a sort of all.
+func ownPrefixWords(words []*mword, asks []bool, limit int) [][]mpart {
+	own := make([]ownHeap, len(asks))
+	for _, w := range words {
+		for _, p := range w.parts {
+			h := &own[p.seg]
+			switch {
+			case !asks[p.seg]:
+			case len(*h) < limit:
+				if *h = append(*h, p); len(*h) == limit {
+					h.init()
+				}
+			case p.rec.DF > (*h)[0].rec.DF:
+				// A later word (a greater id) enters only with more
+				// documents than the one ranking last.
+				(*h)[0] = p
+				h.down(0)
+			}
 		}
 	}
-	slices.Sort(h.ids)
-	return h.ids
+	out := make([][]mpart, len(asks))
+	for s, h := range own {
+		slices.SortFunc(h, func(a, b mpart) int { return a.id - b.id })
+		out[s] = h
+	}
+	return out
 }
 
-// idHeap keeps term ids, the one ranking last by after at the root.
-type idHeap struct {
-	ids   []int
-	after func(a, b int) bool
+// ownHeap is a min-heap of a segment's words, the one ranking last (the
+// fewest documents, ties by the greater id) at the root.
+type ownHeap []mpart
+
+func (h ownHeap) after(i, j int) bool {
+	return h[i].rec.DF < h[j].rec.DF || h[i].rec.DF == h[j].rec.DF && h[i].id > h[j].id
 }
 
-func (h *idHeap) Len() int           { return len(h.ids) }
-func (h *idHeap) Less(i, j int) bool { return h.after(h.ids[i], h.ids[j]) }
-func (h *idHeap) Swap(i, j int)      { h.ids[i], h.ids[j] = h.ids[j], h.ids[i] }
-func (h *idHeap) Push(x any)         { h.ids = append(h.ids, x.(int)) }
-func (h *idHeap) Pop() any {
-	x := h.ids[len(h.ids)-1]
-	h.ids = h.ids[:len(h.ids)-1]
-	return x
+func (h ownHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h ownHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && h.after(r, l) {
+			j = r
+		}
+		if !h.after(j, i) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // prefixWords are the words of prefix p: its at most MaxExpansions most
-// frequent live terms (ties by term), in term order.
-func (m *Multi) prefixWords(p string) []*mword {
+// frequent live terms (ties by term), in term order; and all its terms
+// of any segment, in term order.
+func (m *Multi) prefixWords(p string) (words, all []*mword) {
 	if p == "" || isPairTerm(p) {
-		return nil
+		return nil, nil
 	}
-	var all []*mword
 	m.words(p, func(w *mword) bool { all = append(all, w); return true })
-	return m.mostLive(all, query.MaxExpansions)
+	return m.mostLive(slices.Clone(all), query.MaxExpansions), all
 }
-
 // mostLive returns what top does, counting the live documents of the
 // words from the most documents down (hi) only until the next cannot
 // beat the limit-th most live word found.

@@ -267,9 +267,9 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []
 	key := string(kind) + word
 	x, ok := m.cache.expansion(key)
 	if !ok {
-		var words []*mword
+		var words, all []*mword
 		if kind == 'p' {
-			words = m.prefixWords(word)
+			words, all = m.prefixWords(word)
 		} else {
 			words = m.stemWords(word)
 		}
@@ -281,9 +281,19 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []
 				x.dfs[p.seg] = append(x.dfs[p.seg], w.live)
 			}
 		}
+		// A segment's prefix term, where it has one, may hold the
+		// documents of its words.
 		x.bits = make([]bool, len(m.segs))
+		asks, ask := make([]bool, len(m.segs)), false
 		for s, g := range m.segs {
-			x.bits[s] = kind == 'p' && g.prefixTermHolds(word, x.ids[s])
+			asks[s] = kind == 'p' && len(x.ids[s]) >= 2 && g.Index.lookup(PrefixTerm(word)) >= 0
+			ask = ask || asks[s]
+		}
+		if ask {
+			own := ownPrefixWords(all, asks, query.MaxExpansions)
+			for s, g := range m.segs {
+				x.bits[s] = asks[s] && g.prefixTermHolds(x.ids[s], own[s])
+			}
 		}
 		m.cache.putExpansion(key, x)
 	}
