@@ -58,22 +58,29 @@ func (g *mseg) countDeleted(id int, rec termRec, mask uint8) int64 {
 	k := blockLen(rec)
 	g.Index.openInto(p, id, rec, mask, c.docs[:k], c.delta[:k])
 	var n int64
-	if p.gaps0 && !p.bad && p.maskOr(0)&^mask == 0 {
-		// A list of one block, every document wanted: opening it
-		// checked the block and unpacked its gaps.
-		d := int32(-1)
-		for _, gap := range p.delta[:p.df] {
-			d += int32(gap) + 1
-			n += int64(g.del[d>>6] >> (d & 63) & 1)
-		}
-		return n
-	}
 	prev := int32(-1)
 	for b := 0; b < p.nblocks && !p.bad; b++ {
 		last := p.lastDoc(b)
 		lo := prev + 1
 		prev = last
 		if p.maskOr(b)&mask == 0 || g.deletedBefore(last+1) == g.deletedBefore(lo) {
+			continue
+		}
+		if p.maskOr(b)&^mask == 0 {
+			// Every document of the block is wanted: its gaps alone
+			// count (a list of one block had them unpacked when opened).
+			at, cnt, ok := p.unpackGaps(b)
+			if !ok {
+				break
+			}
+			for _, gap := range p.delta[:cnt] {
+				at += int64(gap) + 1
+				d := int32(at)
+				n += int64(g.del[d>>6] >> (d & 63) & 1)
+			}
+			if at != int64(last) {
+				break // damaged: Search reports it
+			}
 			continue
 		}
 		if !p.load(b) {

@@ -215,6 +215,38 @@ func (p *postings) unpackDocs(b int) (docPart, bool) {
 
 // checkBlock checks block b's offsets and parses its meta part without
 // unpacking its gaps; false (and p failed) if the block is damaged.
+// unpackGaps unpacks block b's doc gaps into delta, checking only what
+// that reads (the block's bytes and their width): a count of its
+// documents needs neither their masks nor their frequencies. It returns
+// the block's last document before it (-1 for the first) and its
+// number of documents.
+func (p *postings) unpackGaps(b int) (prev int64, cnt int, ok bool) {
+	cnt, prev = blockDocs, -1
+	if b == p.nblocks-1 {
+		cnt = p.df - b*blockDocs
+	}
+	if b > 0 {
+		prev = int64(p.lastDoc(b - 1))
+	}
+	off := binary.LittleEndian.Uint64(p.skips[b*skipEntrySize+skipOffAt:])
+	next := p.skipOff
+	if b+1 < p.nblocks {
+		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+skipOffAt:])
+	}
+	if off < p.ix.postLo || next > p.ix.postHi || off >= next {
+		return prev, cnt, p.fail()
+	}
+	blk := p.ix.mm[off:next]
+	width := int(blk[0])
+	if width > 31 || 1+packedLen(cnt, width) > len(blk) {
+		return prev, cnt, p.fail()
+	}
+	if !p.gaps0 {
+		unpack(p.delta[:cnt], blk[1:], width)
+	}
+	return prev, cnt, true
+}
+
 func (p *postings) checkBlock(b int) (docPart, bool) {
 	v := docPart{e: getSkip(p.skips[b*skipEntrySize:]), cnt: blockDocs, prev: -1}
 	if b == p.nblocks-1 {
