@@ -48,9 +48,6 @@ func (g *mseg) deletedBefore(d int32) int32 {
 // countDeleted counts the deleted documents of term id's list with a
 // field of mask.
 func (g *mseg) countDeleted(id int, rec termRec, mask uint8) int64 {
-	if n, ok := g.countShort(rec, mask); ok {
-		return n
-	}
 	// Reused: a prefix counts hundreds of lists, most of them short.
 	c, _ := g.counters.Get().(*delCounter)
 	if c == nil {

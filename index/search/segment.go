@@ -107,7 +107,7 @@ func (g *mseg) liveDFRec(id int, rec termRec) int64 {
 }
 
 // deletedIn is the number of deleted documents of term id's list with a
-// field of mask, kept once counted.
+// field of mask, kept once counted (but for a short list, countShort).
 func (g *mseg) deletedIn(id int, mask uint8) int64 {
 	if g.del == nil {
 		return 0
@@ -119,6 +119,9 @@ func (g *mseg) deletedIn(id int, mask uint8) int64 {
 func (g *mseg) deletedInRec(id int, rec termRec, mask uint8) int64 {
 	if g.del == nil {
 		return 0
+	}
+	if n, ok := g.countShort(rec, mask); ok {
+		return n // as cheap as a look-up: not kept
 	}
 	key := int64(id)<<8 | int64(mask)
 	g.mu.Lock()
