@@ -354,6 +354,7 @@ func (m *Multi) prefixWords(p string) (words, all []*mword) {
 	m.words(p, func(w *mword) bool { all = append(all, w); return true })
 	return m.mostLive(slices.Clone(all), query.MaxExpansions), all
 }
+
 // mostLive returns what top does, counting the live documents of the
 // words from the most documents down (hi) only until the next cannot
 // beat the limit-th most live word found.
