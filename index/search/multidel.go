@@ -280,36 +280,45 @@ func (g *mseg) prefixTermHolds(ids []int, own []mpart) bool {
 	return true
 }
 
-// ownPrefixWords returns, for each segment that asks, its
-// Index.expandPrefix(p, limit) from words, all the terms of prefix p in
-// term order, as the walk over the segments found them: its words with
-// the most documents (ties by id), in term order. Each is chosen by a
-// heap of limit words rather than a sort of all.
-func ownPrefixWords(words []*mword, asks []bool, limit int) [][]mpart {
-	own := make([]ownHeap, len(asks))
-	for _, w := range words {
-		for _, p := range w.parts {
-			h := &own[p.seg]
-			switch {
-			case !asks[p.seg]:
-			case len(*h) < limit:
-				if *h = append(*h, p); len(*h) == limit {
-					h.init()
-				}
-			case p.rec.DF > (*h)[0].rec.DF:
-				// A later word (a greater id) enters only with more
-				// documents than the one ranking last.
-				(*h)[0] = p
-				h.down(0)
+// ownWords chooses, for each segment that asks, its
+// Index.expandPrefix(p, limit) from the terms of prefix p as the walk
+// over the segments finds them, in term order (add): its words with the
+// most documents (ties by id). Each is chosen by a heap of limit words
+// rather than a sort of all.
+type ownWords struct {
+	asks  []bool
+	limit int
+	heaps []ownHeap
+}
+
+func newOwnWords(asks []bool, limit int) *ownWords {
+	return &ownWords{asks: asks, limit: limit, heaps: make([]ownHeap, len(asks))}
+}
+
+// add offers the next term's parts.
+func (o *ownWords) add(w *mword) {
+	for _, p := range w.parts {
+		h := &o.heaps[p.seg]
+		switch {
+		case !o.asks[p.seg]:
+		case len(*h) < o.limit:
+			if *h = append(*h, p); len(*h) == o.limit {
+				h.init()
 			}
+		case p.rec.DF > (*h)[0].rec.DF:
+			// A later word (a greater id) enters only with more
+			// documents than the one ranking last.
+			(*h)[0] = p
+			h.down(0)
 		}
 	}
-	out := make([][]mpart, len(asks))
-	for s, h := range own {
-		slices.SortFunc(h, func(a, b mpart) int { return a.id - b.id })
-		out[s] = h
-	}
-	return out
+}
+
+// of returns segment s's choice, in term order.
+func (o *ownWords) of(s int) []mpart {
+	h := o.heaps[s]
+	slices.SortFunc(h, func(a, b mpart) int { return a.id - b.id })
+	return h
 }
 
 // ownHeap is a min-heap of a segment's words, the one ranking last (the
@@ -345,14 +354,21 @@ func (h ownHeap) down(i int) {
 }
 
 // prefixWords are the words of prefix p: its at most MaxExpansions most
-// frequent live terms (ties by term), in term order; and all its terms
-// of any segment, in term order.
-func (m *Multi) prefixWords(p string) (words, all []*mword) {
+// frequent live terms (ties by term), in term order. own, if not nil,
+// is offered every term of p on the way.
+func (m *Multi) prefixWords(p string, own *ownWords) []*mword {
 	if p == "" || isPairTerm(p) {
-		return nil, nil
+		return nil
 	}
-	m.words(p, func(w *mword) bool { all = append(all, w); return true })
-	return m.mostLive(slices.Clone(all), query.MaxExpansions), all
+	var all []*mword
+	m.words(p, func(w *mword) bool {
+		all = append(all, w)
+		if own != nil {
+			own.add(w)
+		}
+		return true
+	})
+	return m.mostLive(all, query.MaxExpansions)
 }
 
 // mostLive returns what top does, counting the live documents of the

@@ -270,9 +270,20 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []
 	key := string(kind) + word
 	x, ok := m.cache.expansion(key)
 	if !ok {
-		var words, all []*mword
+		var words []*mword
+		var own *ownWords
 		if kind == 'p' {
-			words, all = m.prefixWords(word)
+			// A segment's prefix term, where it has one, may hold the
+			// documents of its words: its own choice of them is needed.
+			asks, ask := make([]bool, len(m.segs)), false
+			for s, g := range m.segs {
+				asks[s] = g.Index.lookup(PrefixTerm(word)) >= 0
+				ask = ask || asks[s]
+			}
+			if ask {
+				own = newOwnWords(asks, query.MaxExpansions)
+			}
+			words = m.prefixWords(word, own)
 		} else {
 			words = m.stemWords(word)
 		}
@@ -284,18 +295,10 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []
 				x.dfs[p.seg] = append(x.dfs[p.seg], w.live)
 			}
 		}
-		// A segment's prefix term, where it has one, may hold the
-		// documents of its words.
 		x.bits = make([]bool, len(m.segs))
-		asks, ask := make([]bool, len(m.segs)), false
-		for s, g := range m.segs {
-			asks[s] = kind == 'p' && len(x.ids[s]) >= 2 && g.Index.lookup(PrefixTerm(word)) >= 0
-			ask = ask || asks[s]
-		}
-		if ask {
-			own := ownPrefixWords(all, asks, query.MaxExpansions)
+		if own != nil {
 			for s, g := range m.segs {
-				x.bits[s] = asks[s] && g.prefixTermHolds(x.ids[s], own[s])
+				x.bits[s] = own.asks[s] && len(x.ids[s]) >= 2 && g.prefixTermHolds(x.ids[s], own.of(s))
 			}
 		}
 		m.cache.putExpansion(key, x)
