@@ -17,7 +17,11 @@ import (
 // those kept. The walk is a block at a time: a block whose documents
 // span no deleted one (the deleted documents' running count tells, from
 // the skip table's last documents) is not unpacked, and the others are
-// tested against the deleted bits without an iterator call a document.
+// tested against the deleted bits without an iterator call a document,
+// from their gaps alone where every document counts (no masks, no
+// frequencies read). A list of one block (most words of a prefix in a
+// small segment) is counted from its short entry and its gaps, without
+// opening it, each time: that costs about what keeping its count would.
 // Words are counted from the most documents down, deleted ones included
 // (mword.hi), and the counting stops at the first word that cannot reach
 // the live documents of the last word kept.
