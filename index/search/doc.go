@@ -171,7 +171,7 @@
 // segments with deletions gives: a block's gaps, a short list's entry)
 // from the most documents down, until a word cannot reach the last of
 // the MaxExpansions kept (multidel.go); the records the walk read open
-// the lists of those kept, in one allocation per segment.
+// the lists of those kept, allocated together in each segment.
 //
 // # Ranking
 //
