@@ -221,10 +221,16 @@ func (ix *Index) seekNum(s string) int {
 
 // lookup returns the number of a term, or -1.
 func (ix *Index) lookup(term string) int {
+	t, _ := ix.lookupRec(term)
+	return t
+}
+
+// lookupRec returns the number of a term and its record, or -1.
+func (ix *Index) lookupRec(term string) (int, termRec) {
 	if c, ok := ix.seek(term); ok && string(c.term) == term {
-		return c.t
+		return c.t, c.rec
 	}
-	return -1
+	return -1, termRec{}
 }
 
 // prefixRange returns the terms starting with p: lo..hi-1.

@@ -163,10 +163,15 @@
 // documents in that order (the first 65 536 kept per sort once used, 4
 // bytes a document), each looked up in the list, and counts the list
 // from its skip entries less its deleted documents, instead of reading
-// every match's key (multiorder.go). The words of a prefix are counted
+// every match's key (multiorder.go). The words of a prefix are found by
+// one walk of the segments' dictionaries, merged by their first 8 bytes
+// (the bytes compared only where those tie), which also makes each
+// segment's own choice of them (for its prefix term); they are counted
 // (their live documents, which only a walk of their lists in the
-// segments with deletions gives) from the most documents down, until a
-// word cannot reach the last of the MaxExpansions kept (multidel.go).
+// segments with deletions gives: a block's gaps, a short list's entry)
+// from the most documents down, until a word cannot reach the last of
+// the MaxExpansions kept (multidel.go); the records the walk read open
+// the lists of those kept, allocated together in each segment.
 //
 // # Ranking
 //

@@ -142,11 +142,11 @@ func (e *evaluator) term(t *query.Term) iterator {
 	bits := e.st.m == nil
 	switch {
 	case t.Prefix && e.st.m != nil:
-		ids, dfs, bits = e.st.m.expansion(e.st.seg, 'p', word)
+		ids, recs, dfs, bits = e.st.m.expansion(e.st.seg, 'p', word)
 	case t.Prefix:
 		ids, recs = e.ix.expandPrefix(word, query.MaxExpansions)
 	case e.stem && t.Field != query.DOI && t.Field != query.Author && e.st.m != nil:
-		ids, dfs, _ = e.st.m.expansion(e.st.seg, 's', word)
+		ids, recs, dfs, _ = e.st.m.expansion(e.st.seg, 's', word)
 	case e.stem && t.Field != query.DOI && t.Field != query.Author:
 		ids, recs = e.ix.expandStem(word, query.MaxExpansions)
 	default:
@@ -159,6 +159,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 	if !t.Prefix {
 		exact = e.lookup(word)
 	}
+	slab := newListSlab(recs)
 	for i, id := range ids {
 		m := mask
 		if id != exact && !t.Prefix {
@@ -169,9 +170,9 @@ func (e *evaluator) term(t *query.Term) iterator {
 		}
 		switch {
 		case dfs != nil:
-			its = append(its, e.termIterIDF(id, m, e.st.idf(float64(dfs[i]))))
+			its = append(its, e.termIterSlab(slab, id, recs[i], m, e.st.idf(float64(dfs[i]))))
 		case recs != nil:
-			its = append(its, e.termIterOf(id, recs[i], m))
+			its = append(its, e.termIterSlab(slab, id, recs[i], m, e.st.idf(e.st.df(e.ix, id, int(recs[i].DF)))))
 		default:
 			its = append(its, e.termIter(id, m))
 		}
@@ -263,14 +264,56 @@ func (e *evaluator) termIterIDF(id int, mask uint8, idf float64) *termIter {
 
 // termIterRec is termIter with the term's record and IDF known.
 func (e *evaluator) termIterRec(id int, rec termRec, mask uint8, idf float64) *termIter {
-	p := e.ix.openRec(id, rec, mask)
+	return e.termIterOn(e.ix.openRec(id, rec, mask), new(termIter), idf)
+}
+
+// termIterOn makes t the iterator of list p, whose term's IDF is idf.
+func (e *evaluator) termIterOn(p *postings, t *termIter, idf float64) *termIter {
 	e.postings = append(e.postings, p)
 	if e.sg != nil {
 		e.sg.takeFreqs(p)
 	}
-	scale := e.st.scale(mask)
-	return &termIter{p: p, ix: e.ix, st: e.st, idf: idf, bBlk: -1, useAll: mask&^anyFields != 0,
+	scale := e.st.scale(p.mask)
+	*t = termIter{p: p, ix: e.ix, st: e.st, idf: idf, bBlk: -1, useAll: p.mask&^anyFields != 0,
 		impScale: idf / 255 * (1 + 1e-9) * scale, bscale: scale}
+	return t
+}
+
+// listSlab holds the lists of an expansion, allocated together: a prefix
+// opens hundreds of lists, most of them short, and one allocation each
+// cost more than opening them.
+type listSlab struct {
+	ps    []postings
+	ts    []termIter
+	docs  []int32
+	delta []uint32
+}
+
+// newListSlab makes room for the lists of recs, nil if there is at most
+// one.
+func newListSlab(recs []termRec) *listSlab {
+	if len(recs) < 2 {
+		return nil
+	}
+	n := 0
+	for _, r := range recs {
+		n += blockLen(r)
+	}
+	return &listSlab{ps: make([]postings, len(recs)), ts: make([]termIter, len(recs)),
+		docs: make([]int32, n), delta: make([]uint32, n)}
+}
+
+// termIterSlab is termIterRec, the list made in s if not nil (one of the
+// records s was made for).
+func (e *evaluator) termIterSlab(s *listSlab, id int, rec termRec, mask uint8, idf float64) *termIter {
+	if s == nil || len(s.ps) == 0 {
+		return e.termIterRec(id, rec, mask, idf)
+	}
+	n := blockLen(rec)
+	p, t := &s.ps[0], &s.ts[0]
+	e.ix.openInto(p, id, rec, mask, s.docs[:n:n], s.delta[:n:n])
+	s.ps, s.ts, s.docs, s.delta = s.ps[1:], s.ts[1:], s.docs[n:], s.delta[n:]
+	return e.termIterOn(p, t, idf)
 }
 
 // setOf gives a term of a conjunction its list's kept set (sets.go).

@@ -231,10 +231,20 @@ func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 // highest.
 func byTopBound(ts []*termIter) (tops []float64, order []int) {
 	tops, order = make([]float64, len(ts)), make([]int, len(ts))
-	for i, t := range ts {
-		tops[i], order[i] = t.topBound(), i
+	type bound struct {
+		top float64
+		i   int
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tops[b], tops[a]) })
+	bs := make([]bound, len(ts))
+	for i, t := range ts {
+		tops[i] = t.topBound()
+		bs[i] = bound{tops[i], i}
+	}
+	// Ties in list order: a stable sort's, at the cost of a plain one.
+	slices.SortFunc(bs, func(a, b bound) int { return cmp.Or(cmp.Compare(b.top, a.top), cmp.Compare(a.i, b.i)) })
+	for k, b := range bs {
+		order[k] = b.i
+	}
 	return tops, order
 }
 

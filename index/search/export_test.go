@@ -1,6 +1,10 @@
 package search
 
-import "github.com/openshelf/openshelf/index/search/query"
+import (
+	"fmt"
+
+	"github.com/openshelf/openshelf/index/search/query"
+)
 
 // Test hooks of the conjunction path (conj.go).
 
@@ -60,4 +64,44 @@ func PhraseParts(ix *Index, words []string) int {
 		return 0
 	}
 	return len(p.parts)
+}
+
+// CheckDeletedCounts compares, for every term of every segment of m with
+// deletions and a few field masks, the counts of its list's deleted
+// documents (countShort where it answers, countDeleted, deletedIn) with
+// a walk of the list document by document; it returns the first that
+// differs, as text ("" if none), and how many lists it compared.
+func CheckDeletedCounts(m *Multi) (string, int) {
+	lists := 0
+	for s, g := range m.segs {
+		if g.del == nil {
+			continue
+		}
+		ix := g.Index
+		c, ok := ix.cursor(0)
+		for ; ok; ok = c.next() {
+			if isPrefixTerm(string(c.term)) {
+				continue
+			}
+			for _, mask := range []uint8{allFields, anyFields, 1 << FieldTitle, 1 << FieldAuthor} {
+				var want int64
+				p := ix.openRec(c.t, c.rec, mask)
+				for d := p.nextDoc(); d != noMore; d = p.nextDoc() {
+					if g.deleted(d) {
+						want++
+					}
+				}
+				lists++
+				got := g.countDeleted(c.t, c.rec, mask)
+				short, ok := g.countShort(c.rec, mask)
+				if !ok {
+					short = want
+				}
+				if in := g.deletedIn(c.t, mask); got != want || short != want || in != want {
+					return fmt.Sprintf("segment %d, %q, mask %b: %d deleted, counted %d, short %d (%v), kept %d", s, c.term, mask, want, got, short, ok, in), lists
+				}
+			}
+		}
+	}
+	return "", lists
 }

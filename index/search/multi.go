@@ -88,6 +88,8 @@ type mseg struct {
 	// deleted (liveDF); emptied when it holds delDFMax terms.
 	mu    sync.Mutex
 	delDF map[int64]int64 // term id << 8 | field mask -> deleted documents
+	// counters are the lists countDeleted reuses (delCounter).
+	counters sync.Pool
 	// live keeps, the same way, the live documents of lists scanned
 	// alone (listTotal).
 	live map[int64]int64

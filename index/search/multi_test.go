@@ -401,3 +401,18 @@ func TestMultiKept(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiDeletedCounts: the deleted documents of a segment's lists, as
+// the Multi counts them (from a short list's entry alone, from a block's
+// gaps, or from its masks), are those a walk of each list finds, in any
+// fields.
+func TestMultiDeletedCounts(t *testing.T) {
+	sg := buildSegmented(t, 1200, 4, 7, randomDoc)
+	diff, lists := search.CheckDeletedCounts(sg.multi)
+	if diff != "" {
+		t.Fatal(diff)
+	}
+	if lists < 1000 {
+		t.Fatalf("%d lists compared", lists)
+	}
+}

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"container/heap"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 
@@ -16,7 +17,11 @@ import (
 // those kept. The walk is a block at a time: a block whose documents
 // span no deleted one (the deleted documents' running count tells, from
 // the skip table's last documents) is not unpacked, and the others are
-// tested against the deleted bits without an iterator call a document.
+// tested against the deleted bits without an iterator call a document,
+// from their gaps alone where every document counts (no masks, no
+// frequencies read). A list of one block (most words of a prefix in a
+// small segment) is counted from its short entry and its gaps, without
+// opening it, each time: that costs about what keeping its count would.
 // Words are counted from the most documents down, deleted ones included
 // (mword.hi), and the counting stops at the first word that cannot reach
 // the live documents of the last word kept.
@@ -46,8 +51,16 @@ func (g *mseg) deletedBefore(d int32) int32 {
 
 // countDeleted counts the deleted documents of term id's list with a
 // field of mask.
-func (g *mseg) countDeleted(id int, mask uint8) int64 {
-	p := g.Index.open(id, mask)
+func (g *mseg) countDeleted(id int, rec termRec, mask uint8) int64 {
+	// Reused: a prefix counts hundreds of lists, most of them short.
+	c, _ := g.counters.Get().(*delCounter)
+	if c == nil {
+		c = new(delCounter)
+	}
+	defer g.counters.Put(c)
+	p := &c.p
+	k := blockLen(rec)
+	g.Index.openInto(p, id, rec, mask, c.docs[:k], c.delta[:k])
 	var n int64
 	prev := int32(-1)
 	for b := 0; b < p.nblocks && !p.bad; b++ {
@@ -55,6 +68,23 @@ func (g *mseg) countDeleted(id int, mask uint8) int64 {
 		lo := prev + 1
 		prev = last
 		if p.maskOr(b)&mask == 0 || g.deletedBefore(last+1) == g.deletedBefore(lo) {
+			continue
+		}
+		if p.maskOr(b)&^mask == 0 {
+			// Every document of the block is wanted: its gaps alone
+			// count (a list of one block had them unpacked when opened).
+			at, cnt, ok := p.unpackGaps(b)
+			if !ok {
+				break
+			}
+			for _, gap := range p.delta[:cnt] {
+				at += int64(gap) + 1
+				d := int32(at)
+				n += int64(g.del[d>>6] >> (d & 63) & 1)
+			}
+			if at != int64(last) {
+				break // damaged: Search reports it
+			}
 			continue
 		}
 		if !p.load(b) {
@@ -69,59 +99,134 @@ func (g *mseg) countDeleted(id int, mask uint8) int64 {
 	return n
 }
 
+// countShort is countDeleted of a list of one block whose documents all
+// have a field of mask or none has, read from its short entry
+// (FORMAT.md) and its gaps alone, without opening it: most words of a
+// prefix have such lists in a small segment. false if the list is of
+// another kind, or does not read back, which countDeleted then opens.
+func (g *mseg) countShort(rec termRec, mask uint8) (int64, bool) {
+	ix := g.Index
+	off, df := rec.SkipOff, int(rec.DF)
+	if df < 1 || df > blockDocs || off < ix.postLo || off >= ix.postHi {
+		return 0, false
+	}
+	b := ix.mm[off:ix.postHi]
+	maskOr := b[0]
+	switch {
+	case maskOr&mask == 0:
+		return 0, true
+	case maskOr&^mask != 0:
+		return 0, false
+	}
+	at := 1 // past the bounds (bfloat16s) the entry holds
+	if maskOr&anyFields != 0 {
+		at += 2
+	}
+	if maskOr&^anyFields != 0 {
+		at += 2
+	}
+	if at > len(b) {
+		return 0, false
+	}
+	_, k := uvarint(b, at) // the frequency part's length
+	if k <= 0 {
+		return 0, false
+	}
+	size, k := uvarint(b, at+k)
+	if k <= 0 || size == 0 || size > off-ix.postLo {
+		return 0, false
+	}
+	blk := ix.mm[off-size : off]
+	width := int(blk[0])
+	if width > 31 || 1+packedLen(df, width) > len(blk) {
+		return 0, false
+	}
+	var gaps [blockDocs]uint32
+	unpack(gaps[:df], blk[1:], width)
+	var n int64
+	d := int64(-1)
+	for _, gap := range gaps[:df] {
+		if d += int64(gap) + 1; d >= int64(ix.n) {
+			return 0, false
+		}
+		n += int64(g.del[d>>6] >> (d & 63) & 1)
+	}
+	ix.res.Touch(int(off-size), int(off))
+	return n, true
+}
+
+// delCounter is the list countDeleted opens, and its blocks.
+type delCounter struct {
+	p     postings
+	docs  [blockDocs]int32
+	delta [blockDocs]uint32
+}
+
 // words walks the terms starting with p over all segments in byte order,
 // each once, until visit returns false. A short prefix has thousands of
-// words: they are allocated in slabs, and each segment's dictionary is
-// read by one cursor, in order.
+// words: they are allocated in slabs, their bytes too, and each
+// segment's dictionary is read by one cursor, in order. The cursors are
+// compared by the first 8 bytes of their terms (termKey), their bytes
+// only where those are equal.
 func (m *Multi) words(p string, visit func(*mword) bool) {
-	type cur struct {
-		at, hi int
-		c      termCursor
-	}
-	cs := make([]cur, len(m.segs))
+	cs := make([]wordCursor, 0, len(m.segs))
 	for s, g := range m.segs {
-		c := &cs[s]
+		c := wordCursor{seg: s}
 		if c.at, c.hi = g.Index.prefixRange(p); c.at < c.hi {
 			var ok bool
-			if c.c, ok = g.Index.cursor(c.at); !ok {
-				c.hi = c.at // damaged: its lists would not open either
-			}
+			if c.c, ok = g.Index.cursor(c.at); ok {
+				c.key = termKey(c.c.term)
+				cs = append(cs, c)
+			} // else damaged: its lists would not open either
 		}
 	}
 	var words []mword
 	var parts []mpart
-	for {
-		var min []byte
-		for s := range cs {
-			if c := &cs[s]; c.at < c.hi && (min == nil || bytes.Compare(c.c.term, min) < 0) {
-				min = c.c.term
+	var buf []byte
+	for len(cs) > 0 {
+		min := 0
+		for i := 1; i < len(cs); i++ {
+			if a, b := &cs[i], &cs[min]; a.key < b.key || a.key == b.key && bytes.Compare(a.c.term, b.c.term) < 0 {
+				min = i
 			}
-		}
-		if min == nil {
-			return
 		}
 		if len(words) == cap(words) {
 			words = make([]mword, 0, 256)
 		}
 		if cap(parts)-len(parts) < len(cs) {
-			parts = make([]mpart, 0, 256*len(cs))
+			parts = make([]mpart, 0, 256*len(m.segs))
 		}
-		// A copy: the cursor that holds min overwrites it when it moves.
-		words = append(words, mword{term: bytes.Clone(min), live: -1})
+		term := cs[min].c.term
+		if cap(buf)-len(buf) < len(term) {
+			buf = make([]byte, 0, max(4096, len(term)))
+		}
+		// A copy: the cursor that holds the term overwrites it when it
+		// moves.
+		at := len(buf)
+		buf = append(buf, term...)
+		words = append(words, mword{term: buf[at:len(buf):len(buf)], live: -1})
 		w := &words[len(words)-1]
-		start := len(parts)
-		for s := range cs {
-			c := &cs[s]
-			if c.at < c.hi && bytes.Equal(c.c.term, w.term) {
-				g := m.segs[s]
-				df := int64(c.c.rec.DF)
-				parts = append(parts, mpart{s, c.at})
-				w.hi += df
-				w.lo += max(0, df-int64(len(g.Deleted)))
-				if c.at++; c.at < c.hi && !c.c.next() {
-					c.hi = c.at
-				}
+		start, key, ended := len(parts), cs[min].key, false
+		// The cursors at w, in segment order from min (none before it
+		// has w); a cursor at its end leaves.
+		for i := min; i < len(cs); i++ {
+			c := &cs[i]
+			if c.key != key || string(c.c.term) != string(w.term) {
+				continue
 			}
+			g := m.segs[c.seg]
+			df := int64(c.c.rec.DF)
+			parts = append(parts, mpart{c.seg, c.at, c.c.rec})
+			w.hi += df
+			w.lo += max(0, df-int64(len(g.Deleted)))
+			if c.at++; c.at < c.hi && c.c.next() {
+				c.key = termKey(c.c.term)
+			} else {
+				c.hi, ended = c.at, true
+			}
+		}
+		if ended {
+			cs = slices.DeleteFunc(cs, func(c wordCursor) bool { return c.at >= c.hi })
 		}
 		w.parts = parts[start:len(parts):len(parts)]
 		if !visit(w) {
@@ -130,97 +235,143 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 	}
 }
 
-// prefixTermHolds reports whether the segment's prefix term of p, if it
-// has one, holds the live documents of the words ids (the archive's
-// choice, increasing): the term has the documents of the segment's own
-// choice of words (Index.expandPrefix), which must have all of ids, and
-// any other word of its choice no live document in the segment, so that
-// the two differ only by deleted documents, which every count subtracts
-// and no page ranks. A segment without the prefix term is not asked; a
-// word with more documents than the segment deletes is live uncounted.
-func (g *mseg) prefixTermHolds(p string, ids []int) bool {
-	if len(ids) < 2 || g.Index.lookup(PrefixTerm(p)) < 0 {
-		return false
-	}
-	own := g.ownPrefixWords(p)
-	var others []int
+// wordCursor reads a segment's terms of a prefix, at..hi-1.
+type wordCursor struct {
+	seg    int
+	at, hi int
+	c      termCursor
+	key    uint64 // termKey of the term
+}
+
+// termKey is the first 8 bytes of t, big-endian, zero-padded: keys
+// that differ order their terms, and equal keys leave it to the bytes.
+func termKey(t []byte) uint64 {
+	var b [8]byte
+	copy(b[:], t)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// prefixTermHolds reports whether the segment's prefix term of a prefix
+// holds the live documents of the words ids (the archive's choice,
+// increasing): the term has the documents of the segment's own choice
+// of words (Index.expandPrefix), own in term order, which must have all
+// of ids, and any other word of its choice no live document in the
+// segment, so that the two differ only by deleted documents, which every
+// count subtracts and no page ranks. A segment without the prefix term
+// is not asked; a word with more documents than the segment deletes is
+// live uncounted.
+func (g *mseg) prefixTermHolds(ids []int, own []mpart) bool {
+	var others []mpart
 	i := 0
-	for _, id := range own {
-		if i < len(ids) && ids[i] == id {
+	for _, w := range own {
+		if i < len(ids) && ids[i] == w.id {
 			i++
 			continue
 		}
-		if int(g.Index.rec(id).DF) > len(g.Deleted) {
+		if int(w.rec.DF) > len(g.Deleted) {
 			return false
 		}
-		others = append(others, id)
+		others = append(others, w)
 	}
 	if i != len(ids) {
 		return false
 	}
-	for _, id := range others {
-		if g.liveDF(id) > 0 {
+	for _, w := range others {
+		if g.liveDFRec(w.id, w.rec) > 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// ownPrefixWords is Index.expandPrefix(p, MaxExpansions) of the
-// segment: its terms of prefix p with the most documents (ties by id),
-// chosen by a heap rather than a sort of all.
-func (g *mseg) ownPrefixWords(p string) []int {
-	if p == "" || isPairTerm(p) {
-		return nil
-	}
-	ix := g.Index
-	lo, hi := ix.prefixRange(p)
-	// after reports whether term a ranks after b: fewer documents, ties
-	// by the greater id.
-	dfs := make([]uint32, 0, hi-lo)
-	if !ix.walkRecs(lo, hi, func(r termRec) { dfs = append(dfs, r.DF) }) || len(dfs) != hi-lo {
-		return nil // a damaged dictionary: the words' lists report it
-	}
-	after := func(a, b int) bool {
-		return dfs[a-lo] < dfs[b-lo] || dfs[a-lo] == dfs[b-lo] && a > b
-	}
-	h := &idHeap{after: after}
-	for t := lo; t < hi; t++ {
-		if len(h.ids) < query.MaxExpansions {
-			heap.Push(h, t)
-		} else if after(h.ids[0], t) {
-			h.ids[0] = t
-			heap.Fix(h, 0)
+// ownWords chooses, for each segment that asks, its
+// Index.expandPrefix(p, limit) from the terms of prefix p as the walk
+// over the segments finds them, in term order (add): its words with the
+// most documents (ties by id). Each is chosen by a heap of limit words
+// rather than a sort of all.
+type ownWords struct {
+	asks  []bool
+	limit int
+	heaps []ownHeap
+}
+
+func newOwnWords(asks []bool, limit int) *ownWords {
+	return &ownWords{asks: asks, limit: limit, heaps: make([]ownHeap, len(asks))}
+}
+
+// add offers the next term's parts.
+func (o *ownWords) add(w *mword) {
+	for _, p := range w.parts {
+		h := &o.heaps[p.seg]
+		switch {
+		case !o.asks[p.seg]:
+		case len(*h) < o.limit:
+			if *h = append(*h, p); len(*h) == o.limit {
+				h.init()
+			}
+		case p.rec.DF > (*h)[0].rec.DF:
+			// A later word (a greater id) enters only with more
+			// documents than the one ranking last.
+			(*h)[0] = p
+			h.down(0)
 		}
 	}
-	slices.Sort(h.ids)
-	return h.ids
 }
 
-// idHeap keeps term ids, the one ranking last by after at the root.
-type idHeap struct {
-	ids   []int
-	after func(a, b int) bool
+// of returns segment s's choice, in term order.
+func (o *ownWords) of(s int) []mpart {
+	h := o.heaps[s]
+	slices.SortFunc(h, func(a, b mpart) int { return a.id - b.id })
+	return h
 }
 
-func (h *idHeap) Len() int           { return len(h.ids) }
-func (h *idHeap) Less(i, j int) bool { return h.after(h.ids[i], h.ids[j]) }
-func (h *idHeap) Swap(i, j int)      { h.ids[i], h.ids[j] = h.ids[j], h.ids[i] }
-func (h *idHeap) Push(x any)         { h.ids = append(h.ids, x.(int)) }
-func (h *idHeap) Pop() any {
-	x := h.ids[len(h.ids)-1]
-	h.ids = h.ids[:len(h.ids)-1]
-	return x
+// ownHeap is a min-heap of a segment's words, the one ranking last (the
+// fewest documents, ties by the greater id) at the root.
+type ownHeap []mpart
+
+func (h ownHeap) after(i, j int) bool {
+	return h[i].rec.DF < h[j].rec.DF || h[i].rec.DF == h[j].rec.DF && h[i].id > h[j].id
+}
+
+func (h ownHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h ownHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && h.after(r, l) {
+			j = r
+		}
+		if !h.after(j, i) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // prefixWords are the words of prefix p: its at most MaxExpansions most
-// frequent live terms (ties by term), in term order.
-func (m *Multi) prefixWords(p string) []*mword {
+// frequent live terms (ties by term), in term order. own, if not nil,
+// is offered every term of p on the way.
+func (m *Multi) prefixWords(p string, own *ownWords) []*mword {
 	if p == "" || isPairTerm(p) {
 		return nil
 	}
 	var all []*mword
-	m.words(p, func(w *mword) bool { all = append(all, w); return true })
+	m.words(p, func(w *mword) bool {
+		all = append(all, w)
+		if own != nil {
+			own.add(w)
+		}
+		return true
+	})
 	return m.mostLive(all, query.MaxExpansions)
 }
 

@@ -73,18 +73,30 @@ func (p *postings) rec() termRec { return termRec{SkipOff: p.skipOff, DF: uint32
 
 // openRec is open with the term's record read.
 func (ix *Index) openRec(t int, rec termRec, mask uint8) *postings {
-	p := &postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, fmBlk: -1}
+	// Sized by df: a prefix opens hundreds of lists, most of them short.
+	n := blockLen(rec)
+	p := new(postings)
+	ix.openInto(p, t, rec, mask, make([]int32, n), make([]uint32, n))
+	return p
+}
+
+// blockLen is the length of the blocks of the list of rec: its documents,
+// up to blockDocs.
+func blockLen(rec termRec) int { return int(min(rec.DF, blockDocs)) }
+
+// openInto is openRec into p, the list's blocks unpacked into docs and
+// delta (blockLen long).
+func (ix *Index) openInto(p *postings, t int, rec termRec, mask uint8, docs []int32, delta []uint32) {
+	*p = postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, fmBlk: -1}
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
-	// Sized by df: a prefix opens hundreds of lists, most of them short.
-	n := min(p.df, blockDocs)
-	p.docs, p.delta = make([]int32, n), make([]uint32, n)
+	p.docs, p.delta = docs, delta
 	skips, end, ok := skipTable(ix.mm, ix.postLo, ix.postHi, rec.SkipOff, p.df, &p.one, p.delta)
 	p.gaps0 = ok && p.nblocks == 1
 	if !ok || p.nblocks == 1 && int32(binary.LittleEndian.Uint32(skips)) >= ix.n {
 		// (A short entry's last document is read from its block.)
 		p.bad, p.cur = true, noMore
-		return p
+		return
 	}
 	p.skips, p.skipOff = skips, rec.SkipOff
 	if p.nblocks > 0 {
@@ -93,7 +105,6 @@ func (ix *Index) openRec(t int, rec termRec, mask uint8) *postings {
 		first := min(max(binary.LittleEndian.Uint64(p.skips[skipOffAt:]), ix.postLo), rec.SkipOff)
 		ix.res.Touch(int(first), int(end))
 	}
-	return p
 }
 
 // skipTable returns the skip table of the list of df documents whose
@@ -204,6 +215,38 @@ func (p *postings) unpackDocs(b int) (docPart, bool) {
 
 // checkBlock checks block b's offsets and parses its meta part without
 // unpacking its gaps; false (and p failed) if the block is damaged.
+// unpackGaps unpacks block b's doc gaps into delta, checking only what
+// that reads (the block's bytes and their width): a count of its
+// documents needs neither their masks nor their frequencies. It returns
+// the block's last document before it (-1 for the first) and its
+// number of documents.
+func (p *postings) unpackGaps(b int) (prev int64, cnt int, ok bool) {
+	cnt, prev = blockDocs, -1
+	if b == p.nblocks-1 {
+		cnt = p.df - b*blockDocs
+	}
+	if b > 0 {
+		prev = int64(p.lastDoc(b - 1))
+	}
+	off := binary.LittleEndian.Uint64(p.skips[b*skipEntrySize+skipOffAt:])
+	next := p.skipOff
+	if b+1 < p.nblocks {
+		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+skipOffAt:])
+	}
+	if off < p.ix.postLo || next > p.ix.postHi || off >= next {
+		return prev, cnt, p.fail()
+	}
+	blk := p.ix.mm[off:next]
+	width := int(blk[0])
+	if width > 31 || 1+packedLen(cnt, width) > len(blk) {
+		return prev, cnt, p.fail()
+	}
+	if !p.gaps0 {
+		unpack(p.delta[:cnt], blk[1:], width)
+	}
+	return prev, cnt, true
+}
+
 func (p *postings) checkBlock(b int) (docPart, bool) {
 	v := docPart{e: getSkip(p.skips[b*skipEntrySize:]), cnt: blockDocs, prev: -1}
 	if b == p.nblocks-1 {

@@ -99,15 +99,29 @@ func deletedIn(set, del []uint64, base int32) int64 {
 const allFields = 1<<NumFields - 1
 
 // liveDF is the number of live documents of term id's list.
-func (g *mseg) liveDF(id int) int64 {
-	return int64(g.Index.rec(id).DF) - g.deletedIn(id, allFields)
+func (g *mseg) liveDF(id int) int64 { return g.liveDFRec(id, g.Index.rec(id)) }
+
+// liveDFRec is liveDF with the term's record read.
+func (g *mseg) liveDFRec(id int, rec termRec) int64 {
+	return int64(rec.DF) - g.deletedInRec(id, rec, allFields)
 }
 
 // deletedIn is the number of deleted documents of term id's list with a
-// field of mask, kept once counted.
+// field of mask, kept once counted (but for a short list, countShort).
 func (g *mseg) deletedIn(id int, mask uint8) int64 {
 	if g.del == nil {
 		return 0
+	}
+	return g.deletedInRec(id, g.Index.rec(id), mask)
+}
+
+// deletedInRec is deletedIn with the term's record read.
+func (g *mseg) deletedInRec(id int, rec termRec, mask uint8) int64 {
+	if g.del == nil {
+		return 0
+	}
+	if n, ok := g.countShort(rec, mask); ok {
+		return n // as cheap as a look-up: not kept
 	}
 	key := int64(id)<<8 | int64(mask)
 	g.mu.Lock()
@@ -116,7 +130,7 @@ func (g *mseg) deletedIn(id int, mask uint8) int64 {
 	if ok {
 		return n
 	}
-	n = g.countDeleted(id, mask)
+	n = g.countDeleted(id, rec, mask)
 	g.mu.Lock()
 	if len(g.delDF) >= delDFMax {
 		clear(g.delDF)
@@ -169,11 +183,12 @@ type mterm struct {
 }
 
 // mexp is an expansion over the segments: each segment's term ids of
-// its words, their live documents over all segments, and for a prefix
-// whether the segment's prefix term holds their documents
-// (mseg.prefixTermHolds).
+// its words and their records there, their live documents over all
+// segments, and for a prefix whether the segment's prefix term holds
+// their documents (mseg.prefixTermHolds).
 type mexp struct {
 	ids  [][]int
+	recs [][]termRec
 	dfs  [][]int64
 	bits []bool
 }
@@ -223,10 +238,10 @@ func (m *Multi) term(term []byte) *mterm {
 	}
 	t := &mterm{ids: make([]int32, len(m.segs))}
 	for s, g := range m.segs {
-		id := g.Index.lookup(string(term))
+		id, rec := g.Index.lookupRec(string(term))
 		t.ids[s] = int32(id)
 		if id >= 0 {
-			t.df += g.liveDF(id)
+			t.df += g.liveDFRec(id, rec)
 		}
 	}
 	m.cache.putTerm(string(term), t)
@@ -247,33 +262,48 @@ func (e *evaluator) lookup(term string) int {
 
 // expansion returns segment seg's term ids of the words of a prefix
 // (kind 'p') or a stemmed word ('s'), those one index of the live
-// documents would choose (Index.expandPrefix, Index.expandStem), each
-// one's live documents over all segments, and for a prefix whether the
-// segment's prefix term, if it has one, holds their live documents.
-func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []int64, bool) {
+// documents would choose (Index.expandPrefix, Index.expandStem), and
+// their records in the segment, each one's live documents over all
+// segments, and for a prefix whether the segment's prefix term, if it
+// has one, holds their live documents.
+func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []int64, bool) {
 	key := string(kind) + word
 	x, ok := m.cache.expansion(key)
 	if !ok {
 		var words []*mword
+		var own *ownWords
 		if kind == 'p' {
-			words = m.prefixWords(word)
+			// A segment's prefix term, where it has one, may hold the
+			// documents of its words: its own choice of them is needed.
+			asks, ask := make([]bool, len(m.segs)), false
+			for s, g := range m.segs {
+				asks[s] = g.Index.lookup(PrefixTerm(word)) >= 0
+				ask = ask || asks[s]
+			}
+			if ask {
+				own = newOwnWords(asks, query.MaxExpansions)
+			}
+			words = m.prefixWords(word, own)
 		} else {
 			words = m.stemWords(word)
 		}
-		x = &mexp{ids: make([][]int, len(m.segs)), dfs: make([][]int64, len(m.segs))}
+		x = &mexp{ids: make([][]int, len(m.segs)), recs: make([][]termRec, len(m.segs)), dfs: make([][]int64, len(m.segs))}
 		for _, w := range words {
 			for _, p := range w.parts {
 				x.ids[p.seg] = append(x.ids[p.seg], p.id)
+				x.recs[p.seg] = append(x.recs[p.seg], p.rec)
 				x.dfs[p.seg] = append(x.dfs[p.seg], w.live)
 			}
 		}
 		x.bits = make([]bool, len(m.segs))
-		for s, g := range m.segs {
-			x.bits[s] = kind == 'p' && g.prefixTermHolds(word, x.ids[s])
+		if own != nil {
+			for s, g := range m.segs {
+				x.bits[s] = own.asks[s] && len(x.ids[s]) >= 2 && g.prefixTermHolds(x.ids[s], own.of(s))
+			}
 		}
 		m.cache.putExpansion(key, x)
 	}
-	return x.ids[seg], x.dfs[seg], x.bits[seg]
+	return x.ids[seg], x.recs[seg], x.dfs[seg], x.bits[seg]
 }
 
 // A prefix or a stemmed word alone in a plain scan (expand.go) is
@@ -402,7 +432,11 @@ type mword struct {
 	live   int64 // exact once known; -1 before
 }
 
-type mpart struct{ seg, id int }
+// mpart is a term in one segment: its id and record there.
+type mpart struct {
+	seg, id int
+	rec     termRec
+}
 
 // exact returns the term's live documents.
 func (m *Multi) exact(w *mword) int64 {
@@ -412,7 +446,7 @@ func (m *Multi) exact(w *mword) int64 {
 		} else {
 			w.live = 0
 			for _, p := range w.parts {
-				w.live += m.segs[p.seg].liveDF(p.id)
+				w.live += m.segs[p.seg].liveDFRec(p.id, p.rec)
 			}
 		}
 	}
@@ -467,9 +501,9 @@ func (m *Multi) stemWords(w string) []*mword {
 func (m *Multi) lookup(term string) *mword {
 	w := &mword{term: []byte(term), live: -1}
 	for s, g := range m.segs {
-		if id := g.Index.lookup(term); id >= 0 {
-			df := int64(g.Index.rec(id).DF)
-			w.parts = append(w.parts, mpart{s, id})
+		if id, rec := g.Index.lookupRec(term); id >= 0 {
+			df := int64(rec.DF)
+			w.parts = append(w.parts, mpart{s, id, rec})
 			w.hi += df
 			w.lo += max(0, df-int64(len(g.Deleted)))
 		}
