@@ -78,6 +78,7 @@ type Builder struct {
 	sidx     *isearch.Writer        // search/index.bin
 	pairs    *isearch.Pairs         // its pair rule, once chosen (pairsample.go)
 	sample   *pairSample            // until then
+	joined   []*isearch.Index       // the segments whose pairs it joins (pairsample.go)
 	bundles  map[string]*bundleFile // written by the bundler's goroutine until it stops
 	bundler  *worker[bundleJob]
 	records  *recordsWriter // nil unless Config.Records (records.go)
@@ -173,6 +174,11 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 	}
 	if err := b.open(); err != nil {
 		return nil, err
+	}
+	if b.delta == nil {
+		if err := b.joinPairs(cfg.JoinSegments); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.hook != nil {
 		b.testHook = func() { cfg.hook("switch") }
@@ -574,6 +580,7 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 
 // release gives the data directory's lock back.
 func (b *Builder) release() {
+	b.closeJoined()
 	if b.unlock != nil {
 		b.unlock()
 		b.unlock = nil

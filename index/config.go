@@ -119,6 +119,13 @@ type Config struct {
 	// rarer ones are left out and checked word by word. 0 picks
 	// search.DefaultPairMinDF; 1 keeps every pair.
 	PairMinDF int
+	// JoinSegments are the directories of the segments (oldest first)
+	// that the index built here will be searched with, as the newest,
+	// when the build is not a delta build: its word pairs then follow
+	// theirs as a delta build's new segment's follow the previous
+	// snapshot's segments (pairsample.go). For tests and measurements
+	// that build an archive's segments one at a time.
+	JoinSegments []string
 
 	// Tuning; zero values pick the defaults.
 	RowGroupRows int // rows per row group of documents.parquet (default 50 000)

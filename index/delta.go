@@ -218,8 +218,17 @@ func buildDelta(ctx context.Context, b *Builder, feed Feed) (*snapshot.Manifest,
 	defer closeSegments(segs)
 	b.delta.segs = segs
 	b.delta.removed, b.delta.added, b.delta.licences = map[string]map[string]bool{}, map[string]string{}, map[string]int64{}
+	var joined []string
 	for i, merge := range cfg.Tiers.plan(segs) {
 		segs[i].merged = merge
+		if !merge {
+			joined = append(joined, segs[i].dir)
+		}
+	}
+	// The new segment's word pairs follow the segments it joins
+	// (pairsample.go).
+	if err := b.joinPairs(joined); err != nil {
+		return nil, err
 	}
 	mc := ingest.MergeConfig{Dir: b.WorkDir(), Now: cfg.Now, Decide: cfg.Decide, Problem: cfg.Problem, Logger: cfg.Logger}
 	run, err := ingest.NewMerger(mc)

@@ -134,6 +134,7 @@ func testDeltaBuild(t *testing.T, tiers Tiers, records bool) {
 			t.Fatal("a document whose licence became non-commercial is still served")
 		}
 		compareSnapshots(t, got, want)
+		checkJoinedPairs(t, got)
 	}
 	// Unchanged segments are shared, not copied.
 	s := open(t, deltaDir)
@@ -154,6 +155,35 @@ func testDeltaBuild(t *testing.T, tiers Tiers, records bool) {
 		t.Fatal("a full merge wrote a segmented snapshot")
 	}
 	compareSnapshots(t, merged, open(t, mergedDir))
+}
+
+// checkJoinedPairs checks that the segments of a snapshot built by delta
+// builds index the same word pairs (the frequent pair words of the
+// first build) and that its newest segment, written beside older ones,
+// joined them (search.Writer.JoinPairs).
+func checkJoinedPairs(t *testing.T, s *snapshot.Snapshot) {
+	t.Helper()
+	dirs := segmentDirs(s)
+	var frequent []string
+	for i, dir := range dirs {
+		ix, err := isearch.OpenFile(filepath.Join(dir, filepath.FromSlash(isearch.File)), s.ID, isearch.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ix.Pairs()
+		ix.Close()
+		if i == 0 {
+			frequent = p.Frequent()
+			if len(frequent) == 0 {
+				t.Fatal("the first segment has no frequent pair words to test")
+			}
+		} else if !slices.Equal(p.Frequent(), frequent) {
+			t.Errorf("segment %d of %d: frequent pair words %q, the first's %q", i, len(dirs), p.Frequent(), frequent)
+		}
+		if newest := i > 0 && i == len(dirs)-1; newest && !p.Joined() || p.MinDF() != isearch.DefaultPairMinDF {
+			t.Errorf("segment %d of %d: joined %v, minimum %d", i, len(dirs), p.Joined(), p.MinDF())
+		}
+	}
 }
 
 // compareSnapshots checks that got (segmented or not) answers as want (one

@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -33,6 +34,14 @@ const (
 	tripleShare = 500
 	maxTriples  = 1024
 )
+
+// A segment of an archive built incrementally (a delta build's new
+// segment) joins the archive's segments instead (joinPairs): it takes the
+// pair rule (frequent words and triples) of the largest of them, whose
+// pairs most phrases read, so that every segment indexes the same pairs,
+// and keeps a rare pair when its documents in those segments and its own
+// reach the minimum (search.Writer.JoinPairs), as one index of the
+// archive would keep it from all of them.
 
 // Frequent pair words: a word is frequent when it is in at least one in
 // frequentShare documents of the sample, and in at least minFrequentDF;
@@ -181,4 +190,59 @@ func (s *pairSample) triples(rule *isearch.Pairs) []string {
 	}
 	slices.Sort(terms)
 	return terms
+}
+
+// joinPairs makes the segment being written join the segments in dirs
+// (their directories, oldest first): unless it is written without pairs,
+// or the largest of them has none or keeps every pair, it takes their
+// largest's frequent pair words and triples instead of sampling its own,
+// and keeps the pairs they count enough of (search.Writer.JoinPairs). It
+// is called before the first document; the segments' indexes stay open
+// until the build ends.
+func (b *Builder) joinPairs(dirs []string) error {
+	if b.sample == nil || b.ndocs > 0 || len(dirs) == 0 {
+		return nil
+	}
+	var largest *isearch.Index
+	for _, dir := range dirs {
+		ix, err := isearch.OpenFile(filepath.Join(dir, filepath.FromSlash(isearch.File)), "", isearch.Options{Sets: -1})
+		if err != nil {
+			return err
+		}
+		b.joined = append(b.joined, ix)
+		if largest == nil || ix.Len() > largest.Len() {
+			largest = ix
+		}
+	}
+	minDF := cmp.Or(b.cfg.PairMinDF, isearch.DefaultPairMinDF)
+	if largest.Pairs() == nil || minDF <= 1 {
+		return nil // the segment chooses its own, as one index does
+	}
+	stop, frequent, triples := isearch.PairWords(), largest.Pairs().Frequent(), largest.Pairs().Triples()
+	if err := b.sidx.SetPairs(stop, frequent, isearch.PairFields); err != nil {
+		return err
+	}
+	if err := b.sidx.DropRarePairs(minDF); err != nil {
+		return err
+	}
+	pairs := isearch.NewPairs(stop, frequent)
+	if err := pairs.SetTriples(triples); err != nil {
+		return err
+	}
+	if err := b.sidx.SetTriples(triples); err != nil {
+		return err
+	}
+	if err := b.sidx.JoinPairs(b.joined); err != nil {
+		return err
+	}
+	b.sample, b.pairs = nil, pairs
+	return nil
+}
+
+// closeJoined closes the indexes of the segments joined (joinPairs).
+func (b *Builder) closeJoined() {
+	for _, ix := range b.joined {
+		ix.Close()
+	}
+	b.joined = nil
 }

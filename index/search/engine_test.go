@@ -58,7 +58,7 @@ func buildCorpusPairs(t testing.TB, docs []*ingest.Document, sample int) *corpus
 }
 
 // buildCorpusConfig is buildCorpus with the pair settings of cfg
-// (NoPhrasePairs, PairSample, PairMinDF).
+// (NoPhrasePairs, PairSample, PairMinDF, JoinSegments).
 func buildCorpusConfig(t testing.TB, docs []*ingest.Document, cfg index.Config) *corpus {
 	t.Helper()
 	topics := map[string]bool{}
@@ -86,7 +86,7 @@ func buildCorpusConfig(t testing.TB, docs []*ingest.Document, cfg index.Config) 
 		return nil
 	}
 	if _, err := index.Build(context.Background(), index.Config{DataDir: dir, Now: testNow, Decide: decide, Fresh: true, Topics: its,
-		NoPhrasePairs: cfg.NoPhrasePairs, PairSample: cfg.PairSample, PairMinDF: cfg.PairMinDF}, feed); err != nil {
+		NoPhrasePairs: cfg.NoPhrasePairs, PairSample: cfg.PairSample, PairMinDF: cfg.PairMinDF, JoinSegments: cfg.JoinSegments}, feed); err != nil {
 		t.Fatal(err)
 	}
 	snap, ix := openIndex(t, dir)

@@ -576,7 +576,7 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 		if !pairs || !e.ix.pairs.Triple(a, b, c) {
 			continue
 		}
-		id := e.lookup(TripleTerm(a, b, c))
+		id := e.lookupPair(TripleTerm(a, b, c))
 		if id < 0 {
 			return nil // the index has every occurrence of this triple: none
 		}
@@ -591,14 +591,16 @@ func (e *evaluator) phrase(ph *query.Phrase) iterator {
 		if !pairs || inTriple[i] || !e.ix.pairs.Indexed(a, b) {
 			continue
 		}
-		id := e.lookup(PairTerm(a, b))
+		t := PairTerm(a, b)
+		id := e.lookupPair(t)
 		if id < 0 {
-			if e.ix.pairs.Complete(a, b) {
+			if e.ix.pairs.Complete(a, b) || e.pairAbsent(t) {
 				return nil // the index has every occurrence of this pair: none
 			}
 			continue // left out as rare: its words are checked
 		}
-		p.parts = append(p.parts, e.termIter(id, mask))
+		// A pair scores nothing: the words score the phrase (p.words).
+		p.parts = append(p.parts, e.termIterIDF(id, mask, 0))
 		p.offs = append(p.offs, uint32(i))
 		covered[i], covered[i+1] = true, true
 	}

@@ -25,6 +25,21 @@ func ConjScans(ix *Index) int64 { return ix.conjScans.Load() }
 // PhraseSetScans is how many searches of a phrase read its kept set.
 func PhraseSetScans(ix *Index) int64 { return ix.phraseSetScans.Load() }
 
+// TermDF is the documents of term in the index's dictionary, -1 if it
+// has none.
+func TermDF(ix *Index, term string) int {
+	id := ix.lookup(term)
+	if id < 0 {
+		return -1
+	}
+	return int(ix.rec(id).DF)
+}
+
+// AbsentPairs is how many phrases a Multi found in none of the
+// segment's documents by a missing pair that the segments before it
+// count (pairs.go).
+func AbsentPairs(ix *Index) int64 { return ix.absentPairs.Load() }
+
 // ExpansionFills is how many expansions were counted by unpacking their
 // lists.
 func ExpansionFills(ix *Index) int64 { return ix.expansionFills.Load() }

@@ -9,7 +9,8 @@ package search_test
 // The first segment holds 55 % of the generated documents, each later
 // one its share of the rest plus revisions of 1 % of the live documents
 // (the same id, the words of another generated document) and deletions
-// of 0.5 %. With -bench.dir the builds are kept there and reused. The
+// of 0.5 %; each later one joins those before it, as a delta build's new
+// segment joins the previous snapshot's (index.Config.JoinSegments). With -bench.dir the builds are kept there and reused. The
 // first-search classes search each query once, on a fresh merged index
 // and fresh segments.
 
@@ -63,11 +64,14 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 	batches, final := segmentPlan(gen, n, segs)
 	var mergedID string
 	path := func(name string) string { return filepath.Join(dir, fmt.Sprintf("%d-%d", n, segs), name) }
-	open := func(name string, docs []*ingest.Document) (*search.Index, error) {
+	// open builds docs as a snapshot of its own named name, unless
+	// -bench.dir has it, joining the segments named join as a delta
+	// build's new segment does (its word pairs follow theirs).
+	open := func(name string, docs []*ingest.Document, join []string) (*search.Index, error) {
 		d := path(name)
 		if _, err := snapshot.Open(d); err != nil {
 			start := time.Now()
-			if err := buildDocs(ctx, d, its, docs); err != nil {
+			if err := buildDocs(ctx, d, its, docs, join); err != nil {
 				return nil, err
 			}
 			fmt.Fprintf(os.Stderr, "%s: %d documents built in %v\n", name, len(docs), time.Since(start).Round(time.Millisecond))
@@ -81,7 +85,7 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 		}
 		return ix, err
 	}
-	merged, err := open("merged", final)
+	merged, err := open("merged", final, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +100,18 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 		}
 	}
 	var ss []search.Segment
+	var built []string
 	for b, batch := range batches {
-		ix, err := open(fmt.Sprintf("seg%02d", b), batch)
+		name := fmt.Sprintf("seg%02d", b)
+		ix, err := open(name, batch, built)
 		if err != nil {
 			return nil, err
 		}
+		snap, err := snapshot.Open(path(name))
+		if err != nil {
+			return nil, err
+		}
+		built = append(built, snap.Dir)
 		s := search.Segment{Index: ix, Docs: make([]int32, len(batch))}
 		for l, d := range batch {
 			i := sort.SearchStrings(ids, d.ID)
@@ -217,9 +228,11 @@ func segmentPlan(gen *gencorpus.Generator, n, segs int) (batches [][]*ingest.Doc
 	return batches, final
 }
 
-// buildDocs publishes docs (in id order) as a fresh snapshot in dir.
-func buildDocs(ctx context.Context, dir string, topics []index.Topic, docs []*ingest.Document) error {
-	b, err := index.NewBuilder(index.Config{DataDir: dir, Fresh: true, Topics: topics, Now: testNow})
+// buildDocs publishes docs (in id order) as a fresh snapshot in dir, a
+// segment that joins the segments in the directories join
+// (index.Config.JoinSegments).
+func buildDocs(ctx context.Context, dir string, topics []index.Topic, docs []*ingest.Document, join []string) error {
+	b, err := index.NewBuilder(index.Config{DataDir: dir, Fresh: true, Topics: topics, Now: testNow, JoinSegments: join})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/ingest"
@@ -30,6 +31,14 @@ type segmented struct {
 // (the same id, another title, abstract and references) and deletes
 // some.
 func buildSegmented(t testing.TB, n, builds int, seed uint64, gen func(rng *rand.Rand, i, n int) *ingest.Document) *segmented {
+	t.Helper()
+	return buildSegmentedJoin(t, n, builds, seed, gen, true, index.Config{})
+}
+
+// buildSegmentedJoin is buildSegmented, each segment joining those before
+// it as a delta build's does (index.Config.JoinSegments) or, without
+// join, built on its own, with the pair settings of cfg (PairSample).
+func buildSegmentedJoin(t testing.TB, n, builds int, seed uint64, gen func(rng *rand.Rand, i, n int) *ingest.Document, join bool, cfg index.Config) *segmented {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	latest := map[string]int{} // id -> the build of its live version
@@ -81,8 +90,13 @@ func buildSegmented(t testing.TB, n, builds int, seed uint64, gen func(rng *rand
 		ids[i] = d.ID
 	}
 	var segs []search.Segment
+	var before []string
 	for bi, batch := range batches {
-		c := buildCorpus(t, batch)
+		cfg.JoinSegments = before
+		c := buildCorpusConfig(t, batch, cfg)
+		if join {
+			before = append(before, c.snap.Dir)
+		}
 		sg.segs = append(sg.segs, c)
 		s := search.Segment{Index: c.ix, Docs: make([]int32, len(c.docs))}
 		for l, d := range c.docs {

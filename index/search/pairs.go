@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -29,6 +30,20 @@ import (
 // missing pair only when both its words are stop or frequent pair words
 // (such pairs are always kept; [Pairs.Complete]), and checks any other
 // missing pair word by word, walking the rare word's list.
+//
+// A segment of a snapshot built incrementally is small: counted in its
+// own documents, most of the pairs the archive keeps would be rare in it
+// and left out, and a phrase over the segments would check them word by
+// word where one index of the archive walks a pair. So the builder writes
+// a delta build's segment with the pair rule (frequent words) of the
+// archive's segments it joins, and the writer keeps a pair term when its
+// documents there and in those segments' dictionaries (documents later
+// superseded or deleted included) reach the minimum ([Writer.JoinPairs]),
+// recorded in the TOC. A Multi then also trusts a segment's missing pair
+// when the segments before it count at least the minimum of its documents
+// (their dictionaries never change, and a segment only ever leaves the
+// snapshot, merged into a newer one): the segment would have kept its
+// own. Any other missing pair is checked word by word, as in one index.
 
 // pairMark starts a pair term and separates its words: no token contains
 // it (tokens are letters and digits), so pair terms sort before every word
@@ -65,6 +80,9 @@ type Pairs struct {
 	// triples are the triple terms indexed (triples.go); nil: none.
 	triples     map[[3]string]struct{}
 	tripleTerms []string
+	// joined means that minDF counts the pair's documents in the
+	// segments before this one as well (JoinPairs).
+	joined bool
 }
 
 // DefaultPairMinDF is the builder's minimum of documents of a pair of a
@@ -135,6 +153,10 @@ func (p *Pairs) common(w string) bool {
 	return x || y
 }
 
+// Joined reports whether the index kept a pair when its documents and
+// those of the segments before it reached MinDF (Writer.JoinPairs).
+func (p *Pairs) Joined() bool { return p != nil && p.joined }
+
 // keeps reports whether the index keeps the pair term of df documents
 // (the nil rule: every pair term).
 func (p *Pairs) keeps(term string, df int) bool {
@@ -155,3 +177,78 @@ func validPairWords(words []string) bool {
 
 // maxPairWords bounds each of the pair word lists a TOC may hold.
 const maxPairWords = 4096
+
+// tocJoined is the flag of the TOC's pair entry of a segment that joined
+// the segments before it (Writer.JoinPairs).
+const tocJoined = 2
+
+// pairArchive counts the documents of pair terms in the dictionaries of
+// the segments a segment joins (Writer.JoinPairs): one cursor a
+// dictionary, moved forward only, since the writer asks for its terms in
+// term order.
+type pairArchive struct {
+	cursors []termCursor
+	live    []bool // whether the cursor is on a term (false: past the last)
+}
+
+func newPairArchive(segs []*Index) *pairArchive {
+	a := &pairArchive{}
+	for _, ix := range segs {
+		c, ok := ix.seek(pairMark)
+		a.cursors, a.live = append(a.cursors, c), append(a.live, ok)
+	}
+	return a
+}
+
+// df returns the documents of term in the joined segments' dictionaries;
+// term is not below the term asked before. A damaged dictionary counts
+// none from where it fails (the pair may then be left out, which costs
+// speed only: the segment's Multi reads the same dictionary).
+func (a *pairArchive) df(term []byte) int {
+	n := 0
+	for i := range a.cursors {
+		c := &a.cursors[i]
+		for a.live[i] && bytes.Compare(c.term, term) < 0 {
+			a.live[i] = c.next()
+		}
+		if a.live[i] && bytes.Equal(c.term, term) {
+			n += int(c.rec.DF)
+		}
+	}
+	return n
+}
+
+// lookupPair returns the number of pair (or triple) term t in the
+// index, or -1: in a segment, looked up once for all segments, its live
+// documents not counted.
+func (e *evaluator) lookupPair(t string) int {
+	if e.st.m == nil {
+		return e.ix.lookup(t)
+	}
+	return int(e.st.m.termIDs([]byte(t)).ids[e.st.seg])
+}
+
+// pairAbsent reports whether the segment searched, which has no pair
+// term t that its rule indexes but may have left out as rare, has no
+// document with it either: it joined the segments before it, and their
+// dictionaries count at least its minimum of t's documents, so that it
+// would have kept its own (a Multi's segments are oldest first, and
+// those before a segment are some of those it joined).
+func (e *evaluator) pairAbsent(t string) bool {
+	m := e.st.m
+	if m == nil || !e.ix.pairs.Joined() {
+		return false
+	}
+	ids := m.termIDs([]byte(t)).ids
+	n := 0
+	for s, id := range ids[:e.st.seg] {
+		if id >= 0 {
+			n += int(m.segs[s].Index.rec(int(id)).DF)
+		}
+	}
+	if n < e.ix.pairs.minDF {
+		return false
+	}
+	e.ix.absentPairs.Add(1)
+	return true
+}

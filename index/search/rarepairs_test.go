@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -172,20 +173,74 @@ func cursorShown(c string) string {
 }
 
 // TestRarePairsSegments checks the segments' answers, each segment
-// having left out its own rare pairs (every build uses the default
-// minimum), against one index of the live documents keeping every pair.
+// having left out its rare pairs (every build uses the default minimum),
+// against one index of the live documents keeping every pair: segments
+// built on their own, each with its own frequent pair words and counting
+// its own documents, and segments that joined those before them, as a
+// delta build's do, whose missing pairs the Multi then trusts where the
+// segments before count enough of them.
 func TestRarePairsSegments(t *testing.T) {
+	for _, join := range []bool{false, true} {
+		t.Run(fmt.Sprintf("join=%v", join), func(t *testing.T) { testRarePairsSegments(t, join) })
+	}
+}
+
+func testRarePairsSegments(t *testing.T, join bool) {
 	stops := []string{"of", "the", "and", "in"}
-	sg := buildSegmented(t, 400, 4, 21, func(rng *rand.Rand, i, n int) *ingest.Document {
-		d := doc(50000+i, tailText(rng, stops, 3+rng.IntN(6)), tailText(rng, stops, rng.IntN(40)))
+	// Documents after the first 40 also have one of the words m0 to m3
+	// after "the", none of them in the first build's first 32 documents,
+	// which choose its frequent pair words: each pair in about 40 of the
+	// first build's 200 documents; "the m0" and "the m1" in no other
+	// build but for revisions, "the m2" and "the m3" in about 20 of each.
+	gen := func(rng *rand.Rand, i, n int) *ingest.Document {
+		abstract := tailText(rng, stops, rng.IntN(40))
+		if m := rng.IntN(4); i >= 40 && (i < n/2 || m >= 2) {
+			abstract += fmt.Sprintf(" the m%d", m)
+		}
+		d := doc(50000+i, tailText(rng, stops, 3+rng.IntN(6)), abstract)
 		d.Topics = []string{"biology"}
 		return d
-	})
+	}
+	sg := buildSegmentedJoin(t, 400, 4, 21, gen, join, index.Config{PairSample: 32})
 	all := buildCorpusConfig(t, sg.merged.docs, index.Config{PairMinDF: 1})
-	for _, s := range sg.segs {
-		if got := s.ix.Pairs().MinDF(); got != search.DefaultPairMinDF {
+	frequent := sg.segs[0].ix.Pairs().Frequent()
+	for i, s := range sg.segs {
+		p := s.ix.Pairs()
+		if got := p.MinDF(); got != search.DefaultPairMinDF {
 			t.Fatalf("a segment's MinDF %d, want the default %d", got, search.DefaultPairMinDF)
 		}
+		if p.Joined() != (join && i > 0) {
+			t.Fatalf("segment %d: joined %v", i, p.Joined())
+		}
+		if join && !slices.Equal(p.Frequent(), frequent) {
+			t.Fatalf("segment %d: frequent pair words %q, the first segment's %q", i, p.Frequent(), frequent)
+		}
+	}
+	// A segment keeps a pair of a stop word and a word neither stop nor
+	// frequent in fewer than the minimum of its documents only when the
+	// segments before it count enough of them.
+	rare := 0
+	for _, s := range sg.segs {
+		frequent := s.ix.Pairs().Frequent()
+		seen := map[string]bool{}
+		for _, d := range s.docs {
+			for _, text := range []string{d.Title, d.Abstract} {
+				toks := strings.Fields(text)
+				for i := 1; i < len(toks); i++ {
+					pt := search.PairTerm(toks[i-1], toks[i])
+					if seen[pt] || !slices.Contains(stops, toks[i-1]) || slices.Contains(stops, toks[i]) || slices.Contains(frequent, toks[i]) {
+						continue
+					}
+					seen[pt] = true
+					if df := search.TermDF(s.ix, pt); df > 0 && df < search.DefaultPairMinDF {
+						rare++
+					}
+				}
+			}
+		}
+	}
+	if join != (rare > 0) {
+		t.Fatalf("joined %v: the segments keep %d rare pairs", join, rare)
 	}
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(21, 22))
@@ -221,6 +276,155 @@ func TestRarePairsSegments(t *testing.T) {
 	if matched < 200 {
 		t.Errorf("only %d phrases matched", matched)
 	}
+	absent := int64(0)
+	for _, s := range sg.segs {
+		absent += search.AbsentPairs(s.ix)
+	}
+	if !join && absent > 0 {
+		t.Errorf("segments built alone: %d phrases answered by a pair the segments before count", absent)
+	}
+}
+
+// TestAbsentPairs: a segment that joined the one before it keeps a pair
+// of a stop word and a word neither stop nor frequent that the two count
+// the minimum of documents of, and trusts its missing pair when the one
+// before counts that many (no document has it: its words are not
+// checked); else it checks the words. Answers are those of one index.
+func TestAbsentPairs(t *testing.T) {
+	var first, second []*ingest.Document
+	for i := range 100 {
+		// The first 8 documents choose the frequent pair words: none of
+		// zebra, yak, okapi.
+		var extra string
+		switch {
+		case i >= 10 && i < 50:
+			extra = "the zebra"
+		case i >= 50 && i < 90:
+			extra = "the yak"
+		case i >= 90:
+			extra = "the okapi" // 10 documents: left out
+		}
+		first = append(first, doc(70000+i, fmt.Sprintf("cells w%d of mice %s", i, extra), "growth of cells"))
+	}
+	for i := range 20 {
+		title := "zebra of the plains" // both words, not the pair
+		switch i % 4 {
+		case 1:
+			title = "the yak herds" // kept: 40 documents before
+		case 2:
+			title = "the okapi and zebra" // left out: too few before
+		}
+		second = append(second, doc(71000+i, title, "growth of cells"))
+	}
+	for _, d := range first {
+		d.Topics = []string{"biology"}
+	}
+	for _, d := range second {
+		d.Topics = []string{"biology"}
+	}
+	a := buildCorpusConfig(t, first, index.Config{PairSample: 8})
+	b := buildCorpusConfig(t, second, index.Config{JoinSegments: []string{a.snap.Dir}})
+	merged := buildCorpus(t, append(slices.Clone(first), second...))
+	if !b.ix.Pairs().Joined() || !slices.Equal(b.ix.Pairs().Frequent(), a.ix.Pairs().Frequent()) {
+		t.Fatalf("the second segment's pairs: joined %v, frequent %q, the first's %q", b.ix.Pairs().Joined(), b.ix.Pairs().Frequent(), a.ix.Pairs().Frequent())
+	}
+	for _, tc := range []struct {
+		a, b string
+		df   int // in the second segment's dictionary, -1 none
+	}{
+		{"the", "zebra", -1},
+		{"the", "yak", 5},
+		{"the", "okapi", -1},
+	} {
+		if df := search.TermDF(b.ix, search.PairTerm(tc.a, tc.b)); df != tc.df {
+			t.Errorf("%s %s: %d documents in the second segment, want %d", tc.a, tc.b, df, tc.df)
+		}
+	}
+	m := multiOf(t, merged, a, b)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		words  []string
+		absent int64 // phrases the second segment trusts a missing pair of
+	}{
+		{[]string{"the", "zebra"}, 1},
+		{[]string{"of", "the", "zebra"}, 1},
+		{[]string{"the", "yak"}, 0},
+		{[]string{"the", "okapi"}, 0},
+		{[]string{"zebra", "of"}, 0},
+	} {
+		before := search.AbsentPairs(b.ix)
+		req := search.Request{Query: &query.Phrase{Words: tc.words}, Limit: 5}
+		want, err := merged.ix.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Search(ctx, req)
+		if err != nil || !sameWithCursors(got, want) {
+			t.Fatalf("%q: (%v)\nsegments %+v\n  merged %+v", tc.words, err, got, want)
+		}
+		if n := search.AbsentPairs(b.ix) - before; n != tc.absent {
+			t.Errorf("%q: %d missing pairs trusted, want %d", tc.words, n, tc.absent)
+		}
+		if search.AbsentPairs(a.ix) != 0 {
+			t.Errorf("%q: the first segment trusted a missing pair", tc.words)
+		}
+	}
+
+	// The first segment gone (its documents merged into a later one
+	// without the pair), a segment that joined only the second has the
+	// pair in too few documents with the second's to keep it: its missing
+	// pair is checked word by word, though the second has the pair.
+	var third []*ingest.Document
+	for i := range 10 {
+		title := "cells of the steppe"
+		if i < 2 {
+			title = "the yak herds"
+		}
+		d := doc(72000+i, title, "growth of cells")
+		d.Topics = []string{"biology"}
+		third = append(third, d)
+	}
+	c := buildCorpusConfig(t, third, index.Config{JoinSegments: []string{b.snap.Dir}})
+	if df := search.TermDF(c.ix, search.PairTerm("the", "yak")); df != -1 {
+		t.Fatalf("the third segment has the yak pair in %d documents", df)
+	}
+	merged = buildCorpus(t, append(slices.Clone(second), third...))
+	m = multiOf(t, merged, b, c)
+	req := search.Request{Query: &query.Phrase{Words: []string{"the", "yak"}}, Limit: 10}
+	want, err := merged.ix.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Search(ctx, req)
+	if err != nil || !sameWithCursors(got, want) || want.Total != 7 {
+		t.Fatalf("the yak: (%v)\nsegments %+v\n  merged %+v", err, got, want)
+	}
+	if n := search.AbsentPairs(c.ix); n != 0 {
+		t.Errorf("the third segment trusted %d missing pairs", n)
+	}
+}
+
+// multiOf is the Multi of segments without deletions whose live
+// documents are merged's.
+func multiOf(t *testing.T, merged *corpus, segs ...*corpus) *search.Multi {
+	t.Helper()
+	ids := make([]string, len(merged.docs))
+	for i, d := range merged.docs {
+		ids[i] = d.ID
+	}
+	var ss []search.Segment
+	for _, c := range segs {
+		s := search.Segment{Index: c.ix, Docs: make([]int32, len(c.docs))}
+		for l, d := range c.docs {
+			s.Docs[l] = int32(sort.SearchStrings(ids, d.ID))
+		}
+		ss = append(ss, s)
+	}
+	m, err := search.NewMulti(merged.snap.ID, ss, newCites(t, merged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestPairMinDFEntry reads the TOC's minimum of documents of rare pairs:
@@ -239,8 +443,9 @@ func TestPairMinDFEntry(t *testing.T) {
 		tail []byte
 		want int // 0: ErrMalformed
 	}{
-		{nil, 1}, {[]byte{2}, 2}, {[]byte{32}, 32}, {[]byte{128, 1}, 128},
+		{nil, 1}, {[]byte{2}, 2}, {[]byte{32}, 32}, {[]byte{128, 1}, 128}, {[]byte{32, 2}, 32},
 		{[]byte{0}, 0}, {[]byte{1}, 0}, {[]byte{129, 1}, 0}, {[]byte{32, 0}, 0}, {[]byte{0x80}, 0},
+		{[]byte{1, 2}, 0}, {[]byte{32, 4}, 0}, {[]byte{32, 2, 1}, 0},
 	} {
 		path := filepath.Join(t.TempDir(), "index.bin")
 		if err := os.WriteFile(path, withTOC(b, append(slices.Clone(toc), tc.tail...), search.Magic), 0o644); err != nil {
@@ -262,6 +467,9 @@ func TestPairMinDFEntry(t *testing.T) {
 		if got := ix.Pairs().MinDF(); got != tc.want {
 			t.Errorf("tail %v: MinDF %d, want %d", tc.tail, got, tc.want)
 		}
+		if got, want := ix.Pairs().Joined(), len(tc.tail) == 2 && tc.tail[1] == 2; got != want {
+			t.Errorf("tail %v: joined %v", tc.tail, got)
+		}
 		ix.Close()
 	}
 
@@ -282,8 +490,17 @@ func TestPairMinDFEntry(t *testing.T) {
 			t.Errorf("DropRarePairs(%d): %v", bad, err)
 		}
 	}
+	if err := w.DropRarePairs(1); err != nil {
+		t.Errorf("DropRarePairs(1): %v", err)
+	}
+	if err := w.JoinPairs(nil); !errors.Is(err, search.ErrWriteOrder) {
+		t.Errorf("JoinPairs keeping every pair: %v", err)
+	}
 	if err := w.DropRarePairs(128); err != nil {
 		t.Errorf("DropRarePairs(128): %v", err)
+	}
+	if err := w.JoinPairs(nil); err != nil {
+		t.Errorf("JoinPairs: %v", err)
 	}
 	if err := w.AddDoc(search.DocValues{License: "CC0"}); err != nil {
 		t.Fatal(err)
@@ -293,6 +510,9 @@ func TestPairMinDFEntry(t *testing.T) {
 	}
 	if err := w.DropRarePairs(2); !errors.Is(err, search.ErrWriteOrder) {
 		t.Errorf("DropRarePairs after a posting: %v", err)
+	}
+	if err := w.JoinPairs(nil); !errors.Is(err, search.ErrWriteOrder) {
+		t.Errorf("JoinPairs after a posting: %v", err)
 	}
 }
 

@@ -80,6 +80,10 @@ type Index struct {
 	// phraseSetScans counts the searches of a phrase by its kept set
 	// (phraseset.go).
 	phraseSetScans atomic.Int64
+	// absentPairs counts the phrases a Multi found in none of the
+	// segment's documents by a pair the segments before it count
+	// (pairs.go).
+	absentPairs atomic.Int64
 	// expansionFills counts the expansions counted by unpacking their
 	// lists (expand.go), for TestExpansionProbation.
 	expansionFills atomic.Int64
@@ -264,7 +268,8 @@ func bigEnoughEndian() bool {
 // pairs reads the TOC's pair entry: the stop pair words, the fields
 // byte, the frequent pair words and, when the index left rare pairs out
 // or has flags, their minimum of documents, then the flags and the
-// entries they announce (the triple terms).
+// entries they announce (the triple terms): a segment that joined those
+// before it (Writer.JoinPairs) has the flag tocJoined.
 func (r *tocReader) pairs() (*Pairs, uint8) {
 	stop := r.strings(maxPairWords)
 	if r.err == nil && (len(stop) == 0 || !validPairWords(stop) || len(r.b) < 1 || r.b[0] == 0 || r.b[0] >= 1<<NumFields) {
@@ -285,11 +290,14 @@ func (r *tocReader) pairs() (*Pairs, uint8) {
 			r.err = ErrMalformed
 		}
 	}
+	joined := false
 	if r.err == nil && len(r.b) > 0 {
-		if flags := r.uvarint(); flags == 0 || flags&^tocTriples != 0 {
+		flags := r.uvarint()
+		if flags == 0 || flags&^(tocTriples|tocJoined) != 0 || flags&tocJoined != 0 && minDF < 2 {
 			r.err = ErrMalformed
 		}
-		if r.err == nil {
+		joined = flags&tocJoined != 0
+		if r.err == nil && flags&tocTriples != 0 {
 			if triples = r.strings(maxTriples); len(triples) == 0 {
 				r.err = ErrMalformed
 			}
@@ -302,7 +310,7 @@ func (r *tocReader) pairs() (*Pairs, uint8) {
 		return nil, 0
 	}
 	p := NewPairs(stop, frequent)
-	p.minDF = int(minDF)
+	p.minDF, p.joined = int(minDF), joined
 	if triples != nil && p.SetTriples(triples) != nil {
 		r.err = ErrMalformed
 		return nil, 0

@@ -176,7 +176,7 @@ type multiCache struct {
 }
 
 // mterm is a term over the segments: its id in each (-1 where absent)
-// and its live documents over all.
+// and its live documents over all (-1: not counted yet; termIDs).
 type mterm struct {
 	ids []int32
 	df  int64
@@ -231,10 +231,21 @@ func (c *multiCache) expansion(key string) (*mexp, bool) {
 	return x, ok
 }
 
-// term returns term over the segments, looked up once.
+// term returns term over the segments, looked up once, its live
+// documents counted once.
 func (m *Multi) term(term []byte) *mterm {
-	if t := m.cache.term(term); t != nil {
+	if t := m.cache.term(term); t != nil && t.df >= 0 {
 		return t
+	} else if t != nil {
+		// Looked up by termIDs: its documents are counted now.
+		c := &mterm{ids: t.ids}
+		for s, id := range t.ids {
+			if id >= 0 {
+				c.df += m.segs[s].liveDF(int(id))
+			}
+		}
+		m.cache.putTerm(string(term), c)
+		return c
 	}
 	t := &mterm{ids: make([]int32, len(m.segs))}
 	for s, g := range m.segs {
@@ -243,6 +254,23 @@ func (m *Multi) term(term []byte) *mterm {
 		if id >= 0 {
 			t.df += g.liveDFRec(id, rec)
 		}
+	}
+	m.cache.putTerm(string(term), t)
+	return t
+}
+
+// termIDs returns term over the segments, looked up once, its live
+// documents left uncounted (df -1) unless a search counted them: a
+// phrase's pair term needs only its ids (the phrase's words score it),
+// and counting a list's live documents in a segment with deletions walks
+// the list.
+func (m *Multi) termIDs(term []byte) *mterm {
+	if t := m.cache.term(term); t != nil {
+		return t
+	}
+	t := &mterm{ids: make([]int32, len(m.segs)), df: -1}
+	for s, g := range m.segs {
+		t.ids[s] = int32(g.Index.lookup(string(term)))
 	}
 	m.cache.putTerm(string(term), t)
 	return t

@@ -83,6 +83,9 @@ type Writer struct {
 	norm0, normK [NumFields]float64
 
 	prefixes prefixTracker // the prefix terms to write (prefixes.go)
+	// archive counts the pair terms of the segments joined (JoinPairs);
+	// nil: none.
+	archive *pairArchive
 }
 
 // blockBuf is the postings block being filled.
@@ -590,7 +593,8 @@ func (w *Writer) endTerm() error {
 	if err := w.endDoc(); err != nil {
 		return err
 	}
-	if isPairTerm(string(w.term)) && !w.pairRule.keeps(string(w.term), int(w.df)) {
+	if isPairTerm(string(w.term)) && !w.pairRule.keeps(string(w.term), int(w.df)) &&
+		(w.archive == nil || int(w.df)+w.archive.df(w.term) < w.pairRule.minDF) {
 		// Fewer documents than DropRarePairs asks (at most blockDocs):
 		// the term's one block is still in the buffer. Drop it.
 		w.blk.reset()
@@ -748,6 +752,23 @@ func (w *Writer) DropRarePairs(minDF int) error {
 	return nil
 }
 
+// JoinPairs makes the index a segment that joins segs, the segments
+// before it in its snapshot (oldest first, those it does not merge): a
+// pair term left out as rare by DropRarePairs is kept when its documents
+// here and in segs' dictionaries reach the minimum, and the TOC records
+// it, so that a Multi trusts the segment's missing pair when the segments
+// before it count that many (pairs.go). It is called after DropRarePairs
+// with a minimum above 1 and before the first posting; segs stay open
+// until Close or Abort.
+func (w *Writer) JoinPairs(segs []*Index) error {
+	if w.pairRule == nil || w.pairRule.minDF <= 1 || w.phase >= 2 {
+		return fmt.Errorf("%w: JoinPairs needs DropRarePairs, before the postings", ErrWriteOrder)
+	}
+	w.pairRule.joined = true
+	w.archive = newPairArchive(segs)
+	return nil
+}
+
 // toc encodes the table of contents: counts, sections, field average
 // lengths, the names of licences and topics, as uvarints, and when the
 // index has pair terms their pair words.
@@ -787,6 +808,9 @@ func (w *Writer) toc() []byte {
 		var flags uint64
 		if len(triples) > 0 {
 			flags |= tocTriples
+		}
+		if w.pairRule.joined {
+			flags |= tocJoined
 		}
 		if m := w.pairRule.MinDF(); m > 1 || flags != 0 {
 			b = binary.AppendUvarint(b, uint64(m))
