@@ -128,7 +128,10 @@
 // order, which the caller gives as each document's number among the
 // live documents ([Segment].Docs). A prefix or a stemmed word expands to
 // the words one index of the live documents would choose (a segment's
-// prefix term counts it where it holds those words' live documents). The
+// prefix term counts it where it holds those words' live documents). A
+// delta build's segment indexes the word pairs of the segments before it
+// and keeps those they count enough of (pairs.go), so that a phrase walks
+// in each segment the pairs one index would walk. The
 // bounds an index was written with (impact bytes, skip entries) used its
 // own average lengths; under the archive's they are scaled up by the
 // ratio of the averages, over the fields a term is searched in, where the
@@ -142,7 +145,8 @@
 // What is the same for every search of a snapshot in segments is worked
 // out once and kept by the Multi, so that ten segments do not cost ten
 // times one index's fixed costs: a term is looked up in every segment
-// once (its ids and live document frequency); an expansion's words once,
+// once (its ids and live document frequency; a phrase's pair terms,
+// which its words score, their ids only); an expansion's words once,
 // and from its first plain scan in a segment (alone, ranked by relevance,
 // without filters, facets or cursor) its count there and each list's
 // bound, so that a later scan opens only the lists whose bound beats the

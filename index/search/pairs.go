@@ -34,16 +34,18 @@ import (
 // A segment of a snapshot built incrementally is small: counted in its
 // own documents, most of the pairs the archive keeps would be rare in it
 // and left out, and a phrase over the segments would check them word by
-// word where one index of the archive walks a pair. So the builder writes
-// a delta build's segment with the pair rule (frequent words) of the
-// archive's segments it joins, and the writer keeps a pair term when its
-// documents there and in those segments' dictionaries (documents later
-// superseded or deleted included) reach the minimum ([Writer.JoinPairs]),
-// recorded in the TOC. A Multi then also trusts a segment's missing pair
-// when the segments before it count at least the minimum of its documents
-// (their dictionaries never change, and a segment only ever leaves the
-// snapshot, merged into a newer one): the segment would have kept its
-// own. Any other missing pair is checked word by word, as in one index.
+// word where one index of the archive walks a pair. So a delta build's
+// segment joins the segments before it ([Writer.JoinPairs], recorded in
+// the TOC): it takes the frequent pair words of the largest, so that all
+// index the same pairs, and keeps a pair term when its documents in the
+// segment and those the joined segments' dictionaries count (superseded
+// and deleted documents included) reach the minimum. A [Multi] then also
+// trusts a segment's missing pair when the segments before it count at
+// least the minimum of its documents: their dictionaries never change and
+// a segment only ever leaves a snapshot (merged into a newer one), so the
+// segment would have kept its own. Any other missing pair is checked word
+// by word. A pair that every joined segment left out counts none, so a
+// segment may still leave out a pair one index of the archive keeps.
 
 // pairMark starts a pair term and separates its words: no token contains
 // it (tokens are letters and digits), so pair terms sort before every word
