@@ -27,12 +27,14 @@
 // documents its child matches; a phrase is a conjunction whose candidates
 // are checked position by position within each field (a phrase never
 // spans two fields or two values of a field): the conjunction of its word
-// pairs where the index has them (outside full text, every adjacent pair
+// triples and pairs where the index has them (outside full text, the
+// sample's most frequent triples of two such pairs, every adjacent pair
 // with a stop word and every pair of two of the corpus's most frequent
 // words, less the pairs of a stop word and a rarer word in few documents;
 // FORMAT.md), of its words elsewhere, so "state of the art" walks
 // the far shorter lists of "state of", "of the" and "the art", and
-// "resource management" one list; a prefix is the union of at
+// "resource management" or a frequent "natural resource economics" one
+// list; a prefix is the union of at
 // most query.MaxExpansions terms, the most frequent, whose documents the
 // index also holds as a bitset where they are many (its prefix term,
 // FORMAT.md); with Stem, a word is the union of the indexed
@@ -82,9 +84,9 @@
 // Phrases check the rarest list's positions first and stop at the first
 // list that leaves no candidate start; a phrase's score is its words'
 // (their lists advanced to its matches only), with or without pairs. A
-// phrase that one pair term covers is walked like a lone term, block by
-// block, a block skipped when its words' block bounds over its documents
-// cannot enter the page.
+// phrase that one pair or triple term covers is walked like a lone term,
+// block by block, a block skipped when its words' block bounds over its
+// documents cannot enter the page.
 // With a cursor the heap keeps only matches ranking after the cursor's
 // (key, doc), so a page at any depth costs about what the first page
 // costs; when the worst match kept ties with the cursor (a run of equal
