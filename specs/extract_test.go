@@ -198,3 +198,15 @@ func TestExtractForms(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxAbbreviation keeps maxAbbreviation the length of the longest
+// abbreviation, which sentences relies on.
+func TestMaxAbbreviation(t *testing.T) {
+	longest := 0
+	for a := range abbreviations {
+		longest = max(longest, len(a))
+	}
+	if longest != maxAbbreviation {
+		t.Errorf("longest abbreviation has %d bytes, maxAbbreviation is %d", longest, maxAbbreviation)
+	}
+}
