@@ -1,6 +1,9 @@
 package run
 
-import "reflect"
+import (
+	"reflect"
+	"slices"
+)
 
 // clone returns a deep copy of v (slices, maps, pointers and exported
 // struct fields are copied; strings are immutable and shared) and the
@@ -21,6 +24,27 @@ func deepCopy(dst, src reflect.Value) int {
 		if src.IsNil() {
 			return 0
 		}
+		// The lists of strings (and the raw records) that make up most of
+		// a document, without reflecting on each element.
+		switch v := src.Interface().(type) {
+		case []string:
+			dst.Set(reflect.ValueOf(slices.Clone(v)))
+			return 24 + stringBytes(v)
+		case [][]string:
+			c := make([][]string, len(v))
+			n := 24
+			for i, ss := range v {
+				if ss != nil {
+					c[i] = slices.Clone(ss)
+					n += 24 + stringBytes(ss)
+				}
+			}
+			dst.Set(reflect.ValueOf(c))
+			return n
+		case []byte:
+			dst.Set(reflect.ValueOf(slices.Clone(v)))
+			return 24 + 8*len(v)
+		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
 		n := 24
 		for i := 0; i < src.Len(); i++ {
@@ -34,7 +58,12 @@ func deepCopy(dst, src reflect.Value) int {
 		dst.Set(src)
 		n := int(src.Type().Size())
 		for i := 0; i < src.NumField(); i++ {
-			if f := dst.Field(i); f.CanSet() {
+			f := dst.Field(i)
+			switch {
+			case !f.CanSet():
+			case f.Kind() == reflect.String:
+				n += f.Len() // copied with the struct
+			default:
 				n += deepCopy(f, src.Field(i))
 			}
 		}
@@ -66,4 +95,12 @@ func deepCopy(dst, src reflect.Value) int {
 		dst.Set(src)
 		return 8
 	}
+}
+
+func stringBytes(ss []string) int {
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	return n
 }
