@@ -103,7 +103,11 @@ func normaliseText(s string) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if plainByte[c] {
-			for i++; i < len(s) && plainByte[s[i]]; i++ {
+			i++
+			for i+8 <= len(s) && !hasControlOrHigh(load8(s, i)) {
+				i += 8
+			}
+			for ; i < len(s) && plainByte[s[i]]; i++ {
 			}
 			inSup = false
 			continue
@@ -163,12 +167,40 @@ var plainByte = func() (t [256]bool) {
 }()
 
 func hasDigit(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// XOR maps '0'...'9', and only them, to bytes below 10.
+		if hasLess(load8(s, i)^(0x30*lowBytes), 10) {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= '0' && s[i] <= '9' {
 			return true
 		}
 	}
 	return false
+}
+
+// lowBytes has 1 in every byte.
+const lowBytes = 0x0101010101010101
+
+// load8 reads the eight bytes of s at i as a little-endian word.
+func load8(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// hasLess reports whether a byte of x is below n, for n <= 128.
+func hasLess(x uint64, n uint64) bool {
+	return (x-n*lowBytes)&^x&(0x80*lowBytes) != 0
+}
+
+// hasControlOrHigh reports whether a byte of x is below 0x20 or above
+// 0x7f: any byte normaliseText may change is one.
+func hasControlOrHigh(x uint64) bool {
+	return x&(0x80*lowBytes) != 0 || hasLess(x, 0x20)
 }
 
 // superscriptASCII maps a superscript character to its ASCII form.
@@ -207,11 +239,30 @@ func sentences(text string) []string {
 	var out []string
 	var buf [3 * maxAbbreviation]byte // a word lower-cased, without allocating
 	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c != '.' && c != '!' && c != '?' {
-			continue
+	// The next '.', '!' and '?' at or after i (len(text) for none), each
+	// found by IndexByte: a byte at a time, the search was most of the
+	// cost of splitting.
+	dot, bang, ques := -1, -1, -1
+	next := func(c byte, from int) int {
+		if k := strings.IndexByte(text[from:], c); k >= 0 {
+			return from + k
 		}
+		return len(text)
+	}
+	for i := 0; ; i++ {
+		if dot < i {
+			dot = next('.', i)
+		}
+		if bang < i {
+			bang = next('!', i)
+		}
+		if ques < i {
+			ques = next('?', i)
+		}
+		if i = min(dot, bang, ques); i >= len(text) {
+			break
+		}
+		c := text[i]
 		if i+1 < len(text) && text[i+1] != ' ' {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +209,52 @@ func TestMaxAbbreviation(t *testing.T) {
 	}
 	if longest != maxAbbreviation {
 		t.Errorf("longest abbreviation has %d bytes, maxAbbreviation is %d", longest, maxAbbreviation)
+	}
+}
+
+func TestSentences(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"One. Two! Three? 4 is a digit.", []string{"One.", "Two!", "Three?", "4 is a digit."}},
+		{"See Fig. 2 and Smith et al. 2019. Then J. Smith came. e.g. Not split", []string{"See Fig. 2 and Smith et al. 2019.", "Then J. Smith came. e.g. Not split"}},
+		{"No stop.here or here.  (Brackets) open. [1] too?", []string{"No stop.here or here.", "(Brackets) open.", "[1] too?"}},
+		{"Wow!? Yes. ", []string{"Wow!?", "Yes."}},
+		{"", nil},
+		{"...", []string{"..."}},
+	} {
+		if got := sentences(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("sentences(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestWordScans checks the eight-bytes-at-a-time scans of hasDigit and
+// normaliseText against their byte-at-a-time meaning, with the byte that
+// matters at every offset.
+func TestWordScans(t *testing.T) {
+	for n := range 24 {
+		for at := range n {
+			for _, c := range []byte{'0', '9', '/', ':', '\n', '\t', 0x7f, 0x1f} {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = c
+				s := string(b)
+				if got, want := hasDigit(s), c >= '0' && c <= '9'; got != want {
+					t.Errorf("hasDigit(%q) = %v", s, got)
+				}
+				want := s
+				if c == '\n' || c == '\t' {
+					want = strings.Replace(s, string(c), " ", 1)
+				}
+				if got := normaliseText(s); got != want {
+					t.Errorf("normaliseText(%q) = %q, want %q", s, got, want)
+				}
+			}
+			s := strings.Repeat("a", at) + "−" + strings.Repeat("b", n-at)
+			if got, want := normaliseText(s), strings.Repeat("a", at)+"-"+strings.Repeat("b", n-at); got != want {
+				t.Errorf("normaliseText(%q) = %q, want %q", s, got, want)
+			}
+		}
 	}
 }

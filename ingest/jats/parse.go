@@ -33,7 +33,7 @@ type parser struct {
 
 	names interner
 	front tree // the current article's front matter
-	tmp   tree // one paragraph, title, reference or OAI header at a time
+	tmp   tree // one reference, table or OAI header, or what a paragraph's text leaves out, at a time
 
 	articles  int
 	deletions int
