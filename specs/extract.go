@@ -166,20 +166,21 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-func hasDigit(s string) bool {
-	i := 0
+func hasDigit(s string) bool { return nextDigit(s, 0) < len(s) }
+
+// nextDigit returns the index of the first ASCII digit of s at or after
+// i, or len(s), looking at eight bytes at a time.
+func nextDigit(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		// XOR maps '0'...'9', and only them, to bytes below 10.
 		if hasLess(load8(s, i)^(0x30*lowBytes), 10) {
-			return true
+			break
 		}
 	}
-	for ; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			return true
-		}
+	for i < len(s) && s[i]-'0' > 9 {
+		i++
 	}
-	return false
+	return i
 }
 
 // lowBytes has 1 in every byte.
@@ -370,10 +371,7 @@ func extractSentence(out []Statement, sent, where string, uc unitCache) []Statem
 		// Numbers start with an ASCII digit or sign, never inside a
 		// multi-byte rune: skip to the next digit, or to the sign right
 		// before it (scanAt fails at a sign without a digit after it).
-		d := i
-		for d < len(sent) && sent[d]-'0' > 9 {
-			d++
-		}
+		d := nextDigit(sent, i)
 		if d == len(sent) {
 			break
 		}

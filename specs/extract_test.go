@@ -230,7 +230,7 @@ func TestSentences(t *testing.T) {
 	}
 }
 
-// TestWordScans checks the eight-bytes-at-a-time scans of hasDigit and
+// TestWordScans checks the eight-bytes-at-a-time scans of nextDigit and
 // normaliseText against their byte-at-a-time meaning, with the byte that
 // matters at every offset.
 func TestWordScans(t *testing.T) {
@@ -242,6 +242,15 @@ func TestWordScans(t *testing.T) {
 				s := string(b)
 				if got, want := hasDigit(s), c >= '0' && c <= '9'; got != want {
 					t.Errorf("hasDigit(%q) = %v", s, got)
+				}
+				for from := range n + 1 {
+					want := len(s)
+					if c >= '0' && c <= '9' && at >= from {
+						want = at
+					}
+					if got := nextDigit(s, from); got != want {
+						t.Errorf("nextDigit(%q, %d) = %d, want %d", s, from, got, want)
+					}
 				}
 				want := s
 				if c == '\n' || c == '\t' {
