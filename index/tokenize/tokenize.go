@@ -31,8 +31,8 @@ func Tokens(s string) []string { return Append(nil, s) }
 // each was most of the allocations of tokenising.
 func Append(dst []string, s string) []string {
 	var (
-		lowArr [128]byte
-		atArr  [16]lowered
+		lowArr [64]byte // small: the arrays are zeroed on every call
+		atArr  [8]lowered
 	)
 	low, at := lowArr[:0], atArr[:0]
 	for i := 0; i < len(s); {

@@ -1,9 +1,6 @@
 package run
 
-import (
-	"reflect"
-	"slices"
-)
+import "reflect"
 
 // clone returns a deep copy of v (slices, maps, pointers and exported
 // struct fields are copied; strings are immutable and shared) and the
@@ -24,26 +21,21 @@ func deepCopy(dst, src reflect.Value) int {
 		if src.IsNil() {
 			return 0
 		}
-		// The lists of strings (and the raw records) that make up most of
-		// a document, without reflecting on each element.
-		switch v := src.Interface().(type) {
-		case []string:
-			dst.Set(reflect.ValueOf(slices.Clone(v)))
-			return 24 + stringBytes(v)
-		case [][]string:
-			c := make([][]string, len(v))
+		// Lists of strings and bytes (paragraphs, authors, raw records)
+		// make up most of a document: they are copied whole, without a
+		// Value for each element to set.
+		if k := src.Type().Elem().Kind(); k == reflect.String || k == reflect.Uint8 {
+			s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+			reflect.Copy(s, src)
+			dst.Set(s)
 			n := 24
-			for i, ss := range v {
-				if ss != nil {
-					c[i] = slices.Clone(ss)
-					n += 24 + stringBytes(ss)
-				}
+			if k == reflect.Uint8 {
+				return n + 8*src.Len()
 			}
-			dst.Set(reflect.ValueOf(c))
+			for i := 0; i < src.Len(); i++ {
+				n += src.Index(i).Len()
+			}
 			return n
-		case []byte:
-			dst.Set(reflect.ValueOf(slices.Clone(v)))
-			return 24 + 8*len(v)
 		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
 		n := 24
@@ -95,12 +87,4 @@ func deepCopy(dst, src reflect.Value) int {
 		dst.Set(src)
 		return 8
 	}
-}
-
-func stringBytes(ss []string) int {
-	n := 0
-	for _, s := range ss {
-		n += len(s)
-	}
-	return n
 }
