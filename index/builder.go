@@ -361,12 +361,23 @@ func clean(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
+// cleanAll is clean of each string: ss itself when all are valid, which
+// they nearly always are; never nil.
 func cleanAll(ss []string) []string {
-	out := make([]string, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, clean(s))
+	for i, s := range ss {
+		if !utf8.ValidString(s) {
+			out := make([]string, 0, len(ss))
+			out = append(out, ss[:i]...)
+			for _, s := range ss[i:] {
+				out = append(out, clean(s))
+			}
+			return out
+		}
 	}
-	return out
+	if ss == nil {
+		return []string{}
+	}
+	return ss
 }
 
 func evidenceJSON(ev []licence.Evidence) (string, error) {
@@ -470,6 +481,7 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		}
 		nsec++
 	}
+	b.content.expectReferences(len(d.References))
 	for i, ref := range d.References {
 		row := referenceRow{ID: d.ID, Ordinal: int32(i), Label: clean(ref.Label), Authors: cleanAll(ref.Authors),
 			Title: clean(ref.Title), Source: clean(ref.Source), Year: clean(ref.Year), Volume: clean(ref.Volume),

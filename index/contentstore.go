@@ -62,6 +62,14 @@ func (c *contentTable) section(r *sectionRow) {
 	c.secs = append(c.secs, content.Section{Parent: r.Parent, Title: r.Title, Paragraphs: r.Paragraphs})
 }
 
+// expectReferences makes room for the n references of the document being
+// added.
+func (c *contentTable) expectReferences(n int) {
+	if c.refs == nil && n > 0 {
+		c.refs = make([]content.Reference, 0, n)
+	}
+}
+
 // reference records a references row of the document being added.
 func (c *contentTable) reference(r *referenceRow) {
 	c.refs = append(c.refs, content.Reference{Label: r.Label, Authors: r.Authors, Title: r.Title, Source: r.Source,

@@ -62,9 +62,13 @@ func prefixKey(rec []byte) uint64 {
 	if len(rec) >= 8 {
 		return binary.BigEndian.Uint64(rec)
 	}
-	var b [8]byte
-	copy(b[:], rec)
-	return binary.BigEndian.Uint64(b[:])
+	// A short tail, often met when ties are broken (radix): shifting its
+	// bytes in costs less than a call to copy.
+	var k uint64
+	for i, c := range rec {
+		k |= uint64(c) << (56 - 8*i)
+	}
+	return k
 }
 
 func newSorter(dir string, limit int) *sorter {
@@ -259,16 +263,21 @@ func (s *sorter) spill() error {
 // stream framing or checksums.)
 func writeRun(f *os.File, buf *sortBuf) error {
 	buf.sort()
-	w := bufio.NewWriterSize(f, runBlock)
-	var block, enc []byte
+	// A block is encoded after room for its length and written with it
+	// in one call: no buffered writer copying the encoded blocks again.
+	const head = binary.MaxVarintLen64
+	var block, out []byte
 	var err error
 	flush := func() {
-		enc = s2.Encode(enc[:cap(enc)], block)
-		var n [binary.MaxVarintLen64]byte
-		if _, werr := w.Write(n[:binary.PutUvarint(n[:], uint64(len(enc)))]); err == nil {
-			err = werr
+		if need := head + s2.MaxEncodedLen(len(block)); cap(out) < need {
+			out = make([]byte, need)
 		}
-		if _, werr := w.Write(enc); err == nil {
+		out = out[:cap(out)]
+		enc := s2.Encode(out[head:], block)
+		var n [binary.MaxVarintLen64]byte
+		k := binary.PutUvarint(n[:], uint64(len(enc)))
+		copy(out[head-k:], n[:k])
+		if _, werr := f.Write(out[head-k : head+len(enc)]); err == nil {
 			err = werr
 		}
 		block = block[:0]
@@ -282,9 +291,6 @@ func writeRun(f *os.File, buf *sortBuf) error {
 	}
 	if len(block) > 0 {
 		flush()
-	}
-	if ferr := w.Flush(); err == nil {
-		err = ferr
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

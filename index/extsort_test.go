@@ -133,3 +133,16 @@ func BenchmarkSortBuf(b *testing.B) {
 		buf.sort()
 	}
 }
+
+// TestPrefixKey checks that a record's key is its first eight bytes,
+// zero-padded, big-endian: the order of the keys is that of the records.
+func TestPrefixKey(t *testing.T) {
+	rec := []byte{0xff, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	for n := range len(rec) + 1 {
+		var b [8]byte
+		copy(b[:], rec[:n])
+		if got, want := prefixKey(rec[:n]), binary.BigEndian.Uint64(b[:]); got != want {
+			t.Errorf("prefixKey(%x) = %x, want %x", rec[:n], got, want)
+		}
+	}
+}

@@ -30,7 +30,8 @@ const ReasonTooLarge = "record_too_large"
 
 // Oversize returns a description of the first field of d over its cap
 // ("title: 20971520 bytes, over the cap of 4096 bytes"), or "" when every
-// field is within its cap.
+// field is within its cap. It runs on every document, so it compares
+// lengths first and spells a field's path only for the field it reports.
 func (d *Document) Oversize() string {
 	over := func(field string, n, cap int, unit string) string {
 		return field + ": " + strconv.Itoa(n) + " " + unit + ", over the cap of " + strconv.Itoa(cap) + " " + unit
@@ -41,13 +42,14 @@ func (d *Document) Oversize() string {
 		}
 		return ""
 	}
-	list := func(field string, ss []string, n, each int) string {
+	// list checks a list of strings; its entries' paths are field[i].
+	list := func(field func() string, ss []string, n, each int) string {
 		if len(ss) > n {
-			return over(field, len(ss), n, "entries")
+			return over(field(), len(ss), n, "entries")
 		}
 		for i, s := range ss {
-			if r := bytesOver(field+"["+strconv.Itoa(i)+"]", s, each); r != "" {
-				return r
+			if len(s) > each {
+				return over(field()+"["+strconv.Itoa(i)+"]", len(s), each, "bytes")
 			}
 		}
 		return ""
@@ -70,21 +72,23 @@ func (d *Document) Oversize() string {
 		field string
 		ss    []string
 	}{{"keywords", d.Keywords}, {"subjects", d.Subjects}, {"topics", d.Topics}, {"aliases", d.Aliases}, {"sources", d.Sources}} {
-		if r := list(l.field, l.ss, CapList, CapShortField); r != "" {
+		if r := list(func() string { return l.field }, l.ss, CapList, CapShortField); r != "" {
 			return r
 		}
 	}
 	if len(d.Authors) > CapAuthors {
 		return over("authors", len(d.Authors), CapAuthors, "entries")
 	}
-	for i, a := range d.Authors {
-		f := "authors[" + strconv.Itoa(i) + "]"
-		for _, r := range []string{bytesOver(f+".name", a.Name, CapShortField), bytesOver(f+".given", a.Given, CapShortField),
-			bytesOver(f+".family", a.Family, CapShortField), bytesOver(f+".orcid", a.ORCID, CapShortField),
-			list(f+".affiliations", a.Affiliations, CapAffiliations, CapAffiliation)} {
-			if r != "" {
-				return r
+	for i := range d.Authors {
+		a := &d.Authors[i]
+		f := func() string { return "authors[" + strconv.Itoa(i) + "]" }
+		for _, c := range []struct{ name, s string }{{"name", a.Name}, {"given", a.Given}, {"family", a.Family}, {"orcid", a.ORCID}} {
+			if len(c.s) > CapShortField {
+				return over(f()+"."+c.name, len(c.s), CapShortField, "bytes")
 			}
+		}
+		if r := list(func() string { return f() + ".affiliations" }, a.Affiliations, CapAffiliations, CapAffiliation); r != "" {
+			return r
 		}
 	}
 	if len(d.Licence.Evidence) > CapEvidence {
@@ -92,8 +96,8 @@ func (d *Document) Oversize() string {
 	}
 	for i := range d.Licence.Evidence {
 		e := &d.Licence.Evidence[i]
-		if r := bytesOver("licence.evidence["+strconv.Itoa(i)+"].value", e.Value, CapEvidenceValue); r != "" {
-			return r
+		if len(e.Value) > CapEvidenceValue {
+			return over("licence.evidence["+strconv.Itoa(i)+"].value", len(e.Value), CapEvidenceValue, "bytes")
 		}
 	}
 	if len(d.References) > CapReferences {
@@ -101,45 +105,49 @@ func (d *Document) Oversize() string {
 	}
 	for i := range d.References {
 		r := &d.References[i]
-		f := "references[" + strconv.Itoa(i) + "]"
+		f := func() string { return "references[" + strconv.Itoa(i) + "]" }
 		for _, c := range []struct{ name, s string }{{"raw", r.Raw}, {"title", r.Title}, {"source", r.Source}, {"label", r.Label},
 			{"year", r.Year}, {"volume", r.Volume}, {"issue", r.Issue}, {"pages", r.Pages}, {"doi", r.DOI}, {"pmid", r.PMID}} {
-			if s := bytesOver(f+"."+c.name, c.s, CapReferenceText); s != "" {
-				return s
+			if len(c.s) > CapReferenceText {
+				return over(f()+"."+c.name, len(c.s), CapReferenceText, "bytes")
 			}
 		}
-		if s := list(f+".authors", r.Authors, CapList, CapShortField); s != "" {
+		if s := list(func() string { return f() + ".authors" }, r.Authors, CapList, CapShortField); s != "" {
 			return s
 		}
 	}
 	var sections, text int
-	var walk func(ss []Section, path string) string
-	walk = func(ss []Section, path string) string {
+	// walk checks sections; path spells the path of ss, built only to
+	// report.
+	var walk func(ss []Section, path func() string) string
+	walk = func(ss []Section, path func() string) string {
 		for i := range ss {
 			s := &ss[i]
 			sections++
-			f := path + "[" + strconv.Itoa(i) + "]"
+			f := func() string { return path() + "[" + strconv.Itoa(i) + "]" }
 			if sections > CapSections {
 				return over("sections", sections, CapSections, "entries")
 			}
-			if r := bytesOver(f+".title", s.Title, CapTitle); r != "" {
-				return r
+			if len(s.Title) > CapTitle {
+				return over(f()+".title", len(s.Title), CapTitle, "bytes")
 			}
 			text += len(s.Title)
 			for j, p := range s.Paragraphs {
-				if r := bytesOver(f+".paragraphs["+strconv.Itoa(j)+"]", p, CapParagraph); r != "" {
-					return r
+				if len(p) > CapParagraph {
+					return over(f()+".paragraphs["+strconv.Itoa(j)+"]", len(p), CapParagraph, "bytes")
 				}
 				text += len(p)
 			}
 			if text > CapText {
 				return over("sections (text)", text, CapText, "bytes")
 			}
-			if r := walk(s.Children, f+".children"); r != "" {
-				return r
+			if len(s.Children) > 0 {
+				if r := walk(s.Children, func() string { return f() + ".children" }); r != "" {
+					return r
+				}
 			}
 		}
 		return ""
 	}
-	return walk(d.Sections, "sections")
+	return walk(d.Sections, func() string { return "sections" })
 }

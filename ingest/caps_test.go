@@ -25,6 +25,10 @@ func TestOversize(t *testing.T) {
 		{"references", Document{References: make([]Reference, CapReferences+1)}, "references: 50001 entries"},
 		{"reference raw", Document{References: []Reference{{}, {Raw: big(CapReferenceText + 1)}}}, "references[1].raw:"},
 		{"paragraph", Document{Sections: []Section{{Children: []Section{{Paragraphs: []string{big(CapParagraph + 1)}}}}}}, "sections[0].children[0].paragraphs[0]:"},
+		{"author orcid", Document{Authors: []Author{{}, {ORCID: big(CapShortField + 1)}}}, "authors[1].orcid: 1025 bytes, over the cap of 1024 bytes"},
+		{"reference author", Document{References: []Reference{{}, {Authors: []string{"a", big(CapShortField + 1)}}}}, "references[1].authors[1]: 1025 bytes"},
+		{"reference authors", Document{References: []Reference{{Authors: many(CapList + 1)}}}, "references[0].authors: 1001 entries"},
+		{"section title", Document{Sections: []Section{{}, {Children: []Section{{}, {Title: big(CapTitle + 1)}}}}}, "sections[1].children[1].title: 4097 bytes"},
 		{"evidence value", Document{Licence: licence.Decision{Evidence: []licence.Evidence{{Value: big(CapEvidenceValue + 1)}}}}, "licence.evidence[0].value:"},
 	} {
 		got := tc.doc.Oversize()

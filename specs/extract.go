@@ -79,13 +79,14 @@ func ExtractDocument(d *ingest.Document) []Statement {
 // Extract returns the statements of the passages, in text order.
 func Extract(passages ...Passage) []Statement {
 	var out []Statement
+	uc := make(unitCache)
 	for _, p := range passages {
 		if !hasDigit(p.Text) {
 			continue // no number, no statement
 		}
 		text := normaliseText(p.Text)
 		for _, sent := range sentences(text) {
-			out = extractSentence(out, sent, p.Where)
+			out = extractSentence(out, sent, p.Where, uc)
 		}
 	}
 	return out
@@ -102,7 +103,11 @@ func normaliseText(s string) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if plainByte[c] {
-			for i++; i < len(s) && plainByte[s[i]]; i++ {
+			i++
+			for i+8 <= len(s) && !hasControlOrHigh(load8(s, i)) {
+				i += 8
+			}
+			for ; i < len(s) && plainByte[s[i]]; i++ {
 			}
 			inSup = false
 			continue
@@ -161,13 +166,42 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-func hasDigit(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			return true
+func hasDigit(s string) bool { return nextDigit(s, 0) < len(s) }
+
+// nextDigit returns the index of the first ASCII digit of s at or after
+// i, or len(s), looking at eight bytes at a time.
+func nextDigit(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		// XOR maps '0'...'9', and only them, to bytes below 10.
+		if hasLess(load8(s, i)^(0x30*lowBytes), 10) {
+			break
 		}
 	}
-	return false
+	for i < len(s) && s[i]-'0' > 9 {
+		i++
+	}
+	return i
+}
+
+// lowBytes has 1 in every byte.
+const lowBytes = 0x0101010101010101
+
+// load8 reads the eight bytes of s at i as a little-endian word.
+func load8(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// hasLess reports whether a byte of x is below n, for n <= 128.
+func hasLess(x uint64, n uint64) bool {
+	return (x-n*lowBytes)&^x&(0x80*lowBytes) != 0
+}
+
+// hasControlOrHigh reports whether a byte of x is below 0x20 or above
+// 0x7f: any byte normaliseText may change is one.
+func hasControlOrHigh(x uint64) bool {
+	return x&(0x80*lowBytes) != 0 || hasLess(x, 0x20)
 }
 
 // superscriptASCII maps a superscript character to its ASCII form.
@@ -197,16 +231,39 @@ var abbreviations = map[string]bool{
 	"st": true, "vol": true, "wt": true, "at": true, "resp": true, "cf": true, "mr": true, "ms": true,
 }
 
+// maxAbbreviation is the length of the longest abbreviation.
+const maxAbbreviation = 6
+
 // sentences splits text at ., ! or ? followed by a space and an upper-case
 // letter, a digit or the end, except after an abbreviation.
 func sentences(text string) []string {
 	var out []string
+	var buf [3 * maxAbbreviation]byte // a word lower-cased, without allocating
 	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c != '.' && c != '!' && c != '?' {
-			continue
+	// The next '.', '!' and '?' at or after i (len(text) for none), each
+	// found by IndexByte: a byte at a time, the search was most of the
+	// cost of splitting.
+	dot, bang, ques := -1, -1, -1
+	next := func(c byte, from int) int {
+		if k := strings.IndexByte(text[from:], c); k >= 0 {
+			return from + k
 		}
+		return len(text)
+	}
+	for i := 0; ; i++ {
+		if dot < i {
+			dot = next('.', i)
+		}
+		if bang < i {
+			bang = next('!', i)
+		}
+		if ques < i {
+			ques = next('?', i)
+		}
+		if i = min(dot, bang, ques); i >= len(text) {
+			break
+		}
+		c := text[i]
 		if i+1 < len(text) && text[i+1] != ' ' {
 			continue
 		}
@@ -225,7 +282,11 @@ func sentences(text string) []string {
 			for k > start && text[k-1] != ' ' && text[k-1] != '(' {
 				k--
 			}
-			if abbreviations[strings.ToLower(text[k:i])] || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
+			// Lower-casing shrinks a character to no less than a third
+			// of its bytes (the Kelvin sign is "k"): longer words are no
+			// abbreviation.
+			abbr := i-k <= len(buf) && abbreviations[string(appendLower(buf[:0], text[k:i]))]
+			if abbr || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
 				continue // "Fig. 2", "et al. 2019", "J. Smith"
 			}
 		}
@@ -250,19 +311,44 @@ func splitWords(s string) []word {
 	var out []word
 	start := -1
 	for i, r := range s {
-		in := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '\''
+		var in bool
+		if r < utf8.RuneSelf {
+			in = wordByte[r]
+		} else {
+			in = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
 		switch {
 		case in && start < 0:
 			start = i
 		case !in && start >= 0:
-			out = append(out, word{strings.Trim(s[start:i], "-'"), start, i})
+			out = append(out, word{trimWord(s[start:i]), start, i})
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, word{strings.Trim(s[start:], "-'"), start, len(s)})
+		out = append(out, word{trimWord(s[start:]), start, len(s)})
 	}
 	return out
+}
+
+// wordByte marks the ASCII bytes of words: letters, digits, hyphens and
+// apostrophes.
+var wordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || c == '-' || c == '\''
+	}
+	return t
+}()
+
+// trimWord is strings.Trim(w, "-'") without building the cut set.
+func trimWord(w string) string {
+	for len(w) > 0 && (w[0] == '-' || w[0] == '\'') {
+		w = w[1:]
+	}
+	for len(w) > 0 && (w[len(w)-1] == '-' || w[len(w)-1] == '\'') {
+		w = w[:len(w)-1]
+	}
+	return w
 }
 
 // match is a number-with-unit found in a sentence.
@@ -275,19 +361,17 @@ type match struct {
 	u          units.Unit
 }
 
-func extractSentence(out []Statement, sent, where string) []Statement {
+func extractSentence(out []Statement, sent, where string, uc unitCache) []Statement {
 	var (
 		words []word
+		hits  []familyHit
 		lower string
 	)
 	for i := 0; i < len(sent); {
 		// Numbers start with an ASCII digit or sign, never inside a
 		// multi-byte rune: skip to the next digit, or to the sign right
 		// before it (scanAt fails at a sign without a digit after it).
-		d := i
-		for d < len(sent) && sent[d]-'0' > 9 {
-			d++
-		}
+		d := nextDigit(sent, i)
 		if d == len(sent) {
 			break
 		}
@@ -295,7 +379,7 @@ func extractSentence(out []Statement, sent, where string) []Statement {
 			d--
 		}
 		i = d
-		m, ok := scanAt(sent, i)
+		m, ok := scanAt(sent, i, uc)
 		if !ok {
 			i++
 			for i < len(sent) && sent[i] >= '0' && sent[i] <= '9' {
@@ -313,6 +397,7 @@ func extractSentence(out []Statement, sent, where string) []Statement {
 		}
 		if words == nil {
 			words = splitWords(sent)
+			hits = familyHits(words)
 		}
 		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
 			SIMin: m.u.ToSI(m.lo), SIMax: m.u.ToSI(m.hi), SIUncertainty: m.u.ToSIDelta(m.unc),
@@ -323,7 +408,7 @@ func extractSentence(out []Statement, sent, where string) []Statement {
 		}
 		if q == "concentration" || q == "mass_concentration" {
 			st.Subject, st.Family, st.FamilyKind = solute(words, m.end)
-		} else if subj, f := findFamily(words, m.start); f != nil {
+		} else if subj, f := nearestFamily(words, hits, m.start); f != nil {
 			st.Subject, st.Family, st.FamilyKind = subj, f.name, f.kind
 		}
 		out = append(out, st)
@@ -367,10 +452,11 @@ func nameQuantity(lower string, m match) string {
 	best, bestEnd := "", -1
 	from := max(0, m.start-window)
 	seg := lower[from:m.start]
-	for _, p := range phrases {
-		if p.q.Dim != m.u.Dim || (p.q.Dim == units.Dimensionless && strings.Contains(m.unit, "/")) {
-			continue // a ratio like mg/kg is a dose (above), never a porosity
-		}
+	cands := phrasesByDim[m.u.Dim]
+	if m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
+		cands = nil // a ratio like mg/kg is a dose (above), never a porosity
+	}
+	for _, p := range cands {
 		for off := 0; ; {
 			k := strings.Index(seg[off:], p.text)
 			if k < 0 {
@@ -418,7 +504,7 @@ func boundary(s string, start, end int) bool {
 // scanAt reads a number-with-unit starting at i: a value, a value ± an
 // uncertainty, or a range ("860 and 1020 °C", "1.1–1.5 eV", "20% to
 // 40%"), followed by a unit.
-func scanAt(s string, i int) (match, bool) {
+func scanAt(s string, i int, uc unitCache) (match, bool) {
 	neg := false
 	j := i
 	if s[j] == '-' {
@@ -447,13 +533,13 @@ func scanAt(s string, i int) (match, bool) {
 	}
 	m := match{start: i, lo: v, hi: v}
 	// unit before a range connector: "20% to 40%", "860 °C to 1020 °C"
-	u1, u1end, hasU1 := readUnit(s, k)
+	u1, u1end, hasU1 := readUnit(s, k, uc)
 	if hasU1 {
 		k = u1end
 	}
 	if c := connector(s, k, i); c > 0 {
 		if v2, k2, ok := number(s, c); ok && v2 >= v {
-			u2, u2end, hasU2 := readUnit(s, k2)
+			u2, u2end, hasU2 := readUnit(s, k2, uc)
 			if hasU2 && (!hasU1 || u1.u.Compatible(u2.u)) {
 				m.hi, m.isRange, m.end, m.unit, m.u = v2, true, u2end, u2.sym, u2.u
 				if hasU1 && u1.u != u2.u {
@@ -465,7 +551,7 @@ func scanAt(s string, i int) (match, bool) {
 	}
 	if !hasU1 {
 		if unc, k2, ok := plusMinus(s, k); ok {
-			if u, end, ok := readUnit(s, k2); ok {
+			if u, end, ok := readUnit(s, k2, uc); ok {
 				m.unc, m.end, m.unit, m.u = unc, end, u.sym, u.u
 				return m, true
 			}
@@ -628,10 +714,37 @@ func unitChar(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("°%/·^-().µμΩÅ", r)
 }
 
+// unitCache remembers the answers of units.Lookup for the passages of one
+// Extract: a text repeats its units, and the words after its other
+// numbers. A nil cache remembers nothing.
+type unitCache map[string]unitAnswer
+
+type unitAnswer struct {
+	u  units.Unit
+	ok bool
+}
+
+// maxUnitCache bounds a cache: hostile text may hold endless new words.
+const maxUnitCache = 4096
+
+func (c unitCache) lookup(tok string) (units.Unit, bool) {
+	if c == nil {
+		return units.Lookup(tok)
+	}
+	if a, ok := c[tok]; ok {
+		return a.u, a.ok
+	}
+	u, ok := units.Lookup(tok)
+	if len(c) < maxUnitCache {
+		c[tok] = unitAnswer{u, ok}
+	}
+	return u, ok
+}
+
 // readUnit reads the unit right after a number (one optional space): a
 // token, extended by following tokens that are symbols with exponents
 // ("W m^-1 K^-1") and by "C" after a lone "°".
-func readUnit(s string, k int) (parsedUnit, int, bool) {
+func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 	t := skipSpaces(s, k, 1)
 	tok, end := token(s, t)
 	if tok == "" {
@@ -666,7 +779,7 @@ func readUnit(s string, k int) (parsedUnit, int, bool) {
 		if notUnits[tok] {
 			return parsedUnit{}, 0, false
 		}
-		if u, ok := units.Lookup(tok); ok && tok != "" {
+		if u, ok := uc.lookup(tok); ok && tok != "" {
 			if strings.Count(tok, "(") != strings.Count(tok, ")") {
 				return parsedUnit{}, 0, false
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,6 +196,74 @@ func TestExtractForms(t *testing.T) {
 			t.Errorf("Extract(%q) = %s %g..%g ±%g %q SI %g..%g family %q; want %s %g..%g ±%g %q SI %g..%g family %q",
 				tc.text, s.Quantity, s.Min, s.Max, s.Uncertainty, s.Unit, s.SIMin, s.SIMax, s.Family,
 				tc.quantity, tc.lo, tc.hi, tc.unc, tc.unit, tc.siLo, tc.siHi, tc.family)
+		}
+	}
+}
+
+// TestMaxAbbreviation keeps maxAbbreviation the length of the longest
+// abbreviation, which sentences relies on.
+func TestMaxAbbreviation(t *testing.T) {
+	longest := 0
+	for a := range abbreviations {
+		longest = max(longest, len(a))
+	}
+	if longest != maxAbbreviation {
+		t.Errorf("longest abbreviation has %d bytes, maxAbbreviation is %d", longest, maxAbbreviation)
+	}
+}
+
+func TestSentences(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"One. Two! Three? 4 is a digit.", []string{"One.", "Two!", "Three?", "4 is a digit."}},
+		{"See Fig. 2 and Smith et al. 2019. Then J. Smith came. e.g. Not split", []string{"See Fig. 2 and Smith et al. 2019.", "Then J. Smith came. e.g. Not split"}},
+		{"No stop.here or here.  (Brackets) open. [1] too?", []string{"No stop.here or here.", "(Brackets) open.", "[1] too?"}},
+		{"Wow!? Yes. ", []string{"Wow!?", "Yes."}},
+		{"", nil},
+		{"...", []string{"..."}},
+	} {
+		if got := sentences(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("sentences(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestWordScans checks the eight-bytes-at-a-time scans of nextDigit and
+// normaliseText against their byte-at-a-time meaning, with the byte that
+// matters at every offset.
+func TestWordScans(t *testing.T) {
+	for n := range 24 {
+		for at := range n {
+			for _, c := range []byte{'0', '9', '/', ':', '\n', '\t', 0x7f, 0x1f} {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = c
+				s := string(b)
+				if got, want := hasDigit(s), c >= '0' && c <= '9'; got != want {
+					t.Errorf("hasDigit(%q) = %v", s, got)
+				}
+				for from := range n + 1 {
+					want := len(s)
+					if c >= '0' && c <= '9' && at >= from {
+						want = at
+					}
+					if got := nextDigit(s, from); got != want {
+						t.Errorf("nextDigit(%q, %d) = %d, want %d", s, from, got, want)
+					}
+				}
+				want := s
+				if c == '\n' || c == '\t' {
+					want = strings.Replace(s, string(c), " ", 1)
+				}
+				if got := normaliseText(s); got != want {
+					t.Errorf("normaliseText(%q) = %q, want %q", s, got, want)
+				}
+			}
+			s := strings.Repeat("a", at) + "−" + strings.Repeat("b", n-at)
+			if got, want := normaliseText(s), strings.Repeat("a", at)+"-"+strings.Repeat("b", n-at); got != want {
+				t.Errorf("normaliseText(%q) = %q, want %q", s, got, want)
+			}
 		}
 	}
 }

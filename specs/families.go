@@ -98,31 +98,54 @@ func NormaliseFamily(s string) string {
 // findFamily returns the family word nearest to pos in the sentence
 // (before it preferred), as subject and family.
 func findFamily(words []word, pos int) (subject string, f *family) {
-	best := -1
-	var pair [64]byte // the two-word key, without allocating for each pair
+	return nearestFamily(words, familyHits(words), pos)
+}
+
+// familyHit is a word of a sentence that names a family, alone or with
+// the word after it.
+type familyHit struct {
+	i int // index in the sentence's words
+	f *family
+}
+
+// familyHits lists the family words of a sentence, once for all its
+// statements.
+func familyHits(words []word) []familyHit {
+	var hits []familyHit
+	var buf [64]byte // the keys, without allocating for each word
 	for i, w := range words {
-		lw := strings.ToLower(w.text)
+		key := appendLower(buf[:0], w.text)
+		n := len(key)
 		var (
 			fam *family
 			ok  bool
 		)
 		if i+1 < len(words) {
-			key := append(append(pair[:0], lw...), ' ')
-			key = appendLower(key, words[i+1].text)
+			key = appendLower(append(key, ' '), words[i+1].text)
 			fam, ok = familyWords[string(key)]
 		}
 		if !ok {
-			fam, ok = familyWords[lw]
+			fam, ok = familyWords[string(key[:n])]
 		}
-		if !ok {
-			continue
+		if ok {
+			hits = append(hits, familyHit{i, fam})
 		}
+	}
+	return hits
+}
+
+// nearestFamily returns the hit nearest to pos (before it preferred), as
+// subject and family.
+func nearestFamily(words []word, hits []familyHit, pos int) (subject string, f *family) {
+	best := -1
+	for _, h := range hits {
+		w := &words[h.i]
 		d := pos - w.end
 		if w.start > pos {
 			d = (w.start - pos) * 2 // after the number counts double
 		}
 		if best < 0 || d < best {
-			best, subject, f = d, subjectPhrase(words, i), fam
+			best, subject, f = d, subjectPhrase(words, h.i), h.f
 		}
 	}
 	return subject, f

@@ -117,6 +117,16 @@ var phrases = func() []phrase {
 	return out
 }()
 
+// phrasesByDim holds the phrases of each dimension, in the order of
+// phrases: a match looks only at those of its unit's dimension.
+var phrasesByDim = func() map[units.Dim][]phrase {
+	out := make(map[units.Dim][]phrase)
+	for _, p := range phrases {
+		out[p.q.Dim] = append(out[p.q.Dim], p)
+	}
+	return out
+}()
+
 // NormaliseQuantity turns a user's quantity ("Thermal conductivity",
 // "band-gap") into the table's name, or "" when unknown.
 func NormaliseQuantity(s string) string {

@@ -73,7 +73,7 @@ func ParseQuery(q string) (Query, error) {
 		last int
 	)
 	for i := 0; i < len(text); {
-		m, ok := scanAt(text, i)
+		m, ok := scanAt(text, i, nil)
 		if !ok {
 			i++
 			continue

@@ -362,7 +362,7 @@ func readCell(cell string, hd *Header) (Statement, bool) {
 		m, ok = bareValue(c)
 		m.unit, m.u = hd.Unit, hd.U
 	} else {
-		m, ok = scanAt(c, 0)
+		m, ok = scanAt(c, 0, nil)
 		if ok && onlyMarks(c[m.end:]) {
 			q = nameQuantity(strings.ToLower(hd.Label)+" ", match{start: len(hd.Label), unit: m.unit, u: m.u})
 			if q == "" && hd.Label != "" && utf8.RuneCountInString(m.unit) > 1 {

@@ -25,7 +25,16 @@ func Tokens(s string) []string { return Append(nil, s) }
 // are independent: a run of ASCII is one token (appendWord), and only the
 // runs with other characters go to appendRun. The tokens are those
 // appendUnicode gives for all of s.
+//
+// The ASCII runs with upper-case letters ("The", "DNA") are lower-cased
+// back to back into one buffer and their tokens share one string: a string
+// each was most of the allocations of tokenising.
 func Append(dst []string, s string) []string {
+	var (
+		lowArr [64]byte // small: the arrays are zeroed on every call
+		atArr  [8]lowered
+	)
+	low, at := lowArr[:0], atArr[:0]
 	for i := 0; i < len(s); {
 		if byteClass[s[i]] == classSep {
 			i++
@@ -39,15 +48,36 @@ func Append(dst []string, s string) []string {
 			}
 			class |= c
 		}
-		if class&classOther == 0 {
-			dst = appendWord(dst, s[i:j], class&classUpper != 0)
-		} else {
-			dst = appendRun(dst, s[i:j])
+		switch w := s[i:j]; {
+		case class&classOther != 0:
+			dst = appendRun(dst, w)
+		case class&classUpper == 0:
+			dst = appendWord(dst, w, false)
+		case keepWord(w):
+			at = append(at, lowered{len(dst), len(low)})
+			for k := 0; k < len(w); k++ {
+				low = append(low, w[k]|byteClass[w[k]]&classUpper<<4) // 'A' | 0x20 is 'a'
+			}
+			dst = append(dst, "") // set below
 		}
 		i = j
 	}
+	if len(at) > 0 {
+		ls := string(low)
+		for k, a := range at {
+			end := len(ls)
+			if k+1 < len(at) {
+				end = at[k+1].start
+			}
+			dst[a.i] = ls[a.start:end]
+		}
+	}
 	return dst
 }
+
+// lowered is a token of Append lower-cased into its buffer: its index in
+// dst and where it starts in the buffer.
+type lowered struct{ i, start int }
 
 // Byte classes of Append: an ASCII separator, a lower-case ASCII letter or
 // digit, an upper-case ASCII letter, any byte of a character beyond ASCII.
@@ -75,13 +105,19 @@ var byteClass = func() (t [256]uint8) {
 // appendWord appends w, a run of ASCII letters and digits, as a token:
 // lower-cased, unless it is too long or a single letter.
 func appendWord(dst []string, w string, upper bool) []string {
-	if len(w) > MaxTokenBytes || (len(w) == 1 && (w[0] < '0' || w[0] > '9')) {
+	if !keepWord(w) {
 		return dst
 	}
 	if upper {
 		w = strings.ToLower(w)
 	}
 	return append(dst, w)
+}
+
+// keepWord reports whether an ASCII word is a token: not too long, and
+// not a single letter.
+func keepWord(w string) bool {
+	return len(w) <= MaxTokenBytes && (len(w) != 1 || (w[0] >= '0' && w[0] <= '9'))
 }
 
 // appendRun tokenises a run of ASCII letters and digits and other

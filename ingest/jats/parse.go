@@ -33,7 +33,7 @@ type parser struct {
 
 	names interner
 	front tree // the current article's front matter
-	tmp   tree // one paragraph, title, reference or OAI header at a time
+	tmp   tree // one reference, table or OAI header, or what a paragraph's text leaves out, at a time
 
 	articles  int
 	deletions int
@@ -550,14 +550,113 @@ func (p *parser) addTables(a *article, root int32) error {
 	return nil
 }
 
-// captureText captures the current element and flattens it.
+// captureText reads the element whose start token is current, up to and
+// including its end token, and returns its flattened text: what capturing
+// it (tree.capture with skip) and flattening it (tree.text with skipText)
+// gives, under the same capture limits, without building the tree. A
+// paragraph is most of an article, and its tree was a third of the cost
+// of reading it.
+//
+// The elements skipText leaves out are captured into p.tmp, under a root
+// of the element's name: a paragraph's tables are there for addTables.
 func (p *parser) captureText(skip func([]byte) bool, skipText func(string) bool) (string, error) {
-	p.tmp.reset()
-	n, err := p.tmp.capture(&p.s, skip)
-	if err != nil {
-		return "", err
+	s, t := &p.s, &p.tmp
+	t.reset()
+	root := t.addBare(s)
+	// data and nodes count the bytes and nodes a tree of the element
+	// would hold beyond those in t (tree.capture's limits); the root's
+	// attributes count though they are not kept.
+	data, nodes := t.attrLen(s), 0
+	f := flattener{b: t.fl[:0]}
+	pend := t.pend[:0]   // the text of consecutive tokens: a tree joins them in one node
+	lastText := false    // the open element's last child is text
+	inline := t.open[:0] // the open elements below root, not left out: isInline
+	hidden := 0          // depth in an element left out, captured into t
+	for {
+		if err := s.next(); err != nil {
+			return "", err
+		}
+		if s.kind == tokEOF {
+			return "", s.syntaxErr("unexpected end of input")
+		}
+		if hidden > 0 {
+			// As tree.capture does.
+			switch s.kind {
+			case tokStart:
+				if skip(s.local) {
+					t.link(t.stack[len(t.stack)-1], t.addBare(s))
+					if err := s.skip(); err != nil {
+						return "", err
+					}
+					continue
+				}
+				n := t.addElem(s)
+				t.link(t.stack[len(t.stack)-1], n)
+				t.stack = append(t.stack, n)
+				hidden++
+			case tokEnd:
+				t.stack = t.stack[:len(t.stack)-1]
+				hidden--
+			case tokText:
+				t.addText(t.stack[len(t.stack)-1], s.text)
+			}
+		} else {
+			if s.kind != tokText && len(pend) > 0 {
+				f.write(pend)
+				pend = pend[:0]
+			}
+			switch s.kind {
+			case tokStart:
+				lastText = false
+				local := t.names.get(s.local)
+				in := isInline(local)
+				if skip(s.local) {
+					nodes++
+					f.soft = f.soft || !in
+					if err := s.skip(); err != nil {
+						return "", err
+					}
+					continue
+				}
+				if skipText(local) {
+					f.soft = f.soft || !in
+					n := t.addElem(s)
+					t.link(root, n)
+					t.stack = append(t.stack[:0], n)
+					hidden = 1
+					break
+				}
+				nodes++
+				data += t.attrLen(s)
+				if !in {
+					f.soft = true
+				}
+				inline = append(inline, in)
+			case tokEnd:
+				if len(inline) == 0 {
+					t.fl, t.pend, t.open = f.b, pend, inline
+					return validString(f.b), nil
+				}
+				lastText = false
+				if !inline[len(inline)-1] {
+					f.soft = true
+				}
+				inline = inline[:len(inline)-1]
+			case tokText:
+				if len(s.text) > 0 {
+					if !lastText {
+						nodes++
+					}
+					lastText = true
+					data += len(s.text)
+					pend = append(pend, s.text...)
+				}
+			}
+		}
+		if data+len(t.data) > t.maxData || nodes+len(t.nodes) > t.maxData/4 {
+			return "", fmt.Errorf("%w: element <%s> holds more than %d bytes", errCaptureLimit, t.nodes[root].local, t.maxData)
+		}
 	}
-	return p.tmp.text(n, skipText), nil
 }
 
 // back reads back matter (or an app-group): reference lists, and

@@ -16,24 +16,7 @@ import (
 func reference(t *tree, ref int32) (ingest.Reference, bool) {
 	var r ingest.Reference
 	structured, mixed := none, none
-	var find func(n int32)
-	find = func(n int32) {
-		for c := range t.elems(n) {
-			switch t.nodes[c].local {
-			case "element-citation", "nlm-citation", "citation":
-				if structured == none {
-					structured = c
-				}
-			case "mixed-citation":
-				if mixed == none {
-					mixed = c
-				}
-			case "citation-alternatives":
-				find(c)
-			}
-		}
-	}
-	find(ref)
+	findCitations(t, ref, &structured, &mixed)
 	r.Label = trimLabel(t.text(t.child(ref, "label"), nil))
 	src := structured
 	if src == none {
@@ -57,6 +40,25 @@ func reference(t *tree, ref int32) (ingest.Reference, bool) {
 	return r, ok
 }
 
+// findCitations sets structured and mixed, when none, to the first
+// structured and mixed citation of n, in citation-alternatives too.
+func findCitations(t *tree, n int32, structured, mixed *int32) {
+	for c := range t.elems(n) {
+		switch t.nodes[c].local {
+		case "element-citation", "nlm-citation", "citation":
+			if *structured == none {
+				*structured = c
+			}
+		case "mixed-citation":
+			if *mixed == none {
+				*mixed = c
+			}
+		case "citation-alternatives":
+			findCitations(t, c, structured, mixed)
+		}
+	}
+}
+
 // skipInCitation leaves non-text alternatives out of citations; comments
 // ("Accessed 3 May 2019") stay.
 func skipInCitation(local string) bool {
@@ -75,10 +77,22 @@ func citationFields(t *tree, c int32, r *ingest.Reference) {
 			if typ, ok := t.attrBytes(d, "person-group-type"); ok && len(typ) > 0 && !t.attrIs(d, "person-group-type", "author") {
 				continue
 			}
+			if r.Authors == nil { // room for the group's names at once
+				n := 0
+				for range t.elems(d) {
+					n++
+				}
+				if n > 0 {
+					r.Authors = make([]string, 0, n)
+				}
+			}
 			for e := range t.elems(d) {
 				if s := citationName(t, e); s != "" {
 					r.Authors = append(r.Authors, s)
 				}
+			}
+			if len(r.Authors) == 0 {
+				r.Authors = nil
 			}
 		case "name", "string-name", "collab":
 			// NLM 2.x citations put names straight into the citation.

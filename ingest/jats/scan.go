@@ -467,10 +467,14 @@ func (s *scanner) scanStartTag() error {
 	afterEq := false
 	// A tag without attributes ends at the first '>', with no quote
 	// before it: the loop below would stop there too.
-	if w := s.buf[s.pos+1 : s.end]; len(w) > 0 {
-		if j := bytes.IndexByte(w, '>'); j >= 0 && bytes.IndexByte(w[:j], '"') < 0 && bytes.IndexByte(w[:j], '\'') < 0 {
+	// Tags are short: one pass over the bytes beats three IndexByte calls.
+	for j, c := range s.buf[s.pos+1 : s.end] {
+		if c == '>' {
 			i += j
 			goto found
+		}
+		if c == '"' || c == '\'' {
+			break
 		}
 	}
 	for {
@@ -595,12 +599,22 @@ func (s *scanner) parseAttrs(b []byte) {
 // scanEndTag handles "</name>". It reports whether it produced a token: an
 // end tag matching no open element is dropped.
 func (s *scanner) scanEndTag() (bool, error) {
-	i, err := s.index(patGT, 2)
-	if err != nil {
-		return false, err
+	// End tags are short: look for the '>' in what is buffered first.
+	i := -1
+	for j, c := range s.buf[s.pos+2 : s.end] {
+		if c == '>' {
+			i = j + 2
+			break
+		}
 	}
 	if i < 0 {
-		return false, s.syntaxErr("unterminated end tag")
+		var err error
+		if i, err = s.index(patGT, 2); err != nil {
+			return false, err
+		}
+		if i < 0 {
+			return false, s.syntaxErr("unterminated end tag")
+		}
 	}
 	qname := bytes.TrimSpace(s.buf[s.pos+2 : s.pos+i])
 	s.pos += i + 1
@@ -661,9 +675,13 @@ func (s *scanner) attrString(local string) string {
 	return string(appendUnescaped(nil, v))
 }
 
+// splitName splits a qualified name at its first colon. Names are short:
+// a loop beats an IndexByte call.
 func splitName(q []byte) (prefix, local []byte) {
-	if i := bytes.IndexByte(q, ':'); i >= 0 {
-		return q[:i], q[i+1:]
+	for i, c := range q {
+		if c == ':' {
+			return q[:i], q[i+1:]
+		}
 	}
 	return nil, q
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // tree is a small element tree captured from the token stream: the front
-// matter of one article, or one paragraph, title or reference. Nodes, names
+// matter of one article, or one reference or table, or the elements a
+// paragraph's or title's text leaves out (captureText). Nodes, names
 // and text live in flat slices that are reused from one capture to the
 // next, so capturing allocates only while the slices grow.
 //
@@ -21,6 +22,9 @@ type tree struct {
 	data  []byte // text and decoded attribute values
 	stack []int32
 	fl    []byte // flattening scratch
+	pend  []byte // captureText's pending text
+	open  []bool // captureText's open elements
+	ab    []byte // attrLen's scratch
 	nb    []byte // name scratch
 	gb    []byte // given-names scratch
 	names *interner
@@ -79,6 +83,9 @@ func (t *tree) release() {
 	}
 	if cap(t.fl) > keep {
 		t.fl = nil
+	}
+	if cap(t.pend) > keep {
+		t.pend = nil
 	}
 }
 
@@ -142,6 +149,21 @@ func (t *tree) addElem(s *scanner) int32 {
 	n.a1 = int32(len(t.attrs))
 	t.nodes = append(t.nodes, n)
 	return int32(len(t.nodes) - 1)
+}
+
+// attrLen returns how many bytes addElem would add to data for the
+// current element's attributes: their decoded values.
+func (t *tree) attrLen(s *scanner) int {
+	n := 0
+	for _, a := range s.attributes() {
+		if bytes.IndexByte(a.val, '&') < 0 {
+			n += len(a.val)
+			continue
+		}
+		t.ab = appendUnescaped(t.ab[:0], a.val)
+		n += len(t.ab)
+	}
+	return n
 }
 
 // addBare adds the current element without its attributes.

@@ -21,6 +21,22 @@ func deepCopy(dst, src reflect.Value) int {
 		if src.IsNil() {
 			return 0
 		}
+		// Lists of strings and bytes (paragraphs, authors, raw records)
+		// make up most of a document: they are copied whole, without a
+		// Value for each element to set.
+		if k := src.Type().Elem().Kind(); k == reflect.String || k == reflect.Uint8 {
+			s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+			reflect.Copy(s, src)
+			dst.Set(s)
+			n := 24
+			if k == reflect.Uint8 {
+				return n + 8*src.Len()
+			}
+			for i := 0; i < src.Len(); i++ {
+				n += src.Index(i).Len()
+			}
+			return n
+		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
 		n := 24
 		for i := 0; i < src.Len(); i++ {
@@ -34,7 +50,12 @@ func deepCopy(dst, src reflect.Value) int {
 		dst.Set(src)
 		n := int(src.Type().Size())
 		for i := 0; i < src.NumField(); i++ {
-			if f := dst.Field(i); f.CanSet() {
+			f := dst.Field(i)
+			switch {
+			case !f.CanSet():
+			case f.Kind() == reflect.String:
+				n += f.Len() // copied with the struct
+			default:
 				n += deepCopy(f, src.Field(i))
 			}
 		}

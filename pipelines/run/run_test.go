@@ -327,10 +327,17 @@ func TestClone(t *testing.T) {
 		Sections: []ingest.Section{{Title: "S", Children: []ingest.Section{{Paragraphs: []string{"p"}}}}},
 		Licence:  licence.Decision{Evidence: []licence.Evidence{{Value: "v", Start: testNow}}},
 		Updated:  testNow,
+		Tables:   []ingest.Table{{Rows: [][]string{{"a", "1"}, nil}}},
+		Records:  [][]byte{[]byte("rec")},
 	}
 	c, n := clone(d)
 	if n <= 0 {
 		t.Errorf("size %d", n)
+	}
+	d.Tables[0].Rows[0][1] = "changed"
+	d.Records[0][0] = 'X'
+	if c.Tables[0].Rows[0][1] != "1" || c.Tables[0].Rows[1] != nil || string(c.Records[0]) != "rec" {
+		t.Errorf("clone shares a table or a record with the original: %+v", c)
 	}
 	d.Authors[0].Affiliations[0] = "changed"
 	d.Sections[0].Children[0].Paragraphs[0] = "changed"
