@@ -1,7 +1,6 @@
 package search_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/openshelf/openshelf/index"
 	"github.com/openshelf/openshelf/index/search"
-	"github.com/openshelf/openshelf/index/search/query"
 	"github.com/openshelf/openshelf/ingest"
 )
 
@@ -93,42 +91,7 @@ func TestPhraseTriples(t *testing.T) {
 		phrases = append(phrases, ws)
 	}
 
-	fields := []query.Field{query.Any, query.Any, query.Title, query.Abstract, query.Keyword, query.Fulltext}
-	facets := [][]string{nil, {search.FacetYear, search.FacetTopic}}
-	ctx := context.Background()
-	matched := 0
-	for i, ws := range phrases {
-		req := search.Request{Query: &query.Phrase{Field: fields[i%len(fields)], Words: ws},
-			Fulltext: i%5 == 0, Sort: search.Sort(i % 4), Facets: facets[i%len(facets)], Limit: 1 + i%7}
-		label := fmt.Sprintf("phrase #%d %s (fulltext %v, sort %d)", i, show(req.Query), req.Fulltext, req.Sort)
-		want, err := words.ix.Search(ctx, req)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		got, err := c.ix.Search(ctx, req)
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		if !sameWithCursors(got, want) {
-			t.Fatalf("%s:\ntriples %+v\n  words %+v", label, got, want)
-		}
-		if want.Total > 0 {
-			matched++
-		}
-		if want.Next == "" {
-			continue
-		}
-		wr, gr := req, req
-		wr.Cursor, gr.Cursor = want.Next, got.Next
-		want2, werr := words.ix.Search(ctx, wr)
-		got2, gerr := c.ix.Search(ctx, gr)
-		if werr != nil || gerr != nil || !sameWithCursors(got2, want2) {
-			t.Fatalf("%s, page 2 (%v, %v):\ntriples %+v\n  words %+v", label, gerr, werr, got2, want2)
-		}
-	}
-	if matched < len(phrases)/2 {
-		t.Errorf("only %d of %d phrases matched", matched, len(phrases))
-	}
+	samePhraseAnswers(t, words, []*corpus{c}, phrases)
 }
 
 // TestTriplesEntry reads the TOC's triples: after the minimum of
