@@ -82,21 +82,7 @@ func TestRarePairs(t *testing.T) {
 
 	// Every window of two and three words of titles and abstracts, then
 	// random phrases.
-	seen := map[string]bool{}
-	var phrases [][]string
-	for _, d := range docs {
-		for _, text := range []string{d.Title, d.Abstract} {
-			toks := strings.Fields(text)
-			for i := range toks {
-				for n := 2; n <= 3 && i+n <= len(toks); n++ {
-					if k := strings.Join(toks[i:i+n], " "); !seen[k] {
-						seen[k] = true
-						phrases = append(phrases, toks[i:i+n])
-					}
-				}
-			}
-		}
-	}
+	phrases := windows(docs, 3)
 	frequent := all.ix.Pairs().Frequent()
 	if len(frequent) < 10 {
 		t.Fatalf("frequent pair words %q: too few to test", frequent)
@@ -117,6 +103,27 @@ func TestRarePairs(t *testing.T) {
 	}
 
 	samePhraseAnswers(t, all, dropped, phrases)
+}
+
+// windows returns every distinct run of 2 to most words of the documents'
+// titles and abstracts.
+func windows(docs []*ingest.Document, most int) [][]string {
+	seen := map[string]bool{}
+	var phrases [][]string
+	for _, d := range docs {
+		for _, text := range []string{d.Title, d.Abstract} {
+			toks := strings.Fields(text)
+			for i := range toks {
+				for n := 2; n <= most && i+n <= len(toks); n++ {
+					if k := strings.Join(toks[i:i+n], " "); !seen[k] {
+						seen[k] = true
+						phrases = append(phrases, toks[i:i+n])
+					}
+				}
+			}
+		}
+	}
+	return phrases
 }
 
 // samePhraseAnswers checks that every phrase, searched in a rotation of

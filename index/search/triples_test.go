@@ -67,21 +67,7 @@ func TestPhraseTriples(t *testing.T) {
 		t.Errorf("a phrase of two overlapping triples walks %d lists, want 2", n)
 	}
 
-	seen := map[string]bool{}
-	var phrases [][]string
-	for _, d := range docs {
-		for _, text := range []string{d.Title, d.Abstract} {
-			toks := strings.Fields(text)
-			for i := range toks {
-				for n := 2; n <= 4 && i+n <= len(toks); n++ {
-					if k := strings.Join(toks[i:i+n], " "); !seen[k] {
-						seen[k] = true
-						phrases = append(phrases, toks[i:i+n])
-					}
-				}
-			}
-		}
-	}
+	phrases := windows(docs, 4)
 	vocab := slices.Concat(planted...)
 	for range 300 {
 		ws := make([]string, 2+rng.IntN(3))
