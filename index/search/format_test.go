@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/openshelf/openshelf/index/search"
@@ -52,6 +55,17 @@ func TestWideYears(t *testing.T) {
 	if fmt.Sprint(res.Facets["year"]) != "[{1999 1} {2020 1} {65535 1} {70000 1}]" {
 		t.Errorf("year facet: %v", res.Facets["year"])
 	}
+}
+
+// openWithTOCTail opens a copy of the index file b whose table of
+// contents ends with tail besides.
+func openWithTOCTail(t *testing.T, b, tail []byte) (*search.Index, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "index.bin")
+	if err := os.WriteFile(path, withTOC(b, append(slices.Clone(tocOf(b)), tail...), search.Magic), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return search.OpenFile(path, "s", search.Options{})
 }
 
 // tocOf is the table of contents of an index file.

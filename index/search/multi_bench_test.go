@@ -264,16 +264,7 @@ func BenchmarkSegments(b *testing.B) {
 	}{{"merged", sb.bc.ix.Search}, {fmt.Sprintf("segments-%d", sb.segs), sb.multi.Search}}
 	for _, class := range []string{"word", "and", "and3", "phrase", "boolean", "prefix", "stem", "faceted", "year", "cited", "listing-topic"} {
 		qs := sb.queries(class, 200)
-		for _, r := range qs {
-			want, err := sb.bc.ix.Search(ctx, r)
-			if err != nil {
-				b.Fatal(err)
-			}
-			got, err := sb.multi.Search(ctx, r)
-			if err != nil || !identicalResult(got, want) {
-				b.Fatalf("%s %s: the segments answer otherwise (%v):\n%+v\n%+v", class, show(r.Query), err, got, want)
-			}
-		}
+		sb.sameAnswers(b, class, qs)
 		for _, side := range sides {
 			b.Run(class+"/"+side.name, func(b *testing.B) {
 				runtime.LockOSThread()
@@ -291,16 +282,7 @@ func BenchmarkSegments(b *testing.B) {
 		}
 	}
 	for class, qs := range sb.firstSearches(200) {
-		for _, r := range qs {
-			want, err := sb.bc.ix.Search(ctx, r)
-			if err != nil {
-				b.Fatal(err)
-			}
-			got, err := sb.multi.Search(ctx, r)
-			if err != nil || !identicalResult(got, want) {
-				b.Fatalf("%s %s: the segments answer otherwise (%v):\n%+v\n%+v", class, show(r.Query), err, got, want)
-			}
-		}
+		sb.sameAnswers(b, class, qs)
 		cpus, err := sb.searchOnce(ctx, qs)
 		if err != nil {
 			b.Fatal(err)
@@ -325,6 +307,23 @@ const (
 	firstPrefix2 = "first-prefix-word"
 	firstPhrase  = "first-phrase"
 )
+
+// sameAnswers fails the benchmark unless the segments answer each query
+// of a class exactly as the merged index does.
+func (sb *segBench) sameAnswers(b *testing.B, class string, qs []search.Request) {
+	b.Helper()
+	ctx := context.Background()
+	for _, r := range qs {
+		want, err := sb.bc.ix.Search(ctx, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		got, err := sb.multi.Search(ctx, r)
+		if err != nil || !identicalResult(got, want) {
+			b.Fatalf("%s %s: the segments answer otherwise (%v):\n%+v\n%+v", class, show(r.Query), err, got, want)
+		}
+	}
+}
 
 // firstSearches returns per distinct queries of each first-search
 // class, none in another class.

@@ -2,7 +2,6 @@ package search_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -453,8 +452,6 @@ func TestPairMinDFEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tocOff := binary.LittleEndian.Uint64(b[len(b)-32:])
-	toc := b[tocOff : len(b)-32]
 	for _, tc := range []struct {
 		tail []byte
 		want int // 0: ErrMalformed
@@ -463,11 +460,7 @@ func TestPairMinDFEntry(t *testing.T) {
 		{[]byte{0}, 0}, {[]byte{1}, 0}, {[]byte{129, 1}, 0}, {[]byte{32, 0}, 0}, {[]byte{0x80}, 0},
 		{[]byte{1, 2}, 0}, {[]byte{32, 4}, 0}, {[]byte{32, 2, 1}, 0},
 	} {
-		path := filepath.Join(t.TempDir(), "index.bin")
-		if err := os.WriteFile(path, withTOC(b, append(slices.Clone(toc), tc.tail...), search.Magic), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ix, err := search.OpenFile(path, "s", search.Options{})
+		ix, err := openWithTOCTail(t, b, tc.tail)
 		if tc.want == 0 {
 			if !errors.Is(err, search.ErrMalformed) {
 				t.Errorf("tail %v: %v, want ErrMalformed", tc.tail, err)

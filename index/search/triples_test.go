@@ -94,7 +94,6 @@ func TestTriplesEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toc := tocOf(b)
 	list := func(terms ...string) []byte {
 		out := []byte{byte(len(terms))}
 		for _, s := range terms {
@@ -122,11 +121,7 @@ func TestTriplesEntry(t *testing.T) {
 		{"a pair term", append([]byte{1, 1}, list(search.PairTerm("heart", "of"))...), nil},
 		{"bytes after", append(append([]byte{1, 1}, list(good)...), 0), nil},
 	} {
-		path := filepath.Join(t.TempDir(), "index.bin")
-		if err := os.WriteFile(path, withTOC(b, append(slices.Clone(toc), tc.tail...), search.Magic), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ix, err := search.OpenFile(path, "s", search.Options{})
+		ix, err := openWithTOCTail(t, b, tc.tail)
 		if tc.want == nil {
 			if !errors.Is(err, search.ErrMalformed) {
 				t.Errorf("%s: %v, want ErrMalformed", tc.name, err)
