@@ -85,10 +85,38 @@ const maxEscWidth = 16
 // the uvarint of the rest (value - (2^b-1)); b = 0 when every value is 0
 // (no codes, no escapes). b is the width that makes the bytes fewest.
 func appendEscaped(dst []byte, vals []uint32) []byte {
-	best, bestLen := 0, math.MaxInt
-	for b := 0; b <= maxEscWidth; b++ {
+	b, _ := escapedWidth(vals, 0, false)
+	dst = append(dst, byte(b))
+	dst = appendCodes(dst, vals, b)
+	return appendEscapes(dst, vals, b)
+}
+
+// appendPositions appends a block's position part (FORMAT.md) and returns
+// the bits of the meta header byte that describe it: the width b (1 to
+// maxEscWidth) of its codes less one << metaPosShift, and metaPosEscapes
+// if it starts with escapes, the uvarint of their length then the escapes
+// (as appendEscaped's); the codes follow. The escapes come first so that
+// the codes' offset is known without counting them, and b is at least 1
+// so that a position takes at least a bit.
+func appendPositions(dst []byte, vals []uint32) ([]byte, byte) {
+	b, esc := escapedWidth(vals, 1, true)
+	h := byte(b-1) << metaPosShift
+	if esc > 0 {
+		h |= metaPosEscapes
+		dst = binary.AppendUvarint(dst, uint64(esc))
+		dst = appendEscapes(dst, vals, b)
+	}
+	return appendCodes(dst, vals, b), h
+}
+
+// escapedWidth returns the code width from minB to maxEscWidth that makes
+// vals' codes and escapes fewest bytes (with withLen, counting the
+// escapes' length, a uvarint, when there are some), and the escapes' bytes.
+func escapedWidth(vals []uint32, minB int, withLen bool) (best, bestEsc int) {
+	bestLen := math.MaxInt
+	for b := minB; b <= maxEscWidth; b++ {
 		esc := uint32(1)<<b - 1
-		n := packedLen(len(vals), b)
+		n, e := packedLen(len(vals), b), 0
 		for _, v := range vals {
 			if v >= esc {
 				if b == 0 && v > 0 {
@@ -96,22 +124,33 @@ func appendEscaped(dst []byte, vals []uint32) []byte {
 					break
 				}
 				if b > 0 {
-					n += uvarintLen(v - esc)
+					e += uvarintLen(v - esc)
 				}
 			}
 		}
+		if n == math.MaxInt {
+			continue
+		}
+		n += e
+		if withLen && e > 0 {
+			n += uvarintLen(uint32(min(e, math.MaxUint32)))
+		}
 		if n < bestLen {
-			best, bestLen = b, n
+			best, bestEsc, bestLen = b, e, n
 		}
 	}
-	b := best
+	return best, bestEsc
+}
+
+// appendCodes appends vals as b-bit codes (appendPacked), a value of at
+// least 2^b-1 as 2^b-1.
+func appendCodes(dst []byte, vals []uint32, b int) []byte {
+	if b == 0 {
+		return dst
+	}
 	esc := uint32(1)<<b - 1
-	dst = append(dst, byte(b))
 	acc, nbits := uint64(0), 0
 	for _, v := range vals {
-		if b == 0 {
-			break
-		}
 		acc |= uint64(min(v, esc)) << nbits
 		nbits += b
 		for nbits >= 8 {
@@ -123,12 +162,35 @@ func appendEscaped(dst []byte, vals []uint32) []byte {
 	if nbits > 0 {
 		dst = append(dst, byte(acc))
 	}
+	return dst
+}
+
+// appendEscapes appends the escapes of vals' b-bit codes: the uvarint of
+// value - (2^b-1) for each value of at least 2^b-1, in value order.
+func appendEscapes(dst []byte, vals []uint32, b int) []byte {
+	if b == 0 {
+		return dst
+	}
+	esc := uint32(1)<<b - 1
 	for _, v := range vals {
-		if b > 0 && v >= esc {
+		if v >= esc {
 			dst = binary.AppendUvarint(dst, uint64(v-esc))
 		}
 	}
 	return dst
+}
+
+// countEscapes returns how many of the n b-bit codes from code from of
+// src are escapes (2^b-1); bits past src read as 0.
+func countEscapes(src []byte, from, n, b int) int {
+	esc := uint32(1)<<b - 1
+	k := 0
+	for bit, end := from*b, (from+n)*b; bit < end; bit += b {
+		if getBits(src, bit, b) == esc {
+			k++
+		}
+	}
+	return k
 }
 
 // uvarintLen is the length of x as a uvarint.

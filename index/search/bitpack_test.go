@@ -74,7 +74,7 @@ func TestMetaRoundTrip(t *testing.T) {
 				}
 			}
 			codes := make([]uint32, n)
-			blk := appendMeta([]byte{0xAA}, masks, or, impacts, codes)
+			blk := appendMeta([]byte{0xAA}, masks, or, impacts, 0, codes)
 			m, ok := parseMeta(append(blk, 0xBB), 1, n, or)
 			if !ok || m.end != len(blk) {
 				t.Fatalf("n %d trial %d: parse %v, end %d of %d", n, trial, ok, m.end, len(blk))

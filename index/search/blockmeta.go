@@ -7,21 +7,25 @@ import (
 )
 
 // The block's meta part follows its gaps (FORMAT.md): a header byte
-// (metaPlanes | metaImpacts), the mask part and the impact part.
+// (metaPlanes | metaImpacts | the position part's code width less one <<
+// metaPosShift | metaPosEscapes), the mask part and the impact part.
 const (
-	metaPlanes  = 1 << 0 // the masks differ: the mask part has planes
-	metaImpacts = 1 << 1 // the impacts differ: one byte a document
+	metaPlanes     = 1 << 0 // the masks differ: the mask part has planes
+	metaImpacts    = 1 << 1 // the impacts differ: one byte a document
+	metaPosShift   = 2      // bits 2-5: the position codes' width less one
+	metaPosEscapes = 1 << 6 // the position part starts with escapes
 )
 
 // appendMeta appends the meta part of a block whose documents have the
-// field masks masks (maskOr their union) and the impact bytes impacts.
-// codes is scratch of len(masks).
-func appendMeta(dst, masks []byte, maskOr uint8, impacts []byte, codes []uint32) []byte {
+// field masks masks (maskOr their union) and the impact bytes impacts,
+// its header byte ORed with posHdr (appendPositions' bits). codes is
+// scratch of len(masks).
+func appendMeta(dst, masks []byte, maskOr uint8, impacts []byte, posHdr byte, codes []uint32) []byte {
 	full := maskOr
 	for _, m := range masks {
 		full &= m
 	}
-	h := byte(0)
+	h := posHdr
 	if slices.Min(impacts) != slices.Max(impacts) {
 		// Else every document's impact is the block's w_any bound's.
 		h |= metaImpacts
@@ -57,6 +61,8 @@ type blockMeta struct {
 	planesAt int   // a plane of packedLen(cnt, 1) bytes for each field of maskOr &^ full
 	impAt    int   // the impact bytes, 0 if none
 	end      int   // the end of the meta part: the frequency part's offset
+	posW     int   // the width of the position codes (1 to maxEscWidth)
+	posEsc   bool  // the position part starts with escapes
 }
 
 // parseMeta parses the meta part of a block of cnt documents that starts
@@ -67,7 +73,8 @@ func parseMeta(blk []byte, at, cnt int, maskOr uint8) (m blockMeta, ok bool) {
 	}
 	h := blk[at]
 	m.planes = h&metaPlanes != 0
-	if h&^(metaPlanes|metaImpacts) != 0 {
+	m.posW, m.posEsc = 1+int(h>>metaPosShift&0xf), h&metaPosEscapes != 0
+	if h&0x80 != 0 {
 		return m, false
 	}
 	at++

@@ -52,10 +52,12 @@ type postings struct {
 	freqCode int
 	freqEsc  int
 	*freqs   // allocated on the first decode: most lists are only walked
-	// A reader positioned at the start of doc posAt's positions.
-	posAt int
-	posRd int
-	bad   bool
+	// The position codes of docs before posAt: the first is code posCode,
+	// its escape (if any) at posRd in the escapes.
+	posAt   int
+	posCode int
+	posRd   int
+	bad     bool
 }
 
 // freqs are a block's decoded frequencies and each document's number of
@@ -355,7 +357,7 @@ func (p *postings) loadFreqs() bool {
 		if len(buf) == 0 || buf[0] > maxEscWidth || 1+packedLen(codes, int(buf[0])) > len(buf) {
 			return p.fail()
 		}
-		p.freqBlk, p.freqN, p.posAt, p.posRd = p.blk, 0, 0, 0
+		p.freqBlk, p.freqN, p.posAt, p.posCode, p.posRd = p.blk, 0, 0, 0, 0
 		p.freqW, p.freqCode, p.freqEsc = int(buf[0]), 0, 1+packedLen(codes, int(buf[0]))
 	}
 	if p.i < p.freqN {
@@ -390,7 +392,7 @@ func (p *postings) loadFreqs() bool {
 			tfs[bits.TrailingZeros8(m)] = uint32(tf)
 			npos += tf
 		}
-		if npos > uint64(len(p.pos)) { // a position takes at least a byte
+		if npos > 8*uint64(len(p.pos)) { // a position takes at least a bit
 			return p.fail()
 		}
 		p.npos[i] = uint32(npos)
@@ -514,39 +516,70 @@ func (p *postings) positions(dst []uint32, f int) []uint32 {
 	if p.fieldMasks()[p.i]&(1<<f) == 0 || !p.loadFreqs() {
 		return dst
 	}
+	// The position part (FORMAT.md): the escapes if the meta part says
+	// so, then the codes.
+	buf, w := p.pos, p.meta.posW
+	escAt, codesAt := 0, 0
+	if p.meta.posEsc {
+		n, k := uvarint(buf, 0)
+		if k <= 0 || n > uint64(len(buf)-k) {
+			p.fail()
+			return dst
+		}
+		escAt = k
+		codesAt = escAt + int(n)
+	}
+	esc, codes := buf[escAt:codesAt], buf[codesAt:]
 	if p.posAt > p.i {
-		p.posAt, p.posRd = 0, 0
+		p.posAt, p.posCode, p.posRd = 0, 0, 0
 	}
-	buf := p.pos
-	rd := p.posRd
-	// The positions of the block's earlier documents, then of the
-	// document's earlier fields, are skipped without decoding them.
-	for ; p.posAt < p.i && rd >= 0; p.posAt++ {
-		rd = skipUvarints(buf, rd, int(p.npos[p.posAt]))
+	// The codes of the block's earlier documents, then of the document's
+	// earlier fields, are skipped: only their escapes are counted.
+	code := p.posCode
+	for ; p.posAt < p.i; p.posAt++ {
+		code += int(p.npos[p.posAt])
 	}
-	p.posRd = rd
 	k := 0
 	for g := 0; g < f; g++ {
 		k += int(p.tfs[p.i][g])
 	}
-	if rd >= 0 {
-		rd = skipUvarints(buf, rd, k)
-	}
-	if rd < 0 {
-		p.posAt, p.posRd = 0, 0
+	tf := int(p.tfs[p.i][f])
+	if (code+k+tf)*w > 8*len(codes) {
 		p.fail()
 		return dst
 	}
-	x := uint64(0)
-	for range p.tfs[p.i][f] {
-		d, n := uvarint(buf, rd)
-		if n <= 0 {
+	rd := p.posRd
+	if len(esc) > 0 {
+		rd = skipUvarints(esc, rd, countEscapes(codes, p.posCode, code-p.posCode, w))
+		p.posCode, p.posRd = code, rd
+		if rd >= 0 {
+			rd = skipUvarints(esc, rd, countEscapes(codes, code, k, w))
+		}
+		if rd < 0 {
+			p.posAt, p.posCode, p.posRd = 0, 0, 0
 			p.fail()
 			return dst
 		}
-		rd += n
-		x += d
-		dst = append(dst, uint32(x))
+	}
+	p.posCode = code
+	escv := uint32(1)<<w - 1
+	x := uint32(0)
+	for j := range tf {
+		v := getBits(codes, (code+k+j)*w, w)
+		if v == escv {
+			d, n := uvarint(esc, rd)
+			if n <= 0 {
+				p.fail()
+				return dst
+			}
+			rd += n
+			v += uint32(d)
+		}
+		if j > 0 {
+			v += x + 1
+		}
+		x = v
+		dst = append(dst, x)
 	}
 	return dst
 }

@@ -96,7 +96,8 @@ type blockBuf struct {
 	impacts  []byte
 	tfv      []uint32 // term frequency minus one, per document and field of its mask
 	freqs    []byte   // the frequency part (flushBlock)
-	pos      []byte
+	posv     []uint32 // the block's position codes (AddPosting)
+	pos      []byte   // the position part (flushBlock)
 	maskOr   uint8
 	nAny     int     // documents with a field of anyFields
 	wAny     float64 // the largest weighted frequency sum over anyFields
@@ -104,7 +105,7 @@ type blockBuf struct {
 	doc      int32   // current doc, -1 before the first
 	mask     uint8
 	tfs      [NumFields]uint32
-	fpos     [NumFields][]byte
+	fpos     [NumFields][]uint32 // the current document's position codes, by field
 	field    int
 	last     int32
 	packed   []byte
@@ -493,14 +494,14 @@ func (w *Writer) AddPosting(term []byte, doc int32, field int, positions []uint3
 	bk.field = field
 	bk.mask |= 1 << field
 	bk.tfs[field] = uint32(len(positions))
-	p := bk.fpos[field][:0]
-	prev := uint32(0)
-	for i, x := range positions {
-		if i > 0 && x <= prev {
+	// The first position, then each one less the one before less one
+	// (FORMAT.md, position part).
+	p := append(bk.fpos[field][:0], positions[0])
+	for i, x := range positions[1:] {
+		if x <= positions[i] {
 			return fmt.Errorf("%w: %q doc %d positions not increasing", ErrWriteOrder, term, doc)
 		}
-		p = binary.AppendUvarint(p, uint64(x-prev))
-		prev = x
+		p = append(p, x-positions[i]-1)
 	}
 	bk.fpos[field] = p
 	return nil
@@ -526,7 +527,7 @@ func (w *Writer) endDoc() error {
 			continue
 		}
 		bk.tfv = append(bk.tfv, bk.tfs[f]-1)
-		bk.pos = append(bk.pos, bk.fpos[f]...)
+		bk.posv = append(bk.posv, bk.fpos[f]...)
 		// The reader's bm25f, term by term in field order.
 		norm := w.norm0[f] + w.normK[f]*float64(d.Len[f])
 		x := FieldParams[f].Weight * float64(bk.tfs[f]) / max(norm, 1e-9)
@@ -546,7 +547,7 @@ func (w *Writer) endDoc() error {
 }
 
 func (bk *blockBuf) reset() {
-	bk.deltas, bk.masks, bk.tfv, bk.freqs, bk.pos = bk.deltas[:0], bk.masks[:0], bk.tfv[:0], bk.freqs[:0], bk.pos[:0]
+	bk.deltas, bk.masks, bk.tfv, bk.freqs, bk.posv, bk.pos = bk.deltas[:0], bk.masks[:0], bk.tfv[:0], bk.freqs[:0], bk.posv[:0], bk.pos[:0]
 	bk.impacts = bk.impacts[:0]
 	bk.maskOr, bk.nAny, bk.wAny, bk.wAll = 0, 0, 0, 0
 }
@@ -568,7 +569,9 @@ func (w *Writer) flushBlock() error {
 	bk.packed = append(bk.packed[:0], byte(b))
 	bk.packed = appendPacked(bk.packed, bk.deltas, b)
 	bk.codes = slices.Grow(bk.codes[:0], len(bk.masks))[:len(bk.masks)]
-	bk.packed = appendMeta(bk.packed, bk.masks, bk.maskOr, bk.impacts, bk.codes)
+	var posHdr byte
+	bk.pos, posHdr = appendPositions(bk.pos[:0], bk.posv)
+	bk.packed = appendMeta(bk.packed, bk.masks, bk.maskOr, bk.impacts, posHdr, bk.codes)
 	bk.freqs = appendEscaped(bk.freqs[:0], bk.tfv)
 	freqOff := len(bk.packed)
 	posOff := freqOff + len(bk.freqs)
