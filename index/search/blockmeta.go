@@ -11,13 +11,13 @@ import (
 // metaPosShift | metaPosEscapes), the mask part and the impact part.
 const (
 	metaPlanes     = 1 << 0 // the masks differ: the mask part has planes
-	metaImpacts    = 1 << 1 // the impacts differ: one byte a document
+	metaImpacts    = 1 << 1 // the impacts differ: impactBits a document
 	metaPosShift   = 2      // bits 2-5: the position codes' width less one
 	metaPosEscapes = 1 << 6 // the position part starts with escapes
 )
 
 // appendMeta appends the meta part of a block whose documents have the
-// field masks masks (maskOr their union) and the impact bytes impacts,
+// field masks masks (maskOr their union) and the impacts impacts,
 // its header byte ORed with posHdr (appendPositions' bits). codes is
 // scratch of len(masks).
 func appendMeta(dst, masks []byte, maskOr uint8, impacts []byte, posHdr byte, codes []uint32) []byte {
@@ -48,7 +48,10 @@ func appendMeta(dst, masks []byte, maskOr uint8, impacts []byte, posHdr byte, co
 		}
 	}
 	if h&metaImpacts != 0 {
-		dst = append(dst, impacts...)
+		for i, q := range impacts {
+			codes[i] = uint32(q)
+		}
+		dst = appendPacked(dst, codes, impactBits)
 	}
 	return dst
 }
@@ -59,7 +62,7 @@ type blockMeta struct {
 	planes   bool  // the masks differ
 	full     uint8 // the fields every document has
 	planesAt int   // a plane of packedLen(cnt, 1) bytes for each field of maskOr &^ full
-	impAt    int   // the impact bytes, 0 if none
+	impAt    int   // the impact codes, 0 if none
 	end      int   // the end of the meta part: the frequency part's offset
 	posW     int   // the width of the position codes (1 to maxEscWidth)
 	posEsc   bool  // the position part starts with escapes
@@ -92,7 +95,7 @@ func parseMeta(blk []byte, at, cnt int, maskOr uint8) (m blockMeta, ok bool) {
 	}
 	if h&metaImpacts != 0 {
 		m.impAt = at
-		at += cnt
+		at += packedLen(cnt, impactBits)
 		if at > len(blk) {
 			return m, false
 		}
@@ -170,22 +173,12 @@ func (m *blockMeta) wanted(blk []byte, cnt int, maskOr, mask uint8) (want [2]uin
 	return [2]uint64{binary.LittleEndian.Uint64(or[:]), binary.LittleEndian.Uint64(or[8:])}
 }
 
-// impacts returns the impact bytes of the block's cnt documents: in
-// place, or without them every document's, the impact of the block's
-// w_any bound.
-func (m *blockMeta) impacts(blk []byte, cnt int, wAny float32) []byte {
+// impacts returns the impact codes of the block's cnt documents in place
+// (impactBits each, packed as the gaps), or, without them, nil and every
+// document's impact: that of the block's w_any bound.
+func (m *blockMeta) impacts(blk []byte, cnt int, wAny float32) ([]byte, uint32) {
 	if m.impAt > 0 {
-		return blk[m.impAt : m.impAt+cnt]
+		return blk[m.impAt : m.impAt+packedLen(cnt, impactBits)], 0
 	}
-	return sameImpacts[impact(float64(wAny))][:cnt]
+	return nil, uint32(impact(float64(wAny)))
 }
-
-// sameImpacts[q] is a block's impacts when they are all q (read only).
-var sameImpacts = func() (t [256][blockDocs]uint8) {
-	for q := range t {
-		for i := range t[q] {
-			t[q][i] = uint8(q)
-		}
-	}
-	return t
-}()

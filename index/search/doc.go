@@ -46,7 +46,7 @@
 // cited-by count) and offered to a bounded heap of the best offset+limit.
 // Counting walks doc ids only: once the heap is full, a match is scored
 // (its frequencies decoded) only if the sum of its terms' bounds (each
-// posting's impact byte, or the skip table's per-block maximum; FORMAT.md)
+// posting's impact, or the skip table's per-block maximum; FORMAT.md)
 // beats the worst score kept, so the page is the one an exhaustive
 // scoring would give. A lone term without filters or facets counts the
 // blocks whose bound cannot enter the page without unpacking them. A
@@ -134,7 +134,7 @@
 // delta build's segment indexes the word pairs of the segments before it
 // and keeps those they count enough of (pairs.go), so that a phrase walks
 // in each segment the pairs one index would walk. The
-// bounds an index was written with (impact bytes, skip entries) used its
+// bounds an index was written with (impacts, skip entries) used its
 // own average lengths; under the archive's they are scaled up by the
 // ratio of the averages, over the fields a term is searched in, where the
 // archive's are longer, so that pruning stays exact. Cited-by counts and

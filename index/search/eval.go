@@ -275,7 +275,7 @@ func (e *evaluator) termIterOn(p *postings, t *termIter, idf float64) *termIter 
 	}
 	scale := e.st.scale(p.mask)
 	*t = termIter{p: p, ix: e.ix, st: e.st, idf: idf, bBlk: -1, useAll: p.mask&^anyFields != 0,
-		impScale: idf / 255 * (1 + 1e-9) * scale, bscale: scale}
+		impScale: idf / impactMax * (1 + 1e-9) * scale, bscale: scale}
 	return t
 }
 
@@ -332,7 +332,7 @@ type termIter struct {
 	useAll bool // the mask has fields outside anyFields: bound by WAll
 	bBlk   int  // the block of b
 	b      float64
-	// impScale turns an impact byte into a score bound: idf/255 with a
+	// impScale turns an impact into a score bound: idf/impactMax with a
 	// margin for rounding, and bscale.
 	impScale float64
 	// bscale scales the bounds written for the stats searched (stats.scale).
@@ -360,8 +360,8 @@ func (t *termIter) score() float64 {
 // rounding of the two computations.
 func (t *termIter) bound() float64 {
 	if !t.useAll {
-		// The document's own impact byte: idf·q/255.
-		return t.impScale * float64(t.p.imp[t.p.i])
+		// The document's own impact: idf·q/impactMax.
+		return t.impScale * float64(t.p.impact(t.p.i))
 	}
 	if t.bBlk != t.p.blk {
 		t.b, t.bBlk = t.blockBound(t.p.blk), t.p.blk
@@ -691,7 +691,7 @@ func (p *phraseIter) bound() float64 {
 }
 
 // tightBound is the sum of the words' bounds on the match itself (their
-// impact bytes), their lists advanced to it.
+// impacts), their lists advanced to it.
 func (p *phraseIter) tightBound() float64 {
 	if p.words == nil {
 		return math.Inf(1) // bound was the words' own
@@ -1183,7 +1183,7 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 				if t.useAll {
 					u.add(k, t.bound()) // the block's: the same for every i
 				} else {
-					u.add(k, t.impScale*float64(p.imp[i]))
+					u.add(k, t.impScale*float64(p.impact(i)))
 				}
 			}
 			*w |= bit

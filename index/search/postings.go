@@ -35,7 +35,8 @@ type postings struct {
 	want  [2]uint64 // else bit i: doc i has a wanted field (blockMeta.wanted)
 	fm    []uint8   // the block's field masks, decoded into masks by fieldMasks
 	fmBlk int       // the block whose masks fm holds, -1 for none
-	imp   []uint8   // the block's impacts (writer's impact): in the mapping, or in imps
+	imp   []byte    // the block's impact codes (writer's impact) in the mapping, nil if all are impQ
+	impQ  uint32
 	meta  blockMeta
 	freq  []byte // the block's frequency part, in the mapping
 	pos   []byte // the block's position part, in the mapping
@@ -311,8 +312,17 @@ func (p *postings) load(b int) bool {
 	if !p.all {
 		p.want = v.meta.wanted(blk, cnt, e.MaskOr, p.mask)
 	}
-	p.imp = v.meta.impacts(blk, cnt, e.WAny)
+	p.imp, p.impQ = v.meta.impacts(blk, cnt, e.WAny)
 	return true
+}
+
+// impact returns the current block's document i's impact (writer's
+// impact).
+func (p *postings) impact(i int) uint32 {
+	if p.imp == nil {
+		return p.impQ
+	}
+	return getBits(p.imp, i*impactBits, impactBits)
 }
 
 // wants reports whether the current block's document i has a wanted

@@ -10,7 +10,7 @@ type stats struct {
 	n float64 // documents, for IDF
 	// BM25F length normalisation: norm0[f] + normK[f]·len.
 	norm0, normK [NumFields]float64
-	// bscale turns the bounds the index was written with (impact bytes
+	// bscale turns the bounds the index was written with (impacts
 	// and skip entries, computed with its own average lengths) into
 	// bounds under these statistics, for the terms searched in each
 	// field mask: at least 1 (bscaleOf); nil means 1 for every mask.

@@ -552,12 +552,20 @@ func (bk *blockBuf) reset() {
 	bk.maskOr, bk.nAny, bk.wAny, bk.wAll = 0, 0, 0, 0
 }
 
+// The impact of a document: its saturated weight W/(K1+W) over anyFields
+// in impactBits, rounded up to a multiple of 1/impactMax.
+const (
+	impactBits = 6
+	impactMax  = 1<<impactBits - 1
+)
+
 // impact quantises a document's saturated weight W/(K1+W) over anyFields
-// to a byte q, rounded up: W/(K1+W) <= q/255, so idf·q/255 bounds the
-// term's score on the document for any fields within anyFields.
+// to q in 0..impactMax, rounded up: W/(K1+W) <= q/impactMax, so
+// idf·q/impactMax bounds the term's score on the document for any fields
+// within anyFields.
 func impact(w float64) byte {
-	q := math.Ceil(w/(K1+w)*255 + 1e-6)
-	return byte(min(max(q, 0), 255))
+	q := math.Ceil(w/(K1+w)*impactMax + 1e-6)
+	return byte(min(max(q, 0), impactMax))
 }
 
 func (w *Writer) flushBlock() error {
