@@ -17,16 +17,16 @@ const (
 )
 
 // appendMeta appends the meta part of a block whose documents have the
-// field masks masks (maskOr their union) and the impacts impacts,
-// its header byte ORed with posHdr (appendPositions' bits). codes is
-// scratch of len(masks).
+// field masks masks (maskOr their union) and the impacts impacts (none:
+// every document's is the block bound's), its header byte ORed with
+// posHdr (appendPositions' bits). codes is scratch of len(masks).
 func appendMeta(dst, masks []byte, maskOr uint8, impacts []byte, posHdr byte, codes []uint32) []byte {
 	full := maskOr
 	for _, m := range masks {
 		full &= m
 	}
 	h := posHdr
-	if slices.Min(impacts) != slices.Max(impacts) {
+	if len(impacts) > 0 && slices.Min(impacts) != slices.Max(impacts) {
 		// Else every document's impact is the block's w_any bound's.
 		h |= metaImpacts
 	}

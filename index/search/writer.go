@@ -579,7 +579,13 @@ func (w *Writer) flushBlock() error {
 	bk.codes = slices.Grow(bk.codes[:0], len(bk.masks))[:len(bk.masks)]
 	var posHdr byte
 	bk.pos, posHdr = appendPositions(bk.pos[:0], bk.posv)
-	bk.packed = appendMeta(bk.packed, bk.masks, bk.maskOr, bk.impacts, posHdr, bk.codes)
+	imps := bk.impacts
+	if isPairTerm(string(w.term)) {
+		// A pair or triple scores nothing (its phrase's words do): its
+		// documents' impacts are left to the block's bound.
+		imps = nil
+	}
+	bk.packed = appendMeta(bk.packed, bk.masks, bk.maskOr, imps, posHdr, bk.codes)
 	bk.freqs = appendEscaped(bk.freqs[:0], bk.tfv)
 	freqOff := len(bk.packed)
 	posOff := freqOff + len(bk.freqs)
