@@ -2,7 +2,6 @@ package search
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -14,18 +13,7 @@ import (
 func TestPositionsRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	const n = 400
-	dir := t.TempDir()
-	path := filepath.Join(dir, "index.bin")
-	w, err := NewWriter(path, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Abort()
-	for range n {
-		if err := w.AddDoc(DocValues{License: "CC0", Len: [NumFields]int{20, 200, 3, 2, 1, 1 << 20}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w, path := newDocsWriter(t, n, [NumFields]int{20, 200, 3, 2, 1, 1 << 20})
 	// want[term][doc][field] are the positions written.
 	terms := []string{"flat", "mixed", "one", "wide"}
 	want := map[string]map[int32][NumFields][]uint32{}

@@ -58,21 +58,29 @@ func TestIndexBytes(t *testing.T) {
 var sizeParts = map[string]bool{"dict": true, "skip": true, "docs": true, "masks+impacts": true,
 	"freqs": true, "positions": true, "bitsets": true}
 
-// writeSizesIndex writes a small index with terms of each class.
-func writeSizesIndex(t *testing.T) string {
+// newDocsWriter starts an index of n documents of field lengths lens in
+// a temporary directory: the caller adds the postings, closes the writer
+// (aborted at the end of the test) and opens path.
+func newDocsWriter(t *testing.T, n int, lens [NumFields]int) (w *Writer, path string) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "index.bin")
+	path = filepath.Join(dir, "index.bin")
 	w, err := NewWriter(path, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Abort()
-	const n = 300
+	t.Cleanup(w.Abort)
 	for range n {
-		if err := w.AddDoc(DocValues{License: "CC0", Len: [NumFields]int{5, 40, 2, 0, 1, 90}}); err != nil {
+		if err := w.AddDoc(DocValues{License: "CC0", Len: lens}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return w, path
+}
+
+// writeSizesIndex writes a small index with terms of each class.
+func writeSizesIndex(t *testing.T) string {
+	const n = 300
+	w, path := newDocsWriter(t, n, [NumFields]int{5, 40, 2, 0, 1, 90})
 	if err := w.SetPairs([]string{"of"}, nil, 1<<FieldTitle|1<<FieldAbstract); err != nil {
 		t.Fatal(err)
 	}
