@@ -98,10 +98,17 @@ func TestMetaRoundTrip(t *testing.T) {
 			}
 			// Without bytes the block's bound stands for every document.
 			imp, all := m.impacts(blk, n, 1e9)
+			unpacked := make([]uint8, n)
+			if imp != nil {
+				unpackImpacts(unpacked, imp)
+			}
 			for i, q := range impacts {
 				got := all
 				if imp != nil {
 					got = getBits(imp, i*impactBits, impactBits)
+					if unpacked[i] != uint8(got) {
+						t.Fatalf("n %d trial %d doc %d: impact unpacked %d, read %d", n, trial, i, unpacked[i], got)
+					}
 				}
 				if got != uint32(q) && (m.impAt > 0 || got != impactMax) {
 					t.Fatalf("n %d trial %d doc %d: impact %d for %d", n, trial, i, got, q)

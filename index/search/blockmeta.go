@@ -182,3 +182,26 @@ func (m *blockMeta) impacts(blk []byte, cnt int, wAny float32) ([]byte, uint32) 
 	}
 	return nil, uint32(impact(float64(wAny)))
 }
+
+// unpackImpacts unpacks len(dst) impacts of impactBits (6) from src,
+// three bytes holding four of them.
+func unpackImpacts(dst []uint8, src []byte) {
+	i := 0
+	for k := 0; i+4 <= len(dst) && k+3 <= len(src); i, k = i+4, k+3 {
+		v := uint32(src[k]) | uint32(src[k+1])<<8 | uint32(src[k+2])<<16
+		dst[i], dst[i+1], dst[i+2], dst[i+3] = uint8(v&impactMax), uint8(v>>impactBits&impactMax), uint8(v>>(2*impactBits)&impactMax), uint8(v>>(3*impactBits))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = uint8(getBits(src, i*impactBits, impactBits))
+	}
+}
+
+// sameImpacts[q] is a block's impacts when they are all q (read only).
+var sameImpacts = func() (t [impactMax + 1][blockDocs]uint8) {
+	for q := range t {
+		for i := range t[q] {
+			t[q][i] = uint8(q)
+		}
+	}
+	return t
+}()

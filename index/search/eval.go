@@ -1168,6 +1168,10 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 		return p.cur
 	}
 	for i := p.i; ; i = 0 {
+		var imps []uint8
+		if u.scoring && !t.useAll {
+			imps = p.blockImpacts()
+		}
 		for ; i < p.cnt; i++ {
 			if !p.wants(i) {
 				continue
@@ -1183,7 +1187,7 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 				if t.useAll {
 					u.add(k, t.bound()) // the block's: the same for every i
 				} else {
-					u.add(k, t.impScale*float64(p.impact(i)))
+					u.add(k, t.impScale*float64(imps[i]))
 				}
 			}
 			*w |= bit

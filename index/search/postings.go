@@ -37,13 +37,16 @@ type postings struct {
 	fmBlk int       // the block whose masks fm holds, -1 for none
 	imp   []byte    // the block's impact codes (writer's impact) in the mapping, nil if all are impQ
 	impQ  uint32
-	meta  blockMeta
-	freq  []byte // the block's frequency part, in the mapping
-	pos   []byte // the block's position part, in the mapping
-	entry skipEntry
-	docs  []int32  // the block's docs: min(df, blockDocs) long
-	delta []uint32 // scratch for unpacking
-	masks []uint8  // the decoded masks: min(df, blockDocs) long
+	// impBuf holds block impBlk's impacts unpacked (blockImpacts).
+	impBuf *[blockDocs]uint8
+	impBlk int
+	meta   blockMeta
+	freq   []byte // the block's frequency part, in the mapping
+	pos    []byte // the block's position part, in the mapping
+	entry  skipEntry
+	docs   []int32  // the block's docs: min(df, blockDocs) long
+	delta  []uint32 // scratch for unpacking
+	masks  []uint8  // the decoded masks: min(df, blockDocs) long
 
 	// Frequencies, decoded for block freqBlk only, its first freqN docs:
 	// freqCode codes of width freqW read, the escapes from freqEsc on.
@@ -90,7 +93,7 @@ func blockLen(rec termRec) int { return int(min(rec.DF, blockDocs)) }
 // openInto is openRec into p, the list's blocks unpacked into docs and
 // delta (blockLen long).
 func (ix *Index) openInto(p *postings, t int, rec termRec, mask uint8, docs []int32, delta []uint32) {
-	*p = postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, fmBlk: -1}
+	*p = postings{ix: ix, term: t, mask: mask, blk: -1, cur: -1, freqBlk: -1, fmBlk: -1, impBlk: -1}
 	p.df = int(rec.DF)
 	p.nblocks = (p.df + blockDocs - 1) / blockDocs
 	p.docs, p.delta = docs, delta
@@ -323,6 +326,23 @@ func (p *postings) impact(i int) uint32 {
 		return p.impQ
 	}
 	return getBits(p.imp, i*impactBits, impactBits)
+}
+
+// blockImpacts returns the impacts of the current block's documents,
+// unpacked on the first call for the block: a union adds the bound of
+// each of them.
+func (p *postings) blockImpacts() []uint8 {
+	if p.imp == nil {
+		return sameImpacts[p.impQ][:p.cnt]
+	}
+	if p.impBuf == nil {
+		p.impBuf = new([blockDocs]uint8)
+	} else if p.impBlk == p.blk {
+		return p.impBuf[:p.cnt]
+	}
+	unpackImpacts(p.impBuf[:p.cnt], p.imp)
+	p.impBlk = p.blk
+	return p.impBuf[:p.cnt]
 }
 
 // wants reports whether the current block's document i has a wanted
