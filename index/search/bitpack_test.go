@@ -97,7 +97,7 @@ func TestMetaRoundTrip(t *testing.T) {
 				}
 			}
 			// Without bytes the block's bound stands for every document.
-			imp, all := m.impacts(blk, n, 1e9)
+			imp, all := m.impacts(blk, n)
 			unpacked := make([]uint8, n)
 			if imp != nil {
 				unpackImpacts(unpacked, imp)

@@ -175,12 +175,12 @@ func (m *blockMeta) wanted(blk []byte, cnt int, maskOr, mask uint8) (want [2]uin
 
 // impacts returns the impact codes of the block's cnt documents in place
 // (impactBits each, packed as the gaps), or, without them, nil and every
-// document's impact: that of the block's w_any bound.
-func (m *blockMeta) impacts(blk []byte, cnt int, wAny float32) ([]byte, uint32) {
+// document's impact: that of the block's bound, impactMax.
+func (m *blockMeta) impacts(blk []byte, cnt int) ([]byte, uint32) {
 	if m.impAt > 0 {
 		return blk[m.impAt : m.impAt+packedLen(cnt, impactBits)], 0
 	}
-	return nil, uint32(impact(float64(wAny)))
+	return nil, impactMax
 }
 
 // unpackImpacts unpacks len(dst) impacts of impactBits (6) from src,

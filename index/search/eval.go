@@ -275,7 +275,7 @@ func (e *evaluator) termIterOn(p *postings, t *termIter, idf float64) *termIter 
 	}
 	scale := e.st.scale(p.mask)
 	*t = termIter{p: p, ix: e.ix, st: e.st, idf: idf, bBlk: -1, useAll: p.mask&^anyFields != 0,
-		impScale: idf / impactMax * (1 + 1e-9) * scale, bscale: scale}
+		impScale: idf * (1 + 1e-9) * scale, bscale: scale}
 	return t
 }
 
@@ -332,8 +332,8 @@ type termIter struct {
 	useAll bool // the mask has fields outside anyFields: bound by WAll
 	bBlk   int  // the block of b
 	b      float64
-	// impScale turns an impact into a score bound: idf/impactMax with a
-	// margin for rounding, and bscale.
+	// impScale turns an impact times its block's unit (postings.impUnit)
+	// into a score bound: idf with a margin for rounding, and bscale.
 	impScale float64
 	// bscale scales the bounds written for the stats searched (stats.scale).
 	bscale float64
@@ -360,8 +360,9 @@ func (t *termIter) score() float64 {
 // rounding of the two computations.
 func (t *termIter) bound() float64 {
 	if !t.useAll {
-		// The document's own impact: idf·q/impactMax.
-		return t.impScale * float64(t.p.impact(t.p.i))
+		// The document's own impact: idf·q/impactMax of its block's
+		// bound's saturated weight.
+		return t.impScale * t.p.impUnit * float64(t.p.impact(t.p.i))
 	}
 	if t.bBlk != t.p.blk {
 		t.b, t.bBlk = t.blockBound(t.p.blk), t.p.blk
@@ -1169,8 +1170,9 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 	}
 	for i := p.i; ; i = 0 {
 		var imps []uint8
+		unit := 0.0
 		if u.scoring && !t.useAll {
-			imps = p.blockImpacts()
+			imps, unit = p.blockImpacts(), t.impScale*p.impUnit
 		}
 		for ; i < p.cnt; i++ {
 			if !p.wants(i) {
@@ -1187,7 +1189,7 @@ func (u *unionIter) fillTerm(t *termIter) int32 {
 				if t.useAll {
 					u.add(k, t.bound()) // the block's: the same for every i
 				} else {
-					u.add(k, t.impScale*float64(imps[i]))
+					u.add(k, unit*float64(imps[i]))
 				}
 			}
 			*w |= bit

@@ -37,6 +37,8 @@ type postings struct {
 	fmBlk int       // the block whose masks fm holds, -1 for none
 	imp   []byte    // the block's impact codes (writer's impact) in the mapping, nil if all are impQ
 	impQ  uint32
+	// impUnit turns the block's impacts into saturated weights.
+	impUnit float64
 	// impBuf holds block impBlk's impacts unpacked (blockImpacts).
 	impBuf *[blockDocs]uint8
 	impBlk int
@@ -315,7 +317,11 @@ func (p *postings) load(b int) bool {
 	if !p.all {
 		p.want = v.meta.wanted(blk, cnt, e.MaskOr, p.mask)
 	}
-	p.imp, p.impQ = v.meta.impacts(blk, cnt, e.WAny)
+	p.imp, p.impQ = v.meta.impacts(blk, cnt)
+	// An impact's unit: the block's bound's saturated weight over
+	// impactMax (writer's impact).
+	wAny := float64(e.WAny)
+	p.impUnit = wAny / (K1 + wAny) / impactMax
 	return true
 }
 

@@ -93,11 +93,12 @@ type blockBuf struct {
 	prevLast int32 // last doc of the previous block of the term (-1)
 	deltas   []uint32
 	masks    []byte
-	impacts  []byte
-	tfv      []uint32 // term frequency minus one, per document and field of its mask
-	freqs    []byte   // the frequency part (flushBlock)
-	posv     []uint32 // the block's position codes (AddPosting)
-	pos      []byte   // the position part (flushBlock)
+	wv       []float64 // each document's weighted frequency sum over anyFields
+	impacts  []byte    // their impacts (flushBlock)
+	tfv      []uint32  // term frequency minus one, per document and field of its mask
+	freqs    []byte    // the frequency part (flushBlock)
+	posv     []uint32  // the block's position codes (AddPosting)
+	pos      []byte    // the position part (flushBlock)
 	maskOr   uint8
 	nAny     int     // documents with a field of anyFields
 	wAny     float64 // the largest weighted frequency sum over anyFields
@@ -537,7 +538,7 @@ func (w *Writer) endDoc() error {
 		}
 	}
 	bk.wAny, bk.wAll = max(bk.wAny, wAny), max(bk.wAll, wAll)
-	bk.impacts = append(bk.impacts, impact(wAny))
+	bk.wv = append(bk.wv, wAny)
 	bk.last = bk.doc
 	w.df++
 	if len(bk.deltas) == blockDocs {
@@ -548,23 +549,29 @@ func (w *Writer) endDoc() error {
 
 func (bk *blockBuf) reset() {
 	bk.deltas, bk.masks, bk.tfv, bk.freqs, bk.posv, bk.pos = bk.deltas[:0], bk.masks[:0], bk.tfv[:0], bk.freqs[:0], bk.posv[:0], bk.pos[:0]
-	bk.impacts = bk.impacts[:0]
+	bk.wv, bk.impacts = bk.wv[:0], bk.impacts[:0]
 	bk.maskOr, bk.nAny, bk.wAny, bk.wAll = 0, 0, 0, 0
 }
 
 // The impact of a document: its saturated weight W/(K1+W) over anyFields
-// in impactBits, rounded up to a multiple of 1/impactMax.
+// as a share of the block's bound's, in impactBits, rounded up to a
+// multiple of 1/impactMax.
 const (
 	impactBits = 6
 	impactMax  = 1<<impactBits - 1
 )
 
 // impact quantises a document's saturated weight W/(K1+W) over anyFields
-// to q in 0..impactMax, rounded up: W/(K1+W) <= q/impactMax, so
-// idf·q/impactMax bounds the term's score on the document for any fields
-// within anyFields.
-func impact(w float64) byte {
-	q := math.Ceil(w/(K1+w)*impactMax + 1e-6)
+// to q in 0..impactMax, rounded up, as a share of the saturated weight of
+// wTop, the block's w_any bound: W/(K1+W) <= q/impactMax ·
+// wTop/(K1+wTop), so that this times idf bounds the term's score on the
+// document for any fields within anyFields.
+func impact(w, wTop float64) byte {
+	top := wTop / (K1 + wTop)
+	if top <= 0 {
+		return 0 // no document of the block has a field of anyFields
+	}
+	q := math.Ceil(w/(K1+w)/top*impactMax + 1e-6)
 	return byte(min(max(q, 0), impactMax))
 }
 
@@ -579,11 +586,15 @@ func (w *Writer) flushBlock() error {
 	bk.codes = slices.Grow(bk.codes[:0], len(bk.masks))[:len(bk.masks)]
 	var posHdr byte
 	bk.pos, posHdr = appendPositions(bk.pos[:0], bk.posv)
-	imps := bk.impacts
-	if isPairTerm(string(w.term)) {
-		// A pair or triple scores nothing (its phrase's words do): its
-		// documents' impacts are left to the block's bound.
-		imps = nil
+	var imps []byte
+	if !isPairTerm(string(w.term)) {
+		// (A pair or triple scores nothing, its phrase's words do: its
+		// documents' impacts are left to the block's bound.)
+		top := float64(roundUp32(bk.wAny)) // the skip entry's bound, or less
+		for _, x := range bk.wv {
+			bk.impacts = append(bk.impacts, impact(x, top))
+		}
+		imps = bk.impacts
 	}
 	bk.packed = appendMeta(bk.packed, bk.masks, bk.maskOr, imps, posHdr, bk.codes)
 	bk.freqs = appendEscaped(bk.freqs[:0], bk.tfv)
