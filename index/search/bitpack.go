@@ -185,7 +185,30 @@ func appendEscapes(dst []byte, vals []uint32, b int) []byte {
 func countEscapes(src []byte, from, n, b int) int {
 	esc := uint32(1)<<b - 1
 	k := 0
-	for bit, end := from*b, (from+n)*b; bit < end; bit += b {
+	bit, end := from*b, (from+n)*b
+	// A chunk of 64/b codes (at most 57 bits, so that a load at the byte
+	// of its first bit holds it) at a time: a code's lowest bit survives
+	// ANDing the chunk with itself shifted by 1 to b-1 only if all its
+	// bits are set.
+	per := min(64, 57) / b
+	var base uint64 // the lowest bit of each code of a chunk
+	for i := range per {
+		base |= 1 << (i * b)
+	}
+	chunk := per * b
+	for bit+chunk <= end && bit>>3+8 <= len(src) {
+		x := binary.LittleEndian.Uint64(src[bit>>3:]) >> (bit & 7) & (1<<chunk - 1)
+		t, s := x, 1
+		for ; 2*s <= b; s *= 2 {
+			t &= t >> s
+		}
+		if s < b {
+			t &= t >> (b - s)
+		}
+		k += bits.OnesCount64(t & base)
+		bit += chunk
+	}
+	for ; bit < end; bit += b {
 		if getBits(src, bit, b) == esc {
 			k++
 		}

@@ -199,3 +199,36 @@ func TestSkipUvarints(t *testing.T) {
 		}
 	}
 }
+
+// TestCountEscapes: the escape codes counted a chunk at a time are those
+// read one by one, for every width, start and count.
+func TestCountEscapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for b := 1; b <= maxEscWidth; b++ {
+		vals := make([]uint32, 300)
+		for i := range vals {
+			if rng.IntN(3) == 0 {
+				vals[i] = 1<<b - 1
+			} else {
+				vals[i] = uint32(rng.IntN(1 << b))
+			}
+		}
+		src := appendPacked(nil, vals, b)
+		for trial := range 200 {
+			from := rng.IntN(len(vals))
+			n := rng.IntN(len(vals) - from + 1)
+			if trial == 0 {
+				from, n = 0, len(vals)
+			}
+			want := 0
+			for _, v := range vals[from : from+n] {
+				if v == 1<<b-1 {
+					want++
+				}
+			}
+			if got := countEscapes(src, from, n, b); got != want {
+				t.Fatalf("width %d codes %d+%d: %d escapes, want %d", b, from, n, got, want)
+			}
+		}
+	}
+}
