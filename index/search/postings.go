@@ -58,8 +58,8 @@ type postings struct {
 	freqCode int
 	freqEsc  int
 	*freqs   // allocated on the first decode: most lists are only walked
-	// The position codes of docs before posAt: the first is code posCode,
-	// its escape (if any) at posRd in the escapes.
+	// Doc posAt's position codes start at code posCode, and the escapes
+	// of the codes before it end at posRd.
 	posAt   int
 	posCode int
 	posRd   int
