@@ -45,6 +45,9 @@ type conj struct {
 	// rank with an expansion (conjexpansion.go).
 	spans [][]float64
 	span  int32
+	// bounds are the terms' blocks' bounds (termIter.blockBounds), for a
+	// rank with an expansion.
+	bounds [][]float64
 	// build marks the lists, pos then neg, whose sets the count builds
 	// and adds (sets.go).
 	build []bool
@@ -274,6 +277,22 @@ func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
 		return 0, false
 	}
 	want := v.meta.wanted(v.blk, v.cnt, v.e.MaskOr, p.mask)
+	if v.prev >= int64(base)-1 && int64(v.e.LastDoc) < int64(base)+int64(win) {
+		// Most blocks lie within the window: no test of each document's
+		// place, and its wanted bit set without a branch. A damaged block
+		// may run past the window: its bits are set in the window's last
+		// word, and the check below fails it.
+		acc, s := v.prev-int64(base), set[:(win+63)/64]
+		last := uint64(len(s) - 1)
+		for i, d := range p.delta[:v.cnt] {
+			acc += int64(d) + 1
+			s[min(uint64(acc)>>6, last)] |= (want[i>>6] >> (i & 63) & 1) << (acc & 63)
+		}
+		if !p.lastDocOK(&v, acc+int64(base)) {
+			return 0, p.fail()
+		}
+		return bits.OnesCount64(want[0]) + bits.OnesCount64(want[1]), true
+	}
 	n, acc := 0, v.prev
 	for i, d := range p.delta[:v.cnt] {
 		acc += int64(d) + 1
@@ -424,9 +443,7 @@ func (t *termIter) boundAt(from *int, d int32) float64 {
 	if p.bad {
 		return math.Inf(1) // no skip table: Search reports the damage
 	}
-	for *from < p.nblocks && p.lastDoc(*from) < d {
-		*from++
-	}
+	p.blockFrom(from, d)
 	if *from == p.nblocks {
 		return 0
 	}
@@ -442,9 +459,7 @@ func (t *termIter) rangeBound(from *int, lo, hi int32) float64 {
 	if p.bad {
 		return math.Inf(1) // no skip table: Search reports the damage
 	}
-	for *from < p.nblocks && p.lastDoc(*from) < lo {
-		*from++
-	}
+	p.blockFrom(from, lo)
 	best := math.Inf(-1)
 	for b := *from; b < p.nblocks; b++ {
 		if p.maskOr(b)&p.mask != 0 {

@@ -99,12 +99,14 @@ func (c *conj) rankBest(ctx context.Context, ev *evaluator, s *scan) error {
 	ts := c.exp.ts
 	terms := 0.0
 	c.span, c.spans = ev.ix.conjWindow/4, make([][]float64, len(c.pos))
+	c.bounds = make([][]float64, len(c.pos))
 	for k, t := range c.pos {
 		terms += t.topBound()
 		c.spans[k] = t.spans(ev.ix.n, c.span)
+		c.bounds[k] = t.blockBounds()
 	}
 	tops, order := byTopBound(ts)
-	offered := map[int32]bool{}
+	r := &wordRank{offered: map[int32]bool{}, from: make([]int, len(c.pos)), at: make([]int, len(c.pos))}
 	for j, i := range order {
 		if s.prunable(tops[i] + terms) {
 			break // and so are the words after it
@@ -114,20 +116,36 @@ func (c *conj) rankBest(ctx context.Context, ev *evaluator, s *scan) error {
 				return err
 			}
 		}
-		if !c.rankWord(ev, s, ts[i], offered) {
+		if !c.rankWord(ev, s, ts[i], r) {
 			return nil // damaged: Search reports it
 		}
 	}
 	return nil
 }
 
+// wordRank is what rankWord keeps from one word to the next.
+type wordRank struct {
+	offered map[int32]bool // the documents offered (scan.offer)
+	// terms are the conjunction's terms (terms[k] scores c.pos[k]) on lists
+	// of their own, opened at the first match scored and rewound for each
+	// word.
+	terms []*termIter
+	// from and at are each term's first block that may hold a document
+	// of the word's block (termsBound) and of its match (boundAt).
+	from, at []int
+	probe    []probed // the matches of a block that probe finds
+}
+
 // rankWord offers the matches among word w's documents whose bound can
-// enter the page; false if a list is damaged. The terms are advanced by
-// lists of their own, opened at the first match scored.
-func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, offered map[int32]bool) bool {
+// enter the page; false if a list is damaged. A block of the word is
+// probed (probe) before it is loaded: only those of its matches whose
+// impact, plus the terms' bound over the block, can enter the page are
+// read, bounded by the terms' blocks that hold them, and scored if they
+// still can; most blocks are never loaded.
+func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, r *wordRank) bool {
 	p := w.p
-	from := make([]int, len(c.pos)) // each term's first block that may overlap
-	var terms []*termIter
+	clear(r.from)
+	clear(r.at)
 	for b := 0; b < p.nblocks; b++ {
 		if p.maskOr(b)&p.mask == 0 {
 			continue
@@ -136,36 +154,43 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, offered map[int32]b
 		if b > 0 {
 			lo = p.lastDoc(b-1) + 1
 		}
-		others := c.termsBound(from, lo, hi)
+		others := c.termsBound(r.from, lo, hi)
 		if math.IsInf(others, -1) || s.prunable(w.blockBound(b)+others) {
 			continue // no match here, or none that can enter the page
 		}
 		if hi-lo < 4*c.span && !anySet(c.match, lo, hi) {
 			continue // a frequent word's block among few matches
 		}
-		if !p.load(b) {
+		var ok bool
+		if r.probe, ok = w.probe(b, c.match, s, others, r.probe[:0]); !ok {
 			return false
 		}
-		for i := range p.cnt {
-			d := p.docs[i]
-			if !p.wants(i) || c.match[d>>6]&(1<<(d&63)) == 0 {
+		for _, m := range r.probe {
+			at := 0.0
+			for k, t := range c.pos {
+				at += t.boundAt(&r.at[k], m.doc)
+			}
+			if s.prunable(m.bound + at) {
 				continue
 			}
-			p.i, p.cur = i, d
-			if s.prunable(w.bound() + others) {
-				continue
+			if p.blk != b && !p.load(b) {
+				return false
 			}
-			if terms == nil {
-				terms = make([]*termIter, len(c.pos))
+			if p.docs[m.i] != m.doc {
+				return p.fail() // damaged: the probe read other gaps
+			}
+			p.i, p.cur = m.i, m.doc
+			if r.terms == nil {
+				r.terms = make([]*termIter, len(c.pos))
 				for k, t := range c.pos {
-					terms[k] = ev.termIter(t.p.term, t.p.mask)
+					r.terms[k] = ev.termIter(t.p.term, t.p.mask)
 				}
 			}
-			score, ok := c.sum(terms, w.score(), d)
+			score, ok := c.sum(r.terms, w.score(), m.doc)
 			if !ok {
 				return false
 			}
-			s.offer(d, score, offered)
+			s.offer(m.doc, score, r.offered)
 		}
 	}
 	return true
@@ -181,7 +206,7 @@ func (c *conj) termsBound(from []int, lo, hi int32) float64 {
 	s := 0.0
 	for k, t := range c.pos {
 		if hi-lo < 4*c.span {
-			s += t.rangeBound(&from[k], lo, hi)
+			s += t.rangeBoundOf(c.bounds[k], &from[k], lo, hi)
 			continue
 		}
 		b := math.Inf(-1)
@@ -192,6 +217,41 @@ func (c *conj) termsBound(from []int, lo, hi int32) float64 {
 		s += b
 	}
 	return s
+}
+
+// blockBounds returns the bound of each of the term's blocks, -Inf for a
+// block without a wanted field: read once for all the words of an
+// expansion, which bound the term over their blocks.
+func (t *termIter) blockBounds() []float64 {
+	p := t.p
+	if p.bad {
+		return nil // rangeBoundOf reads no bound of a damaged list
+	}
+	bs := make([]float64, p.nblocks)
+	for b := range bs {
+		bs[b] = math.Inf(-1)
+		if p.maskOr(b)&p.mask != 0 {
+			bs[b] = t.blockBound(b)
+		}
+	}
+	return bs
+}
+
+// rangeBoundOf is rangeBound with the blocks' bounds bs (blockBounds).
+func (t *termIter) rangeBoundOf(bs []float64, from *int, lo, hi int32) float64 {
+	p := t.p
+	if p.bad {
+		return math.Inf(1) // no skip table: Search reports the damage
+	}
+	p.blockFrom(from, lo)
+	best := math.Inf(-1)
+	for b := *from; b < len(bs); b++ {
+		best = max(best, bs[b])
+		if p.lastDoc(b) >= hi {
+			break
+		}
+	}
+	return best
 }
 
 // spans returns the term's bound over each span of size documents of
@@ -234,6 +294,9 @@ func (c *conj) sum(terms []*termIter, exp float64, d int32) (float64, bool) {
 			continue
 		}
 		t := terms[slices.Index(c.pos, it.(*termIter))]
+		if t.p.cur > d {
+			t.p.rewind() // a word after another, from its first document
+		}
 		if t.p.advance(d) != d {
 			return 0, false
 		}
