@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"math/bits"
 )
 
@@ -41,11 +42,7 @@ func (t *termIter) probe(b int, match []uint64, s *scan, others float64, out []p
 	if !t.useAll {
 		imps = v.meta.impacts(v.blk, v.cnt, v.e.WAny)
 		if q := t.minImpact(s, others); q > 0 {
-			// Without a branch: the sign of q-1-x is whether x >= q.
-			var keep [2]uint64
-			for i, x := range imps {
-				keep[i>>6] |= uint64(q-1-int(x)) >> 63 << (i & 63)
-			}
+			keep := atLeast(imps, q)
 			cand[0] &= keep[0]
 			cand[1] &= keep[1]
 		}
@@ -81,6 +78,36 @@ func (t *termIter) probe(b int, match []uint64, s *scan, others float64, out []p
 		}
 	}
 	return out, true
+}
+
+// atLeast returns the bitset of the bytes of b (at most blockDocs) that
+// are at least q (1 to 256): bit i of word i/64 for b[i].
+func atLeast(b []byte, q int) (set [2]uint64) {
+	if q > 255 {
+		return set
+	}
+	i := 0
+	if q > 0 {
+		// Eight bytes at a time (SWAR): a byte x is at least q when its high
+		// bit is above q's, or equal and its low seven bits are at least
+		// q's, which (x|0x80)-(q&0x7f) tells in its high bit, borrowing
+		// nothing from the next byte.
+		const hi, lo = 0x8080808080808080, 0x0101010101010101
+		qq := uint64(q) * lo
+		for ; i+8 <= len(b); i += 8 {
+			x := binary.LittleEndian.Uint64(b[i:])
+			low := (x | hi) - qq&^hi
+			ge := (x&^qq | ^(x^qq)&low) & hi
+			// The eight high bits gathered into a byte, byte j to bit j.
+			set[i>>6] |= (ge >> 7 * 0x0102040810204080 >> 56) << (i & 63)
+		}
+	}
+	for ; i < len(b); i++ {
+		if int(b[i]) >= q {
+			set[i>>6] |= 1 << (i & 63)
+		}
+	}
+	return set
 }
 
 // minImpact returns the least impact byte whose bound on t plus others
