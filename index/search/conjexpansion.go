@@ -129,7 +129,8 @@ type wordRank struct {
 	// terms are the conjunction's terms (terms[k] scores c.pos[k]) on lists
 	// of their own, opened at the first match scored and rewound for each
 	// word.
-	terms []*termIter
+	terms  []*termIter
+	scores []float64 // the terms' scores on a match
 	// from and at are each term's first block that may hold a document
 	// of the word's block (termsBound) and of its match (boundAt).
 	from, at []int
@@ -173,6 +174,29 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, r *wordRank) bool {
 			if s.prunable(m.bound + at) {
 				continue
 			}
+			if r.terms == nil {
+				r.terms, r.scores = make([]*termIter, len(c.pos)), make([]float64, len(c.pos))
+				for k, t := range c.pos {
+					r.terms[k] = ev.termIter(t.p.term, t.p.mask)
+				}
+			}
+			// The terms' scores, then the word's if the page can still
+			// take the match: the impact bounds the word's closely, the
+			// block the terms' loosely.
+			terms := 0.0
+			for k, t := range r.terms {
+				if t.p.cur > m.doc {
+					t.p.rewind() // a word after another, from its first document
+				}
+				if t.p.advance(m.doc) != m.doc {
+					return false // damaged, and reported
+				}
+				r.scores[k] = t.score()
+				terms += r.scores[k]
+			}
+			if s.prunable(m.bound + terms) {
+				continue
+			}
 			if p.blk != b && !p.load(b) {
 				return false
 			}
@@ -180,16 +204,7 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, r *wordRank) bool {
 				return p.fail() // damaged: the probe read other gaps
 			}
 			p.i, p.cur = m.i, m.doc
-			if r.terms == nil {
-				r.terms = make([]*termIter, len(c.pos))
-				for k, t := range c.pos {
-					r.terms[k] = ev.termIter(t.p.term, t.p.mask)
-				}
-			}
-			score, ok := c.sum(r.terms, w.score(), m.doc)
-			if !ok {
-				return false
-			}
+			score := c.sum(r.scores, w.score())
 			s.offer(m.doc, score, r.offered)
 		}
 	}
@@ -283,24 +298,16 @@ func (t *termIter) spans(n, size int32) []float64 {
 	return s
 }
 
-// sum is match d's score with exp for the expansion's: the terms' scores
-// (terms[k] scores c.pos[k]) and exp summed in andIter.score's order;
-// false if a term's list does not hold d (damaged).
-func (c *conj) sum(terms []*termIter, exp float64, d int32) (float64, bool) {
+// sum is a match's score with exp for the expansion's and scores[k] for
+// c.pos[k]'s, summed in andIter.score's order.
+func (c *conj) sum(scores []float64, exp float64) float64 {
 	s := 0.0
 	for _, it := range c.and.query {
 		if it == iterator(c.exp.u) {
 			s += exp
 			continue
 		}
-		t := terms[slices.Index(c.pos, it.(*termIter))]
-		if t.p.cur > d {
-			t.p.rewind() // a word after another, from its first document
-		}
-		if t.p.advance(d) != d {
-			return 0, false
-		}
-		s += t.score()
+		s += scores[slices.Index(c.pos, it.(*termIter))]
 	}
-	return s, true
+	return s
 }
