@@ -184,13 +184,20 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, r *wordRank) bool {
 			// take the match: the impact bounds the word's closely, the
 			// block the terms' loosely.
 			terms := 0.0
-			for k, t := range r.terms {
+			for _, t := range r.terms {
 				if t.p.cur > m.doc {
 					t.p.rewind() // a word after another, from its first document
 				}
 				if t.p.advance(m.doc) != m.doc {
 					return false // damaged, and reported
 				}
+				terms += t.bound()
+			}
+			if s.prunable(m.bound + terms) {
+				continue // by the terms' impacts, their frequencies not decoded
+			}
+			terms = 0
+			for k, t := range r.terms {
 				r.scores[k] = t.score()
 				terms += r.scores[k]
 			}
