@@ -443,7 +443,9 @@ func (t *termIter) boundAt(from *int, d int32) float64 {
 	if p.bad {
 		return math.Inf(1) // no skip table: Search reports the damage
 	}
-	p.blockFrom(from, d)
+	for *from < p.nblocks && p.lastDoc(*from) < d {
+		*from++
+	}
 	if *from == p.nblocks {
 		return 0
 	}
@@ -459,7 +461,9 @@ func (t *termIter) rangeBound(from *int, lo, hi int32) float64 {
 	if p.bad {
 		return math.Inf(1) // no skip table: Search reports the damage
 	}
-	p.blockFrom(from, lo)
+	for *from < p.nblocks && p.lastDoc(*from) < lo {
+		*from++
+	}
 	best := math.Inf(-1)
 	for b := *from; b < p.nblocks; b++ {
 		if p.maskOr(b)&p.mask != 0 {

@@ -18,10 +18,22 @@ import (
 //     kept set or filled by ORing its lists (expansionSet), which the
 //     count windows read as they read a term's kept set;
 //   - rank: as scan.best ranks an expansion alone, its lists one after
-//     another from the highest bound, unpacking only the blocks whose
+//     another from the highest bound, reading only the blocks whose
 //     bound, plus the terms' bounds over the block's documents, can enter
 //     the page; each of their documents among the matches is scored with
 //     the terms, and one offered by several words keeps its best score.
+//
+// Most of such a search is the words' blocks that pass that test (at 1M
+// documents `re* al` reads 2 900 blocks of 190 words; with the page's
+// last score known from the start, 2 800 would pass), and in each a few
+// matches at most can enter the page. So a block is probed before it is
+// loaded (conjprobe.go): its impact bytes say which of its documents can
+// (the word's bound on each, plus the terms' over the block), its gaps
+// are unpacked only up to the last of those, and only those among the
+// matches are kept. Each is bounded again by the terms' blocks that hold
+// it, then by the terms' impacts, then by their scores, and the word's
+// block is loaded and its frequencies decoded only for a match that
+// still can enter the page (65 of the 890 probed out at 1M).
 //
 // The sum of a document's scores is taken in the order andIter.score
 // takes it, and a sum is monotone in each of its parts, so the best of
@@ -169,7 +181,7 @@ func (c *conj) rankWord(ev *evaluator, s *scan, w *termIter, r *wordRank) bool {
 		for _, m := range r.probe {
 			at := 0.0
 			for k, t := range c.pos {
-				at += t.boundAt(&r.at[k], m.doc)
+				at += t.boundFrom(&r.at[k], m.doc)
 			}
 			if s.prunable(m.bound + at) {
 				continue
@@ -257,6 +269,19 @@ func (t *termIter) blockBounds() []float64 {
 		}
 	}
 	return bs
+}
+
+// boundFrom is boundAt galloping over the skip table: a word's matches
+// lie far apart in a term's list.
+func (t *termIter) boundFrom(from *int, d int32) float64 {
+	p := t.p
+	if p.bad {
+		return math.Inf(1) // no skip table: Search reports the damage
+	}
+	if p.blockFrom(from, d); *from == p.nblocks {
+		return 0
+	}
+	return t.blockBound(*from)
 }
 
 // rangeBoundOf is rangeBound with the blocks' bounds bs (blockBounds).

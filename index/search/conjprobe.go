@@ -17,11 +17,12 @@ type probed struct {
 // wanted field, are set in match and whose bound on t plus others can
 // enter the page, without loading the block: it reads the block's impact
 // bytes first and unpacks its gaps only up to the last document whose
-// impact can, so that a block none of whose documents can enter the page
-// with any match is not unpacked at all, and one with a few unpacks
-// part of it. Without impact bytes (a bound of full text, or a block
-// whose documents have the same impact) every wanted document is
-// bounded by the block's bound. ok is false if the block is damaged.
+// impact can (none if no document can), and reads the match bits of
+// those documents alone. A bound of full text has no impacts: every
+// wanted document is bounded by the block's bound. The gaps read are
+// checked as far as they are read (within the corpus and the block's
+// last document); a match that is scored loads the block, which checks
+// the rest. ok is false if the block is damaged.
 func (t *termIter) probe(b int, match []uint64, s *scan, others float64, out []probed) (_ []probed, ok bool) {
 	p := t.p
 	v, ok := p.checkBlock(b)
