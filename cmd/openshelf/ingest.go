@@ -224,17 +224,17 @@ func runIngest(ctx context.Context, e *env, args []string) (code int) {
 // ingestMemoryLimit is the soft limit of the Go heap during an ingest. The
 // run's buffers are bounded (row groups, sort buffers, reader queues, one
 // bundle encoder per topic: about 350 MiB live on 200 000 articles), but
-// the garbage collector lets the heap grow to twice what is live; the
-// limit makes it collect sooner instead, so the whole process stays well
-// under the 1 GiB budget (BENCHMARKS.md, "Ingest").
+// the garbage collector lets the heap grow to five times what is live
+// (ingestGCPercent); the limit makes it collect sooner instead, so the
+// whole process stays well under the 1 GiB budget (BENCHMARKS.md,
+// "Ingest").
 const ingestMemoryLimit = 640 << 20
 
-// ingestGCPercent is an ingest's GOGC. Under the memory limit the heap is
-// bounded anyway, and while what is live is small (reading the inputs,
-// the merger holding only descriptors) GOGC 100 collected several times as
-// often: collection was about a tenth of a 20 000-article build's CPU,
-// and at 400 the build takes 6 % less CPU for 3 % more peak RSS
-// (BENCHMARKS.md, "Against 96c178b").
+// ingestGCPercent is an ingest's GOGC unless the environment sets one.
+// The memory limit bounds the heap anyway; while what is live is small
+// (reading the inputs, the merger holding only descriptors) GOGC 100
+// collected several times as often as 400 does, for no memory the limit
+// would not have allowed (BENCHMARKS.md, "Where a full build's CPU goes").
 const ingestGCPercent = 400
 
 // setIngestMemoryLimit applies ingestMemoryLimit and ingestGCPercent
