@@ -71,6 +71,9 @@ type Multi struct {
 	// facetCodes maps the segments' licence and topic codes (codes).
 	codesOnce  sync.Once
 	facetCodes *facetCodes
+	// firstExps are the prefixes' expansions of the snapshot's
+	// FirstFile, encoded (multifirst.go); nil without one.
+	firstExps map[string][]byte
 	// order is the segments' order of search, the largest first: its
 	// best matches make a floor that prunes the others' (floorOf).
 	order []int
@@ -93,6 +96,9 @@ type mseg struct {
 	// live keeps, the same way, the live documents of lists scanned
 	// alone (listTotal).
 	live map[int64]int64
+	// first is the segment in the snapshot's FirstFile, nil without one
+	// (multifirst.go).
+	first *firstSeg
 	// cited are the cited-by counts of the segment's documents, made on
 	// the first search sorted by them (citedCounts).
 	citedOnce sync.Once
