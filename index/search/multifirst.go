@@ -12,7 +12,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/openshelf/openshelf/index/search/query"
 )
@@ -59,8 +58,10 @@ type firstSeg struct {
 	id                   string
 	docs, terms, deleted int64
 	delHash              uint64
-	// The words lo..hi-1 whose lists countShort does not count and that
-	// have deleted documents: ids increasing, and their counts.
+	// The terms 0..hi-1 (pair terms 0..lo-1, words lo..hi-1) whose
+	// lists countShort does not count and that have deleted documents:
+	// ids increasing, and their counts in any field (the pair terms are
+	// of PairFields alone: in those fields too).
 	lo, hi int32
 	ids    []int32
 	counts []int32
@@ -107,9 +108,9 @@ func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error
 		lo, hi := g.Index.wordRange()
 		s.lo, s.hi = int32(lo), int32(hi)
 		if g.del != nil {
-			id := lo
-			ok := g.Index.walkRecs(lo, hi, func(rec termRec) {
-				if _, short := g.countShort(rec, allFields); !short {
+			id := 0
+			ok := g.Index.walkRecs(0, hi, func(rec termRec) {
+				if !g.shortList(rec, allFields) {
 					if n := g.countDeleted(id, rec, allFields); n > 0 {
 						s.ids, s.counts = append(s.ids, int32(id)), append(s.counts, int32(n))
 					}
@@ -126,7 +127,6 @@ func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error
 	for i, g := range m.segs {
 		g.first = &f.segs[i] // the prefixes' words are counted from them
 	}
-	prefixes = append(prefixes, m.widePrefixes()...)
 	slices.Sort(prefixes)
 	prefixes = slices.Compact(prefixes)
 	for _, p := range prefixes {
@@ -422,7 +422,7 @@ func decodeFirst(b []byte) (*First, bool) {
 		for range n {
 			id += next()
 			c := next()
-			if bad || id >= int64(s.hi) || id < int64(s.lo) || c > s.deleted {
+			if bad || id >= int64(s.hi) || c > s.deleted {
 				return nil, false
 			}
 			s.ids, s.counts = append(s.ids, int32(id)), append(s.counts, int32(c))
@@ -469,7 +469,7 @@ func (m *Multi) UseFirst(f *First, ids []string) bool {
 // field of mask as the file has them; false if it has not.
 func (g *mseg) firstDeleted(id int, mask uint8) (int64, bool) {
 	s := g.first
-	if s == nil || mask != allFields || id < int(s.lo) || id >= int(s.hi) {
+	if s == nil || id >= int(s.hi) || mask != allFields && (id >= int(s.lo) || mask&PairFields != PairFields) {
 		return 0, false
 	}
 	i := sort.Search(len(s.ids), func(i int) bool { return s.ids[i] >= int32(id) })
@@ -496,52 +496,4 @@ func (m *Multi) firstExpansion(p string) (*mexp, bool) {
 		}
 	}
 	return x, true
-}
-
-// The prefixes of wideWords words or more over all segments are kept
-// too, prefix terms or not: choosing their words merges as many
-// dictionary entries a segment.
-const (
-	wideWords    = 256
-	wideMaxBytes = 5
-)
-
-// widePrefixes returns the prefixes of minPrefixBytes to wideMaxBytes
-// bytes, ending on a character boundary, of at least wideWords words
-// over the segments.
-func (m *Multi) widePrefixes() []string {
-	var out []string
-	var open [wideMaxBytes + 1]struct {
-		p []byte
-		n int
-	}
-	closeRange := func(l int) {
-		if open[l].p != nil && open[l].n >= wideWords {
-			out = append(out, string(open[l].p))
-		}
-		open[l].p, open[l].n = nil, 0
-	}
-	m.words("", func(w *mword) bool {
-		if isPairTerm(string(w.term)) || isPrefixTerm(string(w.term)) {
-			return true
-		}
-		for l := minPrefixBytes; l <= wideMaxBytes; l++ {
-			r := &open[l]
-			if r.p != nil && (len(w.term) < l || string(w.term[:l]) != string(r.p)) {
-				closeRange(l)
-			}
-			if r.p == nil {
-				if len(w.term) < l || (l < len(w.term) && !utf8.RuneStart(w.term[l])) {
-					continue
-				}
-				r.p = w.term[:l:l]
-			}
-			r.n++
-		}
-		return true
-	})
-	for l := minPrefixBytes; l <= wideMaxBytes; l++ {
-		closeRange(l)
-	}
-	return out
 }
