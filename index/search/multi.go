@@ -304,9 +304,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 			c.doc = g.before(after.doc)
 			sa = &c
 		}
-		st := g.st
-		st.m, st.seg = m, i
-		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, g: g}
+		sg := m.segment(i, fc)
 		if floor != nil {
 			f := *floor
 			if f.doc != floorDoc {
@@ -351,6 +349,15 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		res.Facets = sum.facets(fc)
 	}
 	return res, nil
+}
+
+// segment returns how segment i is searched, its facets counted into fc
+// (nil: none).
+func (m *Multi) segment(i int, fc *facetCounter) *segment {
+	g := m.segs[i]
+	st := g.st
+	st.m, st.seg = m, i
+	return &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, g: g}
 }
 
 // floorOf returns the floor of the segments still to search, nil if

@@ -12,7 +12,8 @@ package search_test
 // of 0.5 %; each later one joins those before it, as a delta build's new
 // segment joins the previous snapshot's (index.Config.JoinSegments). With -bench.dir the builds are kept there and reused. The
 // first-search classes search each query once, on a fresh merged index
-// and fresh segments.
+// and fresh segments, which use the search.FirstFile a delta build would
+// write (made after the builds; -bench.first=false: none).
 
 import (
 	"cmp"

@@ -25,13 +25,22 @@ import (
 // them beside that segment's index (FirstFile, FORMAT.md), and a Multi
 // given them (UseFirst) looks them up instead:
 //
-//   - per segment with deletions, the deleted documents of each word
-//     whose list is not counted from its short entry (countShort), so
-//     that a word's live documents are a look-up;
+//   - per segment with deletions, the deleted documents of each word or
+//     pair term whose list is not counted from its short entry
+//     (countShort), so that a term's live documents are a look-up;
 //   - per prefix that a segment holds as a prefix term (the long
 //     expansions, prefixes.go), the expansion over all segments as
 //     Multi.expansion makes it: each segment's ids of its words, their
-//     live documents over all, and whether its prefix term holds them.
+//     live documents over all, and whether its prefix term holds them;
+//     and each small segment's first plain scan of it (segExp): its
+//     count and its first lists' bounds, so that the segment opens only
+//     the lists that can enter the page, as a search repeated would.
+//
+// The scans are of the segments of at most 1/firstScanShare of the
+// documents: their cost at each build follows those segments' size,
+// and a larger segment's scan is its first search's. Covering more
+// prefixes (those of many words that no segment holds as a prefix term)
+// made the file and its build cost several times the delta's own.
 //
 // The file names the segments it was made for, their documents, terms
 // and deletions: a Multi of other segments, or of the same with other
@@ -130,21 +139,35 @@ func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error
 	slices.Sort(prefixes)
 	prefixes = slices.Compact(prefixes)
 	for _, p := range prefixes {
-		// The prefix searched alone makes each segment's expansion and
-		// keeps its scan (segExp).
-		r := Request{Query: &query.Term{Word: p, Prefix: true}, Limit: 10}
-		if _, err := m.Search(ctx, r); err != nil {
-			return nil, err
-		}
+		m.expansion(0, 'p', p)
 		x, _ := m.cache.expansion("p" + p)
 		b := encodeExpansion(nil, x)
-		for s := range m.segs {
-			b = encodeScan(b, x.ids[s], m.cache.segExp(segExpKey{seg: s, kind: 'p', mask: anyFields, word: p}))
+		for s, g := range m.segs {
+			var sx *segExp
+			if int64(g.Index.n)*firstScanShare <= int64(m.n) {
+				// The prefix searched alone in the segment keeps its scan.
+				r := Request{Query: &query.Term{Word: p, Prefix: true}, Limit: 10}
+				if _, err := checkRequest(&r, ""); err != nil {
+					return nil, err
+				}
+				if _, err := g.Index.run(ctx, &r, nil, m.segment(s, nil)); err != nil {
+					return nil, err
+				}
+				sx = m.cache.segExp(segExpKey{seg: s, kind: 'p', mask: anyFields, word: p})
+			}
+			b = encodeScan(b, x.ids[s], sx)
 		}
 		f.prefixes[p] = b
 	}
 	return f.encode(), nil
 }
+
+// firstScanShare: the scans of a prefix are kept for the segments of
+// at most 1/firstScanShare of the live documents, the lists of all
+// its words and bounds counted at each build, in proportion to their
+// documents; a larger segment's first scan, as long, is left to the
+// first search.
+const firstScanShare = 8
 
 // firstLists is how many lists of a segment's expansion, from the
 // highest bound, the file keeps the bounds of: a prefix's first page
