@@ -546,6 +546,15 @@ func (b *Builder) finishDelta(ctx context.Context, files []snapshot.File) ([]sna
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if newCat != nil {
+		f, err := b.writeFirst(ctx, dirs, num)
+		if err != nil {
+			return nil, err
+		}
+		if f.Name != "" {
+			files = append(files, f)
+		}
+	}
 	if more, err = b.writeArchiveCitations(ctx, dirs, num); err != nil {
 		return nil, err
 	}
@@ -687,4 +696,30 @@ func writeWholeFile(dir, name string, data []byte, rows int64) (snapshot.File, e
 		return snapshot.File{}, fmt.Errorf("index: %s: %w", name, err)
 	}
 	return out.close(rows)
+}
+
+// writeFirst writes, beside the new segment's search index, what first
+// searches over the snapshot's segments need (search.FirstFile): its
+// words' deleted documents and its prefixes' expansions, which a search
+// would otherwise count over the segments' lists and dictionaries. No
+// file (a zero File) if the snapshot needs none.
+func (b *Builder) writeFirst(ctx context.Context, dirs []string, num *snapshot.Numbering) (snapshot.File, error) {
+	ids := make([]string, len(b.segments))
+	segs := make([]isearch.Segment, len(dirs))
+	for i, dir := range dirs {
+		ids[i] = b.segments[i].ID
+		ix, err := isearch.OpenFile(filepath.Join(dir, filepath.FromSlash(isearch.File)), "", isearch.Options{Sets: -1})
+		if err != nil {
+			return snapshot.File{}, err
+		}
+		defer ix.Close()
+		segs[i] = isearch.Segment{Index: ix, Deleted: num.Deleted(i), Docs: num.Docs(i)}
+	}
+	data, err := isearch.MakeFirst(ctx, ids, segs)
+	if err != nil || data == nil {
+		return snapshot.File{}, err
+	}
+	f, err := writeWholeFile(b.dir, isearch.FirstFile, data, 0)
+	f.Name = snapshot.SegmentsDir + "/segment=" + b.id + "/" + f.Name
+	return f, err
 }

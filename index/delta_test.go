@@ -309,11 +309,43 @@ func compareSearch(t *testing.T, got, want *snapshot.Snapshot, cat *catalog.Mult
 	if err != nil {
 		t.Fatal(err)
 	}
+	multis := []*isearch.Multi{m}
+	if got.Segmented() {
+		// The newest segment's build wrote what first searches need
+		// (search.FirstFile), for these segments: a Multi using it
+		// answers the same.
+		ids := make([]string, len(got.Manifest.Segments))
+		for i, g := range got.Manifest.Segments {
+			ids[i] = g.ID
+		}
+		f, err := isearch.ReadFirst(filepath.Join(got.SegmentDir(ids[len(ids)-1]), filepath.FromSlash(isearch.FirstFile)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, err := isearch.NewMulti("x", segs, cites)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) > 1 && !mf.UseFirst(f, ids) {
+			t.Fatalf("the newest segment's %s does not match the snapshot's %d segments", isearch.FirstFile, len(ids))
+		}
+		multis = append(multis, mf)
+	}
 	ctx := context.Background()
+	for _, m := range multis {
+		compareMulti(ctx, t, m, wix, cat)
+	}
+}
+
+// compareMulti checks requests of every class and the cited-by lists over
+// the segments, m, against the merged build's index, wix.
+func compareMulti(ctx context.Context, t *testing.T, m *isearch.Multi, wix *isearch.Index, cat *catalog.Multi) {
+	t.Helper()
 	for _, q := range []string{"", "zebrafish", "zebra*", "number3*", `"neural circuits"`, "revised OR synapses",
 		"zebrafish -number1", "title:circuits", "author:lovelace"} {
 		var n query.Node
 		if q != "" {
+			var err error
 			if n, err = query.Parse(q); err != nil {
 				t.Fatal(err)
 			}

@@ -11,10 +11,11 @@ package ingest
 //
 // Design, for bounded memory on corpora of tens of millions of records:
 //
-//   - Spill file. Document appends each record to a temporary file as one
-//     S2 (fast Snappy-like) block of a compact binary encoding of the Document (spillEncode:
-//     varint-prefixed strings and lists, several times faster to decode than
-//     JSON, which was half the merger's cost) and keeps only a 32-byte
+//   - Spill file. Document appends each record to a temporary file in a
+//     compact binary encoding of the Document (spillEncode: varint-prefixed
+//     strings and lists, several times faster to decode than JSON, which was
+//     half the merger's cost), uncompressed for the first 4 GiB (rawSpill),
+//     as S2 (fast Snappy-like) blocks after them, and keeps only a 32-byte
 //     descriptor in memory: file offset and size, source bitmask and rank,
 //     Updated, flags and where its ids start.
 //   - Ids as 16-byte keys. Every project id (pmc-, pmid-, oa-w, doi-) packs
@@ -134,19 +135,22 @@ type MergeStats struct {
 // merge.go for the design. It implements Sink. A Merger is not safe for
 // concurrent use.
 type Merger struct {
-	cfg     MergeConfig
-	log     *slog.Logger
-	file    *os.File
-	w       *bufio.Writer
-	off     int64
-	buf     []byte
-	raw     []byte
-	recs    []mrec
-	ids     []idEntry
-	deleted map[idKey]uint32 // id -> number of records received before the deletion
-	srcBit  map[string]uint32
-	stats   MergeStats
-	done    bool
+	cfg  MergeConfig
+	log  *slog.Logger
+	file *os.File
+	w    *bufio.Writer
+	off  int64
+	// rawLimit: records that start past it are compressed (rawSpill;
+	// tests lower it).
+	rawLimit int64
+	buf      []byte
+	raw      []byte
+	recs     []mrec
+	ids      []idEntry
+	deleted  map[idKey]uint32 // id -> number of records received before the deletion
+	srcBit   map[string]uint32
+	stats    MergeStats
+	done     bool
 }
 
 // mrec describes one spilled record; its position in Merger.recs is its
@@ -166,8 +170,17 @@ const (
 	flagCarried uint8 = 1 << iota
 	flagRetracted
 	flagNoID
-	flagHit // named by a later deletion
+	flagHit        // named by a later deletion
+	flagCompressed // spilled as an S2 block
 )
+
+// rawSpill is how many bytes of records the spill file holds
+// uncompressed; records after them are S2 blocks. A spill is written once
+// and read once, from the page cache as a rule, and S2 (2:1 on full texts)
+// cost more CPU than the kernel's copies of the bytes it saves: most of a
+// merger's CPU on a build of tens of thousands of articles. Past this, on
+// the largest builds, the disk the spill takes counts more.
+const rawSpill = 4 << 30
 
 // idKey is a project id packed in 82 bits: hi holds the kind in bits 16-17
 // and the top 16 payload bits, lo the rest. Comparing (hi, lo) orders keys
@@ -299,7 +312,7 @@ func NewMerger(cfg MergeConfig) (*Merger, error) {
 	}
 	return &Merger{
 		cfg: cfg, log: log, file: f, w: bufio.NewWriterSize(f, 1<<20),
-		deleted: map[idKey]uint32{}, srcBit: map[string]uint32{},
+		deleted: map[idKey]uint32{}, srcBit: map[string]uint32{}, rawLimit: rawSpill,
 	}, nil
 }
 
@@ -415,17 +428,20 @@ func (m *Merger) add(in *Document, flags uint8) error {
 	r.nid = uint8(n)
 
 	m.raw = spillEncode(m.raw[:0], &d)
-	// S2 rather than zstd: the spill is read once, and S2 compresses text
-	// about 2:1 at several times zstd's speed.
-	m.buf = s2.Encode(m.buf[:cap(m.buf)], m.raw)
-	if len(m.buf) >= 1<<32-1 {
+	block := m.raw
+	if m.off >= m.rawLimit {
+		m.buf = s2.Encode(m.buf[:cap(m.buf)], m.raw)
+		block = m.buf
+		r.flags |= flagCompressed
+	}
+	if len(block) >= 1<<32-1 {
 		return fmt.Errorf("ingest: merger: record %s too large", d.Origin)
 	}
-	if _, err := m.w.Write(m.buf); err != nil {
+	if _, err := m.w.Write(block); err != nil {
 		return fmt.Errorf("ingest: merger spill: %w", err)
 	}
-	r.off, r.size = m.off, uint32(len(m.buf))
-	m.off += int64(len(m.buf))
+	r.off, r.size = m.off, uint32(len(block))
+	m.off += int64(len(block))
 	m.recs = append(m.recs, r)
 	return nil
 }
@@ -480,7 +496,11 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 			}
 			docs = append(docs, d)
 			if m.cfg.Records {
-				raws = append(raws, slices.Clone(bufs.raw))
+				raw := slices.Clone(bufs.block)
+				if m.recs[ri].flags&flagCompressed == 0 {
+					raw = s2.Encode(nil, bufs.plain)
+				}
+				raws = append(raws, raw)
 			}
 		}
 		out := docs[0]
@@ -503,18 +523,23 @@ func (m *Merger) Each(ctx context.Context, fn func(*Document) error) error {
 	return nil
 }
 
-// spillBufs are the buffers readRecord reuses.
-type spillBufs struct{ raw, plain []byte }
+// spillBufs are the buffers readRecord reuses: the record as spilled,
+// and in plain the record's encoding (block itself when not compressed).
+type spillBufs struct{ block, buf, plain []byte }
 
 // readRecord reads a spilled record back and decodes it.
 func (m *Merger) readRecord(r *mrec, b *spillBufs) (*Document, error) {
-	b.raw = slices.Grow(b.raw[:0], int(r.size))[:r.size]
-	if _, err := m.file.ReadAt(b.raw, r.off); err != nil {
+	b.block = slices.Grow(b.block[:0], int(r.size))[:r.size]
+	if _, err := m.file.ReadAt(b.block, r.off); err != nil {
 		return nil, fmt.Errorf("ingest: merger spill read: %w", err)
 	}
-	var err error
-	if b.plain, err = s2.Decode(b.plain[:cap(b.plain)], b.raw); err != nil {
-		return nil, fmt.Errorf("ingest: merger spill decode: %w", err)
+	b.plain = b.block
+	if r.flags&flagCompressed != 0 {
+		var err error
+		if b.buf, err = s2.Decode(b.buf[:cap(b.buf)], b.block); err != nil {
+			return nil, fmt.Errorf("ingest: merger spill decode: %w", err)
+		}
+		b.plain = b.buf
 	}
 	d, err := spillDecode(b.plain)
 	if err != nil {

@@ -485,3 +485,38 @@ func FuzzSpillDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeSpillCompressedPart checks that records spilled as S2 blocks
+// (those past the raw part of the spill) merge as the raw ones do, and
+// that both kinds give the same kept source records (MergeConfig.Records).
+func TestMergeSpillCompressedPart(t *testing.T) {
+	run := func(rawLimit int64) []*Document {
+		m, err := NewMerger(MergeConfig{Dir: t.TempDir(), Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+			Decide: (&fakeDecide{}).decide, Records: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		m.rawLimit = rawLimit
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i := range 400 {
+			d := &Document{Sources: []string{[]string{"pubmed", "openalex", "jats:pmc"}[rng.IntN(3)]},
+				PMID: fmt.Sprint(rng.IntN(150) + 1), Title: fmt.Sprint("title ", i),
+				Sections: []Section{{Title: "Intro", Paragraphs: []string{strings.Repeat(fmt.Sprint("text of ", i, ". "), rng.IntN(50))}}}}
+			if rng.IntN(2) == 0 {
+				d.DOI = fmt.Sprintf("10.1/%d", rng.IntN(150))
+			}
+			mustAdd(t, m, d)
+		}
+		return collect(t, m)
+	}
+	raw := run(rawSpill)
+	for _, limit := range []int64{0, 20 << 10} {
+		if got := run(limit); !reflect.DeepEqual(got, raw) {
+			t.Errorf("raw part of %d bytes: the merged documents differ from an uncompressed spill's", limit)
+		}
+	}
+	if len(raw) == 0 || len(raw[0].Records) == 0 {
+		t.Fatal("no records kept")
+	}
+}

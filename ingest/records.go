@@ -46,7 +46,8 @@ func DecodeRecord(b []byte) (*Document, error) {
 }
 
 // records returns a group's records in order of arrival: members (in
-// precedence order) with their decoded docs and raw spill blocks.
+// precedence order) with their decoded docs and their records as kept
+// (S2 blocks of the spill encoding).
 func (m *Merger) records(members []uint32, docs []*Document, raws [][]byte) [][]byte {
 	idx := make([]int, len(members))
 	for i := range idx {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"encoding/binary"
 	"iter"
 	"math"
 	"math/bits"
@@ -45,6 +46,9 @@ type conj struct {
 	// rank with an expansion (conjexpansion.go).
 	spans [][]float64
 	span  int32
+	// bounds are the terms' blocks' bounds (termIter.blockBounds), for a
+	// rank with an expansion.
+	bounds [][]float64
 	// build marks the lists, pos then neg, whose sets the count builds
 	// and adds (sets.go).
 	build []bool
@@ -269,11 +273,34 @@ func (l *winList) fill(set []uint64, base, win int32) int {
 // decodes the block's doc part only, without keeping the doc ids as a
 // walk does (load), and checks it as load does: false if it is damaged.
 func (p *postings) fillBlock(b int, set []uint64, base, win int32) (int, bool) {
-	v, ok := p.unpackDocs(b)
+	v, ok := p.checkBlock(b)
 	if !ok {
 		return 0, false
 	}
 	want := v.meta.wanted(v.blk, v.cnt, v.e.MaskOr, p.mask)
+	width, src := int(v.blk[0]), v.blk[1:]
+	if v.prev >= int64(base)-1 && int64(v.e.LastDoc) < int64(base)+int64(win) && !p.gaps0 &&
+		packedLen(v.cnt, width)+8 <= len(src) {
+		// Most blocks lie within the window, and the block's other parts
+		// follow their gaps: each gap is read in eight bytes and its bit
+		// set without a test of the document's place nor a branch. A
+		// damaged block may run past the window: its bits are set in the
+		// window's last word, and the check below fails it.
+		acc, s := v.prev-int64(base), set[:(win+63)/64]
+		last, mask := uint64(len(s)-1), uint64(1)<<width-1
+		for i := range v.cnt {
+			bit := i * width
+			acc += int64(binary.LittleEndian.Uint64(src[bit>>3:])>>(bit&7)&mask) + 1
+			s[min(uint64(acc)>>6, last)] |= (want[i>>6] >> (i & 63) & 1) << (acc & 63)
+		}
+		if !p.lastDocOK(&v, acc+int64(base)) {
+			return 0, p.fail()
+		}
+		return bits.OnesCount64(want[0]) + bits.OnesCount64(want[1]), true
+	}
+	if !p.gaps0 {
+		unpack(p.delta[:v.cnt], src, width)
+	}
 	n, acc := 0, v.prev
 	for i, d := range p.delta[:v.cnt] {
 		acc += int64(d) + 1

@@ -179,6 +179,22 @@
 // the MaxExpansions kept (multidel.go); the records the walk read open
 // the lists of those kept, allocated together in each segment.
 //
+// What a Multi would work out on its first searches, the build of a
+// snapshot's newest segment works out once and writes beside that
+// segment's index ([FirstFile], [MakeFirst]; FORMAT.md): for each
+// segment with deletions, the deleted documents of each term whose list
+// is not counted from its short entry, so that a live document frequency
+// is a look-up; and for each prefix that a segment holds as a prefix term
+// (the long expansions), its words over all segments (each segment's
+// ids, their live documents, whether its prefix term holds them) and,
+// in each segment of at most an eighth of the live documents, its first
+// plain scan of it: its count and the bounds of its eight lists of the
+// highest bounds, the others opened only if the highest of theirs, also
+// written, can enter the page. [Multi.UseFirst]
+// takes the file when it names the Multi's segments, with their
+// documents, terms and deletions; without it (an older snapshot), the
+// Multi counts as before, with the same answers.
+//
 // # Ranking
 //
 // BM25F (K1 = 1.2): per term, each matched field's frequency is weighted

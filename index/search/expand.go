@@ -188,19 +188,25 @@ func (s *scan) best(ctx context.Context, ts []*termIter) error {
 // the highest): list(i) gives list i, opened when its bound can enter the
 // page.
 func (s *scan) bestLists(ctx context.Context, tops []float64, order []int, list func(i int) *termIter) error {
-	offered := map[int32]bool{}
+	_, err := s.bestListsOf(ctx, tops, order, list, map[int32]bool{})
+	return err
+}
+
+// bestListsOf is bestLists with the documents offered so far; it
+// reports whether a list's bound pruned it and the lists after it.
+func (s *scan) bestListsOf(ctx context.Context, tops []float64, order []int, list func(i int) *termIter, offered map[int32]bool) (bool, error) {
 	for j, i := range order {
 		if s.prunable(tops[i]) {
-			break // and so are the lists after it
+			return true, nil // and so are the lists after it
 		}
 		if j%64 == 63 {
 			if err := yield(ctx); err != nil {
-				return err
+				return false, err
 			}
 		}
 		s.bestOf(list(i), offered)
 	}
-	return nil
+	return false, nil
 }
 
 // bestOf offers the documents of t's list whose bound can enter the page,

@@ -120,3 +120,15 @@ func CheckDeletedCounts(m *Multi) (string, int) {
 	}
 	return "", lists
 }
+
+// FirstInUse returns, for a Multi given a FirstFile, the words whose
+// deleted documents it holds and its prefixes; false if it has none.
+func FirstInUse(m *Multi) (words, prefixes int, ok bool) {
+	for _, g := range m.segs {
+		if g.first == nil {
+			return 0, 0, false
+		}
+		words += len(g.first.ids)
+	}
+	return words, len(m.firstExps), true
+}

@@ -71,6 +71,9 @@ type Multi struct {
 	// facetCodes maps the segments' licence and topic codes (codes).
 	codesOnce  sync.Once
 	facetCodes *facetCodes
+	// firstExps are the prefixes' expansions of the snapshot's
+	// FirstFile, encoded (multifirst.go); nil without one.
+	firstExps map[string][]byte
 	// order is the segments' order of search, the largest first: its
 	// best matches make a floor that prunes the others' (floorOf).
 	order []int
@@ -93,6 +96,9 @@ type mseg struct {
 	// live keeps, the same way, the live documents of lists scanned
 	// alone (listTotal).
 	live map[int64]int64
+	// first is the segment in the snapshot's FirstFile, nil without one
+	// (multifirst.go).
+	first *firstSeg
 	// cited are the cited-by counts of the segment's documents, made on
 	// the first search sorted by them (citedCounts).
 	citedOnce sync.Once
@@ -298,9 +304,7 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 			c.doc = g.before(after.doc)
 			sa = &c
 		}
-		st := g.st
-		st.m, st.seg = m, i
-		sg := &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, g: g}
+		sg := m.segment(i, fc)
 		if floor != nil {
 			f := *floor
 			if f.doc != floorDoc {
@@ -345,6 +349,15 @@ func (m *Multi) Search(ctx context.Context, r Request) (Result, error) {
 		res.Facets = sum.facets(fc)
 	}
 	return res, nil
+}
+
+// segment returns how segment i is searched, its facets counted into fc
+// (nil: none).
+func (m *Multi) segment(i int, fc *facetCounter) *segment {
+	g := m.segs[i]
+	st := g.st
+	st.m, st.seg = m, i
+	return &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, g: g}
 }
 
 // floorOf returns the floor of the segments still to search, nil if

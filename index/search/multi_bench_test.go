@@ -12,7 +12,8 @@ package search_test
 // of 0.5 %; each later one joins those before it, as a delta build's new
 // segment joins the previous snapshot's (index.Config.JoinSegments). With -bench.dir the builds are kept there and reused. The
 // first-search classes search each query once, on a fresh merged index
-// and fresh segments.
+// and fresh segments, which use the search.FirstFile a delta build would
+// write (made after the builds; -bench.first=false: none).
 
 import (
 	"cmp"
@@ -41,7 +42,10 @@ import (
 	"github.com/openshelf/openshelf/snapshot"
 )
 
-var benchSegs = flag.Int("bench.segs", 10, "segments of BenchmarkSegments")
+var (
+	benchSegs  = flag.Int("bench.segs", 10, "segments of BenchmarkSegments")
+	benchFirst = flag.Bool("bench.first", true, "BenchmarkSegments: the segments use what the newest segment's build wrote for first searches (search.FirstFile)")
+)
 
 // segBench is the merged index and the segments of one generated archive.
 type segBench struct {
@@ -123,6 +127,39 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 		ss = append(ss, s)
 		fmt.Fprintf(os.Stderr, "seg%02d: %d documents, %d superseded or deleted\n", b, len(batch), len(s.Deleted))
 	}
+	// What a delta build writes beside its new segment's index, here
+	// beside the builds (the segments are built as snapshots of their
+	// own).
+	names := make([]string, len(batches))
+	for b := range names {
+		names[b] = fmt.Sprintf("seg%02d", b)
+	}
+	firstPath := path("first.bin")
+	if _, err := os.Stat(firstPath); err != nil {
+		start, cpu := time.Now(), cpuTime()
+		b, err := search.MakeFirst(ctx, names, ss)
+		if err == nil {
+			err = os.WriteFile(firstPath, b, 0o644)
+		}
+		if err != nil {
+			return nil, err
+		}
+		st, _ := os.Stat(firstPath)
+		fmt.Fprintf(os.Stderr, "%s: %d bytes written in %v (CPU %v)\n", search.FirstFile, st.Size(), time.Since(start).Round(time.Millisecond), time.Duration(cpuTime()-cpu).Round(time.Millisecond))
+	}
+	useFirst := func(m *search.Multi) error {
+		if !*benchFirst {
+			return nil
+		}
+		f, err := search.ReadFirst(firstPath)
+		if err != nil {
+			return err
+		}
+		if !m.UseFirst(f, names) {
+			return fmt.Errorf("%s does not match the segments", firstPath)
+		}
+		return nil
+	}
 	cs := make(cites, merged.Len())
 	for d := range cs {
 		if cs[d], _, _, err = merged.CitedBy(ctx, int32(d), merged.Len(), ""); err != nil {
@@ -131,6 +168,9 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 	}
 	m, err := search.NewMulti(mergedID, ss, cs)
 	if err != nil {
+		return nil, err
+	}
+	if err := useFirst(m); err != nil {
 		return nil, err
 	}
 	fresh := func() (*search.Index, *search.Multi, func(), error) {
@@ -153,6 +193,9 @@ var openSegBench = sync.OnceValues(func() (*segBench, error) {
 			opened = append(opened, ss[b].Index)
 		}
 		m, err := search.NewMulti(mergedID, ss, cs)
+		if err == nil {
+			err = useFirst(m)
+		}
 		return ix, m, done, err
 	}
 	return &segBench{bc: &benchCorpus{ix: merged, gen: gen, n: merged.Len()}, multi: m, segs: segs, fresh: fresh}, nil

@@ -24,6 +24,9 @@ type segmented struct {
 	merged *corpus
 	segs   []*corpus
 	multi  *search.Multi
+	// ss and cites make the Multi again (multifirst_test.go).
+	ss    []search.Segment
+	cites search.Citations
 }
 
 // buildSegmented builds n documents in builds segments: the first build
@@ -119,7 +122,8 @@ func buildSegmentedJoin(t testing.TB, n, builds int, seed uint64, gen func(rng *
 	if builds > 1 && (gone == 0 || revised-gone <= 0) {
 		t.Fatalf("%d documents deleted, %d superseded: the split tests neither", gone, revised-gone)
 	}
-	m, err := search.NewMulti(sg.merged.snap.ID, segs, newCites(t, sg.merged))
+	sg.ss, sg.cites = segs, newCites(t, sg.merged)
+	m, err := search.NewMulti(sg.merged.snap.ID, segs, sg.cites)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -155,6 +155,19 @@ func (g *mseg) countShort(rec termRec, mask uint8) (int64, bool) {
 	return n, true
 }
 
+// shortList reports whether countShort counts the list of rec in the
+// fields of mask, as far as its short entry tells (not whether its
+// blocks read back).
+func (g *mseg) shortList(rec termRec, mask uint8) bool {
+	ix := g.Index
+	off, df := rec.SkipOff, int(rec.DF)
+	if df < 1 || df > blockDocs || off < ix.postLo || off >= ix.postHi {
+		return false
+	}
+	maskOr := ix.mm[off]
+	return maskOr&mask == 0 || maskOr&^mask == 0
+}
+
 // delCounter is the list countDeleted opens, and its blocks.
 type delCounter struct {
 	p     postings

@@ -318,11 +318,16 @@ func (p *postings) load(b int) bool {
 		p.want = v.meta.wanted(blk, cnt, e.MaskOr, p.mask)
 	}
 	p.imp, p.impQ = v.meta.impacts(blk, cnt)
-	// An impact's unit: the block's bound's saturated weight over
-	// impactMax (writer's impact).
-	wAny := float64(e.WAny)
-	p.impUnit = wAny / (K1 + wAny) / impactMax
+	p.impUnit = impactUnit(e.WAny)
 	return true
+}
+
+// impactUnit is the saturated weight that one impact of a block whose
+// w_any bound is wAny stands for: the bound's over impactMax (writer's
+// impact).
+func impactUnit(wAny float32) float64 {
+	w := float64(wAny)
+	return w / (K1 + w) / impactMax
 }
 
 // impact returns the current block's document i's impact (writer's

@@ -123,6 +123,9 @@ func (g *mseg) deletedInRec(id int, rec termRec, mask uint8) int64 {
 	if n, ok := g.countShort(rec, mask); ok {
 		return n // as cheap as a look-up: not kept
 	}
+	if n, ok := g.firstDeleted(id, mask); ok {
+		return n
+	}
 	key := int64(id)<<8 | int64(mask)
 	g.mu.Lock()
 	n, ok := g.delDF[key]
@@ -297,6 +300,11 @@ func (e *evaluator) lookup(term string) int {
 func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []int64, bool) {
 	key := string(kind) + word
 	x, ok := m.cache.expansion(key)
+	if !ok && kind == 'p' {
+		if x, ok = m.firstExpansion(word); ok {
+			m.cache.putExpansion(key, x)
+		}
+	}
 	if !ok {
 		var words []*mword
 		var own *ownWords
@@ -363,6 +371,12 @@ type segExp struct {
 	tops  []float64
 	order []int
 	total int64
+	// rest, when not empty, are the lists left out of order, opened if
+	// the highest of their bounds, restTop, can enter the page: the
+	// snapshot's FirstFile keeps the bounds of the first lists only
+	// (multifirst.go).
+	rest    []int
+	restTop float64
 }
 
 func (c *multiCache) segExp(k segExpKey) *segExp {
@@ -430,7 +444,13 @@ func (sg *segment) keptExpansion(e *evaluator, q query.Node) *segExp {
 	if !ok {
 		return nil
 	}
-	return e.st.m.cache.segExp(k)
+	x := e.st.m.cache.segExp(k)
+	if x == nil && k.kind == 'p' && e.st.m.firstExps != nil {
+		// The expansion from the FirstFile keeps the segments' scans.
+		e.st.m.expansion(k.seg, k.kind, k.word)
+		x = e.st.m.cache.segExp(k)
+	}
+	return x
 }
 
 // keptExpansion answers a plain scan of the segment's expansion x: its
@@ -439,11 +459,23 @@ func (sg *segment) keptExpansion(e *evaluator, q query.Node) *segExp {
 func (s *scan) keptExpansion(ctx context.Context, e *evaluator, x *segExp) error {
 	s.total = x.total
 	if s.top.k > 0 {
-		err := s.bestLists(ctx, x.tops, x.order, func(i int) *termIter {
-			return e.termIterIDF(x.ids[i], x.masks[i], x.idfs[i])
-		})
+		open := func(i int) *termIter { return e.termIterIDF(x.ids[i], x.masks[i], x.idfs[i]) }
+		offered := map[int32]bool{}
+		pruned, err := s.bestListsOf(ctx, x.tops, x.order, open, offered)
 		if err != nil {
 			return err
+		}
+		if !pruned && len(x.rest) > 0 && !s.prunable(x.restTop) {
+			// The lists after those whose bounds are kept, in the same
+			// order from the highest bound as all.
+			ts := make([]*termIter, len(x.rest))
+			for j, i := range x.rest {
+				ts[j] = open(i)
+			}
+			tops, order := byTopBound(ts)
+			if _, err := s.bestListsOf(ctx, tops, order, func(j int) *termIter { return ts[j] }, offered); err != nil {
+				return err
+			}
 		}
 	}
 	s.beyond = s.total - int64(len(s.top.heap))

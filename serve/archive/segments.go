@@ -59,6 +59,15 @@ func (g *generation) openSegments(cache *segmentCache, opts search.Options) erro
 	if err != nil {
 		return err
 	}
+	// What first searches need, from the newest segment's build: used
+	// if made for these segments, else they count it as without.
+	if n := len(g.segments); n > 0 {
+		first, err := search.ReadFirst(filepath.Join(g.snap.SegmentDir(g.segments[n-1]), filepath.FromSlash(search.FirstFile)))
+		if err != nil {
+			return err
+		}
+		m.UseFirst(first, g.segments)
+	}
 	g.index = multiSearcher{m}
 	return nil
 }

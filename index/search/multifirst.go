@@ -1,0 +1,522 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/openshelf/openshelf/index/search/query"
+)
+
+// A first search over segments pays for what the Multi keeps for the
+// next one (segment.go): each of its words' live documents, a walk of
+// their lists in every segment with deletions, and for a prefix the
+// merge of the segments' dictionaries to choose its words by their live
+// documents. Both depend only on the snapshot's segments and deletions,
+// which the build of the snapshot's newest segment knows: it writes
+// them beside that segment's index (FirstFile, FORMAT.md), and a Multi
+// given them (UseFirst) looks them up instead:
+//
+//   - per segment with deletions, the deleted documents of each word or
+//     pair term whose list is not counted from its short entry
+//     (countShort), so that a term's live documents are a look-up;
+//   - per prefix that a segment holds as a prefix term (the long
+//     expansions, prefixes.go), the expansion over all segments as
+//     Multi.expansion makes it: each segment's ids of its words, their
+//     live documents over all, and whether its prefix term holds them;
+//     and each small segment's first plain scan of it (segExp): its
+//     count and its first lists' bounds, so that the segment opens only
+//     the lists that can enter the page, as a search repeated would.
+//
+// The scans are of the segments of at most 1/firstScanShare of the
+// documents: their cost at each build follows those segments' size,
+// and a larger segment's scan is its first search's. Covering more
+// prefixes (those of many words that no segment holds as a prefix term)
+// made the file and its build cost several times the delta's own.
+//
+// The file names the segments it was made for, their documents, terms
+// and deletions: a Multi of other segments, or of the same with other
+// deletions, ignores it and counts as before.
+
+// FirstFile is the file of a segment's search directory that holds what
+// first searches over its snapshot's segments need (FORMAT.md).
+const FirstFile = "search/first.bin"
+
+const firstMagic = "osfirst1"
+
+// First is a snapshot's FirstFile, read.
+type First struct {
+	segs []firstSeg
+	// limit is the query.MaxExpansions the expansions were made with.
+	limit int
+	// prefixes are each prefix's expansion, encoded (decodeExpansion).
+	prefixes map[string][]byte
+}
+
+// firstSeg is a segment as the file names it, and its words' deleted
+// documents.
+type firstSeg struct {
+	id                   string
+	docs, terms, deleted int64
+	delHash              uint64
+	// The terms 0..hi-1 (pair terms 0..lo-1, words lo..hi-1) whose
+	// lists countShort does not count and that have deleted documents:
+	// ids increasing, and their counts in any field (the pair terms are
+	// of PairFields alone: in those fields too).
+	lo, hi int32
+	ids    []int32
+	counts []int32
+}
+
+// delHash fingerprints a segment's deleted documents.
+func delHash(del []int32) uint64 {
+	h := fnv.New64a()
+	var b [4]byte
+	for _, d := range del {
+		binary.LittleEndian.PutUint32(b[:], uint32(d))
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+// noCites are the citations of a Multi that only counts.
+type noCites struct{}
+
+func (noCites) Count(int32) int32    { return 0 }
+func (noCites) Citing(int32) []int32 { return nil }
+
+// MakeFirst returns the FirstFile of the snapshot of segs, oldest
+// first, named ids (the newest segment's build writes it): what first
+// searches over them need. It costs what the first search of every
+// prefix it keeps would, its words' live documents counted once. nil if
+// the segments need none (one segment without deletions).
+func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error) {
+	if len(ids) != len(segs) {
+		return nil, fmt.Errorf("%w: %d segment names for %d segments", ErrSegments, len(ids), len(segs))
+	}
+	m, err := NewMulti("", segs, noCites{})
+	if err != nil {
+		return nil, err
+	}
+	if m.lone != nil {
+		return nil, nil
+	}
+	f := &First{limit: query.MaxExpansions, prefixes: map[string][]byte{}}
+	var prefixes []string
+	for i, g := range m.segs {
+		s := firstSeg{id: ids[i], docs: int64(g.Index.n), terms: int64(g.Index.nTerms),
+			deleted: int64(len(g.Deleted)), delHash: delHash(g.Deleted)}
+		lo, hi := g.Index.wordRange()
+		s.lo, s.hi = int32(lo), int32(hi)
+		if g.del != nil {
+			id := 0
+			ok := g.Index.walkRecs(0, hi, func(rec termRec) {
+				if !g.shortList(rec, allFields) {
+					if n := g.countDeleted(id, rec, allFields); n > 0 {
+						s.ids, s.counts = append(s.ids, int32(id)), append(s.counts, int32(n))
+					}
+				}
+				id++
+			})
+			if !ok {
+				return nil, fmt.Errorf("%w: segment %s's dictionary", ErrMalformed, ids[i])
+			}
+		}
+		f.segs = append(f.segs, s)
+		prefixes = append(prefixes, g.Index.prefixTerms()...)
+	}
+	for i, g := range m.segs {
+		g.first = &f.segs[i] // the prefixes' words are counted from them
+	}
+	slices.Sort(prefixes)
+	prefixes = slices.Compact(prefixes)
+	for _, p := range prefixes {
+		m.expansion(0, 'p', p)
+		x, _ := m.cache.expansion("p" + p)
+		b := encodeExpansion(nil, x)
+		for s, g := range m.segs {
+			var sx *segExp
+			if int64(g.Index.n)*firstScanShare <= int64(m.n) {
+				// The prefix searched alone in the segment keeps its scan.
+				r := Request{Query: &query.Term{Word: p, Prefix: true}, Limit: 10}
+				if _, err := checkRequest(&r, ""); err != nil {
+					return nil, err
+				}
+				if _, err := g.Index.run(ctx, &r, nil, m.segment(s, nil)); err != nil {
+					return nil, err
+				}
+				sx = m.cache.segExp(segExpKey{seg: s, kind: 'p', mask: anyFields, word: p})
+			}
+			b = encodeScan(b, x.ids[s], sx)
+		}
+		f.prefixes[p] = b
+	}
+	return f.encode(), nil
+}
+
+// firstScanShare: the scans of a prefix are kept for the segments of
+// at most 1/firstScanShare of the live documents, the lists of all
+// its words and bounds counted at each build, in proportion to their
+// documents; a larger segment's first scan, as long, is left to the
+// first search.
+const firstScanShare = 8
+
+// firstLists is how many lists of a segment's expansion, from the
+// highest bound, the file keeps the bounds of: a prefix's first page
+// seldom opens more in a segment, and a search that does opens the
+// others to know theirs.
+const firstLists = 8
+
+// encodeScan appends x, a segment's scan of an expansion of the words
+// ids in the default fields, if it has one: its count, its first lists
+// (their place in ids and bounds) and the highest bound of the others.
+func encodeScan(b []byte, ids []int, x *segExp) []byte {
+	if x == nil || !slices.Equal(x.ids, ids) || slices.ContainsFunc(x.masks, func(m uint8) bool { return m != anyFields }) {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(x.total))
+	k := min(firstLists, len(x.order))
+	b = binary.AppendUvarint(b, uint64(k))
+	for _, i := range x.order[:k] {
+		b = binary.AppendUvarint(b, uint64(i))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x.tops[i]))
+	}
+	if k < len(x.order) {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x.tops[x.order[k]]))
+	}
+	return b
+}
+
+// wordRange returns the ids of the index's words: after the pair terms,
+// before the prefix terms.
+func (ix *Index) wordRange() (lo, hi int) {
+	_, lo = ix.prefixRange(pairMark)
+	hi, _ = ix.prefixRange(prefixMark)
+	return lo, max(lo, hi)
+}
+
+// prefixTerms returns the prefixes the index holds as prefix terms.
+func (ix *Index) prefixTerms() []string {
+	at, hi := ix.prefixRange(prefixMark)
+	if at >= hi {
+		return nil
+	}
+	c, ok := ix.cursor(at)
+	var out []string
+	for ok && at < hi {
+		out = append(out, string(c.term[len(prefixMark):]))
+		if at++; at < hi {
+			ok = c.next()
+		}
+	}
+	return out
+}
+
+// encodeExpansion appends x: per segment, its words' count, then per
+// word its id (less the previous one's) and its live documents over
+// all, then whether the segment's prefix term holds them.
+func encodeExpansion(b []byte, x *mexp) []byte {
+	for s := range x.ids {
+		b = binary.AppendUvarint(b, uint64(len(x.ids[s])))
+		prev := 0
+		for i, id := range x.ids[s] {
+			b = binary.AppendUvarint(b, uint64(id-prev))
+			b = binary.AppendUvarint(b, uint64(x.dfs[s][i]))
+			prev = id
+		}
+		hold := byte(0)
+		if x.bits[s] {
+			hold = 1
+		}
+		b = append(b, hold)
+	}
+	return b
+}
+
+// decodeExpansion reads encodeExpansion's b, then each segment's
+// encodeScan, for the Multi's segments, the scans into scans; false if
+// it does not read back.
+func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
+	n := len(m.segs)
+	x := &mexp{ids: make([][]int, n), recs: make([][]termRec, n), dfs: make([][]int64, n), bits: make([]bool, n)}
+	at := 0
+	next := func() (int, bool) {
+		v, k := binary.Uvarint(b[at:])
+		if k <= 0 || v > 1<<40 {
+			return 0, false
+		}
+		at += k
+		return int(v), true
+	}
+	for s, g := range m.segs {
+		k, ok := next()
+		if !ok || k > query.MaxExpansions {
+			return nil, false
+		}
+		id := 0
+		for range k {
+			gap, ok1 := next()
+			df, ok2 := next()
+			if id += gap; !ok1 || !ok2 || id >= g.Index.nTerms {
+				return nil, false
+			}
+			x.ids[s] = append(x.ids[s], id)
+			x.dfs[s] = append(x.dfs[s], int64(df))
+		}
+		if k > 0 {
+			x.recs[s] = make([]termRec, 0, k)
+			i := 0
+			lo := x.ids[s][0]
+			if !g.Index.walkRecs(lo, x.ids[s][k-1]+1, func(rec termRec) {
+				if i < k && x.ids[s][i] == lo {
+					x.recs[s] = append(x.recs[s], rec)
+					i++
+				}
+				lo++
+			}) || i != k {
+				return nil, false
+			}
+		}
+		if at >= len(b) || b[at] > 1 {
+			return nil, false
+		}
+		x.bits[s] = b[at] == 1
+		at++
+	}
+	for s, g := range m.segs {
+		if at >= len(b) || b[at] > 1 {
+			return nil, false
+		}
+		at++
+		if b[at-1] == 0 {
+			continue
+		}
+		ids := x.ids[s]
+		total, ok1 := next()
+		k, ok2 := next()
+		if !ok1 || !ok2 || k > len(ids) || total > int(g.Index.n) {
+			return nil, false
+		}
+		sx := &segExp{ids: ids, masks: make([]uint8, len(ids)), idfs: make([]float64, len(ids)),
+			tops: make([]float64, len(ids)), total: int64(total)}
+		in := make([]bool, len(ids))
+		for j := range ids {
+			sx.masks[j] = anyFields
+			sx.idfs[j] = g.st.idf(float64(x.dfs[s][j]))
+		}
+		float := func() (float64, bool) {
+			if at+8 > len(b) {
+				return 0, false
+			}
+			at += 8
+			return math.Float64frombits(binary.LittleEndian.Uint64(b[at-8:])), true
+		}
+		for range k {
+			i, ok := next()
+			if !ok || i >= len(ids) || in[i] {
+				return nil, false
+			}
+			if sx.tops[i], ok = float(); !ok {
+				return nil, false
+			}
+			in[i] = true
+			sx.order = append(sx.order, i)
+		}
+		if k < len(ids) {
+			var ok bool
+			if sx.restTop, ok = float(); !ok {
+				return nil, false
+			}
+			for i := range ids {
+				if !in[i] {
+					sx.rest = append(sx.rest, i)
+				}
+			}
+		}
+		scans[s] = sx
+	}
+	return x, at == len(b)
+}
+
+// encode lays the file out (FORMAT.md).
+func (f *First) encode() []byte {
+	b := []byte(firstMagic)
+	b = binary.AppendUvarint(b, uint64(f.limit))
+	b = binary.AppendUvarint(b, uint64(len(f.segs)))
+	for _, s := range f.segs {
+		b = binary.AppendUvarint(b, uint64(len(s.id)))
+		b = append(b, s.id...)
+		for _, v := range []int64{s.docs, s.terms, s.deleted, int64(s.lo), int64(s.hi), int64(len(s.ids))} {
+			b = binary.AppendUvarint(b, uint64(v))
+		}
+		b = binary.LittleEndian.AppendUint64(b, s.delHash)
+		prev := int32(0)
+		for i, id := range s.ids {
+			b = binary.AppendUvarint(b, uint64(id-prev))
+			b = binary.AppendUvarint(b, uint64(s.counts[i]))
+			prev = id
+		}
+	}
+	ps := make([]string, 0, len(f.prefixes))
+	for p := range f.prefixes {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	for _, p := range ps {
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+		b = binary.AppendUvarint(b, uint64(len(f.prefixes[p])))
+		b = append(b, f.prefixes[p]...)
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// ReadFirst reads a segment's FirstFile; nil and no error if it has
+// none (a segment written before there was one, or without deletions
+// to count).
+func ReadFirst(path string) (*First, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	f, ok := decodeFirst(b)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrMalformed, path)
+	}
+	return f, nil
+}
+
+// decodeFirst reads encode's b; false if it does not read back.
+func decodeFirst(b []byte) (*First, bool) {
+	if len(b) < len(firstMagic)+4 || string(b[:len(firstMagic)]) != firstMagic ||
+		crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil, false
+	}
+	b = b[:len(b)-4]
+	at := len(firstMagic)
+	bad := false
+	next := func() int64 {
+		v, k := binary.Uvarint(b[min(at, len(b)):])
+		if k <= 0 || v > 1<<62 {
+			bad = true
+			return 0
+		}
+		at += k
+		return int64(v)
+	}
+	bytesOf := func() []byte {
+		n := next()
+		if bad || n > int64(len(b)-at) {
+			bad = true
+			return nil
+		}
+		at += int(n)
+		return b[at-int(n) : at]
+	}
+	f := &First{limit: int(next()), prefixes: map[string][]byte{}}
+	nseg := next()
+	if bad || nseg > int64(len(b)) {
+		return nil, false
+	}
+	for range nseg {
+		s := firstSeg{id: string(bytesOf())}
+		s.docs, s.terms, s.deleted = next(), next(), next()
+		s.lo, s.hi = int32(next()), int32(next())
+		n := next()
+		if bad || at+8 > len(b) || n > int64(len(b)) || s.hi < s.lo || int64(s.hi) > s.terms {
+			return nil, false
+		}
+		s.delHash = binary.LittleEndian.Uint64(b[at:])
+		at += 8
+		id := int64(0)
+		for range n {
+			id += next()
+			c := next()
+			if bad || id >= int64(s.hi) || c > s.deleted {
+				return nil, false
+			}
+			s.ids, s.counts = append(s.ids, int32(id)), append(s.counts, int32(c))
+		}
+		f.segs = append(f.segs, s)
+	}
+	np := next()
+	if bad || np > int64(len(b)) {
+		return nil, false
+	}
+	for range np {
+		p := string(bytesOf())
+		f.prefixes[p] = bytesOf()
+	}
+	return f, !bad && at == len(b)
+}
+
+// UseFirst makes the Multi look up what f holds instead of counting it,
+// if f was made for its segments, named ids (oldest first) and their
+// deletions; it reports whether. Call it before the first search.
+func (m *Multi) UseFirst(f *First, ids []string) bool {
+	if f == nil || m.lone != nil || len(f.segs) != len(m.segs) || len(ids) != len(m.segs) {
+		return false
+	}
+	for i, g := range m.segs {
+		s := &f.segs[i]
+		lo, hi := g.Index.wordRange()
+		if s.id != ids[i] || s.docs != int64(g.Index.n) || s.terms != int64(g.Index.nTerms) ||
+			s.deleted != int64(len(g.Deleted)) || s.delHash != delHash(g.Deleted) ||
+			int(s.lo) != lo || int(s.hi) != hi {
+			return false
+		}
+	}
+	for i, g := range m.segs {
+		g.first = &f.segs[i]
+	}
+	if f.limit == query.MaxExpansions {
+		m.firstExps = f.prefixes
+	}
+	return true
+}
+
+// firstDeleted returns the deleted documents of term id's list with a
+// field of mask as the file has them; false if it has not.
+func (g *mseg) firstDeleted(id int, mask uint8) (int64, bool) {
+	s := g.first
+	if s == nil || id >= int(s.hi) || mask != allFields && (id >= int(s.lo) || mask&PairFields != PairFields) {
+		return 0, false
+	}
+	i := sort.Search(len(s.ids), func(i int) bool { return s.ids[i] >= int32(id) })
+	if i < len(s.ids) && s.ids[i] == int32(id) {
+		return int64(s.counts[i]), true
+	}
+	return 0, true
+}
+
+// firstExpansion returns the expansion of prefix p the file holds.
+func (m *Multi) firstExpansion(p string) (*mexp, bool) {
+	b, ok := m.firstExps[p]
+	if !ok {
+		return nil, false
+	}
+	scans := make([]*segExp, len(m.segs))
+	x, ok := m.decodeExpansion(b, scans)
+	if !ok {
+		return nil, false // damaged: counted as without the file
+	}
+	for s, sx := range scans {
+		if sx != nil {
+			m.cache.putSegExp(segExpKey{seg: s, kind: 'p', mask: anyFields, word: p}, sx)
+		}
+	}
+	return x, true
+}
