@@ -91,6 +91,14 @@ var zstdCodec = &pqzstd.Codec{Level: pqzstd.SpeedFastest}
 // at most tableQueue batches, so memory stays bounded; rows are written in
 // order, so the file is the same as if written in the caller's goroutine.
 // An error of the goroutine is returned by the next write or by close.
+//
+// parquet.GenericWriter shreds a batch column by column, through functions
+// it compiles once per row type, not by reflection on each row; what is
+// left outside compression is copying the strings into the page buffers,
+// the pages' statistics and their encoding. Writing each column's
+// []parquet.Value through ColumnWriter.WriteRowValues, 64 rows at a time,
+// gives the same bytes but costs 2-9% more CPU on the full-text table, as
+// boxing every value outweighs the shredding it saves.
 type table[T any] struct {
 	out           *hashFile
 	w             *parquet.GenericWriter[T]
