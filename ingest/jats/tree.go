@@ -25,8 +25,6 @@ type tree struct {
 	pend  []byte // captureText's pending text
 	open  []bool // captureText's open elements
 	ab    []byte // attrLen's scratch
-	nb    []byte // name scratch
-	gb    []byte // given-names scratch
 	names *interner
 
 	maxData int
