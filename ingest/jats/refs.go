@@ -3,7 +3,7 @@ package jats
 import (
 	"bytes"
 	"fmt"
-	"slices"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,24 +12,27 @@ import (
 )
 
 // refReader reads one <ref> as it streams past, without capturing it into
-// a tree: a reference list is about a fifth of an article's bytes, and its
-// tree, built and walked once per reference, was half the cost of reading
-// it. It keeps the flattened texts a reference needs, each as tree.text
-// would flatten its element, in slots that are reused from one reference
-// to the next.
-//
-// What it reads (as [parser.reference] documents) is decided element by
-// element from the element's name and its parent's role, in document
-// order, which is the order the fields were once read from the tree in.
+// a tree: reference lists are a large part of an article, and capturing
+// each reference into a tree and walking it cost more than scanning it.
+// It flattens the texts a reference needs, each as tree.text would
+// flatten its element, in slots that are reused from one reference to the
+// next, and builds all the strings of a reference in one allocation.
 type refReader struct {
 	slots   [numSlots]refSlot
+	on      uint8     // the open slots, a bit each
 	stack   []refElem // the open elements below the ref
 	pend    []byte    // the text of consecutive tokens: a tree joins them in one node
-	authors []string
-	nb      []byte // name scratch
-	ab      []byte // attribute scratch
-	inName  bool   // a name's slots are open
+	arena   []byte    // the reference's fields but Raw, back to back
+	authors []refSpan // in arena
+	nb      []byte    // name scratch
+	ab      []byte    // attribute scratch
+	inName  bool      // a name's slots are open
 }
+
+// refSpan is a field's bytes in refReader.arena.
+type refSpan struct{ off, end int }
+
+func (sp refSpan) empty() bool { return sp.end == sp.off }
 
 // refSlot flattens the content of one open element (at level) as
 // tree.text does, leaving out the elements skip reports true for.
@@ -38,16 +41,17 @@ type refSlot struct {
 	level int // the element's depth below the ref (the ref is 0)
 	hide  int // depth of the left-out element the stream is in; 0 for none
 	skip  func(string) bool
-	on    bool
 }
 
+// The slots, a name's parts first: flush writes them first, so that a
+// name's own text is read only while they are empty.
 const (
-	slotBare    = iota // the whole ref but its labels, until a citation starts
-	slotLabel          // the ref's first label
-	slotRaw            // the citation that gives Raw
-	slotField          // a citation field, a name (skipInName) or a date's year
-	slotSurname        // a name's first surname
+	slotSurname = iota // a name's first surname
 	slotGiven          // a name's first given-names
+	slotField          // a citation field, a name (skipInName) or a date's year
+	slotRaw            // the citation that gives Raw
+	slotLabel          // the ref's first label
+	slotBare           // the whole ref but its labels, until a citation starts
 	numSlots
 )
 
@@ -64,7 +68,7 @@ const (
 	roleCollab           // collab: an author
 	roleSurname          // a name's first surname
 	roleGiven            // a name's first given-names
-	roleTitle            // the fields' Title
+	roleTitle            // Title
 	roleSource           // Source
 	roleYear             // Year
 	roleDate             // a date whose first year gives Year
@@ -84,12 +88,20 @@ type refElem struct {
 	inline bool
 }
 
+// refFields are the fields of the citation read so far, in the arena.
+type refFields struct {
+	title, source, year, volume, issue, pages, fpage, lpage refSpan
+	doi, pmid                                               string
+}
+
 // release drops oversized buffers before the parser goes back to the
 // pool.
 func (rr *refReader) release() {
 	const keep = 1 << 20
-	if cap(rr.pend) > keep {
-		rr.pend = nil
+	for _, b := range []*[]byte{&rr.pend, &rr.arena, &rr.nb, &rr.ab} {
+		if cap(*b) > keep {
+			*b = nil
+		}
 	}
 	for i := range rr.slots {
 		if sl := &rr.slots[i]; cap(sl.f.b) > keep {
@@ -97,51 +109,48 @@ func (rr *refReader) release() {
 		}
 		rr.slots[i].skip = nil
 	}
-	if cap(rr.nb) > keep {
-		rr.nb = nil
-	}
-	if cap(rr.ab) > keep {
-		rr.ab = nil
-	}
-	clear(rr.authors[:cap(rr.authors)])
-	rr.authors = rr.authors[:0]
 }
 
 // open starts slot i on the element at level.
 func (rr *refReader) open(i, level int, skip func(string) bool) {
 	sl := &rr.slots[i]
 	sl.f = flattener{b: sl.f.b[:0]}
-	sl.level, sl.hide, sl.skip, sl.on = level, 0, skip, true
+	sl.level, sl.hide, sl.skip = level, 0, skip
+	rr.on |= 1 << i
 }
 
-// flush writes the pending text to every slot outside a left-out element.
+func (rr *refReader) close(i int) { rr.on &^= 1 << i }
+
+// flush writes the pending text to every open slot outside a left-out
+// element.
 func (rr *refReader) flush() {
 	if len(rr.pend) == 0 {
 		return
 	}
-	for i := range rr.slots {
-		if sl := &rr.slots[i]; sl.on && sl.hide == 0 {
+	for m := rr.on; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros8(m)
+		if i == slotField && rr.inName && (len(rr.slots[slotSurname].f.b) > 0 || len(rr.slots[slotGiven].f.b) > 0) {
+			// The name's own text is read only while both parts are empty.
+			rr.close(slotField)
+			continue
+		}
+		if sl := &rr.slots[i]; sl.hide == 0 {
 			sl.f.write(rr.pend)
 		}
 	}
 	rr.pend = rr.pend[:0]
-	if rr.inName && (len(rr.slots[slotSurname].f.b) > 0 || len(rr.slots[slotGiven].f.b) > 0) {
-		// The name's own text is read only when both parts are empty.
-		rr.slots[slotField].on = false
-	}
 }
 
 // enter tells the open slots that an element starts at level.
 func (rr *refReader) enter(level int, local string, inline bool) {
-	for i := range rr.slots {
-		sl := &rr.slots[i]
-		if !sl.on || sl.hide != 0 {
-			continue
-		}
-		if sl.skip != nil && sl.skip(local) {
+	for m := rr.on; m != 0; m &= m - 1 {
+		sl := &rr.slots[bits.TrailingZeros8(m)]
+		switch {
+		case sl.hide != 0:
+		case sl.skip != nil && sl.skip(local):
 			sl.f.soft = sl.f.soft || !inline
 			sl.hide = level
-		} else if !inline {
+		case !inline:
 			sl.f.soft = true
 		}
 	}
@@ -150,10 +159,10 @@ func (rr *refReader) enter(level int, local string, inline bool) {
 // leave tells the open slots that the element at level ends; a slot of
 // that element is left to its role.
 func (rr *refReader) leave(level int, inline bool) {
-	for i := range rr.slots {
-		sl := &rr.slots[i]
+	for m := rr.on; m != 0; m &= m - 1 {
+		sl := &rr.slots[bits.TrailingZeros8(m)]
 		switch {
-		case !sl.on || sl.level >= level:
+		case sl.level >= level:
 		case sl.hide == level:
 			sl.hide = 0
 		case sl.hide == 0 && !inline:
@@ -162,9 +171,17 @@ func (rr *refReader) leave(level int, inline bool) {
 	}
 }
 
-// text closes slot i and returns its text.
+// keep closes slot i and copies its text to the arena.
+func (rr *refReader) keep(i int) refSpan {
+	rr.close(i)
+	off := len(rr.arena)
+	rr.arena = append(rr.arena, rr.slots[i].f.b...)
+	return refSpan{off, len(rr.arena)}
+}
+
+// text closes slot i and returns its text as a string of its own.
 func (rr *refReader) text(i int) string {
-	rr.slots[i].on = false
+	rr.close(i)
 	return validString(rr.slots[i].f.b)
 }
 
@@ -203,26 +220,23 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 	// (tree.capture's limits).
 	data, nodes := t.attrLen(s), 1
 	lastText := false
-	rr.stack, rr.pend, rr.authors, rr.inName = rr.stack[:0], rr.pend[:0], rr.authors[:0], false
-	for i := range rr.slots {
-		rr.slots[i].on = false
-	}
+	rr.stack, rr.pend, rr.arena, rr.authors, rr.inName, rr.on = rr.stack[:0], rr.pend[:0], rr.arena[:0], rr.authors[:0], false, 0
 	rr.open(slotBare, 0, skipLabel)
 	var (
-		r                        ingest.Reference
+		f                        refFields
+		label                    refSpan
 		structured, mixed        bool // seen
 		citeFields               bool // the open citation gives the fields
-		label                    bool // seen
-		fpage, lpage             string
+		labelSeen                bool
 		surname, given, dateYear bool // a name's or date's first part seen
 	)
 	for {
 		if err := s.next(); err != nil {
-			return r, false, err
+			return ingest.Reference{}, false, err
 		}
 		switch s.kind {
 		case tokEOF:
-			return r, false, s.syntaxErr("unexpected end of input")
+			return ingest.Reference{}, false, s.syntaxErr("unexpected end of input")
 		case tokText:
 			if len(s.text) > 0 {
 				if !lastText {
@@ -250,8 +264,8 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 			case roleAlt:
 				switch local {
 				case "label":
-					if level == 1 && !label {
-						label, role = true, roleLabel
+					if level == 1 && !labelSeen {
+						labelSeen, role = true, roleLabel
 						rr.open(slotLabel, level, nil)
 					}
 				case "citation-alternatives":
@@ -261,10 +275,9 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 						break
 					}
 					structured, role, citeFields = true, roleCite, true
-					rr.slots[slotBare].on = false
+					rr.close(slotBare)
 					// Fields read from a mixed citation are dropped.
-					r = ingest.Reference{Label: r.Label}
-					rr.authors, fpage, lpage = rr.authors[:0], "", ""
+					f, rr.authors = refFields{}, rr.authors[:0]
 					if !mixed {
 						rr.open(slotRaw, level, skipInCitation)
 					}
@@ -273,12 +286,12 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 						break
 					}
 					mixed, role, citeFields = true, roleCite, !structured
-					rr.slots[slotBare].on = false
+					rr.close(slotBare)
 					rr.open(slotRaw, level, skipInCitation)
 				}
 			case roleCite:
 				if citeFields {
-					role = rr.citationField(s, local, level, &r, fpage, lpage, &dateYear)
+					role = rr.citationField(s, local, level, &f, &dateYear)
 				}
 			case roleGroup:
 				switch local {
@@ -300,7 +313,7 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 					rr.open(slotField, level, nil)
 				}
 			}
-			if role == roleName || role == roleCollab {
+			if role == roleName {
 				surname, given = false, false
 			}
 			rr.stack = append(rr.stack, refElem{role: role, inline: in})
@@ -309,64 +322,60 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 			lastText = false
 			level := len(rr.stack)
 			if level == 0 {
-				return rr.end(&r, structured || mixed)
+				return rr.end(&f, label, structured || mixed)
 			}
 			e := rr.stack[level-1]
 			rr.stack = rr.stack[:level-1]
 			rr.leave(level, e.inline)
 			switch e.role {
 			case roleLabel:
-				r.Label = trimLabel(rr.text(slotLabel))
+				label = rr.keep(slotLabel)
+				label = rr.trimLabel(label)
 			case roleCite:
-				rr.slots[slotRaw].on = false
+				rr.close(slotRaw)
 				if citeFields {
-					switch {
-					case fpage != "" && lpage != "" && lpage != fpage:
-						r.Pages = fpage + "-" + lpage
-					case fpage != "":
-						r.Pages = fpage
-					}
+					f.pages = rr.pages(f)
 				}
 				citeFields = false
 			case roleName, roleCollab:
-				if a := rr.endName(e.role); a != "" {
+				if a := rr.endName(e.role); !a.empty() {
 					rr.authors = append(rr.authors, a)
 				}
 			case roleSurname:
-				rr.slots[slotSurname].on = false
+				rr.close(slotSurname)
 			case roleGiven:
-				rr.slots[slotGiven].on = false
+				rr.close(slotGiven)
 			case roleTitle:
-				r.Title = rr.text(slotField)
+				f.title = rr.keep(slotField)
 			case roleSource:
-				r.Source = rr.text(slotField)
+				f.source = rr.keep(slotField)
 			case roleYear, roleDateYear:
-				r.Year = rr.text(slotField)
+				f.year = rr.keep(slotField)
 			case roleVolume:
-				r.Volume = rr.text(slotField)
+				f.volume = rr.keep(slotField)
 			case roleIssue:
-				r.Issue = rr.text(slotField)
+				f.issue = rr.keep(slotField)
 			case roleFpage:
-				fpage = rr.text(slotField)
+				f.fpage = rr.keep(slotField)
 			case roleLpage:
-				lpage = rr.text(slotField)
+				f.lpage = rr.keep(slotField)
 			case rolePages:
-				r.Pages = rr.text(slotField)
+				f.pages = rr.keep(slotField)
 			case roleDOI, roleLinkDOI:
-				r.DOI = ingest.NormaliseDOI(rr.text(slotField))
+				f.doi = ingest.NormaliseDOI(rr.text(slotField))
 			case rolePMID:
-				r.PMID = ingest.NormalisePMID(rr.text(slotField))
+				f.pmid = ingest.NormalisePMID(rr.text(slotField))
 			}
 		}
 		if data > t.maxData || nodes > t.maxData/4 {
-			return r, false, fmt.Errorf("%w: element <%s> holds more than %d bytes", errCaptureLimit, root, t.maxData)
+			return ingest.Reference{}, false, fmt.Errorf("%w: element <%s> holds more than %d bytes", errCaptureLimit, root, t.maxData)
 		}
 	}
 }
 
 // citationField opens what a child of the fields' citation is read for;
 // the fields read so far decide whether it is still wanted.
-func (rr *refReader) citationField(s *scanner, local string, level int, r *ingest.Reference, fpage, lpage string, dateYear *bool) refRole {
+func (rr *refReader) citationField(s *scanner, local string, level int, f *refFields, dateYear *bool) refRole {
 	field := func(role refRole, skip func(string) bool) refRole {
 		rr.open(slotField, level, skip)
 		return role
@@ -381,54 +390,54 @@ func (rr *refReader) citationField(s *scanner, local string, level int, r *inges
 		// NLM 2.x citations put names straight into the citation.
 		return rr.openName(local, level)
 	case "article-title", "chapter-title", "data-title", "part-title":
-		if r.Title == "" {
+		if f.title.empty() {
 			return field(roleTitle, skipInTitle)
 		}
 	case "source":
-		if r.Source == "" {
+		if f.source.empty() {
 			return field(roleSource, skipInTitle)
 		}
 	case "year":
-		if r.Year == "" {
+		if f.year.empty() {
 			return field(roleYear, nil)
 		}
 	case "date":
-		if r.Year == "" {
+		if f.year.empty() {
 			*dateYear = false
 			return roleDate
 		}
 	case "volume":
-		if r.Volume == "" {
+		if f.volume.empty() {
 			return field(roleVolume, nil)
 		}
 	case "issue":
-		if r.Issue == "" {
+		if f.issue.empty() {
 			return field(roleIssue, nil)
 		}
 	case "fpage":
-		if fpage == "" {
+		if f.fpage.empty() {
 			return field(roleFpage, nil)
 		}
 	case "lpage":
-		if lpage == "" {
+		if f.lpage.empty() {
 			return field(roleLpage, nil)
 		}
 	case "page-range", "elocation-id":
-		if r.Pages == "" {
+		if f.pages.empty() {
 			return field(rolePages, nil)
 		}
 	case "pub-id":
 		switch {
-		case r.DOI == "" && rr.attrIs(s, "pub-id-type", "doi"):
+		case f.doi == "" && rr.attrIs(s, "pub-id-type", "doi"):
 			return field(roleDOI, nil)
-		case r.PMID == "" && rr.attrIs(s, "pub-id-type", "pmid"):
+		case f.pmid == "" && rr.attrIs(s, "pub-id-type", "pmid"):
 			return field(rolePMID, nil)
 		}
 	case "ext-link", "uri":
-		if r.DOI == "" && rr.attrIs(s, "ext-link-type", "doi") {
+		if f.doi == "" && rr.attrIs(s, "ext-link-type", "doi") {
 			v, _ := rr.attr(s, "href")
 			if href := strings.TrimSpace(string(v)); href != "" {
-				r.DOI = ingest.NormaliseDOI(href)
+				f.doi = ingest.NormaliseDOI(href)
 				return roleOther
 			}
 			return field(roleLinkDOI, nil)
@@ -436,6 +445,41 @@ func (rr *refReader) citationField(s *scanner, local string, level int, r *inges
 	}
 	return roleOther
 }
+
+// pages returns Pages once the citation giving the fields has ended: the
+// fpage-lpage range when it has both, else the fpage, else Pages.
+func (rr *refReader) pages(f refFields) refSpan {
+	fp, lp := rr.arena[f.fpage.off:f.fpage.end], rr.arena[f.lpage.off:f.lpage.end]
+	switch {
+	case len(fp) > 0 && len(lp) > 0 && !sameText(fp, lp):
+		off := len(rr.arena)
+		rr.arena = append(append(append(rr.arena, fp...), '-'), lp...)
+		return refSpan{off, len(rr.arena)}
+	case len(fp) > 0:
+		return f.fpage
+	}
+	return f.pages
+}
+
+// sameText reports whether a and b read the same once invalid UTF-8 is
+// replaced.
+func sameText(a, b []byte) bool {
+	if utf8.Valid(a) && utf8.Valid(b) {
+		return bytes.Equal(a, b)
+	}
+	return validString(a) == validString(b)
+}
+
+// trimLabel turns "[12]" or "12." into "12".
+func (rr *refReader) trimLabel(sp refSpan) refSpan {
+	b := rr.arena[sp.off:sp.end]
+	t := bytes.TrimLeft(b, labelCut)
+	sp.off += len(b) - len(t)
+	sp.end = sp.off + len(bytes.TrimRight(t, labelCut))
+	return sp
+}
+
+const labelCut = " []()."
 
 // openName starts reading an author: a name or string-name ("Surname
 // GN" from its first surname and given-names, else its text), or a
@@ -446,49 +490,69 @@ func (rr *refReader) openName(local string, level int) refRole {
 		return roleCollab
 	}
 	rr.inName = true
-	sur, given := &rr.slots[slotSurname], &rr.slots[slotGiven]
-	sur.on, sur.f.b = false, sur.f.b[:0]
-	given.on, given.f.b = false, given.f.b[:0]
+	rr.slots[slotSurname].f.b = rr.slots[slotSurname].f.b[:0]
+	rr.slots[slotGiven].f.b = rr.slots[slotGiven].f.b[:0]
 	return roleName
 }
 
-// endName returns the author that the name or collab just ended gives,
-// building the string in scratch buffers: a reference list holds
-// thousands of names.
-func (rr *refReader) endName(role refRole) string {
+// endName returns the author that the name or collab just ended gives.
+func (rr *refReader) endName(role refRole) refSpan {
 	rr.inName = false
 	b, g := rr.slots[slotSurname].f.b, rr.slots[slotGiven].f.b
 	if role == roleCollab || len(b) == 0 && len(g) == 0 {
-		return rr.text(slotField)
+		return rr.keep(slotField)
 	}
-	rr.slots[slotField].on = false
-	n := append(rr.nb[:0], b...)
+	rr.close(slotField)
+	off := len(rr.arena)
+	rr.arena = append(rr.arena, b...)
 	switch {
 	case len(b) == 0:
-		n = append(n, g...)
+		rr.arena = append(rr.arena, g...)
 	case len(g) > 0:
-		n = appendInitials(append(n, ' '), g)
+		rr.arena = appendInitials(append(rr.arena, ' '), g)
 	}
-	rr.nb = n
-	return validString(n)
+	return refSpan{off, len(rr.arena)}
 }
 
-// end finishes the reference when its end tag is read.
-func (rr *refReader) end(r *ingest.Reference, cited bool) (ingest.Reference, bool, error) {
+// end builds the reference when its end tag is read: Raw and the fields
+// in one string.
+func (rr *refReader) end(f *refFields, label refSpan, cited bool) (ingest.Reference, bool, error) {
+	raw := slotRaw
 	if !cited {
-		// A bare ref holding only text.
-		r.Raw = rr.text(slotBare)
-		return *r, r.Raw != "", nil
+		raw = slotBare // a bare ref holding only text
 	}
+	rb := rr.slots[raw].f.b
+	all := append(rb, rr.arena...)
+	rr.slots[raw].f.b = all[:0]
+	str := string(all)
+	n := len(rb)
+	field := func(sp refSpan) string {
+		if b := all[n+sp.off : n+sp.end]; !utf8.Valid(b) {
+			return strings.ToValidUTF8(string(b), "\uFFFD")
+		}
+		return str[n+sp.off : n+sp.end]
+	}
+	r := ingest.Reference{Label: field(label), Raw: str[:n]}
+	if !utf8.Valid(rb) {
+		r.Raw = strings.ToValidUTF8(r.Raw, "\uFFFD")
+	}
+	if !cited {
+		return r, r.Raw != "", nil
+	}
+	r.Title, r.Source, r.Year = field(f.title), field(f.source), field(f.year)
+	r.Volume, r.Issue, r.Pages = field(f.volume), field(f.issue), field(f.pages)
+	r.DOI, r.PMID = f.doi, f.pmid
 	if len(rr.authors) > 0 {
-		r.Authors = slices.Clone(rr.authors)
+		r.Authors = make([]string, len(rr.authors))
+		for i, a := range rr.authors {
+			r.Authors[i] = field(a)
+		}
 	}
-	r.Raw = rr.text(slotRaw)
 	if r.DOI == "" {
 		r.DOI = doiInText(r.Raw)
 	}
 	ok := r.Raw != "" || r.Title != "" || r.Source != "" || len(r.Authors) > 0
-	return *r, ok, nil
+	return r, ok, nil
 }
 
 // skipLabel leaves labels out of a bare ref's text.
@@ -533,9 +597,6 @@ func appendInitials(dst, given []byte) []byte {
 	}
 	return dst
 }
-
-// trimLabel turns "[12]" or "12." into "12".
-func trimLabel(s string) string { return strings.Trim(s, " []().") }
 
 // doiInText finds a DOI written out in a citation ("doi: 10.36660/abc.2020",
 // "https://doi.org/10...").

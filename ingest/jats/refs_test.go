@@ -42,6 +42,9 @@ func treeReference(t *tree, ref int32) (ingest.Reference, bool) {
 	return r, ok
 }
 
+// trimLabel turns "[12]" or "12." into "12".
+func trimLabel(s string) string { return strings.Trim(s, " []().") }
+
 func treeFindCitations(t *tree, n int32, structured, mixed *int32) {
 	for c := range t.elems(n) {
 		switch t.nodes[c].local {
@@ -311,4 +314,76 @@ func FuzzReference(f *testing.F) {
 			checkReferences(t, in, maxData)
 		}
 	})
+}
+
+// BenchmarkReferences reads every ref of every JATS fixture, as the
+// reader does (stream) and as the tree oracle did (tree), against reading
+// their tokens alone (scan).
+func BenchmarkReferences(b *testing.B) {
+	var data [][]byte
+	var total int64
+	for _, path := range fixtureFiles(b) {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, in)
+		total += int64(len(in))
+	}
+	for _, mode := range []string{"stream", "tree", "scan"} {
+		b.Run(mode, func(b *testing.B) {
+			p := &parser{names: interner{m: make(map[string]string)}}
+			p.tmp.names, p.tmp.maxData = &p.names, defaultMaxCapture
+			b.SetBytes(total)
+			b.ReportAllocs()
+			for b.Loop() {
+				refs := 0
+				for _, in := range data {
+					p.s.reset(context.Background(), bytes.NewReader(in), defaultMaxToken, defaultMaxDepth)
+					if err := p.s.start(); err != nil {
+						b.Fatal(err)
+					}
+					for {
+						if err := p.s.next(); err != nil {
+							b.Fatal(err)
+						}
+						if p.s.kind == tokEOF {
+							break
+						}
+						if p.s.kind != tokStart || string(p.s.local) != "ref" {
+							continue
+						}
+						var (
+							ok  bool
+							err error
+						)
+						switch mode {
+						case "stream":
+							_, ok, err = p.reference()
+						case "tree":
+							p.tmp.reset()
+							var n int32
+							if n, err = p.tmp.capture(&p.s, nil); err == nil {
+								_, ok = treeReference(&p.tmp, n)
+							}
+						default: // the tokens alone
+							for d := p.s.depth(); err == nil && !(p.s.kind == tokEnd && p.s.depth() < d); {
+								err = p.s.next()
+							}
+							ok = true
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						if ok {
+							refs++
+						}
+					}
+				}
+				if refs < 1000 {
+					b.Fatalf("%d references", refs)
+				}
+			}
+		})
+	}
 }
