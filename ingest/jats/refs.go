@@ -16,7 +16,8 @@ import (
 // each reference into a tree and walking it cost more than scanning it.
 // It flattens the texts a reference needs, each as tree.text would
 // flatten its element, in slots that are reused from one reference to the
-// next, and builds all the strings of a reference in one allocation.
+// next, and builds the strings of a reference in one allocation (a DOI
+// or PMID from a pub-id aside).
 type refReader struct {
 	slots   [numSlots]refSlot
 	on      uint8     // the open slots, a bit each
@@ -24,7 +25,6 @@ type refReader struct {
 	pend    []byte    // the text of consecutive tokens: a tree joins them in one node
 	arena   []byte    // the reference's fields but Raw, back to back
 	authors []refSpan // in arena
-	nb      []byte    // name scratch
 	ab      []byte    // attribute scratch
 	inName  bool      // a name's slots are open
 }
@@ -98,7 +98,7 @@ type refFields struct {
 // pool.
 func (rr *refReader) release() {
 	const keep = 1 << 20
-	for _, b := range []*[]byte{&rr.pend, &rr.arena, &rr.nb, &rr.ab} {
+	for _, b := range []*[]byte{&rr.pend, &rr.arena, &rr.ab} {
 		if cap(*b) > keep {
 			*b = nil
 		}
