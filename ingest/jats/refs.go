@@ -220,6 +220,7 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 	// (tree.capture's limits).
 	data, nodes := t.attrLen(s), 1
 	lastText := false
+	opaque := 0 // depth in an element without a local name
 	rr.stack, rr.pend, rr.arena, rr.authors, rr.inName, rr.on = rr.stack[:0], rr.pend[:0], rr.arena[:0], rr.authors[:0], false, 0
 	rr.open(slotBare, 0, skipLabel)
 	var (
@@ -244,13 +245,23 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 				}
 				lastText = true
 				data += len(s.text)
-				rr.pend = append(rr.pend, s.text...)
+				if opaque == 0 {
+					rr.pend = append(rr.pend, s.text...)
+				}
 			}
 		case tokStart:
 			rr.flush()
 			lastText = false
 			nodes++
 			data += t.attrLen(s)
+			if opaque > 0 || len(s.local) == 0 {
+				// An element without a local name ("<a:>") is a text
+				// node to a tree: what it holds is in no text, and the
+				// text right after it joins it while the tree holds no
+				// data.
+				opaque++
+				break
+			}
 			local := t.names.get(s.local)
 			in := isInline(local)
 			level := len(rr.stack) + 1
@@ -318,6 +329,11 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 			}
 			rr.stack = append(rr.stack, refElem{role: role, inline: in})
 		case tokEnd:
+			if opaque > 0 {
+				opaque--
+				lastText = len(s.local) == 0 && data == 0
+				break
+			}
 			rr.flush()
 			lastText = false
 			level := len(rr.stack)

@@ -277,16 +277,32 @@ func TestReferenceCases(t *testing.T) {
 		`<ref><element-citation><person-group person-group-type=" "><name><surname>No</surname></name></person-group><person-group person-group-type=" Author "><name><surname>Yes</surname><surname>Two</surname></name></person-group><person-group><x/></person-group></element-citation></ref>`,
 		`<ref><element-citation><name><surname/><given-names/><suffix>Jr</suffix> <xref>1</xref></name><name>  </name></element-citation></ref>`,
 		`<ref><element-citation><elocation-id>e1</elocation-id><fpage>10</fpage></element-citation></ref>`,
+		`<ref><element-citation><person-group x:person-group-type="&#97;uthor" person-group-type="editor"><name><surname>Ent</surname></name></person-group><pub-id pub-id-type="pmid" pub-id-type="doi">7</pub-id><pub-id pub-id-type="&#x64;oi">10.1234/ab</pub-id></element-citation></ref>`,
+		"<ref><element-citation><fpage>\xff</fpage><lpage>\xfe</lpage><year/><year>2001</year><date><year></year><year>2002</year></date></element-citation><label>[\xff.</label></ref>",
+		"<ref><element-citation><name><surname>\xe2\x80</surname><given-names>\xff\xc3\xa9ric</given-names></name><source>a\xc2</source></element-citation></ref>",
 		`<ref><element-citation><person-group/></element-citation></ref>`,
 		`<ref><mixed-citation>a&#160;b<sup>c</sup>d&#xc2;<bold>e</bold>.</mixed-citation></ref>`,
-		`<ref><mixed-citation>\xff\xfe bad utf-8 <surname>x\xc3</surname></mixed-citation></ref>`,
+		"<ref><mixed-citation>\xff\xfe bad utf-8 <surname>x\xc3</surname></mixed-citation></ref>",
 		`<ref><element-citation><source>open`,
 		`<ref attr="` + strings.Repeat("v", 500) + `"><mixed-citation>x</mixed-citation></ref>`,
 		`<ref><mixed-citation>` + strings.Repeat("<italic>w</italic> ", 100) + `</mixed-citation></ref>`,
 		`<ref><label>1</label><x:mixed-citation xmlns:x="u">prefixed</x:mixed-citation></ref><ref>next</ref> after`,
+		`<ref><A: >0</ref ><ref><b:/>x<c:><d:/>y<e>z</e></c:>w<mixed-citation>m<f:>n</f:>o</mixed-citation></ref>`,
+		`<ref a="1"><A:/>0</ref><ref><:>t</:>u</ref>`,
 	} {
 		for _, maxData := range []int{1 << 20, 400, 64} {
 			checkReferences(t, []byte(in), maxData)
+		}
+	}
+	// Node counts about the limit (64 bytes: 16 nodes), text joining
+	// nameless elements or not.
+	for n := 5; n < 10; n++ {
+		for _, in := range []string{
+			"<ref><a:/>" + strings.Repeat("x<a:/>", n) + "</ref>",
+			"<ref><a:>" + strings.Repeat("x<b:/>", n) + "</a:>y</ref>",
+			"<ref>" + strings.Repeat("<i>x</i>y", n/2) + "</ref>",
+		} {
+			checkReferences(t, []byte(in), 64)
 		}
 	}
 }
