@@ -10,10 +10,10 @@ import (
 
 // tree is a small element tree captured from the token stream: the front
 // matter of one article, or one table, or the elements a paragraph's or
-// title's text leaves out (captureText). References are read without one
-// (refReader). Nodes, names
-// and text live in flat slices that are reused from one capture to the
-// next, so capturing allocates only while the slices grow.
+// title's text leaves out (captureText); references are read without one
+// (refReader). Nodes, names and text live in flat slices that are reused
+// from one capture to the next, so capturing allocates only while the
+// slices grow.
 //
 // Only bounded pieces are captured; the body of an article is streamed
 // section by section and never held as a tree.
