@@ -108,3 +108,26 @@ func FuzzCaptureText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzClean checks clean's eight-bytes-at-a-time test against its
+// definition.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{
+		"", "a b", "a  b", "abcdefg  hijklmn", "abcdefgh ijklmnop", "abcdefg\x20\x20hijklmnop",
+		"abcdefgh  ijklmnop", "abcdefgX ", "seven c  eightttt", "no\u00a0break here please",
+		"tab\there and more text", "\x7f\x80\xff\xc3\xa9 plain  ", "           ", "a b c d e f g h i j k l m",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := !bytes.Contains(b, []byte("  "))
+		for _, c := range b {
+			if c < 0x20 || c == 0xc2 {
+				want = false
+			}
+		}
+		if got := clean(b); got != want {
+			t.Fatalf("clean(%q) = %v, want %v", b, got, want)
+		}
+	})
+}

@@ -17,11 +17,12 @@
 // and HTML named entities, and repairs what encoding/xml's non-strict mode
 // repairs (stray '<' and '&', unclosed elements closed by an ancestor's end
 // tag). Memory is bounded by the largest captured piece, not the file: the
-// front matter of one article, one reference or one table is held as a
-// small tree at a time; a paragraph's text is flattened as it is read, and
-// body sections stream past. Reader limits bound
-// nesting depth, tag size and captured size, so hostile input fails with
-// [ErrLimit] instead of exhausting memory.
+// front matter of one article or one table is held as a small tree at a
+// time; a paragraph's text and a reference's fields are flattened as they
+// are read (within the same size limit as a tree of them), and body
+// sections stream past. Reader limits bound nesting depth, tag size and
+// captured size, so hostile input fails with [ErrLimit] instead of
+// exhausting memory.
 //
 // # What is extracted
 //

@@ -33,7 +33,8 @@ type parser struct {
 
 	names interner
 	front tree // the current article's front matter
-	tmp   tree // one reference, table or OAI header, or what a paragraph's text leaves out, at a time
+	tmp   tree // one table or OAI header, or what a paragraph's text leaves out, at a time
+	refs  refReader
 
 	articles  int
 	deletions int
@@ -103,6 +104,7 @@ func putParser(p *parser) {
 	p.sink, p.decide = nil, nil
 	p.front.release()
 	p.tmp.release()
+	p.refs.release()
 	parsers.Put(p)
 }
 
@@ -725,16 +727,16 @@ func (p *parser) refList(a *article) error {
 		var err error
 		switch string(p.s.local) {
 		case "ref":
-			p.tmp.reset()
-			var n int32
-			if n, err = p.tmp.capture(&p.s, nil); err == nil {
-				if r, ok := reference(&p.tmp, n); ok {
-					if len(a.refs) >= limit.ArrayLen {
-						err = fmt.Errorf("%w: ref-list: more than %d references", errCaptureLimit, limit.ArrayLen)
-						break
-					}
-					a.refs = append(a.refs, r)
+			var (
+				r  ingest.Reference
+				ok bool
+			)
+			if r, ok, err = p.reference(); err == nil && ok {
+				if len(a.refs) >= limit.ArrayLen {
+					err = fmt.Errorf("%w: ref-list: more than %d references", errCaptureLimit, limit.ArrayLen)
+					break
 				}
+				a.refs = append(a.refs, r)
 			}
 		case "ref-list":
 			err = p.refList(a)

@@ -474,20 +474,36 @@ func (s *scanner) scanStartTag() error {
 			goto found
 		}
 		if c == '"' || c == '\'' {
+			// Go on from the quote: the bytes before it hold no quote
+			// and no '>', so all they tell is whether the last of them
+			// that is not blank is '='.
+			i += j
+			k := i - 1
+			for k >= 1 && isSpace(s.buf[s.pos+k]) {
+				k--
+			}
+			afterEq = k >= 1 && s.buf[s.pos+k] == '='
 			break
 		}
 	}
 	for {
-		for ; s.pos+i < s.end; i++ {
-			c := s.buf[s.pos+i]
+		for s.pos+i < s.end {
 			if quote != 0 {
-				if c == quote {
-					quote = 0
+				// A quoted value: jump to its closing quote.
+				k := bytes.IndexByte(s.buf[s.pos+i:s.end], quote)
+				if k < 0 {
+					i = s.end - s.pos
+					break
 				}
+				i += k + 1
+				quote = 0
 				continue
 			}
+			c := s.buf[s.pos+i]
+			i++
 			switch c {
 			case '>':
+				i--
 				goto found
 			case '=':
 				afterEq = true

@@ -198,3 +198,67 @@ func TestScannerLimitsAndChunks(t *testing.T) {
 		})
 	}
 }
+
+// tagEnd finds the '>' that ends the start tag at the beginning of b
+// byte by byte, as scanStartTag once did: outside values quoted right
+// after '='. It returns -1 when b ends first.
+func tagEnd(b []byte) int {
+	var quote byte
+	afterEq := false
+	for i := 1; i < len(b); i++ {
+		c := b[i]
+		if quote != 0 {
+			if c == quote {
+				quote = 0
+			}
+			continue
+		}
+		switch c {
+		case '>':
+			return i
+		case '=':
+			afterEq = true
+		case '"', '\'':
+			if afterEq {
+				quote = c
+			}
+			afterEq = false
+		case ' ', '\t', '\n', '\r':
+		default:
+			afterEq = false
+		}
+	}
+	return -1
+}
+
+// FuzzStartTag checks where the scanner ends a start tag against tagEnd,
+// with the input whole and one byte per read.
+func FuzzStartTag(f *testing.F) {
+	for _, s := range []string{
+		`a>`, `a b="c>d">`, `a b = 'c"d'>x`, `a b="c`, `a "b>`, `a b= "c>" d='>'>`, `a b=c"d>`, `a b="x" 'c>`,
+		`ext-link ext-link-type="uri" xlink:href="https://example.org/?a=b&amp;c>d">text`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, tail []byte) {
+		in := append([]byte("<"), tail...)
+		if len(tail) == 0 || !isNameStart(tail[0]) {
+			return
+		}
+		end := tagEnd(in)
+		for _, r := range []io.Reader{bytes.NewReader(in), iotest.OneByteReader(bytes.NewReader(in))} {
+			var s scanner
+			s.reset(context.Background(), r, 1<<20, 64)
+			err := s.next()
+			if end < 0 {
+				if err == nil || !strings.Contains(err.Error(), "unterminated start tag") {
+					t.Fatalf("%q: %v, want unterminated", in, err)
+				}
+				continue
+			}
+			if err != nil || s.kind != tokStart || s.offset() != int64(end+1) {
+				t.Fatalf("%q: %v kind %d at %d, want a start tag ending at %d", in, err, s.kind, s.offset(), end)
+			}
+		}
+	})
+}

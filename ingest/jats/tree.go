@@ -9,10 +9,11 @@ import (
 )
 
 // tree is a small element tree captured from the token stream: the front
-// matter of one article, or one reference or table, or the elements a
-// paragraph's or title's text leaves out (captureText). Nodes, names
-// and text live in flat slices that are reused from one capture to the
-// next, so capturing allocates only while the slices grow.
+// matter of one article, or one table, or the elements a paragraph's or
+// title's text leaves out (captureText); references are read without one
+// (refReader). Nodes, names and text live in flat slices that are reused
+// from one capture to the next, so capturing allocates only while the
+// slices grow.
 //
 // Only bounded pieces are captured; the body of an article is streamed
 // section by section and never held as a tree.
@@ -25,8 +26,6 @@ type tree struct {
 	pend  []byte // captureText's pending text
 	open  []bool // captureText's open elements
 	ab    []byte // attrLen's scratch
-	nb    []byte // name scratch
-	gb    []byte // given-names scratch
 	names *interner
 
 	maxData int
@@ -362,24 +361,31 @@ func (f *flattener) write(b []byte) {
 // clean reports whether b has no control byte (tab, newline...), no lead
 // byte of U+00A0 and no doubled space, eight bytes at a time.
 func clean(b []byte) bool {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	const lo, hi, low7 = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
 	i := 0
+	var prev uint64 // the high bit of the previous word's last byte: a space
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		y := x ^ (0xc2 * lo)
 		if ((x-0x20*lo)&^x|(y-lo)&^y)&hi != 0 {
 			return false
 		}
+		// The high bit of each space byte, exactly (no borrow between
+		// bytes): a space beside a space is a doubled space.
+		z := x ^ (0x20 * lo)
+		sp := ^((z&low7 + low7) | z | low7)
+		if sp&(sp<<8|prev) != 0 {
+			return false
+		}
+		prev = sp >> 56
 	}
 	for ; i < len(b); i++ {
-		if b[i] < 0x20 || b[i] == 0xc2 {
+		if b[i] < 0x20 || b[i] == 0xc2 || b[i] == ' ' && i > 0 && b[i-1] == ' ' {
 			return false
 		}
 	}
-	return !bytes.Contains(b, doubleSpace)
+	return true
 }
-
-var doubleSpace = []byte("  ")
 
 // spaceTab marks the XML white-space bytes.
 var spaceTab = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
