@@ -449,26 +449,30 @@ func nameQuantity(lower string, m match) string {
 			return "dose_rate"
 		}
 	}
-	best, bestEnd := "", -1
+	best, bestEnd, bestRank := "", -1, 0
 	from := max(0, m.start-window)
-	seg := lower[from:m.start]
-	cands := phrasesByDim[m.u.Dim]
-	if m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
-		cands = nil // a ratio like mg/kg is a dose (above), never a porosity
+	idx := phraseStarts[m.u.Dim]
+	if idx == nil || m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
+		idx = nil // a ratio like mg/kg is a dose (above), never a porosity
 	}
-	for _, p := range cands {
-		for off := 0; ; {
-			k := strings.Index(seg[off:], p.text)
-			if k < 0 {
-				break
-			}
-			s, e := from+off+k, from+off+k+len(p.text)
-			off += k + len(p.text)
-			if !boundary(lower, s, e) {
+	// A phrase starts a word: look only where a word may start and at the
+	// phrases beginning with that byte, in place of searching the window
+	// for every phrase. It finds what the search finds: a phrase overlaps
+	// itself only where its copy cannot start a word ("dosedosed").
+	for s := from; idx != nil && s < m.start; s++ {
+		cands := idx[lower[s]]
+		if len(cands) == 0 || s > 0 && asciiAlnum[lower[s-1]] {
+			continue
+		}
+		for _, c := range cands {
+			e := s + len(c.text)
+			if e > m.start || lower[s:e] != c.text || !boundary(lower, s, e) {
 				continue
 			}
-			if e > bestEnd || (e == bestEnd && len(p.text) > 0 && best == "") {
-				best, bestEnd = p.q.Name, e
+			// The last-ending phrase wins; at one end, the first in
+			// phrasesByDim's order.
+			if e > bestEnd || e == bestEnd && c.rank < bestRank {
+				best, bestEnd, bestRank = c.q.Name, e, c.rank
 			}
 		}
 	}
@@ -616,6 +620,9 @@ func number(s string, i int) (float64, int, bool) {
 	// ×10^n, x 10-3, · 10^5, e-3
 	k := skipSpaces(s, j, 1)
 	for _, times := range []string{"×", "x", "·", "*"} {
+		if k >= len(s) || s[k] != times[0] {
+			continue
+		}
 		if strings.HasPrefix(s[k:], times) {
 			t := skipSpaces(s, k+len(times), 1)
 			if strings.HasPrefix(s[t:], "10") {
@@ -684,6 +691,9 @@ func connector(s string, k, start int) int {
 
 func plusMinus(s string, k int) (float64, int, bool) {
 	t := skipSpaces(s, k, 1)
+	if t >= len(s) || s[t] != "±"[0] && s[t] != '+' {
+		return 0, 0, false // most numbers: no sign to look at
+	}
 	for _, pm := range []string{"±", "+/-", "+-"} {
 		if strings.HasPrefix(s[t:], pm) {
 			n := skipSpaces(s, t+len(pm), 1)
@@ -711,8 +721,19 @@ var notUnits = map[string]bool{
 
 // unitChars may appear inside a unit token.
 func unitChar(r rune) bool {
+	if r < utf8.RuneSelf {
+		return unitByte[r]
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("°%/·^-().µμΩÅ", r)
 }
+
+// unitByte is unitChar for ASCII.
+var unitByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.ContainsRune("°%/·^-().µμΩÅ", rune(c))
+	}
+	return t
+}()
 
 // unitCache remembers the answers of units.Lookup for the passages of one
 // Extract: a text repeats its units, and the words after its other
@@ -798,6 +819,13 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 func token(s string, i int) (string, int) {
 	j := i
 	for j < len(s) {
+		if c := s[j]; c < utf8.RuneSelf {
+			if !unitByte[c] {
+				break
+			}
+			j++
+			continue
+		}
 		r, w := utf8.DecodeRuneInString(s[j:])
 		if !unitChar(r) {
 			break

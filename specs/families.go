@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -120,7 +121,7 @@ func familyHits(words []word) []familyHit {
 			fam *family
 			ok  bool
 		)
-		if i+1 < len(words) {
+		if i+1 < len(words) && pairFirst(key) {
 			key = appendLower(append(key, ' '), words[i+1].text)
 			fam, ok = familyWords[string(key)]
 		}
@@ -132,6 +133,26 @@ func familyHits(words []word) []familyHit {
 		}
 	}
 	return hits
+}
+
+// familyPairFirsts are the first words of the two-word family words
+// ("solar cell"): only after one of them is a pair worth looking up.
+var familyPairFirsts = func() (firsts []string) {
+	for w := range familyWords {
+		if first, _, ok := strings.Cut(w, " "); ok && !slices.Contains(firsts, first) {
+			firsts = append(firsts, first)
+		}
+	}
+	return firsts
+}()
+
+func pairFirst(key []byte) bool {
+	for _, f := range familyPairFirsts {
+		if string(key) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // nearestFamily returns the hit nearest to pos (before it preferred), as

@@ -40,7 +40,7 @@ type Header struct {
 // K−1)", "Tm (°C)", "Band gap [eV]", "Density, g/cm³", "Temperature in
 // °C", "κ (W/mK)", "SD (min)".
 func ParseHeader(h string) Header {
-	h = strings.Join(strings.Fields(normaliseText(h)), " ")
+	h = squeeze(h)
 	label, unit := splitUnit(h)
 	hd := Header{Label: label}
 	if unit != "" {
@@ -239,7 +239,7 @@ func ExtractTable(tb *ingest.Table) []Statement {
 	if label == "" {
 		label = "Table"
 	}
-	caption := clipRunes(strings.Join(strings.Fields(normaliseText(tb.Caption)), " "), maxCellQuote)
+	caption := clipRunes(squeeze(tb.Caption), maxCellQuote)
 	where := "table: " + label
 	// The first column is the rows' labels, unless its header names a
 	// quantity with its unit ("T (K)" down the side): then it is read too.
@@ -247,12 +247,18 @@ func ExtractTable(tb *ingest.Table) []Statement {
 	if cols[0].Quantity != "" && cols[0].Unit != "" {
 		first = 0
 	}
-	var out []Statement
+	var (
+		out []Statement
+		// The subject of the last cell: a row's cells share their row's.
+		lastSubject                    string
+		lastSubj, lastFam, lastFamKind string
+		haveSubject                    bool
+	)
 	for _, row := range tb.Rows {
 		if len(row) != width || width < 2 {
 			continue
 		}
-		rowLabel := strings.Join(strings.Fields(normaliseText(row[0])), " ")
+		rowLabel := squeeze(row[0])
 		if notDataRow(rowLabel) {
 			continue
 		}
@@ -287,7 +293,11 @@ func ExtractTable(tb *ingest.Table) []Statement {
 			st.Source, st.Table, st.Row, st.Column = SourceTable, label, clipRunes(rowLabel, maxCellQuote), clipRunes(column, maxCellQuote)
 			st.Where = where
 			st.Text = tableQuote(label, caption, st.Row, st.Column, row[j])
-			st.Subject, st.Family, st.FamilyKind = tableSubject(subject, colText[0], caption)
+			if !haveSubject || subject != lastSubject {
+				lastSubj, lastFam, lastFamKind = tableSubject(subject, colText[0], caption)
+				lastSubject, haveSubject = subject, true
+			}
+			st.Subject, st.Family, st.FamilyKind = lastSubj, lastFam, lastFamKind
 			out = append(out, st)
 		}
 	}
@@ -298,7 +308,7 @@ func ExtractTable(tb *ingest.Table) []Statement {
 // cell that gives one, the quantity named anywhere in the cells (the
 // lowest wins).
 func columnHeader(tb *ingest.Table, j int) (Header, string) {
-	text := strings.Join(strings.Fields(normaliseText(tb.ColumnHeader(j))), " ")
+	text := squeeze(tb.ColumnHeader(j))
 	var (
 		labels []string
 		unit   Header
@@ -346,7 +356,7 @@ func namesQuantity(label string) bool {
 // whose dimension the header's quantity phrase (or the unit alone) names.
 // Anything else in the cell but footnote marks makes it no statement.
 func readCell(cell string, hd *Header) (Statement, bool) {
-	c := strings.TrimSpace(strings.Join(strings.Fields(normaliseText(cell)), " "))
+	c := strings.TrimSpace(squeeze(cell))
 	if c == "" || !hasDigit(c) {
 		return Statement{}, false
 	}
@@ -492,9 +502,40 @@ func tableQuote(label, caption, row, column, cell string) string {
 		b.WriteString(`, row "` + row + `"`)
 	}
 	b.WriteString(`, column "` + column + `": `)
-	b.WriteString(clipRunes(strings.Join(strings.Fields(normaliseText(cell)), " "), maxCellQuote))
+	b.WriteString(clipRunes(squeeze(cell), maxCellQuote))
 	return b.String()
 }
+
+// squeeze normalises a cell's text (normaliseText) and collapses its
+// runs of white space to one space, trimmed: strings.Join(strings.Fields(
+// normaliseText(s)), " "), returning the text as is when it already is.
+func squeeze(s string) string {
+	s = normaliseText(s)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] && (c != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+				return strings.Join(strings.Fields(s), " ")
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		i += w
+	}
+	return s
+}
+
+// asciiSpace marks the ASCII white space of unicode.IsSpace.
+var asciiSpace = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsSpace(rune(c))
+	}
+	return t
+}()
 
 // tableSubject is the subject of a cell: its row label (or, transposed,
 // its column header), with the family named there, else in the first
