@@ -459,14 +459,17 @@ func nameQuantity(lower string, m match) string {
 	// phrases beginning with that byte, in place of searching the window
 	// for every phrase. It finds what the search finds: a phrase overlaps
 	// itself only where its copy cannot start a word ("dosedosed").
-	for s := from; idx != nil && s < m.start; s++ {
+	// Lower-casing may shorten the text (the Kelvin sign is "k"): the
+	// window ends at its end at the latest.
+	end := min(m.start, len(lower))
+	for s := from; idx != nil && s < end; s++ {
 		cands := idx[lower[s]]
 		if len(cands) == 0 || s > 0 && asciiAlnum[lower[s-1]] {
 			continue
 		}
 		for _, c := range cands {
 			e := s + len(c.text)
-			if e > m.start || lower[s:e] != c.text || !boundary(lower, s, e) {
+			if e > end || lower[s:e] != c.text || !boundary(lower, s, e) {
 				continue
 			}
 			// The last-ending phrase wins; at one end, the first in

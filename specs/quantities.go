@@ -146,6 +146,21 @@ var phraseStarts = func() map[units.Dim]*[256][]startPhrase {
 	return out
 }()
 
+// maxPhrases bounds the number of phrases, for sets of them as bits.
+const maxPhrases = 256
+
+// phrasesByStart indexes all phrases by their first byte, each with its
+// rank in phrases.
+var phrasesByStart = func() (idx [256][]startPhrase) {
+	if len(phrases) > maxPhrases {
+		panic("specs: more phrases than maxPhrases")
+	}
+	for i, p := range phrases {
+		idx[p.text[0]] = append(idx[p.text[0]], startPhrase{p, i})
+	}
+	return idx
+}()
+
 // asciiAlnum marks the ASCII letters and digits.
 var asciiAlnum = func() (t [256]bool) {
 	for c := range utf8.RuneSelf {

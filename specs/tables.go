@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -207,13 +208,29 @@ func symbolQuantity(label string, d units.Dim) string {
 // differences in percent): their cells are not values of the column's
 // quantity.
 func notDataRow(label string) bool {
-	l := strings.ToLower(label)
-	for _, p := range []string{"ratio", "fold", "p value", "p-value", "p =", "p<", "p <", "change", "difference", "significance"} {
-		if strings.HasPrefix(l, p) {
+	if !isASCII(label) {
+		l := strings.ToLower(label)
+		return slices.ContainsFunc(notDataPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }) || l == "p"
+	}
+	// ASCII: compare without lower-casing the label.
+	for _, p := range notDataPrefixes {
+		if len(label) >= len(p) && strings.EqualFold(label[:len(p)], p) {
 			return true
 		}
 	}
-	return l == "p"
+	return strings.EqualFold(label, "p")
+}
+
+var notDataPrefixes = []string{"ratio", "fold", "p value", "p-value", "p =", "p<", "p <", "change", "difference", "significance"}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // ExtractTable returns the statements of a table's cells, row by row. A
@@ -343,9 +360,20 @@ func columnHeader(tb *ingest.Table, j int) (Header, string) {
 // phrase or a symbol, so that cells giving their own unit can be read.
 func namesQuantity(label string) bool {
 	l := strings.ToLower(label)
-	for _, p := range phrases {
-		if k := strings.Index(l, p.text); k >= 0 && boundary(l, k, k+len(p.text)) {
-			return true
+	// Each phrase counts at its first occurrence only: scan l once,
+	// trying at each byte the phrases starting with it, and decide each
+	// phrase where it first occurs.
+	var seen [(maxPhrases + 63) / 64]uint64
+	for s := 0; s < len(l); s++ {
+		for _, c := range phrasesByStart[l[s]] {
+			e := s + len(c.text)
+			if e > len(l) || seen[c.rank/64]&(1<<(c.rank%64)) != 0 || l[s:e] != c.text {
+				continue
+			}
+			if boundary(l, s, e) {
+				return true
+			}
+			seen[c.rank/64] |= 1 << (c.rank % 64)
 		}
 	}
 	return false
