@@ -141,7 +141,16 @@ func genSentence(r *rand.Rand) string {
 func TestExtractOracleGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
-		checkText(t, genSentence(r))
+		text := genSentence(r)
+		checkText(t, text)
+		if got, want := toLower(text), strings.ToLower(text); got != want {
+			t.Fatalf("toLower(%q) = %q, want %q", text, got, want)
+		}
+	}
+	for _, s := range []string{"\xff", "a\xc3", "\ufffd", "ÀÉ\u212aİ", "Σ\xe2\x82", "abc"} {
+		if got, want := toLower(s), strings.ToLower(s); got != want {
+			t.Errorf("toLower(%q) = %q, want %q", s, got, want)
+		}
 	}
 	pick := func(ps ...string) string { return ps[r.IntN(len(ps))] }
 	short := func() string {
@@ -198,6 +207,9 @@ func FuzzExtractOracle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		if got, want := squeeze(text), strings.Join(strings.Fields(normaliseText(text)), " "); got != want {
 			t.Fatalf("squeeze(%q) = %q, want %q", text, got, want)
+		}
+		if got, want := toLower(text), strings.ToLower(text); got != want {
+			t.Fatalf("toLower(%q) = %q, want %q", text, got, want)
 		}
 		checkText(t, text)
 		cells := strings.Split(text, "|")
