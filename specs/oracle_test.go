@@ -1,9 +1,10 @@
 package specs
 
 // The extraction as it was before its scans were sped up, kept as the
-// oracle of TestExtractOracle and FuzzExtractOracle: the same statements,
-// in the same order, from any text and table. Generated from the earlier
-// sources with every function f renamed oldF.
+// oracle of TestExtractOracle, TestExtractOracleGenerated and
+// FuzzExtractOracle: the same statements, in the same order, from any text
+// and table. These are the earlier versions of the functions that changed
+// and of those calling them, each f renamed oldF; the rest is shared.
 
 import (
 	"math"
@@ -28,219 +29,15 @@ func oldExtract(passages ...Passage) []Statement {
 	var out []Statement
 	uc := make(unitCache)
 	for _, p := range passages {
-		if !oldHasDigit(p.Text) {
+		if !hasDigit(p.Text) {
 			continue
 		}
-		text := oldNormaliseText(p.Text)
-		for _, sent := range oldSentences(text) {
+		text := normaliseText(p.Text)
+		for _, sent := range sentences(text) {
 			out = oldExtractSentence(out, sent, p.Where, uc)
 		}
 	}
 	return out
-}
-
-func oldNormaliseText(s string) string {
-	var b strings.Builder
-	last := 0
-	inSup := false
-	for i := 0; i < len(s); {
-		c := s[i]
-		if plainByte[c] {
-			i++
-			for i+8 <= len(s) && !oldHasControlOrHigh(oldLoad8(s, i)) {
-				i += 8
-			}
-			for ; i < len(s) && plainByte[s[i]]; i++ {
-			}
-			inSup = false
-			continue
-		}
-		r, w := rune(c), 1
-		if c >= 0x80 {
-			r, w = utf8.DecodeRuneInString(s[i:])
-		}
-		var repl string
-		if sc, ok := oldSuperscriptASCII(r); ok {
-			if inSup {
-				repl = string(sc)
-			} else {
-				repl = "^" + string(sc)
-			}
-			inSup = true
-		} else {
-			inSup = false
-			switch r {
-			case '\u00a0', '\u2009', '\u202f', '\u2002', '\u2003', '\u200a', '\n', '\t', '\r':
-				repl = " "
-			case '−':
-				repl = "-"
-			case '‒':
-				repl = "–"
-			case 'º':
-				repl = "°"
-			case '℃':
-				repl = "°C"
-			default:
-				i += w
-				continue
-			}
-		}
-		if b.Cap() == 0 {
-			b.Grow(len(s) + 8)
-		}
-		b.WriteString(s[last:i])
-		b.WriteString(repl)
-		i += w
-		last = i
-	}
-	if b.Cap() == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
-func oldHasDigit(s string) bool { return oldNextDigit(s, 0) < len(s) }
-
-func oldNextDigit(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-
-		if oldHasLess(oldLoad8(s, i)^(0x30*lowBytes), 10) {
-			break
-		}
-	}
-	for i < len(s) && s[i]-'0' > 9 {
-		i++
-	}
-	return i
-}
-
-func oldLoad8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
-func oldHasLess(x uint64, n uint64) bool {
-	return (x-n*lowBytes)&^x&(0x80*lowBytes) != 0
-}
-
-func oldHasControlOrHigh(x uint64) bool {
-	return x&(0x80*lowBytes) != 0 || oldHasLess(x, 0x20)
-}
-
-func oldSuperscriptASCII(r rune) (byte, bool) {
-	switch r {
-	case '⁻':
-		return '-', true
-	case '⁰':
-		return '0', true
-	case '¹':
-		return '1', true
-	case '²':
-		return '2', true
-	case '³':
-		return '3', true
-	}
-	if r >= '⁴' && r <= '⁹' {
-		return byte('4' + r - '⁴'), true
-	}
-	return 0, false
-}
-
-func oldSentences(text string) []string {
-	var out []string
-	var buf [3 * maxAbbreviation]byte // a word lower-cased, without allocating
-	start := 0
-
-	dot, bang, ques := -1, -1, -1
-	next := func(c byte, from int) int {
-		if k := strings.IndexByte(text[from:], c); k >= 0 {
-			return from + k
-		}
-		return len(text)
-	}
-	for i := 0; ; i++ {
-		if dot < i {
-			dot = next('.', i)
-		}
-		if bang < i {
-			bang = next('!', i)
-		}
-		if ques < i {
-			ques = next('?', i)
-		}
-		if i = min(dot, bang, ques); i >= len(text) {
-			break
-		}
-		c := text[i]
-		if i+1 < len(text) && text[i+1] != ' ' {
-			continue
-		}
-		j := i + 1
-		for j < len(text) && text[j] == ' ' {
-			j++
-		}
-		if j < len(text) {
-			r, _ := utf8.DecodeRuneInString(text[j:])
-			if !unicode.IsUpper(r) && !unicode.IsDigit(r) && r != '(' && r != '[' {
-				continue
-			}
-		}
-		if c == '.' {
-			k := i
-			for k > start && text[k-1] != ' ' && text[k-1] != '(' {
-				k--
-			}
-
-			abbr := i-k <= len(buf) && abbreviations[string(oldAppendLower(buf[:0], text[k:i]))]
-			if abbr || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
-				continue
-			}
-		}
-		if s := strings.TrimSpace(text[start : i+1]); s != "" {
-			out = append(out, s)
-		}
-		start = j
-	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-func oldSplitWords(s string) []word {
-	var out []word
-	start := -1
-	for i, r := range s {
-		var in bool
-		if r < utf8.RuneSelf {
-			in = wordByte[r]
-		} else {
-			in = unicode.IsLetter(r) || unicode.IsDigit(r)
-		}
-		switch {
-		case in && start < 0:
-			start = i
-		case !in && start >= 0:
-			out = append(out, word{oldTrimWord(s[start:i]), start, i})
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, word{oldTrimWord(s[start:]), start, len(s)})
-	}
-	return out
-}
-
-func oldTrimWord(w string) string {
-	for len(w) > 0 && (w[0] == '-' || w[0] == '\'') {
-		w = w[1:]
-	}
-	for len(w) > 0 && (w[len(w)-1] == '-' || w[len(w)-1] == '\'') {
-		w = w[:len(w)-1]
-	}
-	return w
 }
 
 func oldExtractSentence(out []Statement, sent, where string, uc unitCache) []Statement {
@@ -251,7 +48,7 @@ func oldExtractSentence(out []Statement, sent, where string, uc unitCache) []Sta
 	)
 	for i := 0; i < len(sent); {
 
-		d := oldNextDigit(sent, i)
+		d := nextDigit(sent, i)
 		if d == len(sent) {
 			break
 		}
@@ -276,19 +73,19 @@ func oldExtractSentence(out []Statement, sent, where string, uc unitCache) []Sta
 			continue
 		}
 		if words == nil {
-			words = oldSplitWords(sent)
+			words = splitWords(sent)
 			hits = oldFamilyHits(words)
 		}
 		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
 			SIMin: m.u.ToSI(m.lo), SIMax: m.u.ToSI(m.hi), SIUncertainty: m.u.ToSIDelta(m.unc),
-			Text: oldClip(sent, m.start, m.end), Where: where, Source: SourceText}
+			Text: clip(sent, m.start, m.end), Where: where, Source: SourceText}
 		if !m.isRange {
 			v, sv := m.lo, st.SIMin
 			st.Value, st.SIValue = &v, &sv
 		}
 		if q == "concentration" || q == "mass_concentration" {
-			st.Subject, st.Family, st.FamilyKind = oldSolute(words, m.end)
-		} else if subj, f := oldNearestFamily(words, hits, m.start); f != nil {
+			st.Subject, st.Family, st.FamilyKind = solute(words, m.end)
+		} else if subj, f := nearestFamily(words, hits, m.start); f != nil {
 			st.Subject, st.Family, st.FamilyKind = subj, f.name, f.kind
 		}
 		out = append(out, st)
@@ -296,24 +93,9 @@ func oldExtractSentence(out []Statement, sent, where string, uc unitCache) []Sta
 	return out
 }
 
-func oldClip(s string, start, end int) string {
-	if len(s) <= maxSentence {
-		return s
-	}
-	a := max(0, start-maxSentence/2)
-	b := min(len(s), a+maxSentence)
-	for a > 0 && !utf8.RuneStart(s[a]) {
-		a--
-	}
-	for b < len(s) && !utf8.RuneStart(s[b]) {
-		b++
-	}
-	return "…" + s[a:b] + "…"
-}
-
 func oldNameQuantity(lower string, m match) string {
 
-	if oldPerMass(m.unit) {
+	if perMass(m.unit) {
 		switch m.u.Dim {
 		case units.Dimensionless:
 			return "dose"
@@ -336,7 +118,7 @@ func oldNameQuantity(lower string, m match) string {
 			}
 			s, e := from+off+k, from+off+k+len(p.text)
 			off += k + len(p.text)
-			if !oldBoundary(lower, s, e) {
+			if !boundary(lower, s, e) {
 				continue
 			}
 			if e > bestEnd || (e == bestEnd && len(p.text) > 0 && best == "") {
@@ -351,26 +133,6 @@ func oldNameQuantity(lower string, m match) string {
 		return ""
 	}
 	return byDim[m.u.Dim]
-}
-
-func oldPerMass(unit string) bool {
-	return strings.Contains(unit, "g/kg") || strings.Contains(unit, "g/g") || strings.Contains(unit, "g kg")
-}
-
-func oldBoundary(s string, start, end int) bool {
-	if start > 0 {
-		r, _ := utf8.DecodeLastRuneInString(s[:start])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return false
-		}
-	}
-	if end < len(s) {
-		r, _ := utf8.DecodeRuneInString(s[end:])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return true
 }
 
 func oldScanAt(s string, i int, uc unitCache) (match, bool) {
@@ -405,7 +167,7 @@ func oldScanAt(s string, i int, uc unitCache) (match, bool) {
 	if hasU1 {
 		k = u1end
 	}
-	if c := oldConnector(s, k, i); c > 0 {
+	if c := connector(s, k, i); c > 0 {
 		if v2, k2, ok := oldNumber(s, c); ok && v2 >= v {
 			u2, u2end, hasU2 := oldReadUnit(s, k2, uc)
 			if hasU2 && (!hasU1 || u1.u.Compatible(u2.u)) {
@@ -432,7 +194,7 @@ func oldScanAt(s string, i int, uc unitCache) (match, bool) {
 
 func oldNumber(s string, i int) (float64, int, bool) {
 	j := i
-	var b []byte // the number with a comma, rewritten; nil without one
+	var b []byte
 	seenDot := false
 	for j < len(s) {
 		c := s[j]
@@ -479,77 +241,34 @@ func oldNumber(s string, i int) (float64, int, bool) {
 		return 0, 0, false
 	}
 
-	k := oldSkipSpaces(s, j, 1)
+	k := skipSpaces(s, j, 1)
 	for _, times := range []string{"×", "x", "·", "*"} {
 		if strings.HasPrefix(s[k:], times) {
-			t := oldSkipSpaces(s, k+len(times), 1)
+			t := skipSpaces(s, k+len(times), 1)
 			if strings.HasPrefix(s[t:], "10") {
 				t += 2
 				if t < len(s) && s[t] == '^' {
 					t++
 				}
-				if e, end, ok := oldInteger(s, t); ok {
+				if e, end, ok := integer(s, t); ok {
 					return v * math.Pow(10, float64(e)), end, true
 				}
 			}
 		}
 	}
 	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		if e, end, ok := oldInteger(s, j+1); ok && (end >= len(s) || !unicode.IsLetter(rune(s[end]))) {
+		if e, end, ok := integer(s, j+1); ok && (end >= len(s) || !unicode.IsLetter(rune(s[end]))) {
 			return v * math.Pow(10, float64(e)), end, true
 		}
 	}
 	return v, j, true
 }
 
-func oldInteger(s string, i int) (int, int, bool) {
-	j := i
-	if j < len(s) && (s[j] == '-' || s[j] == '+') {
-		j++
-	}
-	k := j
-	for k < len(s) && s[k] >= '0' && s[k] <= '9' && k-j < 3 {
-		k++
-	}
-	if k == j {
-		return 0, 0, false
-	}
-	n, err := strconv.Atoi(s[i:k])
-	return n, k, err == nil
-}
-
-func oldSkipSpaces(s string, i, maxN int) int {
-	for n := 0; i < len(s) && s[i] == ' ' && n < maxN; n++ {
-		i++
-	}
-	return i
-}
-
-func oldConnector(s string, k, start int) int {
-	t := oldSkipSpaces(s, k, 1)
-	for _, c := range []string{"–", "—", "-", "~", "to ", "and "} {
-		if !strings.HasPrefix(s[t:], c) {
-			continue
-		}
-		if c == "and " && !strings.HasSuffix(strings.ToLower(strings.TrimRight(s[max(0, start-9):start], " ")), "between") {
-			return 0
-		}
-		if c == "-" && t != k {
-			return 0
-		}
-		n := oldSkipSpaces(s, t+len(c), 1)
-		if n < len(s) && s[n] >= '0' && s[n] <= '9' {
-			return n
-		}
-	}
-	return 0
-}
-
 func oldPlusMinus(s string, k int) (float64, int, bool) {
-	t := oldSkipSpaces(s, k, 1)
+	t := skipSpaces(s, k, 1)
 	for _, pm := range []string{"±", "+/-", "+-"} {
 		if strings.HasPrefix(s[t:], pm) {
-			n := oldSkipSpaces(s, t+len(pm), 1)
+			n := skipSpaces(s, t+len(pm), 1)
 			if v, end, ok := oldNumber(s, n); ok {
 				return v, end, true
 			}
@@ -563,19 +282,19 @@ func oldUnitChar(r rune) bool {
 }
 
 func oldReadUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
-	t := oldSkipSpaces(s, k, 1)
+	t := skipSpaces(s, k, 1)
 	tok, end := oldToken(s, t)
 	if tok == "" {
 		return parsedUnit{}, 0, false
 	}
 	if tok == "°" {
-		if nt, ne := oldToken(s, oldSkipSpaces(s, end, 1)); nt == "C" || nt == "F" || strings.HasPrefix(nt, "C") && len(nt) == 1 {
+		if nt, ne := oldToken(s, skipSpaces(s, end, 1)); nt == "C" || nt == "F" || strings.HasPrefix(nt, "C") && len(nt) == 1 {
 			tok, end = "°"+nt, ne
 		}
 	}
 	for {
-		nt, ne := oldToken(s, oldSkipSpaces(s, end, 1))
-		if !oldExponentSymbol(nt) || !(strings.ContainsAny(tok, "^-") || oldExponentSymbol(nt)) {
+		nt, ne := oldToken(s, skipSpaces(s, end, 1))
+		if !exponentSymbol(nt) || !(strings.ContainsAny(tok, "^-") || exponentSymbol(nt)) {
 			break
 		}
 		if _, ok := units.Lookup(tok + " " + nt); !ok {
@@ -633,80 +352,23 @@ func oldToken(s string, i int) (string, int) {
 	return s[i:j], j
 }
 
-func oldExponentSymbol(tok string) bool {
-	tok = strings.TrimRight(tok, ".,;:")
-	i := 0
-	for i < len(tok) && (tok[i] >= 'a' && tok[i] <= 'z' || tok[i] >= 'A' && tok[i] <= 'Z') {
-		i++
-	}
-	if i == 0 || i > 3 || i == len(tok) {
-		return false
-	}
-	rest := strings.TrimPrefix(tok[i:], "^")
-	rest = strings.TrimPrefix(rest, "-")
-	if rest == "" {
-		return false
-	}
-	for _, c := range rest {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func oldParseHeader(h string) Header {
-	h = strings.Join(strings.Fields(oldNormaliseText(h)), " ")
-	label, unit := oldSplitUnit(h)
+	h = strings.Join(strings.Fields(normaliseText(h)), " ")
+	label, unit := splitUnit(h)
 	hd := Header{Label: label}
 	if unit != "" {
 		hd.Unit = unit
 		hd.U, _ = units.Lookup(unit)
 	}
 	hd.Uncertainty = uncertaintyLabels[strings.Trim(strings.ToLower(label), " .:")]
-	if unit != "" && !hd.Uncertainty && !oldIsDifference(label) {
+	if unit != "" && !hd.Uncertainty && !isDifference(label) {
 		hd.Quantity, _ = oldHeaderQuantity(strings.ToLower(label), unit, hd.U)
 	}
 	return hd
 }
 
-func oldSplitUnit(h string) (label, unit string) {
-	if k := strings.LastIndexAny(h, ")]"); k > 0 && k >= len(h)-3 {
-		open := map[byte]byte{')': '(', ']': '['}[h[k]]
-		if o := strings.LastIndexByte(h[:k], open); o == 0 || o > 0 && h[o-1] == ' ' {
-			u := strings.TrimSpace(h[o+1 : k])
-			if oldIsHeaderUnit(u) {
-				return strings.TrimSpace(h[:o] + h[k+1:]), u
-			}
-		}
-	}
-	for _, sep := range []string{", ", " in "} {
-		if k := strings.LastIndex(h, sep); k > 0 {
-			u := strings.TrimSpace(h[k+len(sep):])
-			if oldIsHeaderUnit(u) && utf8.RuneCountInString(u) > 1 {
-				return strings.TrimSpace(h[:k]), u
-			}
-		}
-	}
-	if k := strings.LastIndexByte(h, ' '); k > 0 {
-		u := h[k+1:]
-		if strings.ContainsAny(u, "°%/µμ0123456789") && oldIsHeaderUnit(u) {
-			return h[:k], u
-		}
-	}
-	return h, ""
-}
-
-func oldIsHeaderUnit(u string) bool {
-	if u == "" || notUnits[u] {
-		return false
-	}
-	_, ok := units.Lookup(u)
-	return ok
-}
-
 func oldHeaderQuantity(label, unit string, u units.Unit) (q string, named bool) {
-	if oldPerMass(unit) {
+	if perMass(unit) {
 		switch u.Dim {
 		case units.Dimensionless:
 			return "dose", true
@@ -714,59 +376,16 @@ func oldHeaderQuantity(label, unit string, u units.Unit) (q string, named bool) 
 			return "dose_rate", true
 		}
 	}
-	if q := oldNameQuantity(label+" ", match{start: len(label), unit: unit, u: u}); q != "" && oldPhraseNamed(label, q) {
+	if q := oldNameQuantity(label+" ", match{start: len(label), unit: unit, u: u}); q != "" && phraseNamed(label, q) {
 		return q, true
 	}
-	if q := oldSymbolQuantity(label, u.Dim); q != "" {
+	if q := symbolQuantity(label, u.Dim); q != "" {
 		return q, true
 	}
 	if utf8.RuneCountInString(unit) < 2 {
 		return "", false
 	}
 	return headerByDim[u.Dim], false
-}
-
-func oldPhraseNamed(label, q string) bool {
-	for _, p := range phrases {
-		if p.q.Name == q && strings.Contains(label, p.text) {
-			return true
-		}
-	}
-	return false
-}
-
-func oldIsDifference(label string) bool {
-	l := strings.ToLower(label)
-	if strings.HasPrefix(l, "δ") || strings.HasPrefix(l, "delta") {
-		return true
-	}
-	for _, w := range []string{"difference", "change", "increase", "decrease", "reduction", "loss", "gain"} {
-		if k := strings.Index(l, w); k >= 0 && oldBoundary(l, k, k+len(w)) {
-			return true
-		}
-	}
-	return false
-}
-
-func oldSymbolQuantity(label string, d units.Dim) string {
-	w := label
-	if k := strings.IndexAny(w, " ,;:"); k >= 0 {
-		w = w[:k]
-	}
-	w = strings.TrimRight(w, ".")
-	cands := symbols[w]
-	if cands == nil {
-
-		if r, n := utf8.DecodeRuneInString(w); r >= 'α' && r <= 'ω' || r == 'ϱ' {
-			cands = symbols[w[:n]]
-		}
-	}
-	for _, q := range cands {
-		if qd, ok := QuantityDim(q); ok && qd == d {
-			return q
-		}
-	}
-	return ""
 }
 
 func oldNotDataRow(label string) bool {
@@ -793,7 +412,7 @@ func oldExtractTable(tb *ingest.Table) []Statement {
 	if label == "" {
 		label = "Table"
 	}
-	caption := oldClipRunes(strings.Join(strings.Fields(oldNormaliseText(tb.Caption)), " "), maxCellQuote)
+	caption := clipRunes(strings.Join(strings.Fields(normaliseText(tb.Caption)), " "), maxCellQuote)
 	where := "table: " + label
 
 	first := 1
@@ -805,13 +424,13 @@ func oldExtractTable(tb *ingest.Table) []Statement {
 		if len(row) != width || width < 2 {
 			continue
 		}
-		rowLabel := strings.Join(strings.Fields(oldNormaliseText(row[0])), " ")
+		rowLabel := strings.Join(strings.Fields(normaliseText(row[0])), " ")
 		if oldNotDataRow(rowLabel) {
 			continue
 		}
 		var (
-			rowHeader *Header // the row label parsed as a header, once needed
-			rowNames  bool    // it names a quantity
+			rowHeader *Header
+			rowNames  bool
 		)
 		for j := first; j < width; j++ {
 			hd, subject, column := cols[j], rowLabel, colText[j]
@@ -837,7 +456,7 @@ func oldExtractTable(tb *ingest.Table) []Statement {
 			if j+1 < width && cols[j+1].Uncertainty && st.Uncertainty == 0 {
 				oldAddUncertainty(&st, row[j+1], &hd, &cols[j+1])
 			}
-			st.Source, st.Table, st.Row, st.Column = SourceTable, label, oldClipRunes(rowLabel, maxCellQuote), oldClipRunes(column, maxCellQuote)
+			st.Source, st.Table, st.Row, st.Column = SourceTable, label, clipRunes(rowLabel, maxCellQuote), clipRunes(column, maxCellQuote)
 			st.Where = where
 			st.Text = oldTableQuote(label, caption, st.Row, st.Column, row[j])
 			st.Subject, st.Family, st.FamilyKind = oldTableSubject(subject, colText[0], caption)
@@ -848,11 +467,11 @@ func oldExtractTable(tb *ingest.Table) []Statement {
 }
 
 func oldColumnHeader(tb *ingest.Table, j int) (Header, string) {
-	text := strings.Join(strings.Fields(oldNormaliseText(tb.ColumnHeader(j))), " ")
+	text := strings.Join(strings.Fields(normaliseText(tb.ColumnHeader(j))), " ")
 	var (
 		labels []string
 		unit   Header
-		named  bool // the unit's own cell names the quantity
+		named  bool
 	)
 	prev := ""
 	for _, row := range tb.Header {
@@ -869,7 +488,7 @@ func oldColumnHeader(tb *ingest.Table, j int) (Header, string) {
 	}
 	hd := Header{Label: strings.Join(labels, " "), Unit: unit.Unit, U: unit.U, Uncertainty: unit.Uncertainty}
 	switch {
-	case hd.Unit == "" || hd.Uncertainty || oldIsDifference(hd.Label):
+	case hd.Unit == "" || hd.Uncertainty || isDifference(hd.Label):
 	case named:
 		hd.Quantity = unit.Quantity
 	default:
@@ -882,7 +501,7 @@ func oldColumnHeader(tb *ingest.Table, j int) (Header, string) {
 func oldNamesQuantity(label string) bool {
 	l := strings.ToLower(label)
 	for _, p := range phrases {
-		if k := strings.Index(l, p.text); k >= 0 && oldBoundary(l, k, k+len(p.text)) {
+		if k := strings.Index(l, p.text); k >= 0 && boundary(l, k, k+len(p.text)) {
 			return true
 		}
 	}
@@ -890,8 +509,8 @@ func oldNamesQuantity(label string) bool {
 }
 
 func oldReadCell(cell string, hd *Header) (Statement, bool) {
-	c := strings.TrimSpace(strings.Join(strings.Fields(oldNormaliseText(cell)), " "))
-	if c == "" || !oldHasDigit(c) {
+	c := strings.TrimSpace(strings.Join(strings.Fields(normaliseText(cell)), " "))
+	if c == "" || !hasDigit(c) {
 		return Statement{}, false
 	}
 	var (
@@ -907,7 +526,7 @@ func oldReadCell(cell string, hd *Header) (Statement, bool) {
 		m.unit, m.u = hd.Unit, hd.U
 	} else {
 		m, ok = oldScanAt(c, 0, nil)
-		if ok && oldOnlyMarks(c[m.end:]) {
+		if ok && onlyMarks(c[m.end:]) {
 			q = oldNameQuantity(strings.ToLower(hd.Label)+" ", match{start: len(hd.Label), unit: m.unit, u: m.u})
 			if q == "" && hd.Label != "" && utf8.RuneCountInString(m.unit) > 1 {
 
@@ -950,50 +569,16 @@ func oldBareValue(c string) (match, bool) {
 	m := match{lo: v, hi: v}
 	if unc, k2, ok := oldPlusMinus(c, k); ok {
 		m.unc, k = unc, k2
-	} else if n := oldCellRange(c, k); n > 0 {
+	} else if n := cellRange(c, k); n > 0 {
 		if v2, k2, ok := oldNumber(c, n); ok && v2 >= v {
 			m.hi, m.isRange, k = v2, true, k2
 		}
 	}
-	return m, oldOnlyMarks(c[k:])
-}
-
-func oldCellRange(c string, k int) int {
-	t := k
-	for t < len(c) && c[t] == ' ' {
-		t++
-	}
-	for _, sep := range []string{"–", "—", "-", "~", "to "} {
-		if strings.HasPrefix(c[t:], sep) {
-			n := t + len(sep)
-			for n < len(c) && c[n] == ' ' {
-				n++
-			}
-			if n < len(c) && c[n] >= '0' && c[n] <= '9' {
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-func oldOnlyMarks(s string) bool {
-	s = strings.TrimSpace(s)
-	letters := 0
-	for _, r := range s {
-		switch {
-		case strings.ContainsRune("*†‡§¶# ", r):
-		case r >= 'a' && r <= 'h':
-			letters++
-		default:
-			return false
-		}
-	}
-	return letters <= 2
+	return m, onlyMarks(c[k:])
 }
 
 func oldAddUncertainty(st *Statement, cell string, valueHd, uncHd *Header) {
-	m, ok := oldBareValue(strings.TrimSpace(oldNormaliseText(cell)))
+	m, ok := oldBareValue(strings.TrimSpace(normaliseText(cell)))
 	if !ok || m.isRange || m.lo < 0 {
 		return
 	}
@@ -1018,75 +603,45 @@ func oldTableQuote(label, caption, row, column, cell string) string {
 		b.WriteString(`, row "` + row + `"`)
 	}
 	b.WriteString(`, column "` + column + `": `)
-	b.WriteString(oldClipRunes(strings.Join(strings.Fields(oldNormaliseText(cell)), " "), maxCellQuote))
+	b.WriteString(clipRunes(strings.Join(strings.Fields(normaliseText(cell)), " "), maxCellQuote))
 	return b.String()
 }
 
 func oldTableSubject(subject, firstHeader, caption string) (string, string, string) {
-	if oldIsNumeric(subject) {
+	if isNumeric(subject) {
 		subject = ""
 	}
 	for _, s := range []string{subject, firstHeader, caption} {
 		if s == "" {
 			continue
 		}
-		words := oldSplitWords(s)
+		words := splitWords(s)
 		if name, f := oldFindFamily(words, len(s)); f != nil {
 			if subject == "" {
 				subject = name
 			}
-			return oldClipRunes(subject, maxCellQuote), f.name, f.kind
+			return clipRunes(subject, maxCellQuote), f.name, f.kind
 		}
 	}
-	return oldClipRunes(subject, maxCellQuote), "", ""
-}
-
-func oldIsNumeric(s string) bool {
-	for _, r := range s {
-		if !unicode.IsDigit(r) && !unicode.IsSpace(r) && !strings.ContainsRune(".,-–", r) {
-			return false
-		}
-	}
-	return true
-}
-
-func oldClipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-func oldNormaliseFamily(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if f, ok := familyWords[s]; ok {
-		return f.name
-	}
-	for _, f := range families {
-		if f.name == s {
-			return s
-		}
-	}
-	return s
+	return clipRunes(subject, maxCellQuote), "", ""
 }
 
 func oldFindFamily(words []word, pos int) (subject string, f *family) {
-	return oldNearestFamily(words, oldFamilyHits(words), pos)
+	return nearestFamily(words, oldFamilyHits(words), pos)
 }
 
 func oldFamilyHits(words []word) []familyHit {
 	var hits []familyHit
-	var buf [64]byte // the keys, without allocating for each word
+	var buf [64]byte
 	for i, w := range words {
-		key := oldAppendLower(buf[:0], w.text)
+		key := appendLower(buf[:0], w.text)
 		n := len(key)
 		var (
 			fam *family
 			ok  bool
 		)
 		if i+1 < len(words) {
-			key = oldAppendLower(append(key, ' '), words[i+1].text)
+			key = appendLower(append(key, ' '), words[i+1].text)
 			fam, ok = familyWords[string(key)]
 		}
 		if !ok {
@@ -1097,82 +652,6 @@ func oldFamilyHits(words []word) []familyHit {
 		}
 	}
 	return hits
-}
-
-func oldNearestFamily(words []word, hits []familyHit, pos int) (subject string, f *family) {
-	best := -1
-	for _, h := range hits {
-		w := &words[h.i]
-		d := pos - w.end
-		if w.start > pos {
-			d = (w.start - pos) * 2
-		}
-		if best < 0 || d < best {
-			best, subject, f = d, oldSubjectPhrase(words, h.i), h.f
-		}
-	}
-	return subject, f
-}
-
-func oldAppendLower(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return append(dst, strings.ToLower(s)...)
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
-func oldSubjectPhrase(words []word, i int) string {
-	start := i
-	for start > 0 && i-start < 2 {
-		p := strings.ToLower(words[start-1].text)
-		if stopWords[p] || !oldIsWordish(words[start-1].text) {
-			break
-		}
-		start--
-	}
-	parts := make([]string, 0, i-start+1)
-	for _, w := range words[start : i+1] {
-		parts = append(parts, w.text)
-	}
-	return strings.Join(parts, " ")
-}
-
-func oldIsWordish(s string) bool {
-	for _, r := range s {
-		if !(r == '-' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r > 127) {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func oldSolute(words []word, end int) (subject, family, kind string) {
-	for i, w := range words {
-		if w.start < end {
-			continue
-		}
-		lw := strings.ToLower(w.text)
-		if stopWords[lw] || w.text == "" {
-			return "", "", ""
-		}
-		if i > 0 && words[i-1].end > end {
-			return "", "", ""
-		}
-		if f, ok := familyWords[lw]; ok {
-			return w.text, f.name, f.kind
-		}
-		return w.text, "", KindCompound
-	}
-	return "", "", ""
 }
 
 // phrasesByDim holds the phrases of each dimension, in the order of
