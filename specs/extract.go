@@ -417,39 +417,12 @@ func extractSentence(out []Statement, sent, where string, uc unitCache) []Statem
 }
 
 // toLower is strings.ToLower, faster on text that is mostly ASCII with
-// some other characters: strings.ToLower maps such text a rune at a time
-// through a function value, this copies its ASCII a byte at a time.
+// some other characters (appendLower).
 func toLower(s string) string {
-	i := 0
-	for i < len(s) && s[i] < utf8.RuneSelf {
-		i++
+	if isASCII(s) {
+		return strings.ToLower(s) // its own fast path, no copy without upper case
 	}
-	if i == len(s) {
-		return strings.ToLower(s) // ASCII: its own fast path
-	}
-	b := make([]byte, 0, len(s)+utf8.UTFMax)
-	for i = 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b = append(b, c)
-			i++
-			continue
-		}
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch l := unicode.ToLower(r); {
-		case r == utf8.RuneError:
-			b = utf8.AppendRune(b, utf8.RuneError) // as strings.Map spells bad bytes
-		case l == r:
-			b = append(b, s[i:i+w]...)
-		default:
-			b = utf8.AppendRune(b, l)
-		}
-		i += w
-	}
-	return string(b)
+	return string(appendLower(make([]byte, 0, len(s)+utf8.UTFMax), s))
 }
 
 // clip keeps a long sentence's part around the match.

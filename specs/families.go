@@ -3,6 +3,7 @@ package specs
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -172,19 +173,30 @@ func nearestFamily(words []word, hits []familyHit, pos int) (subject string, f *
 	return subject, f
 }
 
-// appendLower appends strings.ToLower(s) to dst.
+// appendLower appends strings.ToLower(s) to dst. strings.ToLower maps
+// text with any non-ASCII character a rune at a time through a function
+// value; this copies the ASCII a byte at a time.
 func appendLower(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return append(dst, strings.ToLower(s)...)
-		}
-	}
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
 		}
-		dst = append(dst, c)
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch l := unicode.ToLower(r); {
+		case r == utf8.RuneError:
+			dst = utf8.AppendRune(dst, utf8.RuneError) // as strings.Map spells bad bytes
+		case l == r:
+			dst = append(dst, s[i:i+w]...)
+		default:
+			dst = utf8.AppendRune(dst, l)
+		}
+		i += w
 	}
 	return dst
 }

@@ -33,9 +33,70 @@ func oldExtract(passages ...Passage) []Statement {
 			continue
 		}
 		text := normaliseText(p.Text)
-		for _, sent := range sentences(text) {
+		for _, sent := range oldSentences(text) {
 			out = oldExtractSentence(out, sent, p.Where, uc)
 		}
+	}
+	return out
+}
+
+func oldSentences(text string) []string {
+	var out []string
+	var buf [3 * maxAbbreviation]byte
+	start := 0
+
+	dot, bang, ques := -1, -1, -1
+	next := func(c byte, from int) int {
+		if k := strings.IndexByte(text[from:], c); k >= 0 {
+			return from + k
+		}
+		return len(text)
+	}
+	for i := 0; ; i++ {
+		if dot < i {
+			dot = next('.', i)
+		}
+		if bang < i {
+			bang = next('!', i)
+		}
+		if ques < i {
+			ques = next('?', i)
+		}
+		if i = min(dot, bang, ques); i >= len(text) {
+			break
+		}
+		c := text[i]
+		if i+1 < len(text) && text[i+1] != ' ' {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+		if j < len(text) {
+			r, _ := utf8.DecodeRuneInString(text[j:])
+			if !unicode.IsUpper(r) && !unicode.IsDigit(r) && r != '(' && r != '[' {
+				continue
+			}
+		}
+		if c == '.' {
+			k := i
+			for k > start && text[k-1] != ' ' && text[k-1] != '(' {
+				k--
+			}
+
+			abbr := i-k <= len(buf) && abbreviations[string(oldAppendLower(buf[:0], text[k:i]))]
+			if abbr || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
+				continue
+			}
+		}
+		if s := strings.TrimSpace(text[start : i+1]); s != "" {
+			out = append(out, s)
+		}
+		start = j
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
 	}
 	return out
 }
@@ -634,14 +695,14 @@ func oldFamilyHits(words []word) []familyHit {
 	var hits []familyHit
 	var buf [64]byte
 	for i, w := range words {
-		key := appendLower(buf[:0], w.text)
+		key := oldAppendLower(buf[:0], w.text)
 		n := len(key)
 		var (
 			fam *family
 			ok  bool
 		)
 		if i+1 < len(words) {
-			key = appendLower(append(key, ' '), words[i+1].text)
+			key = oldAppendLower(append(key, ' '), words[i+1].text)
 			fam, ok = familyWords[string(key)]
 		}
 		if !ok {
@@ -652,6 +713,22 @@ func oldFamilyHits(words []word) []familyHit {
 		}
 	}
 	return hits
+}
+
+func oldAppendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(dst, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // phrasesByDim holds the phrases of each dimension, in the order of
