@@ -79,17 +79,27 @@ func ExtractDocument(d *ingest.Document) []Statement {
 // Extract returns the statements of the passages, in text order.
 func Extract(passages ...Passage) []Statement {
 	var out []Statement
-	uc := make(unitCache)
+	sc := scratch{uc: make(unitCache)}
 	for _, p := range passages {
 		if !hasDigit(p.Text) {
 			continue // no number, no statement
 		}
 		text := normaliseText(p.Text)
-		for _, sent := range sentences(text) {
-			out = extractSentence(out, sent, p.Where, uc)
+		sc.sents = appendSentences(sc.sents[:0], text)
+		for _, sent := range sc.sents {
+			out = extractSentence(out, sent, p.Where, &sc)
 		}
 	}
 	return out
+}
+
+// scratch is what the sentences of one Extract reuse: the unit cache, and
+// the slices of sentences, words and family words, refilled in place.
+type scratch struct {
+	uc    unitCache
+	sents []string
+	words []word
+	hits  []familyHit
 }
 
 // normaliseText maps spaces and dashes to their plain forms, spells
@@ -234,10 +244,10 @@ var abbreviations = map[string]bool{
 // maxAbbreviation is the length of the longest abbreviation.
 const maxAbbreviation = 6
 
-// sentences splits text at ., ! or ? followed by a space and an upper-case
-// letter, a digit or the end, except after an abbreviation.
-func sentences(text string) []string {
-	var out []string
+// appendSentences appends the sentences of text to out: it splits text at
+// ., ! or ? followed by a space and an upper-case letter, a digit or the
+// end, except after an abbreviation.
+func appendSentences(out []string, text string) []string {
 	var buf [3 * maxAbbreviation]byte // a word lower-cased, without allocating
 	start := 0
 	// The next '.', '!' and '?' at or after i (len(text) for none), each
@@ -307,8 +317,10 @@ type word struct {
 	start, end int
 }
 
-func splitWords(s string) []word {
-	var out []word
+func splitWords(s string) []word { return appendWords(nil, s) }
+
+// appendWords appends the words of s to out.
+func appendWords(out []word, s string) []word {
 	start := -1
 	for i, r := range s {
 		var in bool
@@ -361,10 +373,9 @@ type match struct {
 	u          units.Unit
 }
 
-func extractSentence(out []Statement, sent, where string, uc unitCache) []Statement {
+func extractSentence(out []Statement, sent, where string, sc *scratch) []Statement {
 	var (
-		words []word
-		hits  []familyHit
+		split bool // sc.words and sc.hits are this sentence's
 		lower string
 	)
 	for i := 0; i < len(sent); {
@@ -379,7 +390,7 @@ func extractSentence(out []Statement, sent, where string, uc unitCache) []Statem
 			d--
 		}
 		i = d
-		m, ok := scanAt(sent, i, uc)
+		m, ok := scanAt(sent, i, sc.uc)
 		if !ok {
 			i++
 			for i < len(sent) && sent[i] >= '0' && sent[i] <= '9' {
@@ -395,10 +406,12 @@ func extractSentence(out []Statement, sent, where string, uc unitCache) []Statem
 		if q == "" {
 			continue
 		}
-		if words == nil {
-			words = splitWords(sent)
-			hits = familyHits(words)
+		if !split {
+			sc.words = appendWords(sc.words[:0], sent)
+			sc.hits = appendFamilyHits(sc.hits[:0], sc.words)
+			split = true
 		}
+		words, hits := sc.words, sc.hits
 		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
 			SIMin: m.u.ToSI(m.lo), SIMax: m.u.ToSI(m.hi), SIUncertainty: m.u.ToSIDelta(m.unc),
 			Text: clip(sent, m.start, m.end), Where: where, Source: SourceText}

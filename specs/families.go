@@ -112,8 +112,10 @@ type familyHit struct {
 
 // familyHits lists the family words of a sentence, once for all its
 // statements.
-func familyHits(words []word) []familyHit {
-	var hits []familyHit
+func familyHits(words []word) []familyHit { return appendFamilyHits(nil, words) }
+
+// appendFamilyHits appends the family words of a sentence to hits.
+func appendFamilyHits(hits []familyHit, words []word) []familyHit {
 	var buf [64]byte // the keys, without allocating for each word
 	for i, w := range words {
 		key := appendLower(buf[:0], w.text)

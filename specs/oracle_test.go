@@ -101,6 +101,30 @@ func oldSentences(text string) []string {
 	return out
 }
 
+func oldSplitWords(s string) []word {
+	var out []word
+	start := -1
+	for i, r := range s {
+		var in bool
+		if r < utf8.RuneSelf {
+			in = wordByte[r]
+		} else {
+			in = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			out = append(out, word{trimWord(s[start:i]), start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, word{trimWord(s[start:]), start, len(s)})
+	}
+	return out
+}
+
 func oldExtractSentence(out []Statement, sent, where string, uc unitCache) []Statement {
 	var (
 		words []word
@@ -134,7 +158,7 @@ func oldExtractSentence(out []Statement, sent, where string, uc unitCache) []Sta
 			continue
 		}
 		if words == nil {
-			words = splitWords(sent)
+			words = oldSplitWords(sent)
 			hits = oldFamilyHits(words)
 		}
 		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
@@ -676,7 +700,7 @@ func oldTableSubject(subject, firstHeader, caption string) (string, string, stri
 		if s == "" {
 			continue
 		}
-		words := splitWords(s)
+		words := oldSplitWords(s)
 		if name, f := oldFindFamily(words, len(s)); f != nil {
 			if subject == "" {
 				subject = name
