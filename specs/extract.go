@@ -494,8 +494,8 @@ func nameQuantity(lower string, m match) string {
 			if e > end || lower[s:e] != c.text || !boundary(lower, s, e) {
 				continue
 			}
-			// The last-ending phrase wins; at one end, the first in
-			// phrasesByDim's order.
+			// The last-ending phrase wins; at one end, the first in the
+			// order of phrases.
 			if e > bestEnd || e == bestEnd && c.rank < bestRank {
 				best, bestEnd, bestRank = c.q.Name, e, c.rank
 			}
