@@ -79,17 +79,27 @@ func ExtractDocument(d *ingest.Document) []Statement {
 // Extract returns the statements of the passages, in text order.
 func Extract(passages ...Passage) []Statement {
 	var out []Statement
-	uc := make(unitCache)
+	sc := scratch{uc: make(unitCache)}
 	for _, p := range passages {
 		if !hasDigit(p.Text) {
 			continue // no number, no statement
 		}
 		text := normaliseText(p.Text)
-		for _, sent := range sentences(text) {
-			out = extractSentence(out, sent, p.Where, uc)
+		sc.sents = appendSentences(sc.sents[:0], text)
+		for _, sent := range sc.sents {
+			out = extractSentence(out, sent, p.Where, &sc)
 		}
 	}
 	return out
+}
+
+// scratch is what the sentences of one Extract reuse: the unit cache, and
+// the slices of sentences, words and family words, refilled in place.
+type scratch struct {
+	uc    unitCache
+	sents []string
+	words []word
+	hits  []familyHit
 }
 
 // normaliseText maps spaces and dashes to their plain forms, spells
@@ -234,10 +244,10 @@ var abbreviations = map[string]bool{
 // maxAbbreviation is the length of the longest abbreviation.
 const maxAbbreviation = 6
 
-// sentences splits text at ., ! or ? followed by a space and an upper-case
-// letter, a digit or the end, except after an abbreviation.
-func sentences(text string) []string {
-	var out []string
+// appendSentences appends the sentences of text to out: it splits text at
+// ., ! or ? followed by a space and an upper-case letter, a digit or the
+// end, except after an abbreviation.
+func appendSentences(out []string, text string) []string {
 	var buf [3 * maxAbbreviation]byte // a word lower-cased, without allocating
 	start := 0
 	// The next '.', '!' and '?' at or after i (len(text) for none), each
@@ -307,8 +317,10 @@ type word struct {
 	start, end int
 }
 
-func splitWords(s string) []word {
-	var out []word
+func splitWords(s string) []word { return appendWords(nil, s) }
+
+// appendWords appends the words of s to out.
+func appendWords(out []word, s string) []word {
 	start := -1
 	for i, r := range s {
 		var in bool
@@ -361,10 +373,9 @@ type match struct {
 	u          units.Unit
 }
 
-func extractSentence(out []Statement, sent, where string, uc unitCache) []Statement {
+func extractSentence(out []Statement, sent, where string, sc *scratch) []Statement {
 	var (
-		words []word
-		hits  []familyHit
+		split bool // sc.words and sc.hits are this sentence's
 		lower string
 	)
 	for i := 0; i < len(sent); {
@@ -379,7 +390,7 @@ func extractSentence(out []Statement, sent, where string, uc unitCache) []Statem
 			d--
 		}
 		i = d
-		m, ok := scanAt(sent, i, uc)
+		m, ok := scanAt(sent, i, sc.uc)
 		if !ok {
 			i++
 			for i < len(sent) && sent[i] >= '0' && sent[i] <= '9' {
@@ -389,16 +400,18 @@ func extractSentence(out []Statement, sent, where string, uc unitCache) []Statem
 		}
 		i = m.end
 		if lower == "" {
-			lower = strings.ToLower(sent)
+			lower = toLower(sent)
 		}
 		q := nameQuantity(lower, m)
 		if q == "" {
 			continue
 		}
-		if words == nil {
-			words = splitWords(sent)
-			hits = familyHits(words)
+		if !split {
+			sc.words = appendWords(sc.words[:0], sent)
+			sc.hits = appendFamilyHits(sc.hits[:0], sc.words)
+			split = true
 		}
+		words, hits := sc.words, sc.hits
 		st := Statement{Quantity: q, Min: m.lo, Max: m.hi, Uncertainty: m.unc, Unit: m.unit, SIUnit: m.u.SI(),
 			SIMin: m.u.ToSI(m.lo), SIMax: m.u.ToSI(m.hi), SIUncertainty: m.u.ToSIDelta(m.unc),
 			Text: clip(sent, m.start, m.end), Where: where, Source: SourceText}
@@ -414,6 +427,15 @@ func extractSentence(out []Statement, sent, where string, uc unitCache) []Statem
 		out = append(out, st)
 	}
 	return out
+}
+
+// toLower is strings.ToLower, faster on text that is mostly ASCII with
+// some other characters (appendLower).
+func toLower(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s) // its own fast path, no copy without upper case
+	}
+	return string(appendLower(make([]byte, 0, len(s)+utf8.UTFMax), s))
 }
 
 // clip keeps a long sentence's part around the match.
@@ -449,26 +471,33 @@ func nameQuantity(lower string, m match) string {
 			return "dose_rate"
 		}
 	}
-	best, bestEnd := "", -1
+	best, bestEnd, bestRank := "", -1, 0
 	from := max(0, m.start-window)
-	seg := lower[from:m.start]
-	cands := phrasesByDim[m.u.Dim]
-	if m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
-		cands = nil // a ratio like mg/kg is a dose (above), never a porosity
+	idx := phraseStarts[m.u.Dim]
+	if idx == nil || m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
+		idx = nil // a ratio like mg/kg is a dose (above), never a porosity
 	}
-	for _, p := range cands {
-		for off := 0; ; {
-			k := strings.Index(seg[off:], p.text)
-			if k < 0 {
-				break
-			}
-			s, e := from+off+k, from+off+k+len(p.text)
-			off += k + len(p.text)
-			if !boundary(lower, s, e) {
+	// A phrase starts a word: look only where a word may start and at the
+	// phrases beginning with that byte, in place of searching the window
+	// for every phrase. It finds what the search finds: a phrase overlaps
+	// itself only where its copy cannot start a word ("dosedosed").
+	// Lower-casing may shorten the text (the Kelvin sign is "k"): the
+	// window ends at its end at the latest.
+	end := min(m.start, len(lower))
+	for s := from; idx != nil && s < end; s++ {
+		cands := idx[lower[s]]
+		if len(cands) == 0 || s > 0 && asciiAlnum[lower[s-1]] {
+			continue
+		}
+		for _, c := range cands {
+			e := s + len(c.text)
+			if e > end || lower[s:e] != c.text || !boundary(lower, s, e) {
 				continue
 			}
-			if e > bestEnd || (e == bestEnd && len(p.text) > 0 && best == "") {
-				best, bestEnd = p.q.Name, e
+			// The last-ending phrase wins; at one end, the first in the
+			// order of phrases.
+			if e > bestEnd || e == bestEnd && c.rank < bestRank {
+				best, bestEnd, bestRank = c.q.Name, e, c.rank
 			}
 		}
 	}
@@ -616,6 +645,9 @@ func number(s string, i int) (float64, int, bool) {
 	// ×10^n, x 10-3, · 10^5, e-3
 	k := skipSpaces(s, j, 1)
 	for _, times := range []string{"×", "x", "·", "*"} {
+		if k >= len(s) || s[k] != times[0] {
+			continue
+		}
 		if strings.HasPrefix(s[k:], times) {
 			t := skipSpaces(s, k+len(times), 1)
 			if strings.HasPrefix(s[t:], "10") {
@@ -684,6 +716,9 @@ func connector(s string, k, start int) int {
 
 func plusMinus(s string, k int) (float64, int, bool) {
 	t := skipSpaces(s, k, 1)
+	if t >= len(s) || s[t] != "±"[0] && s[t] != '+' {
+		return 0, 0, false // most numbers: no sign to look at
+	}
 	for _, pm := range []string{"±", "+/-", "+-"} {
 		if strings.HasPrefix(s[t:], pm) {
 			n := skipSpaces(s, t+len(pm), 1)
@@ -711,8 +746,19 @@ var notUnits = map[string]bool{
 
 // unitChars may appear inside a unit token.
 func unitChar(r rune) bool {
+	if r < utf8.RuneSelf {
+		return unitByte[r]
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("°%/·^-().µμΩÅ", r)
 }
+
+// unitByte is unitChar for ASCII.
+var unitByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.ContainsRune("°%/·^-().µμΩÅ", rune(c))
+	}
+	return t
+}()
 
 // unitCache remembers the answers of units.Lookup for the passages of one
 // Extract: a text repeats its units, and the words after its other
@@ -798,6 +844,13 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 func token(s string, i int) (string, int) {
 	j := i
 	for j < len(s) {
+		if c := s[j]; c < utf8.RuneSelf {
+			if !unitByte[c] {
+				break
+			}
+			j++
+			continue
+		}
 		r, w := utf8.DecodeRuneInString(s[j:])
 		if !unitChar(r) {
 			break

@@ -224,8 +224,8 @@ func TestSentences(t *testing.T) {
 		{"", nil},
 		{"...", []string{"..."}},
 	} {
-		if got := sentences(tt.text); !slices.Equal(got, tt.want) {
-			t.Errorf("sentences(%q) = %q, want %q", tt.text, got, tt.want)
+		if got := appendSentences(nil, tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("appendSentences(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }

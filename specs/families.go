@@ -1,7 +1,9 @@
 package specs
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -110,8 +112,10 @@ type familyHit struct {
 
 // familyHits lists the family words of a sentence, once for all its
 // statements.
-func familyHits(words []word) []familyHit {
-	var hits []familyHit
+func familyHits(words []word) []familyHit { return appendFamilyHits(nil, words) }
+
+// appendFamilyHits appends the family words of a sentence to hits.
+func appendFamilyHits(hits []familyHit, words []word) []familyHit {
 	var buf [64]byte // the keys, without allocating for each word
 	for i, w := range words {
 		key := appendLower(buf[:0], w.text)
@@ -120,7 +124,7 @@ func familyHits(words []word) []familyHit {
 			fam *family
 			ok  bool
 		)
-		if i+1 < len(words) {
+		if i+1 < len(words) && pairFirst(key) {
 			key = appendLower(append(key, ' '), words[i+1].text)
 			fam, ok = familyWords[string(key)]
 		}
@@ -132,6 +136,26 @@ func familyHits(words []word) []familyHit {
 		}
 	}
 	return hits
+}
+
+// familyPairFirsts are the first words of the two-word family words
+// ("solar cell"): only after one of them is a pair worth looking up.
+var familyPairFirsts = func() (firsts []string) {
+	for w := range familyWords {
+		if first, _, ok := strings.Cut(w, " "); ok && !slices.Contains(firsts, first) {
+			firsts = append(firsts, first)
+		}
+	}
+	return firsts
+}()
+
+func pairFirst(key []byte) bool {
+	for _, f := range familyPairFirsts {
+		if string(key) == f {
+			return true
+		}
+	}
+	return false
 }
 
 // nearestFamily returns the hit nearest to pos (before it preferred), as
@@ -151,19 +175,30 @@ func nearestFamily(words []word, hits []familyHit, pos int) (subject string, f *
 	return subject, f
 }
 
-// appendLower appends strings.ToLower(s) to dst.
+// appendLower appends strings.ToLower(s) to dst. strings.ToLower maps
+// text with any non-ASCII character a rune at a time through a function
+// value; this copies the ASCII a byte at a time.
 func appendLower(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return append(dst, strings.ToLower(s)...)
-		}
-	}
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
 		}
-		dst = append(dst, c)
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch l := unicode.ToLower(r); {
+		case r == utf8.RuneError:
+			dst = utf8.AppendRune(dst, utf8.RuneError) // as strings.Map spells bad bytes
+		case l == r:
+			dst = append(dst, s[i:i+w]...)
+		default:
+			dst = utf8.AppendRune(dst, l)
+		}
+		i += w
 	}
 	return dst
 }

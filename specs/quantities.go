@@ -2,6 +2,8 @@ package specs
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openshelf/openshelf/specs/units"
 )
@@ -117,14 +119,54 @@ var phrases = func() []phrase {
 	return out
 }()
 
-// phrasesByDim holds the phrases of each dimension, in the order of
-// phrases: a match looks only at those of its unit's dimension.
-var phrasesByDim = func() map[units.Dim][]phrase {
-	out := make(map[units.Dim][]phrase)
+// startPhrase is a phrase of a dimension with its rank in the order of
+// phrases.
+type startPhrase struct {
+	phrase
+	rank int
+}
+
+// phraseStarts indexes the phrases of each dimension by their first byte,
+// each list in the order of phrases: a match looks only at those of its
+// unit's dimension starting with the byte at hand.
+var phraseStarts = func() map[units.Dim]*[256][]startPhrase {
+	out := make(map[units.Dim]*[256][]startPhrase)
 	for _, p := range phrases {
-		out[p.q.Dim] = append(out[p.q.Dim], p)
+		idx := out[p.q.Dim]
+		if idx == nil {
+			idx = new([256][]startPhrase)
+			out[p.q.Dim] = idx
+		}
+		rank := 0
+		for _, l := range idx {
+			rank += len(l)
+		}
+		idx[p.text[0]] = append(idx[p.text[0]], startPhrase{p, rank})
 	}
 	return out
+}()
+
+// maxPhrases bounds the number of phrases, for sets of them as bits.
+const maxPhrases = 256
+
+// phrasesByStart indexes all phrases by their first byte, each with its
+// rank in phrases.
+var phrasesByStart = func() (idx [256][]startPhrase) {
+	if len(phrases) > maxPhrases {
+		panic("specs: more phrases than maxPhrases")
+	}
+	for i, p := range phrases {
+		idx[p.text[0]] = append(idx[p.text[0]], startPhrase{p, i})
+	}
+	return idx
+}()
+
+// asciiAlnum marks the ASCII letters and digits.
+var asciiAlnum = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c))
+	}
+	return t
 }()
 
 // NormaliseQuantity turns a user's quantity ("Thermal conductivity",

@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -40,7 +41,7 @@ type Header struct {
 // K−1)", "Tm (°C)", "Band gap [eV]", "Density, g/cm³", "Temperature in
 // °C", "κ (W/mK)", "SD (min)".
 func ParseHeader(h string) Header {
-	h = strings.Join(strings.Fields(normaliseText(h)), " ")
+	h = squeeze(h)
 	label, unit := splitUnit(h)
 	hd := Header{Label: label}
 	if unit != "" {
@@ -207,13 +208,29 @@ func symbolQuantity(label string, d units.Dim) string {
 // differences in percent): their cells are not values of the column's
 // quantity.
 func notDataRow(label string) bool {
-	l := strings.ToLower(label)
-	for _, p := range []string{"ratio", "fold", "p value", "p-value", "p =", "p<", "p <", "change", "difference", "significance"} {
-		if strings.HasPrefix(l, p) {
+	if !isASCII(label) {
+		l := strings.ToLower(label)
+		return slices.ContainsFunc(notDataPrefixes, func(p string) bool { return strings.HasPrefix(l, p) }) || l == "p"
+	}
+	// ASCII: compare without lower-casing the label.
+	for _, p := range notDataPrefixes {
+		if len(label) >= len(p) && strings.EqualFold(label[:len(p)], p) {
 			return true
 		}
 	}
-	return l == "p"
+	return strings.EqualFold(label, "p")
+}
+
+var notDataPrefixes = []string{"ratio", "fold", "p value", "p-value", "p =", "p<", "p <", "change", "difference", "significance"}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // ExtractTable returns the statements of a table's cells, row by row. A
@@ -239,7 +256,7 @@ func ExtractTable(tb *ingest.Table) []Statement {
 	if label == "" {
 		label = "Table"
 	}
-	caption := clipRunes(strings.Join(strings.Fields(normaliseText(tb.Caption)), " "), maxCellQuote)
+	caption := clipRunes(squeeze(tb.Caption), maxCellQuote)
 	where := "table: " + label
 	// The first column is the rows' labels, unless its header names a
 	// quantity with its unit ("T (K)" down the side): then it is read too.
@@ -247,12 +264,18 @@ func ExtractTable(tb *ingest.Table) []Statement {
 	if cols[0].Quantity != "" && cols[0].Unit != "" {
 		first = 0
 	}
-	var out []Statement
+	var (
+		out []Statement
+		// The subject of the last cell: a row's cells share their row's.
+		lastSubject                    string
+		lastSubj, lastFam, lastFamKind string
+		haveSubject                    bool
+	)
 	for _, row := range tb.Rows {
 		if len(row) != width || width < 2 {
 			continue
 		}
-		rowLabel := strings.Join(strings.Fields(normaliseText(row[0])), " ")
+		rowLabel := squeeze(row[0])
 		if notDataRow(rowLabel) {
 			continue
 		}
@@ -287,7 +310,11 @@ func ExtractTable(tb *ingest.Table) []Statement {
 			st.Source, st.Table, st.Row, st.Column = SourceTable, label, clipRunes(rowLabel, maxCellQuote), clipRunes(column, maxCellQuote)
 			st.Where = where
 			st.Text = tableQuote(label, caption, st.Row, st.Column, row[j])
-			st.Subject, st.Family, st.FamilyKind = tableSubject(subject, colText[0], caption)
+			if !haveSubject || subject != lastSubject {
+				lastSubj, lastFam, lastFamKind = tableSubject(subject, colText[0], caption)
+				lastSubject, haveSubject = subject, true
+			}
+			st.Subject, st.Family, st.FamilyKind = lastSubj, lastFam, lastFamKind
 			out = append(out, st)
 		}
 	}
@@ -298,7 +325,7 @@ func ExtractTable(tb *ingest.Table) []Statement {
 // cell that gives one, the quantity named anywhere in the cells (the
 // lowest wins).
 func columnHeader(tb *ingest.Table, j int) (Header, string) {
-	text := strings.Join(strings.Fields(normaliseText(tb.ColumnHeader(j))), " ")
+	text := squeeze(tb.ColumnHeader(j))
 	var (
 		labels []string
 		unit   Header
@@ -333,9 +360,20 @@ func columnHeader(tb *ingest.Table, j int) (Header, string) {
 // phrase or a symbol, so that cells giving their own unit can be read.
 func namesQuantity(label string) bool {
 	l := strings.ToLower(label)
-	for _, p := range phrases {
-		if k := strings.Index(l, p.text); k >= 0 && boundary(l, k, k+len(p.text)) {
-			return true
+	// Each phrase counts at its first occurrence only: scan l once,
+	// trying at each byte the phrases starting with it, and decide each
+	// phrase where it first occurs.
+	var seen [(maxPhrases + 63) / 64]uint64
+	for s := 0; s < len(l); s++ {
+		for _, c := range phrasesByStart[l[s]] {
+			e := s + len(c.text)
+			if e > len(l) || seen[c.rank/64]&(1<<(c.rank%64)) != 0 || l[s:e] != c.text {
+				continue
+			}
+			if boundary(l, s, e) {
+				return true
+			}
+			seen[c.rank/64] |= 1 << (c.rank % 64)
 		}
 	}
 	return false
@@ -346,7 +384,7 @@ func namesQuantity(label string) bool {
 // whose dimension the header's quantity phrase (or the unit alone) names.
 // Anything else in the cell but footnote marks makes it no statement.
 func readCell(cell string, hd *Header) (Statement, bool) {
-	c := strings.TrimSpace(strings.Join(strings.Fields(normaliseText(cell)), " "))
+	c := strings.TrimSpace(squeeze(cell))
 	if c == "" || !hasDigit(c) {
 		return Statement{}, false
 	}
@@ -492,9 +530,40 @@ func tableQuote(label, caption, row, column, cell string) string {
 		b.WriteString(`, row "` + row + `"`)
 	}
 	b.WriteString(`, column "` + column + `": `)
-	b.WriteString(clipRunes(strings.Join(strings.Fields(normaliseText(cell)), " "), maxCellQuote))
+	b.WriteString(clipRunes(squeeze(cell), maxCellQuote))
 	return b.String()
 }
+
+// squeeze normalises a cell's text (normaliseText) and collapses its
+// runs of white space to one space, trimmed: strings.Join(strings.Fields(
+// normaliseText(s)), " "), returning the text as is when it already is.
+func squeeze(s string) string {
+	s = normaliseText(s)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] && (c != ' ' || i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+				return strings.Join(strings.Fields(s), " ")
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		i += w
+	}
+	return s
+}
+
+// asciiSpace marks the ASCII white space of unicode.IsSpace.
+var asciiSpace = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsSpace(rune(c))
+	}
+	return t
+}()
 
 // tableSubject is the subject of a cell: its row label (or, transposed,
 // its column header), with the family named there, else in the first

@@ -393,6 +393,9 @@ func parseFactor(s string) (Dim, float64, float64, int, error) {
 }
 
 func lookup(sym string) (Dim, float64, float64, bool) {
+	if len(sym) > maxSymbol {
+		return Dim{}, 0, 0, false // a word ("patients"), no symbol
+	}
 	if e, ok := table[sym]; ok {
 		return e.dim, e.factor, e.offset, true
 	}
@@ -423,6 +426,25 @@ func lookup(sym string) (Dim, float64, float64, bool) {
 	}
 	return Dim{}, 0, 0, false
 }
+
+// maxSymbol is the length of the longest symbol lookup can find: in the
+// table, among the aliases, or a prefix and a prefixable symbol.
+var maxSymbol = func() int {
+	n, maxPrefix, maxPrefixable := 0, 0, 0
+	for k, e := range table {
+		n = max(n, len(k))
+		if e.prefixable {
+			maxPrefixable = max(maxPrefixable, len(k))
+		}
+	}
+	for k := range aliases {
+		n = max(n, len(k))
+	}
+	for k := range prefixes {
+		maxPrefix = max(maxPrefix, len(k))
+	}
+	return max(n, maxPrefix+maxPrefixable)
+}()
 
 // exponent reads "2", "-1", "^2", "^-1" after a symbol.
 func exponent(s string) (int, int) {

@@ -134,3 +134,27 @@ func TestDeltaHasNoOffset(t *testing.T) {
 		t.Errorf("±2 °C = %g K, want 2", got)
 	}
 }
+
+// TestLookupMaxSymbol checks that lookup's cut-off by length rejects no
+// symbol its tables hold: every symbol, alias and prefixed symbol is found.
+func TestLookupMaxSymbol(t *testing.T) {
+	var syms []string
+	for k, e := range table {
+		syms = append(syms, k)
+		if e.prefixable {
+			for p := range prefixes {
+				syms = append(syms, p+k)
+			}
+		}
+	}
+	for k := range aliases {
+		if _, ok := table[aliases[k]]; ok {
+			syms = append(syms, k)
+		}
+	}
+	for _, s := range syms {
+		if _, _, _, ok := lookup(s); !ok {
+			t.Errorf("lookup(%q) found nothing", s)
+		}
+	}
+}
