@@ -69,17 +69,7 @@ func testConjunctions(t *testing.T, c *corpus) {
 		page := []struct{ offset, limit int }{{0, 1}, {0, 10}, {7, 5}, {40, 10}, {0, 0}, {0, 1000}}[rng.IntN(6)]
 		req.Offset, req.Limit = page.offset, page.limit
 		window := []int32{64, 128, 1 << 16}[rng.IntN(3)]
-		search.SetConj(c.ix, false, 0)
-		want, err := c.ix.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		search.SetConj(c.ix, true, window)
-		scans := search.ConjScans(c.ix)
-		got, err := c.ix.Search(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want, scans := searchBothWays(t, ctx, c.ix, req, window)
 		if !sameResult(got, want) {
 			t.Fatalf("query #%d %s (stem %v, fulltext %v, offset %d, limit %d, window %d): total %d hits %v next %v, want %d %v %v",
 				i, show(q), req.Stem, req.Fulltext, req.Offset, req.Limit, window, got.Total, got.Hits, got.Next != "", want.Total, want.Hits, want.Next != "")
@@ -94,6 +84,24 @@ func testConjunctions(t *testing.T, c *corpus) {
 	if n := search.ConjScans(c.ix) - before; n < 200 || nonEmpty < 150 || expanded < 40 {
 		t.Errorf("%d of 400 searches took the conjunction path, %d matched something, %d with a prefix in the path", n, nonEmpty, expanded)
 	}
+}
+
+// searchBothWays runs req by the generic path (want) and by the
+// conjunction path with count windows of window documents (got), and
+// returns ConjScans as it was before the second search.
+func searchBothWays(t *testing.T, ctx context.Context, ix *search.Index, req search.Request, window int32) (got, want search.Result, scans int64) {
+	t.Helper()
+	search.SetConj(ix, false, 0)
+	want, err := ix.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search.SetConj(ix, true, window)
+	scans = search.ConjScans(ix)
+	if got, err = ix.Search(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	return got, want, scans
 }
 
 // sameResult reports whether two results have the same total, the same

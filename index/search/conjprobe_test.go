@@ -47,17 +47,7 @@ func TestConjunctionExpansionPages(t *testing.T) {
 			for _, window := range []int32{64, 1 << 16} {
 				name := fmt.Sprintf("%s fulltext=%v stem=%v offset=%d limit=%d window=%d", tc.q, tc.fulltext, tc.stem, p.offset, p.limit, window)
 				req := search.Request{Query: n, Fulltext: tc.fulltext, Stem: tc.stem, Offset: p.offset, Limit: p.limit}
-				search.SetConj(c.ix, false, 0)
-				want, err := c.ix.Search(ctx, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				search.SetConj(c.ix, true, window)
-				scans := search.ConjScans(c.ix)
-				got, err := c.ix.Search(ctx, req)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got, want, scans := searchBothWays(t, ctx, c.ix, req, window)
 				if search.ConjScans(c.ix) == scans {
 					t.Errorf("%s: not ranked by the conjunction path", name)
 				}
