@@ -347,21 +347,27 @@ func TestMultiLone(t *testing.T) {
 	compareLocate(t, sg)
 }
 
+// zqTitleWords is how many words zqTitleDoc draws from.
+const zqTitleWords = 700
+
+// zqTitleDoc is a document titled by four of the words zq000 to zq699, drawn
+// skewed: low numbers are frequent and many words tie, so that the prefix
+// zq* has more words than an expansion takes (zqDoc spreads them over
+// every field).
+func zqTitleDoc(rng *rand.Rand, i, _ int) *ingest.Document {
+	w := make([]string, 4)
+	for k := range w {
+		w[k] = fmt.Sprintf("zq%03d", int(zqTitleWords*math.Pow(rng.Float64(), 2)))
+	}
+	return doc(10000+i, strings.Join(w, " "), randomText(rng, 5))
+}
+
 // TestMultiExpansions: a prefix of more than MaxExpansions words expands
 // over segments to the words one index of the live documents chooses,
 // its most frequent, though deletions and revisions move words in and
 // out of them.
 func TestMultiExpansions(t *testing.T) {
-	const words = 700
-	gen := func(rng *rand.Rand, i, n int) *ingest.Document {
-		w := make([]string, 4)
-		for k := range w {
-			// Skewed: low numbers are frequent, many words tie.
-			w[k] = fmt.Sprintf("zq%03d", int(words*math.Pow(rng.Float64(), 2)))
-		}
-		return doc(10000+i, strings.Join(w, " "), randomText(rng, 5))
-	}
-	sg := buildSegmented(t, 900, 6, 4, gen)
+	sg := buildSegmented(t, 900, 6, 4, zqTitleDoc)
 	distinct := map[string]bool{}
 	for _, d := range sg.merged.docs {
 		for _, w := range strings.Fields(d.Title) {

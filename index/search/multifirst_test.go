@@ -3,16 +3,12 @@ package search_test
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
-	"github.com/openshelf/openshelf/ingest"
 )
 
 // withFirst makes sg's FirstFile, reads it back, and returns sg with a
@@ -72,15 +68,7 @@ func TestMultiFirst(t *testing.T) {
 		compareRequests(t, sg, 1)
 	})
 	t.Run("expansions", func(t *testing.T) {
-		const words = 700
-		gen := func(rng *rand.Rand, i, n int) *ingest.Document {
-			w := make([]string, 4)
-			for k := range w {
-				w[k] = fmt.Sprintf("zq%03d", int(words*math.Pow(rng.Float64(), 2)))
-			}
-			return doc(10000+i, strings.Join(w, " "), randomText(rng, 5))
-		}
-		base := buildSegmented(t, 900, 6, 4, gen)
+		base := buildSegmented(t, 900, 6, 4, zqTitleDoc)
 		sg := withFirst(t, base)
 		nwords, prefixes, ok := search.FirstInUse(sg.multi)
 		if !ok || nwords == 0 || prefixes == 0 {
