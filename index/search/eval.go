@@ -386,12 +386,12 @@ func (t *termIter) list() *postings                        { return t.p }
 // mask: the field frequencies, each weighted and length-normalised, are
 // summed before the saturation.
 func (st *stats) bm25f(ix *Index, p *postings, idf float64, mask uint8) float64 {
-	d := &ix.docs[p.cur]
+	lens := ix.lens.all(p.cur) // before tf, which ends a damaged list
 	tfs := p.tf()
 	w := 0.0
 	for m := mask; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros8(m)
-		norm := st.norm0[f] + st.normK[f]*float64(d.Len[f])
+		norm := st.norm0[f] + st.normK[f]*float64(lens[f])
 		w += FieldParams[f].Weight * float64(tfs[f]) / max(norm, 1e-9)
 	}
 	return idf * w / (K1 + w)
@@ -1038,9 +1038,9 @@ type unionIter struct {
 	scoring bool
 	best    bool
 	key     setKey // an expansion's, for its set (expand.go)
-	// prefixBits are a prefix's documents as its prefix term's bitset in
+	// prefixBits are a prefix's documents as its prefix term's set in
 	// the index (prefixes.go), nil if none: its count copies them.
-	prefixBits []uint64
+	prefixBits *prefixSet
 	// copies makes the scorers of an expansion on its first score.
 	copies func() []iterator
 	// keep, when not nil, keeps what a plain scan of the expansion

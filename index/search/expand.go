@@ -84,7 +84,7 @@ func (u *unionIter) words() ([]*termIter, int64, bool) {
 // lists ts, df postings in all, and its bitset in the index, fromIndex,
 // if it has one) as a bitset of the corpus, its kept set or
 // expansionBits'; done is to be called once the bitset is no longer read.
-func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, fromIndex []uint64, df int64) (set []uint64, done func(), err error) {
+func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, fromIndex *prefixSet, df int64) (set []uint64, done func(), err error) {
 	set, build := ix.sets.getKey(key, df, ix.n)
 	if set != nil {
 		return set, func() {}, nil
@@ -95,20 +95,20 @@ func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, f
 // expansionBits returns the documents of an expansion without a kept set
 // as a bitset of the corpus: the bitset on probation (sets.probation), so
 // that the ask that builds its set need not fill it again, or one filled
-// now: a copy of fromIndex, the index's bitset of a prefix
-// (prefixes.go), if not nil, else by ORing the lists. done, to be called once the bitset is no
+// now: from fromIndex, the index's set of a prefix (prefixes.go), if not
+// nil, else by ORing the lists. done, to be called once the bitset is no
 // longer read, keeps it as the expansion's set if build (sets.getKey),
 // else puts it on probation. The set is nil (and done too) if a list is
 // damaged, which Search reports. The fill leaves the lists where they
 // were, for the rank.
-func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, fromIndex []uint64, df int64, build bool) (set []uint64, done func(), err error) {
+func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, fromIndex *prefixSet, df int64, build bool) (set []uint64, done func(), err error) {
 	m := ix.sets.takeProbation(key)
 	switch {
 	case m != nil:
 	case fromIndex != nil:
 		m = ix.scratchSet()
 		ix.prefixFills.Add(1)
-		copy(*m, fromIndex)
+		fromIndex.fill(*m)
 	default:
 		m = ix.scratchSet()
 		ix.expansionFills.Add(1)

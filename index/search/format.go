@@ -17,7 +17,7 @@ const File = "search/index.bin"
 
 // magic opens and closes the file; the digit is the format version.
 // Files of earlier versions are refused with ErrFormat.
-const magic = "osbsrch6"
+const magic = "osbsrch7"
 
 // magicPrefix is the magic without its version digit.
 const magicPrefix = "osbsrch"
@@ -27,7 +27,7 @@ const magicPrefix = "osbsrch"
 var ErrMalformed = errors.New("search: malformed search index")
 
 // ErrFormat reports an index written in another format version (an older
-// snapshot's "osbsrch1" to "osbsrch5"): the snapshot must be rebuilt. It is also
+// snapshot's "osbsrch1" to "osbsrch6"): the snapshot must be rebuilt. It is also
 // ErrMalformed, so a server treats the snapshot as unusable.
 var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot: the next build merges it, or run openshelf ingest -merge)", ErrMalformed)
 
@@ -91,31 +91,70 @@ const blockDocs = 128
 
 // Section numbers, in file order.
 const (
-	secDocs        = iota // N docRec
+	secDocs        = iota // N docRec: the field lengths
 	secTopicOff           // N+1 uint32: doc d's topic codes are topicCodes[off[d]:off[d+1]]
 	secTopicCodes         // uint16
 	secTopicDocOff        // T+1 uint64: topic t's docs are topicDocs[off[t]:off[t+1]]
 	secTopicDocs          // int32
-	secCiteOff            // N+1 uint64: the docs citing d are citing[off[d]:off[d+1]]
+	secCiteOff            // N+1 uint32: the docs citing d are citing[off[d]:off[d+1]]
 	secCiting             // int32
 	secPostings           // per term: blocks, then its skip table
 	secTermIdx            // ⌈nTerms/termBlock⌉+1 uint64: each dictionary block's offset in secTermBlocks, then its length
 	secTermBlocks         // the dictionary's blocks (dict.go)
-	secYears              // N uint16 (0: undated), or empty
+	secYears              // N uint16 (0: undated), or N int32 when a year is outside 0..65535
 	secLicFlags           // N × (licence code uint8, flags uint8)
 	numSections
 )
 
-// docRec is the fixed record of one document: its doc values.
+// docRec is the fixed record of one document: its field lengths, which
+// scoring reads (its year, licence and flags are in their columns), as
+// uint32 where a length does not fit uint16; docRec16 where all do.
 type docRec struct {
-	Year    int32 // 0: undated
-	Len     [NumFields]uint32
-	License uint8 // code into the licence names
-	Flags   uint8 // flagFulltext | source bits << 1
-	_       [2]byte
+	Len [NumFields]uint32
 }
 
-const docRecSize = 32
+type docRec16 struct {
+	Len [NumFields]uint16
+}
+
+const (
+	docRecSize   = 24
+	docRec16Size = 12
+)
+
+// fieldLens are the documents' field lengths, the docs section read in
+// place.
+type fieldLens struct {
+	narrow []docRec16 // nil: wide
+	wide   []docRec
+}
+
+func newFieldLens(b []byte, narrow bool) fieldLens {
+	if narrow {
+		return fieldLens{narrow: castSlice[docRec16](b)}
+	}
+	return fieldLens{wide: castSlice[docRec](b)}
+}
+
+// all is document d's field lengths.
+func (l fieldLens) all(d int32) (lens [NumFields]uint32) {
+	if l.narrow != nil {
+		r := &l.narrow[d]
+		for f := range lens {
+			lens[f] = uint32(r.Len[f])
+		}
+		return lens
+	}
+	return l.wide[d].Len
+}
+
+// of is document d's length of field f.
+func (l fieldLens) of(d int32, f int) uint32 {
+	if l.narrow != nil {
+		return uint32(l.narrow[d].Len[f])
+	}
+	return l.wide[d].Len[f]
+}
 
 const flagFulltext = 1
 

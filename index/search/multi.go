@@ -153,7 +153,7 @@ func NewMulti(snapID string, segs []Segment, cites Citations) (*Multi, error) {
 		for _, d := range s.Deleted {
 			g.del[d>>6] |= 1 << (d & 63)
 			for f := range NumFields {
-				sum[f] -= int64(ix.docs[d].Len[f])
+				sum[f] -= int64(ix.lens.of(d, f))
 			}
 		}
 		if g.del != nil {

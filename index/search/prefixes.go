@@ -167,6 +167,7 @@ func (w *Writer) writePrefixes() error {
 	words := (int(w.n) + 63) / 64
 	u := prefixUnion{set: make([]uint64, words), masks: make([]byte, w.n), def: make([]uint64, words)}
 	buf := make([]byte, 0, 8*words)
+	var delta [blockDocs]uint32
 	for _, l := range lists {
 		for _, word := range l.words {
 			if err := u.addList(mm, word); err != nil {
@@ -178,22 +179,47 @@ func (w *Writer) writePrefixes() error {
 			return err
 		}
 		off := uint64(w.off)
-		for _, bits := range [][]uint64{u.def, u.set} {
-			buf = buf[:0]
-			for _, x := range bits {
-				buf = binary.LittleEndian.AppendUint64(buf, x)
-			}
-			if err := w.write(buf); err != nil {
-				return err
-			}
-			clear(bits)
+		// The default fields' bitset, then the other documents of the
+		// expansion (a word in full text only) as blocks of packed gaps.
+		buf = buf[:0]
+		var extra uint32
+		for k, x := range u.def {
+			buf = binary.LittleEndian.AppendUint64(buf, x)
+			extra += uint32(bits.OnesCount64(u.set[k] &^ x))
 		}
+		buf = binary.LittleEndian.AppendUint32(buf, extra)
+		n, prev := 0, -1
+		for k, x := range u.set {
+			for x &^= u.def[k]; x != 0; x &= x - 1 {
+				d := k<<6 + bits.TrailingZeros64(x)
+				delta[n], prev = uint32(d-prev-1), d
+				if n++; n == blockDocs {
+					buf, n = appendGaps(buf, delta[:n]), 0
+				}
+			}
+		}
+		buf = appendGaps(buf, delta[:n])
+		if err := w.write(buf); err != nil {
+			return err
+		}
+		clear(u.def)
+		clear(u.set)
 		if err := w.dict.add([]byte(PrefixTerm(l.prefix)), termRec{SkipOff: off, DF: df}); err != nil {
 			return err
 		}
 		w.nTerms++
 	}
 	return nil
+}
+
+// appendGaps appends a block of gaps (none: nothing): their bit width
+// and the gaps packed.
+func appendGaps(dst []byte, gaps []uint32) []byte {
+	if len(gaps) == 0 {
+		return dst
+	}
+	b := bitWidth(gaps)
+	return appendPacked(append(dst, byte(b)), gaps, b)
 }
 
 // prefixUnion collects the documents of a prefix's words and the union
@@ -257,24 +283,52 @@ func (u *prefixUnion) split() uint32 {
 	return uint32(n)
 }
 
+// prefixSet is a prefix term's documents in the index (FORMAT.md, "Prefix
+// terms"): the bitset of those in the default fields and, for a search of
+// all fields, the others' gaps.
+type prefixSet struct {
+	def   []uint64 // the documents with a word in the default fields
+	extra []byte   // nil: the default fields; else the other documents' blocks
+	nx    int      // the other documents
+}
+
+// fill sets dst, a cleared bitset of the corpus, to the set's documents.
+func (ps *prefixSet) fill(dst []uint64) {
+	copy(dst, ps.def)
+	if ps.extra == nil {
+		return
+	}
+	var delta [blockDocs]uint32
+	doc, n := -1, len(dst)*64
+	for at, left := 0, ps.nx; left > 0; left -= blockDocs {
+		cnt := min(left, blockDocs)
+		b := int(ps.extra[at])
+		unpack(delta[:cnt], ps.extra[at+1:], b)
+		at += 1 + packedLen(cnt, b)
+		for _, g := range delta[:cnt] {
+			if doc += int(g) + 1; doc >= n {
+				return // damaged
+			}
+			dst[doc>>6] |= 1 << (doc & 63)
+		}
+	}
+}
+
 // prefixBits returns the documents of the expansion of prefix p in the
-// fields of mask as the index's bitset, if it has one (its prefix term,
-// for the default fields or all fields) and it is of the words ids
+// fields of mask as the index's set, if it has one (its prefix term, for
+// the default fields or all fields) and it is of the words ids
 // (expandPrefix's choice for this index: own says ids are); else nil.
-func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 {
+func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) *prefixSet {
 	if len(ids) < 2 || ix.noPrefixTerms || (mask != anyFields && mask != anyFieldsFulltext) {
 		return nil
 	}
-	t := ix.lookup(PrefixTerm(p)) // a prefix term: its bitsets are at SkipOff
+	t := ix.lookup(PrefixTerm(p)) // a prefix term: its sets are at SkipOff
 	if t < 0 {
 		return nil
 	}
 	size := uint64(setBytes(ix.n))
 	off := ix.rec(t).SkipOff
-	if mask == anyFieldsFulltext {
-		off += size
-	}
-	if off%8 != 0 || off < ix.postLo || off+size > ix.postHi || off+size < off {
+	if off%8 != 0 || off < ix.postLo || off+size+4 > ix.postHi || off+size < off {
 		return nil // damaged: the words' lists count it
 	}
 	if !own {
@@ -282,6 +336,33 @@ func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) []uint64 
 			return nil
 		}
 	}
-	ix.res.Touch(int(off), int(off+size))
-	return castSlice[uint64](ix.mm[off : off+size])
+	ps := &prefixSet{def: castSlice[uint64](ix.mm[off : off+size])}
+	end := off + size
+	if mask == anyFieldsFulltext {
+		x, ok := ix.prefixExtra(off + size)
+		if !ok {
+			return nil
+		}
+		ps.extra, ps.nx = ix.mm[off+size+4:x], int(binary.LittleEndian.Uint32(ix.mm[off+size:]))
+		end = x
+	}
+	ix.res.Touch(int(off), int(end))
+	return ps
+}
+
+// prefixExtra checks that the blocks of the other documents of a prefix
+// term at off lie in the postings and returns their end (fill keeps
+// their documents within the corpus).
+func (ix *Index) prefixExtra(off uint64) (uint64, bool) {
+	at := off + 4
+	for left := int(binary.LittleEndian.Uint32(ix.mm[off:])); left > 0; left -= blockDocs {
+		if at >= ix.postHi {
+			return 0, false
+		}
+		b := int(ix.mm[at])
+		if at += 1 + uint64(packedLen(min(left, blockDocs), b)); b > 32 || at > ix.postHi {
+			return 0, false
+		}
+	}
+	return at, true
 }

@@ -52,14 +52,15 @@ type Index struct {
 	avgLen [NumFields]float64
 	// own is what the index's searches score against: its documents.
 	own      stats
-	docs     []docRec
-	years    []uint16 // the year column; nil: read docs (a year above 65535)
-	licFlags []byte   // the licence and flags column, two bytes a doc
+	lens     fieldLens // the docs section
+	years    []uint16  // the year column; nil: years32 (a year outside 0..65535)
+	years32  []int32
+	licFlags []byte // the licence and flags column, two bytes a doc
 	tOff     []uint32
 	tCodes   []uint16
 	tdOff    []uint64
 	tDocs    []int32
-	cOff     []uint64
+	cOff     []uint32
 	citing   []int32
 	termIdx  []uint64 // the dictionary (dict.go)
 	termBlk  []byte
@@ -206,7 +207,7 @@ func (ix *Index) parse() error {
 		return fmt.Errorf("%w: table of contents names", ErrMalformed)
 	}
 	nTopics := uint64(len(ix.topics))
-	if l := uint64(len(sec[secYears])); l != 0 && l != 2*n {
+	if l := uint64(len(sec[secYears])); l != 2*n && l != 4*n {
 		return fmt.Errorf("%w: year column has %d bytes", ErrMalformed, l)
 	}
 	if l := uint64(len(sec[secLicFlags])); l != 2*n {
@@ -216,8 +217,8 @@ func (ix *Index) parse() error {
 		size uint64 // element size
 		n    uint64 // elements; 0: any multiple of size
 	}{
-		secDocs: {docRecSize, n}, secTopicOff: {4, n + 1}, secTopicCodes: {2, 0},
-		secTopicDocOff: {8, nTopics + 1}, secTopicDocs: {4, 0}, secCiteOff: {8, n + 1}, secCiting: {4, 0},
+		secDocs: {docRec16Size, 0}, secTopicOff: {4, n + 1}, secTopicCodes: {2, 0},
+		secTopicDocOff: {8, nTopics + 1}, secTopicDocs: {4, 0}, secCiteOff: {4, n + 1}, secCiting: {4, 0},
 		secPostings: {1, 0}, secTermIdx: {8, (nTerms+termBlock-1)/termBlock + 1}, secTermBlocks: {1, 0}, secYears: {2, 0}, secLicFlags: {2, 0},
 	}
 	for s, w := range want {
@@ -226,14 +227,25 @@ func (ix *Index) parse() error {
 			return fmt.Errorf("%w: section %d has %d bytes", ErrMalformed, s, l)
 		}
 	}
-	ix.docs = castSlice[docRec](sec[secDocs])
-	ix.years = castSlice[uint16](sec[secYears])
+	switch l := uint64(len(sec[secDocs])); {
+	case n > 0 && l == n*docRec16Size:
+		ix.lens = newFieldLens(sec[secDocs], true)
+	case l == n*docRecSize:
+		ix.lens = newFieldLens(sec[secDocs], false)
+	default:
+		return fmt.Errorf("%w: docs section has %d bytes", ErrMalformed, l)
+	}
+	if len(sec[secYears]) == int(2*n) {
+		ix.years = castSlice[uint16](sec[secYears])
+	} else {
+		ix.years32 = castSlice[int32](sec[secYears])
+	}
 	ix.licFlags = sec[secLicFlags]
 	ix.tOff = castSlice[uint32](sec[secTopicOff])
 	ix.tCodes = castSlice[uint16](sec[secTopicCodes])
 	ix.tdOff = castSlice[uint64](sec[secTopicDocOff])
 	ix.tDocs = castSlice[int32](sec[secTopicDocs])
-	ix.cOff = castSlice[uint64](sec[secCiteOff])
+	ix.cOff = castSlice[uint32](sec[secCiteOff])
 	ix.citing = castSlice[int32](sec[secCiting])
 	ix.termIdx = castSlice[uint64](sec[secTermIdx])
 	ix.termBlk = sec[secTermBlocks]
@@ -436,7 +448,7 @@ func (ix *Index) CitedByCount(doc int32) int32 {
 		return 0
 	}
 	lo, hi := ix.cOff[doc], ix.cOff[doc+1]
-	if lo > hi || hi > uint64(len(ix.citing)) {
+	if lo > hi || int64(hi) > int64(len(ix.citing)) {
 		return 0
 	}
 	return int32(min(hi-lo, math.MaxInt32))
@@ -444,7 +456,7 @@ func (ix *Index) CitedByCount(doc int32) int32 {
 
 func (ix *Index) citingOf(doc int32) []int32 {
 	lo, hi := ix.cOff[doc], ix.cOff[doc+1]
-	if lo > hi || hi > uint64(len(ix.citing)) {
+	if lo > hi || int64(hi) > int64(len(ix.citing)) {
 		return nil
 	}
 	return ix.citing[lo:hi]

@@ -8,7 +8,7 @@ import (
 	"github.com/openshelf/openshelf/index/resident"
 )
 
-// residencyIndex writes and opens an index of some tens of MiB: 300 000
+// residencyIndex writes and opens an index of some tens of MiB: 400 000
 // documents, eight terms in every one of them.
 func residencyIndex(t *testing.T) *Index {
 	t.Helper()
@@ -18,7 +18,7 @@ func residencyIndex(t *testing.T) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 300_000
+	const n = 400_000
 	for range n {
 		if err := w.AddDoc(DocValues{Year: 2020, License: "cc-by", Topics: []string{"t"}, Len: [NumFields]int{FieldTitle: 9}}); err != nil {
 			t.Fatal(err)

@@ -765,12 +765,12 @@ func (s *scan) prefetchYears(docs []int32) {
 
 // year is document d's year, 0 if undated: from the year column, whose
 // two bytes a document put the years of a block's matches on a few cache
-// lines, or from its record in an index without the column.
+// lines, or its four where a year does not fit in two.
 func (ix *Index) year(d int32) int32 {
 	if ix.years != nil {
 		return int32(ix.years[d])
 	}
-	return ix.docs[d].Year
+	return ix.years32[d]
 }
 
 // licenceFlags are document d's licence code and flags, from the column.

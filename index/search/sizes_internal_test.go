@@ -47,7 +47,7 @@ func TestIndexBytes(t *testing.T) {
 		t.Logf("%-28s %14d %10.1f MiB", k, sz[k], float64(sz[k])/(1<<20))
 	}
 	// The dictionary index's last offset and the padding before the
-	// prefix terms' bitsets (8-aligned) are in no component.
+	// first prefix term's bitset (8-aligned) are in no component.
 	want := int64(ix.postHi-ix.postLo) + int64(len(ix.termIdx))*8 + int64(len(ix.termBlk))
 	if d := want - parts; d < 8 || d >= 16 {
 		t.Errorf("components %d bytes, postings and dictionary %d", parts, want)
@@ -138,7 +138,13 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 		sz[class+".dict"] += entry[term]
 		sz[class+".terms"]++
 		if class == "prefix" {
-			sz[class+".bitsets"] += 2 * setBytes(ix.n)
+			// Its bitset and other documents, to the next one's (the
+			// padding between them included).
+			next := ix.postHi
+			if term+1 < ix.nTerms {
+				next = ix.rec(term + 1).SkipOff
+			}
+			sz[class+".bitsets"] += int64(next - rec.SkipOff)
 			continue
 		}
 		p := ix.open(term, 1<<NumFields-1)

@@ -81,8 +81,8 @@ func TestOldFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Formats 1 to 5 had other postings blocks (FORMAT.md).
-	for _, old := range []string{"osbsrch1", "osbsrch2", "osbsrch3", "osbsrch4", "osbsrch5"} {
+	// Formats 1 to 6 had other postings blocks or sections (FORMAT.md).
+	for _, old := range []string{"osbsrch1", "osbsrch2", "osbsrch3", "osbsrch4", "osbsrch5", "osbsrch6"} {
 		copy(b, old)
 		copy(b[len(b)-8:], old)
 		path := filepath.Join(t.TempDir(), "index.bin")
