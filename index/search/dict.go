@@ -17,7 +17,7 @@ import (
 const termBlock = 16
 
 // termRec is what the dictionary records of one term. A prefix term
-// (isPrefixTerm) has bitsets at SkipOff instead of postings.
+// (isPrefixTerm) has its sets at SkipOff instead of postings.
 type termRec struct {
 	SkipOff uint64 // file offset of the term's skip table
 	DF      uint32 // documents

@@ -198,10 +198,14 @@ type skipEntry struct {
 	Off        uint64 // file offset of the block
 }
 
+// maxListBytes bounds a term's blocks, which a skip entry finds back from
+// its skip table's offset in a uint32.
+const maxListBytes = math.MaxUint32
+
 // skipEntrySize is a skip table entry's size: last doc int32 | mask_or
 // uint8 | any uint8 | freq_off uint16 | w_any float32 | w_all float32 |
-// pos_off uint32 | block offset uint64.
-const skipEntrySize = 28
+// pos_off uint32 | back uint32 (the skip table's offset less the block's).
+const skipEntrySize = 24
 
 // Offsets within a skip entry.
 const (
@@ -215,8 +219,9 @@ const (
 // meta part (at most 1 + 1 + 96 + 128 bytes) fit a uint16.
 const maxFreqOff = math.MaxUint16
 
-// putSkip encodes e into b (skipEntrySize bytes).
-func putSkip(b []byte, e skipEntry) {
+// putSkip encodes e, an entry of the skip table at file offset table,
+// into b (skipEntrySize bytes).
+func putSkip(b []byte, e skipEntry, table uint64) {
 	clear(b[:skipEntrySize])
 	binary.LittleEndian.PutUint32(b[0:], uint32(e.LastDoc))
 	b[skipMaskAt] = e.MaskOr
@@ -225,11 +230,11 @@ func putSkip(b []byte, e skipEntry) {
 	binary.LittleEndian.PutUint32(b[skipWAnyAt:], math.Float32bits(e.WAny))
 	binary.LittleEndian.PutUint32(b[skipWAnyAt+4:], math.Float32bits(e.WAll))
 	binary.LittleEndian.PutUint32(b[16:], e.PosOff)
-	binary.LittleEndian.PutUint64(b[skipOffAt:], e.Off)
+	binary.LittleEndian.PutUint32(b[skipOffAt:], uint32(table-e.Off))
 }
 
-// getSkip decodes the entry at b.
-func getSkip(b []byte) skipEntry {
+// getSkip decodes the entry at b of the skip table at file offset table.
+func getSkip(b []byte, table uint64) skipEntry {
 	return skipEntry{
 		LastDoc: int32(binary.LittleEndian.Uint32(b[0:])),
 		MaskOr:  b[skipMaskAt],
@@ -238,8 +243,15 @@ func getSkip(b []byte) skipEntry {
 		WAny:    math.Float32frombits(binary.LittleEndian.Uint32(b[skipWAnyAt:])),
 		WAll:    math.Float32frombits(binary.LittleEndian.Uint32(b[skipWAnyAt+4:])),
 		PosOff:  binary.LittleEndian.Uint32(b[16:]),
-		Off:     binary.LittleEndian.Uint64(b[skipOffAt:]),
+		Off:     blockOff(b, table),
 	}
+}
+
+// blockOff is the file offset of the block of the entry at b of the skip
+// table at file offset table (past table if damaged: above it, or
+// wrapped around).
+func blockOff(b []byte, table uint64) uint64 {
+	return table - uint64(binary.LittleEndian.Uint32(b[skipOffAt:]))
 }
 
 // roundUp16 is the smallest bfloat16 (a float32 of 8 significant bits)

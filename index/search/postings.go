@@ -110,7 +110,7 @@ func (ix *Index) openInto(p *postings, t int, rec termRec, mask uint8, docs []in
 	if p.nblocks > 0 {
 		// The list's blocks lie before its skip table, from its first
 		// block's offset (checked when a block is read).
-		first := min(max(binary.LittleEndian.Uint64(p.skips[skipOffAt:]), ix.postLo), rec.SkipOff)
+		first := min(max(blockOff(p.skips, rec.SkipOff), ix.postLo), rec.SkipOff)
 		ix.res.Touch(int(first), int(end))
 	}
 }
@@ -190,7 +190,7 @@ func skipTable(mm []byte, lo, hi, off uint64, df int, one *[skipEntrySize]byte, 
 		return nil, 0, false
 	}
 	e.LastDoc, e.FreqOff, e.PosOff = int32(last), uint32(meta.end), uint32(meta.end)+uint32(freqLen)
-	putSkip(one[:], e)
+	putSkip(one[:], e, off)
 	return one[:], off + uint64(at), true
 }
 
@@ -236,10 +236,10 @@ func (p *postings) unpackGaps(b int) (prev int64, cnt int, ok bool) {
 	if b > 0 {
 		prev = int64(p.lastDoc(b - 1))
 	}
-	off := binary.LittleEndian.Uint64(p.skips[b*skipEntrySize+skipOffAt:])
+	off := blockOff(p.skips[b*skipEntrySize:], p.skipOff)
 	next := p.skipOff
 	if b+1 < p.nblocks {
-		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+skipOffAt:])
+		next = blockOff(p.skips[(b+1)*skipEntrySize:], p.skipOff)
 	}
 	if off < p.ix.postLo || next > p.ix.postHi || off >= next {
 		return prev, cnt, p.fail()
@@ -256,7 +256,7 @@ func (p *postings) unpackGaps(b int) (prev int64, cnt int, ok bool) {
 }
 
 func (p *postings) checkBlock(b int) (docPart, bool) {
-	v := docPart{e: getSkip(p.skips[b*skipEntrySize:]), cnt: blockDocs, prev: -1}
+	v := docPart{e: getSkip(p.skips[b*skipEntrySize:], p.skipOff), cnt: blockDocs, prev: -1}
 	if b == p.nblocks-1 {
 		v.cnt = p.df - b*blockDocs
 	}
@@ -266,7 +266,7 @@ func (p *postings) checkBlock(b int) (docPart, bool) {
 	// The block ends where the next one starts, or at the skip table.
 	next := p.skipOff
 	if b+1 < p.nblocks {
-		next = binary.LittleEndian.Uint64(p.skips[(b+1)*skipEntrySize+skipOffAt:])
+		next = blockOff(p.skips[(b+1)*skipEntrySize:], p.skipOff)
 	}
 	e := v.e
 	if e.Off < p.ix.postLo || next > p.ix.postHi || e.Off >= next || uint64(e.PosOff) > next-e.Off || e.FreqOff > e.PosOff {

@@ -22,12 +22,14 @@ import (
 // second search read the kept bitset. The index therefore holds, for
 // each prefix whose expansion is long, that bitset itself: the documents
 // of its expansion in the default fields (title, abstract, author,
-// keyword, doi) and in all fields, so that a first search copies it
-// instead of unpacking every posting. Such an expansion covers a large
-// share of the corpus (at 1M documents, 42 % on average of those
-// indexed), where the two bitsets take about a quarter of the bytes of a
-// list of its documents with their field masks. The
-// page is still ranked from the words' own lists (expand.go). A prefix
+// keyword, doi), and those in full text only, so that a first search
+// copies it (and, in all fields, sets the others' bits) instead of
+// unpacking every posting. Such an expansion covers a large share of the
+// corpus (at 1M documents, 42 % on average of those indexed), where a
+// bitset takes a fraction of the bytes of a list of its documents with
+// their field masks; the full-text-only documents, about 8 % of the
+// corpus, take about half a bitset's bytes as packed gaps. The page is
+// still ranked from the words' own lists (expand.go). A prefix
 // searched in one field, or with another field set, is counted from its
 // words' lists.
 
@@ -150,7 +152,7 @@ func (pt *prefixTracker) finish() []prefixList {
 }
 
 // writePrefixes appends the prefix terms after the words: each one's
-// bitsets, from the words' lists written so far, read back.
+// sets, from the words' lists written so far, read back.
 func (w *Writer) writePrefixes() error {
 	lists := w.prefixes.finish()
 	if len(lists) == 0 {
@@ -242,7 +244,7 @@ func (u *prefixUnion) addList(mm []byte, word prefixWord) error {
 	}
 	doc := int64(-1)
 	for b := range nblocks {
-		e := getSkip(skips[b*skipEntrySize:])
+		e := getSkip(skips[b*skipEntrySize:], word.skipOff)
 		cnt := min(int(word.df)-b*blockDocs, blockDocs)
 		blk := mm[e.Off:]
 		width := int(blk[0])

@@ -158,7 +158,7 @@ func indexBytes(t testing.TB, ix *Index) map[string]int64 {
 			e := p.entry
 			next := p.skipOff
 			if b+1 < p.nblocks {
-				next = getSkip(p.skips[(b+1)*skipEntrySize:]).Off
+				next = getSkip(p.skips[(b+1)*skipEntrySize:], p.skipOff).Off
 			}
 			gaps := 1 + int64(packedLen(p.cnt, int(ix.mm[e.Off])))
 			sz[class+".docs"] += gaps

@@ -668,9 +668,12 @@ func (w *Writer) writeTerm(term []byte, df uint32) (uint64, error) {
 			return 0, err
 		}
 	} else {
+		if skipOff-w.skips[0].Off > maxListBytes {
+			return 0, fmt.Errorf("search: the postings of %q over 4 GiB", term)
+		}
 		var b [skipEntrySize]byte
 		for _, s := range w.skips {
-			putSkip(b[:], s)
+			putSkip(b[:], s, skipOff)
 			if err := w.write(b[:]); err != nil {
 				return 0, err
 			}
