@@ -386,8 +386,18 @@ func (t *termIter) list() *postings                        { return t.p }
 // mask: the field frequencies, each weighted and length-normalised, are
 // summed before the saturation.
 func (st *stats) bm25f(ix *Index, p *postings, idf float64, mask uint8) float64 {
-	lens := ix.lens.all(p.cur) // before tf, which ends a damaged list
-	tfs := p.tf()
+	// The lengths are read before tf, which ends a damaged list.
+	if n := ix.lens.narrow; n != nil {
+		lens := &n[p.cur].Len
+		return bm25fOf(st, lens, p.tf(), idf, mask)
+	}
+	lens := &ix.lens.wide[p.cur].Len
+	return bm25fOf(st, lens, p.tf(), idf, mask)
+}
+
+// bm25fOf is bm25f of a document of field lengths lens and frequencies
+// tfs.
+func bm25fOf[T uint16 | uint32](st *stats, lens *[NumFields]T, tfs *[NumFields]uint32, idf float64, mask uint8) float64 {
 	w := 0.0
 	for m := mask; m != 0; m &= m - 1 {
 		f := bits.TrailingZeros8(m)
