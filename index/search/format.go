@@ -136,18 +136,6 @@ func newFieldLens(b []byte, narrow bool) fieldLens {
 	return fieldLens{wide: castSlice[docRec](b)}
 }
 
-// all is document d's field lengths.
-func (l fieldLens) all(d int32) (lens [NumFields]uint32) {
-	if l.narrow != nil {
-		r := &l.narrow[d]
-		for f := range lens {
-			lens[f] = uint32(r.Len[f])
-		}
-		return lens
-	}
-	return l.wide[d].Len
-}
-
 // of is document d's length of field f.
 func (l fieldLens) of(d int32, f int) uint32 {
 	if l.narrow != nil {

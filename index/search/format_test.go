@@ -30,8 +30,8 @@ func withTOC(b, toc []byte, magic string) []byte {
 	return append(nb, f[:]...)
 }
 
-// TestWideYears: a year that does not fit the year column leaves it
-// empty, and years sort and count from the document records.
+// TestWideYears: a year that does not fit two bytes makes the year
+// column int32, and years sort and count from it.
 func TestWideYears(t *testing.T) {
 	var docs []*ingest.Document
 	for i, y := range []int{2020, 70000, 0, 1999, 65535} {
