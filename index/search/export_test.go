@@ -123,12 +123,23 @@ func CheckDeletedCounts(m *Multi) (string, int) {
 
 // FirstInUse returns, for a Multi given a FirstFile, the words whose
 // deleted documents it holds and its prefixes; false if it has none.
-func FirstInUse(m *Multi) (words, prefixes int, ok bool) {
+func FirstInUse(m *Multi) (words, prefixes, fixes int, ok bool) {
 	for _, g := range m.segs {
 		if g.first == nil {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		words += len(g.first.ids)
 	}
-	return words, len(m.firstExps), true
+	for _, b := range m.firstExps {
+		x, ok := m.decodeExpansion(b, make([]*segExp, len(m.segs)))
+		if !ok {
+			return 0, 0, 0, false
+		}
+		for _, f := range x.fixes {
+			if f != nil && len(f.plus)+len(f.minus) > 0 {
+				fixes++
+			}
+		}
+	}
+	return words, len(m.firstExps), fixes, true
 }

@@ -56,9 +56,10 @@ func withFirst(t *testing.T, sg *segmented) *segmented {
 }
 
 // TestMultiFirst: a Multi given its snapshot's FirstFile (the words'
-// deleted documents, the prefixes' expansions and the segments' first
-// scans of them) answers every request as the merged index does, on its
-// first search and after.
+// deleted documents, the prefixes' expansions, the segments' first
+// scans of them and how their prefix terms' bitsets differ from the
+// expansions' documents) answers every request as the merged index
+// does, on its first search and after.
 func TestMultiFirst(t *testing.T) {
 	t.Run("random", func(t *testing.T) {
 		sg := withFirst(t, buildSegmented(t, 500, 5, 1, randomDoc))
@@ -70,9 +71,9 @@ func TestMultiFirst(t *testing.T) {
 	t.Run("expansions", func(t *testing.T) {
 		base := buildSegmented(t, 900, 6, 4, zqTitleDoc)
 		sg := withFirst(t, base)
-		nwords, prefixes, ok := search.FirstInUse(sg.multi)
-		if !ok || nwords == 0 || prefixes == 0 {
-			t.Fatalf("the FirstFile holds %d words' deleted documents, %d prefixes (%v)", nwords, prefixes, ok)
+		nwords, prefixes, fixes, ok := search.FirstInUse(sg.multi)
+		if !ok || nwords == 0 || prefixes == 0 || fixes == 0 {
+			t.Fatalf("the FirstFile holds %d words' deleted documents, %d prefixes, %d segments' prefix terms of other words (%v)", nwords, prefixes, fixes, ok)
 		}
 		for i, q := range []string{"zq*", "zq0*", "zq1*", "zq* heart", "zq00* OR zq5*", "zq* -zq001", "title:zq*", `"zq001 zq002"`} {
 			n, err := query.Parse(q)
