@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/openshelf/openshelf/index/search/query"
 )
@@ -260,7 +261,10 @@ func encodeExpansion(b []byte, x *mexp) []byte {
 // it does not read back.
 func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 	n := len(m.segs)
-	x := &mexp{ids: make([][]int, n), recs: make([][]termRec, n), dfs: make([][]int64, n), bits: make([]bool, n)}
+	// The words' records are read when a segment's search asks for them
+	// (recsAt): a segment whose scan the file keeps opens few lists.
+	x := &mexp{ids: make([][]int, n), recs: make([][]termRec, n), dfs: make([][]int64, n), bits: make([]bool, n),
+		lazy: make([]sync.Once, n)}
 	at := 0
 	next := func() (int, bool) {
 		v, k := binary.Uvarint(b[at:])
@@ -284,11 +288,6 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 			}
 			x.ids[s] = append(x.ids[s], id)
 			x.dfs[s] = append(x.dfs[s], int64(df))
-		}
-		if k > 0 {
-			if x.recs[s], ok = g.Index.recsOf(x.ids[s]); !ok {
-				return nil, false
-			}
 		}
 		if at >= len(b) || b[at] > 1 {
 			return nil, false

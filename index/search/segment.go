@@ -202,6 +202,24 @@ type mexp struct {
 	dfs   [][]int64
 	bits  []bool
 	fixes []*bitsFix
+	// lazy, when not nil, has recs[s] read on the first ask (recsAt).
+	lazy []sync.Once
+}
+
+// recsAt returns the records of the expansion's words in segment s.
+func (m *Multi) recsAt(x *mexp, s int) []termRec {
+	if x.lazy != nil {
+		x.lazy[s].Do(func() {
+			recs, ok := m.segs[s].Index.recsOf(x.ids[s])
+			if !ok {
+				// A damaged dictionary: lists of no record, which do not
+				// open, so that Search reports it.
+				recs = make([]termRec, len(x.ids[s]))
+			}
+			x.recs[s] = recs
+		})
+	}
+	return x.recs[s]
 }
 
 // The bounds of a multiCache.
@@ -381,7 +399,7 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []
 		}
 		m.cache.putExpansion(key, x)
 	}
-	return x.ids[seg], x.recs[seg], x.dfs[seg], x.bits[seg]
+	return x.ids[seg], m.recsAt(x, seg), x.dfs[seg], x.bits[seg]
 }
 
 // A prefix or a stemmed word alone in a plain scan (expand.go) is
