@@ -2,7 +2,6 @@ package search
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/openshelf/openshelf/index/search/query"
 )
@@ -145,61 +144,23 @@ func FirstInUse(m *Multi) (words, prefixes, fixes int, ok bool) {
 	return words, len(m.firstExps), fixes, true
 }
 
-// CheckBitsFixes compares, for every prefix a segment of m holds as a
-// prefix term and each segment whose term is of other words, the
-// bitsFix that MakeFirst writes with one made by ORing every list of
-// the expansion; it returns the first difference, and how many fixes
-// add and remove documents.
-func CheckBitsFixes(m *Multi) (diff string, plus, minus int) {
-	var prefixes []string
-	for _, g := range m.segs {
-		prefixes = append(prefixes, g.Index.prefixTerms()...)
-	}
-	slices.Sort(prefixes)
-	for _, p := range slices.Compact(prefixes) {
-		m.expansion(0, 'p', p)
-		x, _ := m.cache.expansion("p" + p)
-		for s, g := range m.segs {
-			if x.bits[s] {
-				continue
-			}
-			ids, recs := x.ids[s], m.recsAt(x, s)
-			got, err := g.bitsFix(p, ids, recs)
-			if err != nil {
-				return err.Error(), 0, 0
-			}
-			b := g.Index.prefixBits(p, ids, anyFields, true)
-			if b == nil || len(ids) < 2 {
-				if got != nil {
-					return fmt.Sprintf("%s in segment %d: a fix without a prefix term", p, s), 0, 0
-				}
-				continue
-			}
-			e := make([]uint64, len(b))
-			for i, id := range ids {
-				(&winList{p: g.Index.openRec(id, recs[i], anyFields)}).fill(e, 0, g.Index.n)
-			}
-			want := &bitsFix{}
-			for d := range int32(g.Index.n) {
-				inB, inE := b[d>>6]>>(d&63)&1 == 1, e[d>>6]>>(d&63)&1 == 1
-				switch {
-				case g.deleted(d):
-				case inE && !inB:
-					want.plus = append(want.plus, d)
-				case inB && !inE:
-					want.minus = append(want.minus, d)
-				}
-			}
-			if got == nil || !slices.Equal(got.plus, want.plus) || !slices.Equal(got.minus, want.minus) {
-				return fmt.Sprintf("%s in segment %d: %+v, want %+v", p, s, got, want), 0, 0
-			}
-			if len(got.plus) > 0 {
+// FirstFixes counts, over the prefixes of m's FirstFile and the
+// segments whose prefix terms are of other words, the corrections that
+// add documents and those that remove some.
+func FirstFixes(m *Multi) (plus, minus int) {
+	for _, b := range m.firstExps {
+		x, ok := m.decodeExpansion(b, make([]*segExp, len(m.segs)))
+		if !ok {
+			return -1, -1
+		}
+		for _, f := range x.fixes {
+			if f != nil && len(f.plus) > 0 {
 				plus++
 			}
-			if len(got.minus) > 0 {
+			if f != nil && len(f.minus) > 0 {
 				minus++
 			}
 		}
 	}
-	return "", plus, minus
+	return plus, minus
 }

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -147,6 +146,16 @@ func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error
 	for _, p := range prefixes {
 		m.expansion(0, 'p', p)
 		x, _ := m.cache.expansion("p" + p)
+		// The corrections first: the scans below then copy the prefix
+		// terms' bitsets, corrected, instead of ORing the lists again.
+		x.fixes = make([]*bitsFix, len(m.segs))
+		for s, g := range m.segs {
+			if !x.bits[s] {
+				if x.fixes[s], err = g.bitsFix(p, x.ids[s], x.recs[s]); err != nil {
+					return nil, err
+				}
+			}
+		}
 		b := encodeExpansion(nil, x)
 		for s, g := range m.segs {
 			var sx *segExp
@@ -163,13 +172,7 @@ func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error
 			}
 			b = encodeScan(b, x.ids[s], sx)
 		}
-		for s, g := range m.segs {
-			var fix *bitsFix
-			if !x.bits[s] {
-				if fix, err = g.bitsFix(p, x.ids[s], x.recs[s]); err != nil {
-					return nil, err
-				}
-			}
+		for _, fix := range x.fixes {
 			b = encodeFix(b, fix)
 		}
 		f.prefixes[p] = b
@@ -575,119 +578,38 @@ type bitsFix struct {
 // bitsFix returns how the segment's prefix term of p differs from the
 // documents of its words ids (records recs) in the default fields; nil
 // if it has no such prefix term or the expansion is of fewer than two
-// words (one list is counted as a list). The term holds the documents
-// of the segment's own choice of words (own): what it lacks are the
-// documents of the words it left out, and what it has too many are
-// among those of its words left out of ids, unless a word of both has
-// them. Those words are few and rare in the segment, so their lists
-// are read whole, and the common words' only in the blocks that may
-// hold one of those documents: at 1M documents in ten segments, ORing
-// every list of every prefix cost about as much as the rest of a delta.
+// words (one list is counted as a list).
 func (g *mseg) bitsFix(p string, ids []int, recs []termRec) (*bitsFix, error) {
 	ix := g.Index
 	b := ix.prefixBits(p, ids, anyFields, true)
 	if b == nil || len(ids) < 2 {
 		return nil, nil
 	}
-	ownIDs, ownRecs := ix.expandPrefix(p, query.MaxExpansions)
-	in := make(map[int]bool, len(ownIDs))
-	for _, id := range ownIDs {
-		in[id] = true
-	}
-	live := func(d int32) bool { return !g.deleted(d) }
-	fix := &bitsFix{}
-	// plus: the documents of the words the term left out that it lacks.
-	plus := make([]uint64, len(b))
-	var both []int // the places in ids of the words of both
+	e := make([]uint64, len(b))
+	// The lists are read one after the other, into one list's memory.
+	var l postings
+	docs, delta := make([]int32, blockDocs), make([]uint32, blockDocs)
 	for i, id := range ids {
-		if in[id] {
-			both = append(both, i)
-			delete(in, id)
-			continue
-		}
-		l := ix.openRec(id, recs[i], anyFields)
-		if (&winList{p: l}).fill(plus, 0, ix.n); l.bad {
+		n := blockLen(recs[i])
+		ix.openInto(&l, id, recs[i], anyFields, docs[:n:n], delta[:n:n])
+		if (&winList{p: &l}).fill(e, 0, ix.n); l.bad {
 			return nil, fmt.Errorf("%w: a list of prefix %q", ErrMalformed, p)
 		}
 	}
-	// minus: the documents of the term's other words (left in in) that
-	// no word of ids has.
-	cand := make([]uint64, len(b))
-	for i, id := range ownIDs {
-		if !in[id] {
-			continue
-		}
-		l := ix.openRec(id, ownRecs[i], anyFields)
-		if (&winList{p: l}).fill(cand, 0, ix.n); l.bad {
-			return nil, fmt.Errorf("%w: a list of prefix %q", ErrMalformed, p)
-		}
-	}
-	var cs []int32
+	fix := &bitsFix{}
 	for w := range b {
-		for x := plus[w] &^ b[w]; x != 0; x &= x - 1 {
-			if d := int32(w*64 + bits.TrailingZeros64(x)); live(d) {
-				fix.plus = append(fix.plus, d)
-			}
+		live := ^uint64(0)
+		if g.del != nil {
+			live = ^g.del[w]
 		}
-		for x := cand[w] &^ plus[w]; x != 0; x &= x - 1 {
-			if d := int32(w*64 + bits.TrailingZeros64(x)); live(d) {
-				cs = append(cs, d)
-			}
+		for x := e[w] &^ b[w] & live; x != 0; x &= x - 1 {
+			fix.plus = append(fix.plus, int32(w*64+bits.TrailingZeros64(x)))
 		}
-	}
-	// The words of both, the most frequent first, strike the candidates
-	// they have.
-	slices.SortFunc(both, func(i, j int) int { return cmp.Compare(recs[j].DF, recs[i].DF) })
-	for _, i := range both {
-		if len(cs) == 0 {
-			break
-		}
-		l := ix.openRec(ids[i], recs[i], anyFields)
-		var ok bool
-		if cs, ok = strike(l, cs); !ok {
-			return nil, fmt.Errorf("%w: a list of prefix %q", ErrMalformed, p)
+		for x := b[w] &^ e[w] & live; x != 0; x &= x - 1 {
+			fix.minus = append(fix.minus, int32(w*64+bits.TrailingZeros64(x)))
 		}
 	}
-	fix.minus = cs
 	return fix, nil
-}
-
-// strike returns cs (increasing) without the documents list l has with
-// a wanted field, loading only the blocks that may hold one of them;
-// false if a block is damaged.
-func strike(l *postings, cs []int32) ([]int32, bool) {
-	out := cs[:0]
-	k := 0
-	lo := int32(0)
-	for b := 0; b < l.nblocks && k < len(cs) && !l.bad; b++ {
-		hi := l.lastDoc(b)
-		for k < len(cs) && cs[k] < lo {
-			out = append(out, cs[k]) // between two blocks
-			k++
-		}
-		if k == len(cs) || cs[k] > hi || l.maskOr(b)&l.mask == 0 {
-			lo = hi + 1
-			continue
-		}
-		if !l.load(b) {
-			return nil, false
-		}
-		i := 0
-		for k < len(cs) && cs[k] <= hi {
-			for i < l.cnt && l.docs[i] < cs[k] {
-				i++
-			}
-			if i == l.cnt || l.docs[i] != cs[k] || !l.wants(i) {
-				out = append(out, cs[k])
-			}
-			k++
-		}
-		lo = hi + 1
-	}
-	if l.bad {
-		return nil, false
-	}
-	return append(out, cs[k:]...), true
 }
 
 // apply makes set, a copy of the prefix term's bitset, the documents of
