@@ -17,7 +17,7 @@ import (
 //   - count: the expansion's documents are a bitset of the corpus, its
 //     kept set or filled by ORing its lists (expansionSet), which the
 //     count windows read as they read a term's kept set;
-//   - rank: as scan.best ranks an expansion alone, its lists one after
+//   - rank: as scan.bestLists ranks an expansion alone, its lists one after
 //     another from the highest bound, reading only the blocks whose
 //     bound, plus the terms' bounds over the block's documents, can enter
 //     the page; each of their documents among the matches is scored with
@@ -95,7 +95,7 @@ func (e *expMember) cost(ix *Index) int64 {
 		return 0
 	}
 	if e.u.prefixBits != nil {
-		return 0 // the index's bitset of a prefix (prefixes.go): a copy
+		return 0 // the index's bitset of a prefix (prefixes.go; in a segment, corrected: multifirst.go): a copy
 	}
 	return e.df / expansionWalk
 }

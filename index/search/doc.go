@@ -190,7 +190,11 @@
 // in each segment of at most an eighth of the live documents, its first
 // plain scan of it: its count and the bounds of its eight lists of the
 // highest bounds, the others opened only if the highest of theirs, also
-// written, can enter the page. [Multi.UseFirst]
+// written, can enter the page; and, in each segment whose prefix term is
+// of other words (its own choice of them, by its own documents), the
+// live documents by which the term's bitset differs from those words',
+// so that a count (the prefix alone or beside words) copies the bitset
+// and corrects it instead of ORing the words' lists. [Multi.UseFirst]
 // takes the file when it names the Multi's segments, with their
 // documents, terms and deletions; without it (an older snapshot), the
 // Multi counts as before, with the same answers.

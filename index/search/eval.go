@@ -47,6 +47,8 @@ type evaluator struct {
 	sg       *segment    // the segment searched (multi.go); nil: the index alone
 	lists    []*listIter
 	unions   []*unionIter // a segment's unions, reused once it is searched (multipool.go)
+	slabs    []*slabBuf   // a segment's lists of expansions, likewise
+	terms    []knownTerm  // a segment's terms looked up (segment.go)
 }
 
 func (e *evaluator) maskOf(f query.Field) uint8 {
@@ -159,7 +161,12 @@ func (e *evaluator) term(t *query.Term) iterator {
 	if !t.Prefix {
 		exact = e.lookup(word)
 	}
-	slab := newListSlab(recs)
+	var slab *listSlab
+	if e.sg != nil {
+		slab = e.sg.listSlab(e, recs) // reused (multipool.go)
+	} else {
+		slab = newListSlab(recs)
+	}
 	for i, id := range ids {
 		m := mask
 		if id != exact && !t.Prefix {
@@ -194,6 +201,14 @@ func (e *evaluator) term(t *query.Term) iterator {
 			// The index's prefix term, where it holds these words'
 			// (live) documents.
 			u.prefixBits = e.ix.prefixBits(word, ids, mask, true)
+		} else if t.Prefix && mask == anyFields {
+			// A segment's prefix term of other words, and how its bitset
+			// differs from these words' documents (multifirst.go).
+			if fix := e.st.m.prefixFix(e.st.seg, word); fix != nil {
+				if u.prefixBits = e.ix.prefixBits(word, ids, mask, true); u.prefixBits != nil {
+					u.prefixFix = fix
+				}
+			}
 		}
 		if e.scoring {
 			// Its scorers are made on the first score: a plain scan
@@ -249,6 +264,9 @@ func (e *evaluator) union(its, scorers []iterator) iterator {
 }
 
 func (e *evaluator) termIter(id int, mask uint8) *termIter {
+	if rec, df, ok := e.knownRec(id); ok && df >= 0 {
+		return e.termIterRec(id, rec, mask, e.st.idf(float64(df))) // segment.go
+	}
 	return e.termIterOf(id, e.ix.rec(id), mask)
 }
 
@@ -259,6 +277,9 @@ func (e *evaluator) termIterOf(id int, rec termRec, mask uint8) *termIter {
 
 // termIterIDF is termIter with the term's IDF known.
 func (e *evaluator) termIterIDF(id int, mask uint8, idf float64) *termIter {
+	if rec, _, ok := e.knownRec(id); ok {
+		return e.termIterRec(id, rec, mask, idf) // segment.go
+	}
 	return e.termIterRec(id, e.ix.rec(id), mask, idf)
 }
 
@@ -1051,11 +1072,15 @@ type unionIter struct {
 	// prefixBits are a prefix's documents as its prefix term's set in
 	// the index (prefixes.go), nil if none: its count copies them.
 	prefixBits *prefixSet
+	// prefixFix, in a segment, makes prefixBits those of the expansion's
+	// words, which its prefix term's are not (multifirst.go); nil if
+	// they are.
+	prefixFix *bitsFix
 	// copies makes the scorers of an expansion on its first score.
 	copies func() []iterator
 	// keep, when not nil, keeps what a plain scan of the expansion
 	// found in a segment: its count and lists (segment.go).
-	keep   func(total int64, ts []*termIter)
+	keep   func(total int64, ts []*termIter, tops []float64, order []int)
 	base   int32 // the window is base .. end-1
 	end    int32
 	cur    int32

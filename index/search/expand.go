@@ -46,21 +46,28 @@ func (s *scan) expansion(ctx context.Context, u *unionIter) error {
 	if !ok {
 		return nil // a damaged dictionary entry: Search reports it
 	}
-	set, done, err := s.ix.expansionSet(ctx, u.key, ts, u.prefixBits, df)
+	set, done, err := s.ix.expansionSet(ctx, u.key, ts, u.prefixBits, u.prefixFix, df)
 	if err != nil || set == nil {
 		return err // nil set: a damaged list, which Search reports
 	}
 	s.total = popcount(set) - deletedIn(set, s.del, 0)
 	done()
+	var tops []float64
+	var order []int
+	if s.top.k > 0 || u.keep != nil {
+		// The lists' bounds, read once for the rank and what a segment
+		// keeps.
+		tops, order = byTopBound(ts)
+	}
 	if s.top.k > 0 {
-		if err := s.best(ctx, ts); err != nil {
+		if err := s.bestLists(ctx, tops, order, func(i int) *termIter { return ts[i] }); err != nil {
 			return err
 		}
 	}
 	// Every match not kept ranks after the page.
 	s.beyond = s.total - int64(len(s.top.heap))
 	if u.keep != nil {
-		u.keep(s.total, ts) // segment.go
+		u.keep(s.total, ts, tops, order) // segment.go
 	}
 	return nil
 }
@@ -84,24 +91,25 @@ func (u *unionIter) words() ([]*termIter, int64, bool) {
 // lists ts, df postings in all, and its bitset in the index, fromIndex,
 // if it has one) as a bitset of the corpus, its kept set or
 // expansionBits'; done is to be called once the bitset is no longer read.
-func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, fromIndex *prefixSet, df int64) (set []uint64, done func(), err error) {
+func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, fromIndex *prefixSet, fix *bitsFix, df int64) (set []uint64, done func(), err error) {
 	set, build := ix.sets.getKey(key, df, ix.n)
 	if set != nil {
 		return set, func() {}, nil
 	}
-	return ix.expansionBits(ctx, key, ts, fromIndex, df, build)
+	return ix.expansionBits(ctx, key, ts, fromIndex, fix, df, build)
 }
 
 // expansionBits returns the documents of an expansion without a kept set
 // as a bitset of the corpus: the bitset on probation (sets.probation), so
 // that the ask that builds its set need not fill it again, or one filled
 // now: from fromIndex, the index's set of a prefix (prefixes.go), if not
-// nil, else by ORing the lists. done, to be called once the bitset is no
+// nil (in a segment, with fix applied, unless nil: multifirst.go), else
+// by ORing the lists. done, to be called once the bitset is no
 // longer read, keeps it as the expansion's set if build (sets.getKey),
 // else puts it on probation. The set is nil (and done too) if a list is
 // damaged, which Search reports. The fill leaves the lists where they
 // were, for the rank.
-func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, fromIndex *prefixSet, df int64, build bool) (set []uint64, done func(), err error) {
+func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, fromIndex *prefixSet, fix *bitsFix, df int64, build bool) (set []uint64, done func(), err error) {
 	m := ix.sets.takeProbation(key)
 	switch {
 	case m != nil:
@@ -109,6 +117,9 @@ func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, 
 		m = ix.scratchSet()
 		ix.prefixFills.Add(1)
 		fromIndex.fill(*m)
+		if fix != nil {
+			fix.apply(*m) // a segment's prefix term of other words
+		}
 	default:
 		m = ix.scratchSet()
 		ix.expansionFills.Add(1)
@@ -176,17 +187,11 @@ func (ix *Index) scratchSet() *[]uint64 {
 	return m
 }
 
-// best offers to the page the documents of the expansion's lists whose
-// bound can enter it, list after list from the highest bound. A document
-// in several lists is offered once per list, keeping its best score.
-func (s *scan) best(ctx context.Context, ts []*termIter) error {
-	tops, order := byTopBound(ts)
-	return s.bestLists(ctx, tops, order, func(i int) *termIter { return ts[i] })
-}
-
-// bestLists is best over the lists whose bounds are tops, in order (from
-// the highest): list(i) gives list i, opened when its bound can enter the
-// page.
+// bestLists offers to the page the documents of the expansion's lists
+// whose bound can enter it, list after list from the highest bound (tops,
+// in order: byTopBound): list(i) gives list i, opened when its bound can
+// enter the page. A document in several lists is offered once per list,
+// keeping its best score.
 func (s *scan) bestLists(ctx context.Context, tops []float64, order []int, list func(i int) *termIter) error {
 	_, err := s.bestListsOf(ctx, tops, order, list, map[int32]bool{})
 	return err

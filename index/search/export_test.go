@@ -123,12 +123,44 @@ func CheckDeletedCounts(m *Multi) (string, int) {
 
 // FirstInUse returns, for a Multi given a FirstFile, the words whose
 // deleted documents it holds and its prefixes; false if it has none.
-func FirstInUse(m *Multi) (words, prefixes int, ok bool) {
+func FirstInUse(m *Multi) (words, prefixes, fixes int, ok bool) {
 	for _, g := range m.segs {
 		if g.first == nil {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		words += len(g.first.ids)
 	}
-	return words, len(m.firstExps), true
+	for _, b := range m.firstExps {
+		x, ok := m.decodeExpansion(b, make([]*segExp, len(m.segs)))
+		if !ok {
+			return 0, 0, 0, false
+		}
+		for _, f := range x.fixes {
+			if f != nil && len(f.plus)+len(f.minus) > 0 {
+				fixes++
+			}
+		}
+	}
+	return words, len(m.firstExps), fixes, true
+}
+
+// FirstFixes counts, over the prefixes of m's FirstFile and the
+// segments whose prefix terms are of other words, the corrections that
+// add documents and those that remove some.
+func FirstFixes(m *Multi) (plus, minus int) {
+	for _, b := range m.firstExps {
+		x, ok := m.decodeExpansion(b, make([]*segExp, len(m.segs)))
+		if !ok {
+			return -1, -1
+		}
+		for _, f := range x.fixes {
+			if f != nil && len(f.plus) > 0 {
+				plus++
+			}
+			if f != nil && len(f.minus) > 0 {
+				minus++
+			}
+		}
+	}
+	return plus, minus
 }

@@ -68,6 +68,9 @@ type Multi struct {
 	freqPool sync.Pool
 	// unionPool has union iterators that searches reuse (multipool.go).
 	unionPool sync.Pool
+	// slabPool has the lists of expansions that searches reuse
+	// (multipool.go).
+	slabPool sync.Pool
 	// facetCodes maps the segments' licence and topic codes (codes).
 	codesOnce  sync.Once
 	facetCodes *facetCodes
@@ -357,7 +360,7 @@ func (m *Multi) segment(i int, fc *facetCounter) *segment {
 	g := m.segs[i]
 	st := g.st
 	st.m, st.seg = m, i
-	return &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, g: g}
+	return &segment{st: &st, del: g.del, deletedIn: g.deletedIn, cited: func() []int32 { return g.citedCounts(m.cites) }, fc: fc, freqs: &m.freqPool, unions: &m.unionPool, slabs: &m.slabPool, g: g}
 }
 
 // floorOf returns the floor of the segments still to search, nil if

@@ -3,12 +3,15 @@ package search_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/openshelf/openshelf/index/search"
 	"github.com/openshelf/openshelf/index/search/query"
+	"github.com/openshelf/openshelf/ingest"
 )
 
 // withFirst makes sg's FirstFile, reads it back, and returns sg with a
@@ -56,9 +59,10 @@ func withFirst(t *testing.T, sg *segmented) *segmented {
 }
 
 // TestMultiFirst: a Multi given its snapshot's FirstFile (the words'
-// deleted documents, the prefixes' expansions and the segments' first
-// scans of them) answers every request as the merged index does, on its
-// first search and after.
+// deleted documents, the prefixes' expansions, the segments' first
+// scans of them and how their prefix terms' bitsets differ from the
+// expansions' documents) answers every request as the merged index
+// does, on its first search and after.
 func TestMultiFirst(t *testing.T) {
 	t.Run("random", func(t *testing.T) {
 		sg := withFirst(t, buildSegmented(t, 500, 5, 1, randomDoc))
@@ -70,9 +74,9 @@ func TestMultiFirst(t *testing.T) {
 	t.Run("expansions", func(t *testing.T) {
 		base := buildSegmented(t, 900, 6, 4, zqTitleDoc)
 		sg := withFirst(t, base)
-		nwords, prefixes, ok := search.FirstInUse(sg.multi)
-		if !ok || nwords == 0 || prefixes == 0 {
-			t.Fatalf("the FirstFile holds %d words' deleted documents, %d prefixes (%v)", nwords, prefixes, ok)
+		nwords, prefixes, fixes, ok := search.FirstInUse(sg.multi)
+		if !ok || nwords == 0 || prefixes == 0 || fixes == 0 {
+			t.Fatalf("the FirstFile holds %d words' deleted documents, %d prefixes, %d segments' prefix terms of other words (%v)", nwords, prefixes, fixes, ok)
 		}
 		for i, q := range []string{"zq*", "zq0*", "zq1*", "zq* heart", "zq00* OR zq5*", "zq* -zq001", "title:zq*", `"zq001 zq002"`} {
 			n, err := query.Parse(q)
@@ -92,6 +96,27 @@ func TestMultiFirst(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFirstBitsFixes: where a segment's prefix term holds other words
+// than the archive's choice, the FirstFile has the documents its bitset
+// lacks and those it has too many (documents of one word each make both
+// kinds), and first searches that count from the bitset corrected
+// answer as the merged index does.
+func TestFirstBitsFixes(t *testing.T) {
+	base := buildSegmented(t, 900, 6, 4, func(rng *rand.Rand, i, _ int) *ingest.Document {
+		return doc(10000+i, fmt.Sprintf("zq%03d", int(zqTitleWords*math.Pow(rng.Float64(), 2))), randomText(rng, 5))
+	})
+	if plus, minus := search.FirstFixes(withFirst(t, base).multi); plus <= 0 || minus <= 0 {
+		t.Fatalf("%d corrections add documents, %d remove some", plus, minus)
+	}
+	for _, q := range []string{"zq*", "zq0*", "zq* heart"} {
+		n, err := query.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePages(t, withFirst(t, base), search.Request{Query: n, Limit: 10}, q)
+	}
 }
 
 // TestReadFirstDamaged: a damaged FirstFile is refused, a missing one is

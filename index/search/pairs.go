@@ -227,7 +227,7 @@ func (e *evaluator) lookupPair(t string) int {
 	if e.st.m == nil {
 		return e.ix.lookup(t)
 	}
-	return int(e.st.m.termIDs([]byte(t)).ids[e.st.seg])
+	return e.known(e.st.m.termIDs([]byte(t)))
 }
 
 // pairAbsent reports whether the segment searched, which has no pair

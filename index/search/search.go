@@ -394,7 +394,7 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	ev := &evaluator{ix: ix, st: st, del: del, stem: r.Stem, anyMask: anyFields,
 		scoring: r.Sort == ByRelevance && r.Query != nil, sg: sg}
 	if sg != nil {
-		defer func() { sg.putFreqs(ev.postings); sg.putUnions(ev.unions) }()
+		defer func() { sg.putFreqs(ev.postings); sg.putUnions(ev.unions); sg.putSlabs(ev.slabs) }()
 	}
 	if r.Fulltext {
 		ev.anyMask = anyFieldsFulltext

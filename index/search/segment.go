@@ -37,6 +37,9 @@ type segment struct {
 	// unions are the Multi's union iterators that searches reuse
 	// (multipool.go).
 	unions *sync.Pool
+	// slabs are the Multi's lists of expansions that searches reuse
+	// (multipool.go).
+	slabs *sync.Pool
 	// floor, when not nil, is a match (doc floorDoc) that other
 	// segments' matches already rank ahead of the page: the top k
 	// starts full of it, so that only better matches are scored.
@@ -179,21 +182,44 @@ type multiCache struct {
 }
 
 // mterm is a term over the segments: its id in each (-1 where absent)
-// and its live documents over all (-1: not counted yet; termIDs).
+// and record there, and its live documents over all (-1: not counted
+// yet; termIDs).
 type mterm struct {
-	ids []int32
-	df  int64
+	ids  []int32
+	recs []termRec
+	df   int64
 }
 
 // mexp is an expansion over the segments: each segment's term ids of
 // its words and their records there, their live documents over all
 // segments, and for a prefix whether the segment's prefix term holds
-// their documents (mseg.prefixTermHolds).
+// their documents (mseg.prefixTermHolds), or else how its bitset
+// differs from theirs (fixes, from the snapshot's FirstFile; nil where
+// not known).
 type mexp struct {
-	ids  [][]int
-	recs [][]termRec
-	dfs  [][]int64
-	bits []bool
+	ids   [][]int
+	recs  [][]termRec
+	dfs   [][]int64
+	bits  []bool
+	fixes []*bitsFix
+	// lazy, when not nil, has recs[s] read on the first ask (recsAt).
+	lazy []sync.Once
+}
+
+// recsAt returns the records of the expansion's words in segment s.
+func (m *Multi) recsAt(x *mexp, s int) []termRec {
+	if x.lazy != nil {
+		x.lazy[s].Do(func() {
+			recs, ok := m.segs[s].Index.recsOf(x.ids[s])
+			if !ok {
+				// A damaged dictionary: lists of no record, which do not
+				// open, so that Search reports it.
+				recs = make([]termRec, len(x.ids[s]))
+			}
+			x.recs[s] = recs
+		})
+	}
+	return x.recs[s]
 }
 
 // The bounds of a multiCache.
@@ -241,19 +267,19 @@ func (m *Multi) term(term []byte) *mterm {
 		return t
 	} else if t != nil {
 		// Looked up by termIDs: its documents are counted now.
-		c := &mterm{ids: t.ids}
+		c := &mterm{ids: t.ids, recs: t.recs}
 		for s, id := range t.ids {
 			if id >= 0 {
-				c.df += m.segs[s].liveDF(int(id))
+				c.df += m.segs[s].liveDFRec(int(id), t.recs[s])
 			}
 		}
 		m.cache.putTerm(string(term), c)
 		return c
 	}
-	t := &mterm{ids: make([]int32, len(m.segs))}
+	t := &mterm{ids: make([]int32, len(m.segs)), recs: make([]termRec, len(m.segs))}
 	for s, g := range m.segs {
 		id, rec := g.Index.lookupRec(string(term))
-		t.ids[s] = int32(id)
+		t.ids[s], t.recs[s] = int32(id), rec
 		if id >= 0 {
 			t.df += g.liveDFRec(id, rec)
 		}
@@ -271,9 +297,10 @@ func (m *Multi) termIDs(term []byte) *mterm {
 	if t := m.cache.term(term); t != nil {
 		return t
 	}
-	t := &mterm{ids: make([]int32, len(m.segs)), df: -1}
+	t := &mterm{ids: make([]int32, len(m.segs)), recs: make([]termRec, len(m.segs)), df: -1}
 	for s, g := range m.segs {
-		t.ids[s] = int32(g.Index.lookup(string(term)))
+		id, rec := g.Index.lookupRec(string(term))
+		t.ids[s], t.recs[s] = int32(id), rec
 	}
 	m.cache.putTerm(string(term), t)
 	return t
@@ -288,7 +315,40 @@ func (e *evaluator) lookup(term string) int {
 	if e.st.m == nil {
 		return e.ix.lookup(term)
 	}
-	return int(e.st.m.term([]byte(term)).ids[e.st.seg])
+	return e.known(e.st.m.term([]byte(term)))
+}
+
+// known returns t's id in the segment searched, -1 if it has none, and
+// notes its record and live documents for the lists the search opens
+// (termIter), which would otherwise read its record again, and rebuild
+// the term from its id to look up its live documents: a first search
+// over ten segments did both for each of its terms in each segment.
+func (e *evaluator) known(t *mterm) int {
+	id := int(t.ids[e.st.seg])
+	if id >= 0 {
+		e.terms = append(e.terms, knownTerm{id: id, rec: t.recs[e.st.seg], df: t.df})
+	}
+	return id
+}
+
+// knownTerm is a term the search looked up in its segment: its id and
+// record there and its live documents over all (-1 if not counted).
+type knownTerm struct {
+	id  int
+	rec termRec
+	df  int64
+}
+
+// knownRec returns the record of term id as the search looked it up,
+// and its live documents over all (-1 if not counted); false if it did
+// not.
+func (e *evaluator) knownRec(id int) (termRec, int64, bool) {
+	for _, k := range e.terms {
+		if k.id == id {
+			return k.rec, k.df, true
+		}
+	}
+	return termRec{}, 0, false
 }
 
 // expansion returns segment seg's term ids of the words of a prefix
@@ -339,7 +399,7 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []
 		}
 		m.cache.putExpansion(key, x)
 	}
-	return x.ids[seg], x.recs[seg], x.dfs[seg], x.bits[seg]
+	return x.ids[seg], m.recsAt(x, seg), x.dfs[seg], x.bits[seg]
 }
 
 // A prefix or a stemmed word alone in a plain scan (expand.go) is
@@ -395,9 +455,10 @@ func (c *multiCache) putSegExp(k segExpKey, x *segExp) {
 }
 
 // keepExpansion returns what keeps the segment's expansion named k
-// from a plain scan of it (scan.expansion): its lists ts and its count.
-func (e *evaluator) keepExpansion(k segExpKey) func(total int64, ts []*termIter) {
-	return func(total int64, ts []*termIter) {
+// from a plain scan of it (scan.expansion): its lists ts, their bounds
+// tops and order (byTopBound), and its count.
+func (e *evaluator) keepExpansion(k segExpKey) func(total int64, ts []*termIter, tops []float64, order []int) {
+	return func(total int64, ts []*termIter, tops []float64, order []int) {
 		x := &segExp{total: total}
 		for _, t := range ts {
 			if t.p.bad {
@@ -407,7 +468,7 @@ func (e *evaluator) keepExpansion(k segExpKey) func(total int64, ts []*termIter)
 			x.masks = append(x.masks, t.p.mask)
 			x.idfs = append(x.idfs, t.idf)
 		}
-		x.tops, x.order = byTopBound(ts)
+		x.tops, x.order = tops, order
 		e.st.m.cache.putSegExp(k, x)
 	}
 }
