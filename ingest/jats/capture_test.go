@@ -75,6 +75,8 @@ func TestCaptureText(t *testing.T) {
 		`<p attr="` + string(bytes.Repeat([]byte("v"), 300)) + `">short</p>`,
 		`<p>` + string(bytes.Repeat([]byte("<italic>w</italic> "), 200)) + `</p>`,
 		`<p>t<table-wrap a="` + string(bytes.Repeat([]byte("&amp;"), 100)) + `"><table><tr><td>` + string(bytes.Repeat([]byte("z"), 400)) + `</td></tr></table></table-wrap></p>`,
+		// Names with an empty local part or prefix (not namespace-well-formed).
+		`<p>a<b:>x</b:>y<:>z</:>w<b:/>v<:i>u</:i><italic b:="1">t</italic></p>`,
 	} {
 		for _, maxData := range []int{1 << 20, 256} {
 			for _, mode := range []struct {
@@ -95,6 +97,7 @@ func TestCaptureText(t *testing.T) {
 func FuzzCaptureText(f *testing.F) {
 	seeds(f)
 	f.Add([]byte(`<p>a<table-wrap><table><tr><td>1</td></tr></table></table-wrap><xref>b</xref> c</p>`))
+	f.Add([]byte(`<p>a<b:>x</b:>y<:>z</:></p>`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, maxData := range []int{1 << 20, 64} {
 			got, want := captureBoth(t, in, maxData, skipInParaCapture, skipTableText)

@@ -691,11 +691,18 @@ func (s *scanner) attrString(local string) string {
 	return string(appendUnescaped(nil, v))
 }
 
-// splitName splits a qualified name at its first colon. Names are short:
-// a loop beats an IndexByte call.
+// splitName splits a qualified name at its first colon. A name with
+// nothing before or after that colon ("b:", ":b", ":") is not split, as
+// encoding/xml does: an element's local name is never empty, which marks
+// a text node in a tree (tree.flatten), so that capturing an element and
+// flattening its tree read "<b:>" as captureText does. Names are short: a
+// loop beats an IndexByte call.
 func splitName(q []byte) (prefix, local []byte) {
 	for i, c := range q {
 		if c == ':' {
+			if i == 0 || i == len(q)-1 {
+				break
+			}
 			return q[:i], q[i+1:]
 		}
 	}

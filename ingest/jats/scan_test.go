@@ -149,6 +149,7 @@ func TestScannerLenient(t *testing.T) {
 		{"self closing", `<a><b/><c x="1"/></a>`, "<a><b></b><c x=1></c></a>"},
 		{"prefixes", `<j:a xmlns:j="u"><j:b xlink:href="h"/></j:a>`, "<j:a xmlns:j=u><j:b xlink:href=h></j:b></j:a>"},
 		{"lone lt at end", `<a></a><`, "<a></a><"},
+		{"empty prefix or local name", `<a><b:>x</b:><:c :d="1"/><:></:></a>`, "<a><b:>x</b:><:c :d=1></:c><:></:></a>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
