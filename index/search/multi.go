@@ -91,7 +91,7 @@ type mseg struct {
 	delRank []int32
 	st      stats // the live documents' statistics, with the segment's bound scale
 	// delDF caches, per term, how many of its list's documents are
-	// deleted (liveDF); emptied when it holds delDFMax terms.
+	// deleted (liveDFRec); emptied when it holds delDFMax terms.
 	mu    sync.Mutex
 	delDF map[int64]int64 // term id << 8 | field mask -> deleted documents
 	// counters are the lists countDeleted reuses (delCounter).

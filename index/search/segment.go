@@ -101,10 +101,8 @@ func deletedIn(set, del []uint64, base int32) int64 {
 // allFields is the mask of every field.
 const allFields = 1<<NumFields - 1
 
-// liveDF is the number of live documents of term id's list.
-func (g *mseg) liveDF(id int) int64 { return g.liveDFRec(id, g.Index.rec(id)) }
-
-// liveDFRec is liveDF with the term's record read.
+// liveDFRec is the number of live documents of term id's list (record
+// rec).
 func (g *mseg) liveDFRec(id int, rec termRec) int64 {
 	return int64(rec.DF) - g.deletedInRec(id, rec, allFields)
 }
