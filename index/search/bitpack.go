@@ -112,7 +112,38 @@ func appendPositions(dst []byte, vals []uint32) ([]byte, byte) {
 // escapedWidth returns the code width from minB to maxEscWidth that makes
 // vals' codes and escapes fewest bytes (with withLen, counting the
 // escapes' length, a uvarint, when there are some), and the escapes' bytes.
+// A build asks it of every block's positions: a long block's values are
+// counted once into escapeHist instead of once for every width.
 func escapedWidth(vals []uint32, minB int, withLen bool) (best, bestEsc int) {
+	if len(vals) < 32 {
+		return escapedWidthScan(vals, minB, withLen)
+	}
+	var h escapeHist
+	h.add(vals)
+	bestLen := math.MaxInt
+	for b := minB; b <= maxEscWidth; b++ {
+		n, e := packedLen(len(vals), b), 0
+		if b == 0 {
+			if h.maxLen > 0 {
+				continue // a value above 0 has no code of 0 bits
+			}
+		} else {
+			e = h.escapeBytes(b)
+		}
+		n += e
+		if withLen && e > 0 {
+			n += uvarintLen(uint32(min(e, math.MaxUint32)))
+		}
+		if n < bestLen {
+			best, bestEsc, bestLen = b, e, n
+		}
+	}
+	return best, bestEsc
+}
+
+// escapedWidthScan is escapedWidth reading vals once for every width,
+// the cheaper for a few values.
+func escapedWidthScan(vals []uint32, minB int, withLen bool) (best, bestEsc int) {
 	bestLen := math.MaxInt
 	for b := minB; b <= maxEscWidth; b++ {
 		esc := uint32(1)<<b - 1
@@ -140,6 +171,52 @@ func escapedWidth(vals []uint32, minB int, withLen bool) (best, bestEsc int) {
 		}
 	}
 	return best, bestEsc
+}
+
+// escapeHist counts values v by L = bits.Len64(v+1) - 1 (2^L <= v+1 <
+// 2^(L+1)), which gives the bytes of their escapes at any width b >= 1
+// exactly. v is an escape iff L >= b, of rest x = v+1 - 2^b. If L == b,
+// x is v+1 without its top bit: its uvarint's bytes are summed by L
+// (eqBytes). If L > b, x has L or L+1 bits, the same uvarint length
+// (ceil(L/7) bytes) unless L is a multiple of 7, where it is L/7 plus
+// one when v+1 - 2^L has more than b bits: those values are counted by
+// that length (byRest).
+type escapeHist struct {
+	count   [33]int
+	eqBytes [33]int
+	byRest  [5][33]int // [L/7][bits.Len64(v+1 - 2^L)] for L = 7, 14, 21, 28
+	maxLen  int        // the largest L
+}
+
+func (h *escapeHist) add(vals []uint32) {
+	for _, v := range vals {
+		w := uint64(v) + 1
+		l := bits.Len64(w) - 1
+		rest := w - 1<<l
+		h.count[l]++
+		h.eqBytes[l] += uvarintLen(uint32(rest))
+		if l%7 == 0 && l > 0 {
+			h.byRest[l/7][bits.Len64(rest)]++
+		}
+		h.maxLen = max(h.maxLen, l)
+	}
+}
+
+// escapeBytes returns the bytes of the escapes at width b >= 1.
+func (h *escapeHist) escapeBytes(b int) int {
+	if b > h.maxLen {
+		return 0
+	}
+	e := h.eqBytes[b]
+	for l := b + 1; l <= h.maxLen; l++ {
+		e += h.count[l] * ((l + 6) / 7)
+		if l%7 == 0 {
+			for r := b + 1; r <= l; r++ {
+				e += h.byRest[l/7][r]
+			}
+		}
+	}
+	return e
 }
 
 // appendCodes appends vals as b-bit codes (appendPacked), a value of at

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
@@ -231,4 +232,74 @@ func TestCountEscapes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkEscapedWidth compares escapedWidth's counted widths with the scan
+// of every width, escapedWidthScan, for both of its callers' settings.
+func checkEscapedWidth(t *testing.T, vals []uint32) {
+	t.Helper()
+	for _, c := range []struct {
+		minB    int
+		withLen bool
+	}{{0, false}, {1, true}} {
+		h := escapeHist{}
+		h.add(vals)
+		b, e := escapedWidth(vals, c.minB, c.withLen)
+		wb, we := escapedWidthScan(vals, c.minB, c.withLen)
+		if b != wb || e != we {
+			t.Fatalf("%d values (min width %d): width %d, %d bytes of escapes; the scan %d, %d", len(vals), c.minB, b, e, wb, we)
+		}
+		for b := 1; b <= maxEscWidth; b++ {
+			want := 0
+			for _, v := range vals {
+				if esc := uint32(1)<<b - 1; v >= esc {
+					want += uvarintLen(v - esc)
+				}
+			}
+			if got := h.escapeBytes(b); got != want {
+				t.Fatalf("%d values, width %d: %d bytes of escapes, want %d", len(vals), b, got, want)
+			}
+		}
+	}
+}
+
+// TestEscapedWidth draws values of many scales, the edges of a uvarint's
+// lengths (2^7k - 1 + 2^b) included.
+func TestEscapedWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	edges := []uint32{0, 1, 2, 126, 127, 128, 129, 255, 256, 16383, 16384, 16385, 1<<21 - 1, 1 << 21, 1<<28 + 1, 1<<32 - 1}
+	for b := range maxEscWidth + 1 {
+		for k := 1; k <= 4; k++ {
+			edges = append(edges, uint32(1<<(7*k)-1+1<<b), uint32(1<<(7*k)-2+1<<b), uint32(1<<(7*k)+1<<b))
+		}
+	}
+	for _, n := range []int{0, 1, 5, 31, 32, 33, 128, 1000} {
+		for trial := range 200 {
+			vals := make([]uint32, n)
+			scale := rng.IntN(33)
+			for i := range vals {
+				switch {
+				case trial%5 == 0:
+					vals[i] = edges[rng.IntN(len(edges))]
+				case scale == 32:
+					vals[i] = rng.Uint32()
+				default:
+					vals[i] = rng.Uint32N(1<<scale + 1)
+				}
+			}
+			checkEscapedWidth(t, vals)
+		}
+	}
+}
+
+func FuzzEscapedWidth(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 255, 255, 255, 255}, uint8(0))
+	f.Add(bytes.Repeat([]byte{0x80, 0, 0, 0, 0x7f, 0x40, 0, 0}, 20), uint8(3))
+	f.Fuzz(func(t *testing.T, raw []byte, shift uint8) {
+		vals := make([]uint32, 0, len(raw)/4)
+		for i := 0; i+4 <= len(raw); i += 4 {
+			vals = append(vals, binary.LittleEndian.Uint32(raw[i:])>>(shift%32))
+		}
+		checkEscapedWidth(t, vals)
+	})
 }
