@@ -120,54 +120,49 @@ func escapedWidth(vals []uint32, minB int, withLen bool) (best, bestEsc int) {
 	}
 	var h escapeHist
 	h.add(vals)
-	bestLen := math.MaxInt
-	for b := minB; b <= maxEscWidth; b++ {
-		n, e := packedLen(len(vals), b), 0
+	return pickWidth(len(vals), minB, withLen, func(b int) (int, bool) {
 		if b == 0 {
-			if h.maxLen > 0 {
-				continue // a value above 0 has no code of 0 bits
-			}
-		} else {
-			e = h.escapeBytes(b)
+			return 0, h.maxLen == 0 // no code of 0 bits for a value above 0
 		}
-		n += e
-		if withLen && e > 0 {
-			n += uvarintLen(uint32(min(e, math.MaxUint32)))
-		}
-		if n < bestLen {
-			best, bestEsc, bestLen = b, e, n
-		}
-	}
-	return best, bestEsc
+		return h.escapeBytes(b), true
+	})
 }
 
 // escapedWidthScan is escapedWidth reading vals once for every width,
 // the cheaper for a few values.
 func escapedWidthScan(vals []uint32, minB int, withLen bool) (best, bestEsc int) {
-	bestLen := math.MaxInt
-	for b := minB; b <= maxEscWidth; b++ {
-		esc := uint32(1)<<b - 1
-		n, e := packedLen(len(vals), b), 0
+	return pickWidth(len(vals), minB, withLen, func(b int) (int, bool) {
+		esc, e := uint32(1)<<b-1, 0
 		for _, v := range vals {
-			if v >= esc {
-				if b == 0 && v > 0 {
-					n = math.MaxInt
-					break
-				}
-				if b > 0 {
-					e += uvarintLen(v - esc)
-				}
+			switch {
+			case v < esc:
+			case b > 0:
+				e += uvarintLen(v - esc)
+			case v > 0:
+				return 0, false
 			}
 		}
-		if n == math.MaxInt {
+		return e, true
+	})
+}
+
+// pickWidth returns the width from minB to maxEscWidth that makes n
+// values' codes and escapes fewest bytes, and the escapes' bytes:
+// escapes(b) is their bytes at width b, false if b cannot code the
+// values.
+func pickWidth(n, minB int, withLen bool, escapes func(b int) (int, bool)) (best, bestEsc int) {
+	bestLen := math.MaxInt
+	for b := minB; b <= maxEscWidth; b++ {
+		e, ok := escapes(b)
+		if !ok {
 			continue
 		}
-		n += e
+		size := packedLen(n, b) + e
 		if withLen && e > 0 {
-			n += uvarintLen(uint32(min(e, math.MaxUint32)))
+			size += uvarintLen(uint32(min(e, math.MaxUint32)))
 		}
-		if n < bestLen {
-			best, bestEsc, bestLen = b, e, n
+		if size < bestLen {
+			best, bestEsc, bestLen = b, e, size
 		}
 	}
 	return best, bestEsc

@@ -278,6 +278,13 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 		at += k
 		return int(v), true
 	}
+	flag := func() (set, ok bool) { // a byte of 0 or 1
+		if at >= len(b) || b[at] > 1 {
+			return false, false
+		}
+		at++
+		return b[at-1] == 1, true
+	}
 	for s, g := range m.segs {
 		k, ok := next()
 		if !ok || k > query.MaxExpansions {
@@ -293,18 +300,14 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 			x.ids[s] = append(x.ids[s], id)
 			x.dfs[s] = append(x.dfs[s], int64(df))
 		}
-		if at >= len(b) || b[at] > 1 {
+		if x.bits[s], ok = flag(); !ok {
 			return nil, false
 		}
-		x.bits[s] = b[at] == 1
-		at++
 	}
 	for s, g := range m.segs {
-		if at >= len(b) || b[at] > 1 {
+		if has, ok := flag(); !ok {
 			return nil, false
-		}
-		at++
-		if b[at-1] == 0 {
+		} else if !has {
 			continue
 		}
 		ids := x.ids[s]
@@ -354,11 +357,9 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 	if at < len(b) { // absent from files written before there were fixes
 		x.fixes = make([]*bitsFix, n)
 		for s, g := range m.segs {
-			if at >= len(b) || b[at] > 1 {
+			if has, ok := flag(); !ok {
 				return nil, false
-			}
-			at++
-			if b[at-1] == 0 {
+			} else if !has {
 				continue
 			}
 			fix := &bitsFix{}
