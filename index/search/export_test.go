@@ -164,3 +164,18 @@ func FirstFixes(m *Multi) (plus, minus int) {
 	}
 	return plus, minus
 }
+
+// PrefixOthers reports how the index keeps the documents of prefix p's
+// prefix term that have its words in full text only: "bitset", "gaps",
+// or "" if it has no such term.
+func PrefixOthers(ix *Index, p string) string {
+	ids, _ := ix.expandPrefix(p, query.MaxExpansions)
+	switch ps := ix.prefixBits(p, ids, anyFieldsFulltext, true); {
+	case ps == nil:
+		return ""
+	case ps.others != nil:
+		return "bitset"
+	default:
+		return "gaps"
+	}
+}

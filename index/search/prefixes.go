@@ -182,13 +182,15 @@ func (w *Writer) writePrefixes() error {
 		}
 		off := uint64(w.off)
 		// The default fields' bitset, then the other documents of the
-		// expansion (a word in full text only) as blocks of packed gaps.
+		// expansion (a word in full text only) as blocks of packed gaps,
+		// or as a bitset where that is smaller.
 		buf = buf[:0]
 		var extra uint32
 		for k, x := range u.def {
 			buf = binary.LittleEndian.AppendUint64(buf, x)
 			extra += uint32(bits.OnesCount64(u.set[k] &^ x))
 		}
+		at := len(buf)
 		buf = binary.LittleEndian.AppendUint32(buf, extra)
 		n, prev := 0, -1
 		for k, x := range u.set {
@@ -201,6 +203,12 @@ func (w *Writer) writePrefixes() error {
 			}
 		}
 		buf = appendGaps(buf, delta[:n])
+		if len(buf)-at > 8+8*words {
+			buf = binary.LittleEndian.AppendUint64(buf[:at], othersBitset)
+			for k, x := range u.set {
+				buf = binary.LittleEndian.AppendUint64(buf, x&^u.def[k])
+			}
+		}
 		if err := w.write(buf); err != nil {
 			return err
 		}
@@ -285,18 +293,26 @@ func (u *prefixUnion) split() uint32 {
 	return uint32(n)
 }
 
+// othersBitset, in place of the number of a prefix term's other
+// documents (a uint32) and 4 zero bytes, says that they are a bitset.
+const othersBitset = 1<<32 - 1
+
 // prefixSet is a prefix term's documents in the index (FORMAT.md, "Prefix
 // terms"): the bitset of those in the default fields and, for a search of
-// all fields, the others' gaps.
+// all fields, the others' gaps or bitset.
 type prefixSet struct {
-	def   []uint64 // the documents with a word in the default fields
-	extra []byte   // nil: the default fields; else the other documents' blocks
-	nx    int      // the other documents
+	def    []uint64 // the documents with a word in the default fields
+	extra  []byte   // nil: the default fields or others; else the other documents' blocks
+	nx     int      // the other documents
+	others []uint64 // the other documents as a bitset, if so written
 }
 
 // fill sets dst, a cleared bitset of the corpus, to the set's documents.
 func (ps *prefixSet) fill(dst []uint64) {
 	copy(dst, ps.def)
+	for k, x := range ps.others {
+		dst[k] |= x
+	}
 	if ps.extra == nil {
 		return
 	}
@@ -340,12 +356,20 @@ func (ix *Index) prefixBits(p string, ids []int, mask uint8, own bool) *prefixSe
 	}
 	ps := &prefixSet{def: castSlice[uint64](ix.mm[off : off+size])}
 	end := off + size
-	if mask == anyFieldsFulltext {
-		x, ok := ix.prefixExtra(off + size)
+	switch {
+	case mask != anyFieldsFulltext:
+	case binary.LittleEndian.Uint32(ix.mm[end:]) == othersBitset:
+		if end+8+size > ix.postHi {
+			return nil
+		}
+		ps.others = castSlice[uint64](ix.mm[end+8 : end+8+size])
+		end += 8 + size
+	default:
+		x, ok := ix.prefixExtra(end)
 		if !ok {
 			return nil
 		}
-		ps.extra, ps.nx = ix.mm[off+size+4:x], int(binary.LittleEndian.Uint32(ix.mm[off+size:]))
+		ps.extra, ps.nx = ix.mm[end+4:x], int(binary.LittleEndian.Uint32(ix.mm[end:]))
 		end = x
 	}
 	ix.res.Touch(int(off), int(end))

@@ -80,6 +80,55 @@ func TestPrefixTerms(t *testing.T) {
 	}
 }
 
+// TestPrefixTermsFullTextOnly: a prefix term keeps the documents with
+// its words in full text only as a bitset where they are most of the
+// corpus ("zf*", in nine full texts of ten), as gaps where they are few
+// ("zq*", in every title), and both count as the words' lists do.
+func TestPrefixTermsFullTextOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var docs []*ingest.Document
+	for i := range 1200 {
+		d := zqDoc(rng, i, 1200)
+		zf := fmt.Sprintf("zf%03d", int(300*math.Pow(rng.Float64(), 2)))
+		if i%10 == 0 {
+			d.Title += " " + zf
+		} else {
+			d.Sections = append(d.Sections, ingest.Section{Title: "Body", Paragraphs: []string{zf + " " + randomText(rng, 5)}})
+		}
+		docs = append(docs, d)
+	}
+	c := buildCorpus(t, docs)
+	search.SetSets(c.ix, 0)
+	for p, want := range map[string]string{"zf": "bitset", "zq": "gaps"} {
+		if got := search.PrefixOthers(c.ix, p); got != want {
+			t.Fatalf("prefix %q keeps its full-text-only documents as %q, want %q", p, got, want)
+		}
+	}
+	ctx := context.Background()
+	for _, q := range []string{"zf*", "zf0*", "zq*", "zf* cell", "zf* -zq001", "zf00* OR zq5*"} {
+		n, err := query.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []search.Request{
+			{Query: n, Limit: 10, Fulltext: true},
+			{Query: n, Limit: 10},
+			{Query: n, Limit: 0, Fulltext: true, Facets: []string{search.FacetYear}},
+		} {
+			search.SetPrefixTerms(c.ix, false)
+			want, werr := c.ix.Search(ctx, r)
+			search.SetPrefixTerms(c.ix, true)
+			got, gerr := c.ix.Search(ctx, r)
+			if werr != nil || gerr != nil {
+				t.Fatalf("%q: %v, without prefix terms %v", q, gerr, werr)
+			}
+			if !identicalResult(got, want) {
+				t.Fatalf("%q %+v:\n   with prefix terms %+v\n without %+v", q, r, got, want)
+			}
+		}
+	}
+}
+
 // TestMultiPrefixTerms: over segments, a prefix is counted from each
 // segment's prefix term where that term holds the words the live
 // documents choose, and from the words' lists elsewhere, with the
