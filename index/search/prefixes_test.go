@@ -46,7 +46,6 @@ func TestPrefixTerms(t *testing.T) {
 	}
 	c := buildCorpus(t, docs)
 	search.SetSets(c.ix, 0) // every search fills its expansion
-	ctx := context.Background()
 	queries := []string{"zq*", "zq0*", "zq1*", "zq00*", "title:zq*", "keyword:zq0*", "fulltext:zq*", "zq* heart",
 		"zq0* cell", "zq* -zq001", "zq00* OR zq5*", "he*", "ce*", "mo* gene", "st*"}
 	wheres := []map[string][]string{nil, {"topic": {"medicine"}}, {"year": {"2020"}}}
@@ -63,16 +62,7 @@ func TestPrefixTerms(t *testing.T) {
 			{Query: n, Limit: 5, Where: wheres[2], Facets: []string{search.FacetTopic, search.FacetYear}},
 			{Query: n, Limit: 0},
 		} {
-			search.SetPrefixTerms(c.ix, false)
-			want, werr := c.ix.Search(ctx, r)
-			search.SetPrefixTerms(c.ix, true)
-			got, gerr := c.ix.Search(ctx, r)
-			if werr != nil || gerr != nil {
-				t.Fatalf("%q: %v, without prefix terms %v", q, gerr, werr)
-			}
-			if !identicalResult(got, want) {
-				t.Fatalf("%q %+v:\n   with prefix terms %+v\n without %+v", q, r, got, want)
-			}
+			comparePrefixTerms(t, c.ix, q, r)
 		}
 	}
 	if search.PrefixFills(c.ix) == 0 {
@@ -104,7 +94,6 @@ func TestPrefixTermsFullTextOnly(t *testing.T) {
 			t.Fatalf("prefix %q keeps its full-text-only documents as %q, want %q", p, got, want)
 		}
 	}
-	ctx := context.Background()
 	for _, q := range []string{"zf*", "zf0*", "zq*", "zf* cell", "zf* -zq001", "zf00* OR zq5*"} {
 		n, err := query.Parse(q)
 		if err != nil {
@@ -115,17 +104,25 @@ func TestPrefixTermsFullTextOnly(t *testing.T) {
 			{Query: n, Limit: 10},
 			{Query: n, Limit: 0, Fulltext: true, Facets: []string{search.FacetYear}},
 		} {
-			search.SetPrefixTerms(c.ix, false)
-			want, werr := c.ix.Search(ctx, r)
-			search.SetPrefixTerms(c.ix, true)
-			got, gerr := c.ix.Search(ctx, r)
-			if werr != nil || gerr != nil {
-				t.Fatalf("%q: %v, without prefix terms %v", q, gerr, werr)
-			}
-			if !identicalResult(got, want) {
-				t.Fatalf("%q %+v:\n   with prefix terms %+v\n without %+v", q, r, got, want)
-			}
+			comparePrefixTerms(t, c.ix, q, r)
 		}
+	}
+}
+
+// comparePrefixTerms fails t unless r, the query q, answers the same with
+// the index's prefix terms as without them.
+func comparePrefixTerms(t *testing.T, ix *search.Index, q string, r search.Request) {
+	t.Helper()
+	ctx := context.Background()
+	search.SetPrefixTerms(ix, false)
+	want, werr := ix.Search(ctx, r)
+	search.SetPrefixTerms(ix, true)
+	got, gerr := ix.Search(ctx, r)
+	if werr != nil || gerr != nil {
+		t.Fatalf("%q: %v, without prefix terms %v", q, gerr, werr)
+	}
+	if !identicalResult(got, want) {
+		t.Fatalf("%q %+v:\n   with prefix terms %+v\n without %+v", q, r, got, want)
 	}
 }
 
