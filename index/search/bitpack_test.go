@@ -57,10 +57,17 @@ func FuzzBitPack(f *testing.F) {
 }
 
 // TestMetaRoundTrip: a block's masks and impacts written as its meta part
-// (appendMeta) read back as the masks, counts of every mask and impacts
-// no smaller than the written ones, for blocks of one mask and many.
+// (appendMeta) read back as the masks, counts of every mask and impact
+// levels no smaller than the written ones, for blocks of one mask and
+// many, their masks as planes and as a palette.
 func TestMetaRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
+	var forms [2]int // blocks of masks as planes, as a palette
+	defer func() {
+		if forms[0] == 0 || forms[1] == 0 {
+			t.Errorf("masks as planes in %d blocks, as a palette in %d", forms[0], forms[1])
+		}
+	}()
 	for _, n := range []int{1, 2, 7, 8, 9, 127, 128} {
 		for trial := range 30 {
 			masks, impacts := make([]byte, n), make([]byte, n)
@@ -80,6 +87,9 @@ func TestMetaRoundTrip(t *testing.T) {
 			if !ok || m.end != len(blk) {
 				t.Fatalf("n %d trial %d: parse %v, end %d of %d", n, trial, ok, m.end, len(blk))
 			}
+			if m.masksDiffer {
+				forms[min(m.palK, 1)]++
+			}
 			got := make([]byte, n, blockDocs)
 			m.masks(blk, got, or)
 			if !slices.Equal(got, masks) {
@@ -97,23 +107,52 @@ func TestMetaRoundTrip(t *testing.T) {
 					t.Fatalf("n %d trial %d mask %#x: count %d, want %d", n, trial, mask, c, want)
 				}
 			}
-			// Without bytes the block's bound stands for every document.
+			// Without bytes the block's bound stands for every document;
+			// with them a level reads back as the first of the block's
+			// levels at least the written one.
 			imp, all := m.impacts(blk, n)
 			unpacked := make([]uint8, n)
 			if imp != nil {
-				unpackImpacts(unpacked, imp)
+				unpackImpacts(unpacked, imp, m.impBase)
 			}
 			for i, q := range impacts {
 				got := all
 				if imp != nil {
-					got = getBits(imp, i*impactBits, impactBits)
+					got = uint32(impactDecode[m.impBase][getBits(imp, i*impactCodeBits, impactCodeBits)])
 					if unpacked[i] != uint8(got) {
 						t.Fatalf("n %d trial %d doc %d: impact unpacked %d, read %d", n, trial, i, unpacked[i], got)
 					}
+					if want := impactDecode[m.impBase][impactEncode[m.impBase][q]]; got != uint32(want) || m.impBase != slices.Min(impacts) {
+						t.Fatalf("n %d trial %d doc %d: impact %d for %d (base %d), want %d", n, trial, i, got, q, m.impBase, want)
+					}
 				}
-				if got != uint32(q) && (m.impAt > 0 || got != impactMax) {
-					t.Fatalf("n %d trial %d doc %d: impact %d for %d", n, trial, i, got, q)
+				if imp == nil && (got != impactMax || q != impacts[0]) {
+					t.Fatalf("n %d trial %d doc %d: impact %d for %d without codes", n, trial, i, got, q)
 				}
+			}
+		}
+	}
+}
+
+// TestImpactCodes: a block's codes read back as levels from its lowest to
+// impactMax, and a level is written as the first code whose level is at
+// least it.
+func TestImpactCodes(t *testing.T) {
+	const top = 1<<impactCodeBits - 1
+	for b := range impactMax + 1 {
+		dec := impactDecode[b]
+		if dec[0] != uint8(b) || dec[top] != impactMax {
+			t.Fatalf("base %d: levels %d to %d", b, dec[0], dec[top])
+		}
+		for c := 1; c <= top; c++ {
+			if dec[c] < dec[c-1] {
+				t.Fatalf("base %d: level of code %d below code %d's", b, c, c-1)
+			}
+		}
+		for q := b; q <= impactMax; q++ {
+			c := impactEncode[b][q]
+			if dec[c] < uint8(q) || c > 0 && dec[c-1] >= uint8(q) {
+				t.Fatalf("base %d: level %d written as code %d (levels %v)", b, q, c, dec)
 			}
 		}
 	}

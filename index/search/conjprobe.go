@@ -46,7 +46,7 @@ func (t *termIter) probe(b int, match []uint64, s *scan, others float64, out []p
 		packed, all := v.meta.impacts(v.blk, v.cnt)
 		if imps = sameImpacts[all][:v.cnt]; packed != nil {
 			imps = unpacked[:v.cnt]
-			unpackImpacts(imps, packed)
+			unpackImpacts(imps, packed, v.meta.impBase)
 		}
 		unit = t.impScale * impactUnit(v.e.WAny)
 		if q := t.minImpact(s, others, unit); q > 0 {

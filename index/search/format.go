@@ -17,7 +17,7 @@ const File = "search/index.bin"
 
 // magic opens and closes the file; the digit is the format version.
 // Files of earlier versions are refused with ErrFormat.
-const magic = "osbsrch7"
+const magic = "osbsrch8"
 
 // magicPrefix is the magic without its version digit.
 const magicPrefix = "osbsrch"
@@ -27,7 +27,7 @@ const magicPrefix = "osbsrch"
 var ErrMalformed = errors.New("search: malformed search index")
 
 // ErrFormat reports an index written in another format version (an older
-// snapshot's "osbsrch1" to "osbsrch6"): the snapshot must be rebuilt. It is also
+// snapshot's "osbsrch1" to "osbsrch7"): the snapshot must be rebuilt. It is also
 // ErrMalformed, so a server treats the snapshot as unusable.
 var ErrFormat = fmt.Errorf("%w: unsupported format version (rebuild the snapshot: the next build merges it, or run openshelf ingest -merge)", ErrMalformed)
 

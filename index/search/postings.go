@@ -37,6 +37,8 @@ type postings struct {
 	fmBlk int       // the block whose masks fm holds, -1 for none
 	imp   []byte    // the block's impact codes (writer's impact) in the mapping, nil if all are impQ
 	impQ  uint32
+	// impBase is the impact level of the block's code 0 (impactDecode).
+	impBase uint8
 	// impUnit turns the block's impacts into saturated weights.
 	impUnit float64
 	// impBuf holds block impBlk's impacts unpacked (blockImpacts).
@@ -318,6 +320,7 @@ func (p *postings) load(b int) bool {
 		p.want = v.meta.wanted(blk, cnt, e.MaskOr, p.mask)
 	}
 	p.imp, p.impQ = v.meta.impacts(blk, cnt)
+	p.impBase = v.meta.impBase
 	p.impUnit = impactUnit(e.WAny)
 	return true
 }
@@ -336,7 +339,7 @@ func (p *postings) impact(i int) uint32 {
 	if p.imp == nil {
 		return p.impQ
 	}
-	return getBits(p.imp, i*impactBits, impactBits)
+	return uint32(impactDecode[p.impBase][getBits(p.imp, i*impactCodeBits, impactCodeBits)])
 }
 
 // blockImpacts returns the impacts of the current block's documents,
@@ -351,7 +354,7 @@ func (p *postings) blockImpacts() []uint8 {
 	} else if p.impBlk == p.blk {
 		return p.impBuf[:p.cnt]
 	}
-	unpackImpacts(p.impBuf[:p.cnt], p.imp)
+	unpackImpacts(p.impBuf[:p.cnt], p.imp, p.impBase)
 	p.impBlk = p.blk
 	return p.impBuf[:p.cnt]
 }

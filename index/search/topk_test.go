@@ -82,7 +82,7 @@ func TestOldFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Formats 1 to 6 had other postings blocks or sections (FORMAT.md).
-	for _, old := range []string{"osbsrch1", "osbsrch2", "osbsrch3", "osbsrch4", "osbsrch5", "osbsrch6"} {
+	for _, old := range []string{"osbsrch1", "osbsrch2", "osbsrch3", "osbsrch4", "osbsrch5", "osbsrch6", "osbsrch7"} {
 		copy(b, old)
 		copy(b[len(b)-8:], old)
 		path := filepath.Join(t.TempDir(), "index.bin")

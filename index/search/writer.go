@@ -557,11 +557,15 @@ func (bk *blockBuf) reset() {
 }
 
 // The impact of a document: its saturated weight W/(K1+W) over anyFields
-// as a share of the block's bound's, in impactBits, rounded up to a
-// multiple of 1/impactMax.
+// as a share of the block's bound's, rounded up to a level, a multiple of
+// 1/impactMax. A block writes its levels as codes of impactCodeBits
+// between its lowest level and impactMax (blockmeta.go): at 1M documents
+// 47.9 MiB where the levels themselves took 70.3, for 3 to 6 % more CPU
+// a search (more documents pass their bound and are scored).
 const (
-	impactBits = 6
-	impactMax  = 1<<impactBits - 1
+	impactBits     = 6
+	impactMax      = 1<<impactBits - 1
+	impactCodeBits = 4
 )
 
 // impactMinDF is the fewest documents of a list of one block with
