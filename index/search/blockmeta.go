@@ -15,7 +15,7 @@ const (
 	metaImpacts    = 1 << 1 // the impacts differ: a base level and impactCodeBits a document
 	metaPosShift   = 2      // bits 2-5: the position codes' width less one
 	metaPosEscapes = 1 << 6 // the position part starts with escapes
-	metaPalette    = 1 << 7 // with metaMasks: a palette of masks and a code a document, not planes
+	metaPalette    = 1 << 7 // with metaMasks: the set of the masks and planes of each document's index in it
 )
 
 // appendMeta appends the meta part of a block whose documents have the
@@ -38,20 +38,22 @@ func appendMeta(dst, masks []byte, maskOr uint8, impacts []byte, posHdr byte, co
 		dst = append(dst, h)
 	case paletteSmaller(masks, full, maskOr):
 		// The set of the block's masks, each as its fields' bits among
-		// maskOr's (compress), then a plane for each bit of a document's
-		// index in that set.
+		// maskOr's (compressed), then a plane for each bit of a
+		// document's index in that set.
+		cm, ex := &compressed[maskOr&(1<<NumFields-1)], &expanded[maskOr&(1<<NumFields-1)]
 		var set uint64
 		for _, m := range masks {
-			set |= 1 << compress(m, maskOr)
+			set |= 1 << cm[m&(1<<NumFields-1)]
 		}
 		dst = append(dst, h|metaMasks|metaPalette)
 		for i := range paletteLen(maskOr) {
 			dst = append(dst, byte(set>>(8*i)))
 		}
 		var index [1 << NumFields]uint8 // a mask's index: its rank in set
-		for m := range index {
-			j := compress(uint8(m), maskOr)
-			index[m] = uint8(bits.OnesCount64(set & (1<<j - 1)))
+		r := uint8(0)
+		for s := set; s != 0; s &= s - 1 {
+			index[ex[bits.TrailingZeros64(s)]] = r
+			r++
 		}
 		for b := range bits.Len(uint(bits.OnesCount64(set) - 1)) {
 			for i, m := range masks {
@@ -105,30 +107,27 @@ func paletteLen(maskOr uint8) int {
 	return packedLen(1<<bits.OnesCount8(maskOr), 1)
 }
 
-// compress returns the fields of m among those of maskOr: bit i is set if
-// m has maskOr's i-th field.
-func compress(m, maskOr uint8) (j uint) {
-	for i := 0; maskOr != 0; i++ {
-		low := maskOr & -maskOr
-		if m&low != 0 {
-			j |= 1 << i
-		}
-		maskOr &^= low
-	}
-	return j
-}
-
-// expand[maskOr][j] is compress's inverse: the mask of the fields of
-// maskOr whose bit is set in j.
-var expand = func() (t [1 << NumFields][1 << NumFields]uint8) {
-	for or := range t {
-		for m := range t[or] {
-			if m&^or == 0 {
-				t[or][compress(uint8(m), uint8(or))] = uint8(m)
+// compressed[maskOr][m] is the mask m, a subset of maskOr, as the fields
+// it has among maskOr's: bit i is set if m has maskOr's i-th field (in
+// field order); expanded[maskOr][j] is the reverse.
+var compressed, expanded = func() (c, e [1 << NumFields][1 << NumFields]uint8) {
+	for or := range c {
+		for m := range c[or] {
+			if m&^or != 0 {
+				continue
 			}
+			var j uint8
+			for i, rest := 0, or; rest != 0; i++ {
+				low := rest & -rest
+				if m&low != 0 {
+					j |= 1 << i
+				}
+				rest &^= low
+			}
+			c[or][m], e[or][j] = j, uint8(m)
 		}
 	}
-	return t
+	return c, e
 }()
 
 // blockMeta is a parsed meta part: where its masks and impacts lie in
@@ -137,7 +136,7 @@ type blockMeta struct {
 	masksDiffer bool   // the masks differ
 	full        uint8  // the fields every document has
 	palK        uint8  // the palette's masks, 0 for planes
-	palSet      uint64 // the palette's masks as sets of maskOr's fields (compress)
+	palSet      uint64 // the palette's masks as sets of maskOr's fields (compressed)
 	masksAt     int    // the planes: of the fields of maskOr &^ full, or of a palette's indexes
 	impBase     uint8  // the impact level of code 0
 	impAt       int    // the impact codes, 0 if none
@@ -216,7 +215,7 @@ func (m *blockMeta) parsePalette(blk []byte, at, cnt int, maskOr uint8) (int, bo
 			fullJ |= 1 << i
 		}
 	}
-	m.palK, m.palSet, m.full, m.masksAt = uint8(k), set, expand[maskOr][fullJ], at+n
+	m.palK, m.palSet, m.full, m.masksAt = uint8(k), set, expanded[maskOr&(1<<NumFields-1)][fullJ], at+n
 	end := m.masksAt + bits.Len(uint(k-1))*packedLen(cnt, 1)
 	return end, orJ == 1<<p-1 && end <= len(blk)
 }
@@ -308,7 +307,7 @@ func (m *blockMeta) paletteMasks(blk, dst []byte, maskOr uint8) {
 	var pal [1 << NumFields]uint8
 	r := 0
 	for s := m.palSet; s != 0; s &= s - 1 {
-		pal[r] = expand[maskOr&(1<<NumFields-1)][bits.TrailingZeros64(s)]
+		pal[r] = expanded[maskOr&(1<<NumFields-1)][bits.TrailingZeros64(s)]
 		r++
 	}
 	words := dst[:(n+7)&^7]
@@ -340,7 +339,8 @@ func (m *blockMeta) paletteWanted(blk []byte, cnt int, maskOr, mask uint8) (want
 		copy(buf[:], blk[m.masksAt+b*plane:m.masksAt+(b+1)*plane])
 		planes[b] = [2]uint64{binary.LittleEndian.Uint64(buf[:]), binary.LittleEndian.Uint64(buf[8:])}
 	}
-	wantJ := compress(mask, maskOr)
+	or := maskOr & (1<<NumFields - 1)
+	wantJ := uint(compressed[or][mask&or])
 	r := 0
 	for s := m.palSet; s != 0; s &= s - 1 {
 		if uint(bits.TrailingZeros64(s))&wantJ != 0 {
