@@ -342,3 +342,38 @@ func FuzzEscapedWidth(f *testing.F) {
 		checkEscapedWidth(t, vals)
 	})
 }
+
+// FuzzParseMeta: any bytes parse as a meta part or are refused, and a
+// parsed one decodes its masks, wanted documents and impacts within its
+// bytes.
+func FuzzParseMeta(f *testing.F) {
+	codes := make([]uint32, blockDocs)
+	masks, impacts := make([]byte, blockDocs), make([]byte, blockDocs)
+	for i := range masks {
+		masks[i], impacts[i] = byte(1+i%3), byte(i%40)
+	}
+	f.Add(appendMeta(nil, masks[:100], 3, impacts[:100], 0, codes), 100, uint8(3))
+	for i := range masks {
+		masks[i] = byte(1 + i%37)
+	}
+	f.Add(appendMeta(nil, masks, 63, impacts, 0, codes), blockDocs, uint8(63))
+	f.Fuzz(func(t *testing.T, blk []byte, cnt int, maskOr uint8) {
+		cnt = 1 + (cnt&0x7fffffff)%blockDocs
+		maskOr &= 1<<NumFields - 1
+		m, ok := parseMeta(blk, 0, cnt, maskOr)
+		if !ok {
+			return
+		}
+		if m.end > len(blk) {
+			t.Fatalf("meta part ends at %d of %d", m.end, len(blk))
+		}
+		got := make([]byte, cnt, blockDocs)
+		m.masks(blk, got, maskOr)
+		for mask := range uint8(1 << NumFields) {
+			m.wanted(blk, cnt, maskOr, mask)
+		}
+		if imp, _ := m.impacts(blk, cnt); imp != nil {
+			unpackImpacts(make([]uint8, cnt), imp, m.impBase)
+		}
+	})
+}
