@@ -375,25 +375,17 @@ func (m *blockMeta) impacts(blk []byte, cnt int) ([]byte, uint32) {
 	return nil, impactMax
 }
 
-// unpackImpacts unpacks len(dst) impact codes of impactCodeBits from src
-// into their levels in a block whose code 0 is level base.
+// unpackImpacts unpacks len(dst) impact codes from src into their levels
+// in a block whose code 0 is level base: two codes a byte
+// (impactCodeBits is 4).
 func unpackImpacts(dst []uint8, src []byte, base uint8) {
 	lv := &impactDecode[base&impactMax]
-	if impactCodeBits == 4 {
-		// Two codes a byte.
-		i := 0
-		for k := 0; i+2 <= len(dst) && k < len(src); i, k = i+2, k+1 {
-			dst[i], dst[i+1] = lv[src[k]&0xf], lv[src[k]>>4]
-		}
-		if i < len(dst) && i/2 < len(src) {
-			dst[i] = lv[src[i/2]&0xf]
-		}
-		return
+	i := 0
+	for k := 0; i+2 <= len(dst) && k < len(src); i, k = i+2, k+1 {
+		dst[i], dst[i+1] = lv[src[k]&0xf], lv[src[k]>>4]
 	}
-	var codes [blockDocs]uint32
-	unpack(codes[:len(dst)], src, impactCodeBits)
-	for i, c := range codes[:len(dst)] {
-		dst[i] = lv[c&(1<<impactCodeBits-1)]
+	if i < len(dst) && i/2 < len(src) {
+		dst[i] = lv[src[i/2]&0xf]
 	}
 }
 
