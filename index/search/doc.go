@@ -182,9 +182,9 @@
 // What a Multi would work out on its first searches, the build of a
 // snapshot's newest segment works out once and writes beside that
 // segment's index ([FirstFile], [MakeFirst]; FORMAT.md): for each
-// segment with deletions, the deleted documents of each term whose list
-// is not counted from its short entry, so that a live document frequency
-// is a look-up; and for each prefix that a segment holds as a prefix term
+// segment with deletions, the deleted documents of each word and of each
+// pair term whose list is not counted from its short entry, so that a
+// live document frequency is a look-up; and for each prefix that a segment holds as a prefix term
 // (the long expansions), its words over all segments (each segment's
 // ids, their live documents, whether its prefix term holds them) and,
 // in each segment of at most an eighth of the live documents, its first

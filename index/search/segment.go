@@ -496,14 +496,12 @@ func (c *multiCache) putSegExp(k segExpKey, x *segExp) {
 // tops and order (byTopBound), and its count.
 func (e *evaluator) keepExpansion(k segExpKey) func(total int64, ts []*termIter, tops []float64, order []int) {
 	return func(total int64, ts []*termIter, tops []float64, order []int) {
-		x := &segExp{total: total}
-		for _, t := range ts {
+		x := &segExp{total: total, ids: make([]int, len(ts)), masks: make([]uint8, len(ts)), idfs: make([]float64, len(ts))}
+		for i, t := range ts {
 			if t.p.bad {
 				return // Search reports the damage
 			}
-			x.ids = append(x.ids, t.p.term)
-			x.masks = append(x.masks, t.p.mask)
-			x.idfs = append(x.idfs, t.idf)
+			x.ids[i], x.masks[i], x.idfs[i] = t.p.term, t.p.mask, t.idf
 		}
 		x.tops, x.order = tops, order
 		e.st.m.cache.putSegExp(k, x)
