@@ -2,8 +2,10 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -397,6 +399,53 @@ func (m *Multi) prefixWords(p string, own *ownWords) []*mword {
 // words from the most documents down (hi) only until the next cannot
 // beat the limit-th most live word found.
 func (m *Multi) mostLive(ws []*mword, limit int) []*mword {
+	if kept, ok := m.mostLiveOf(ws, limit); ok {
+		return kept
+	}
+	return m.mostLiveByHeap(ws, limit)
+}
+
+// mostLiveOf is mostLive by selections rather than a heap of all the
+// words (a short prefix has thousands): the limit words of the most
+// documents, deleted ones included, are counted, the limit-th most live
+// of them is a floor that at least limit words reach, and the words of
+// at least as many documents are counted and sorted. false if fewer than
+// limit of the first are live.
+func (m *Multi) mostLiveOf(ws []*mword, limit int) ([]*mword, bool) {
+	if len(ws) <= limit {
+		return nil, false
+	}
+	his := make([]uint32, len(ws))
+	for i, w := range ws {
+		his[i] = uint32(min(w.hi, math.MaxUint32))
+	}
+	most := int64(kthLargest(his, limit))
+	lives := his[:0]
+	for _, w := range ws {
+		if w.hi >= most && m.exact(w) > 0 {
+			lives = append(lives, uint32(w.live))
+		}
+	}
+	if len(lives) < limit {
+		return nil, false
+	}
+	// No word of fewer documents than floor is among the most live.
+	floor := int64(kthLargest(lives, limit))
+	var kept []*mword
+	for _, w := range ws {
+		if w.hi >= floor && m.exact(w) > 0 {
+			kept = append(kept, w)
+		}
+	}
+	slices.SortFunc(kept, func(a, b *mword) int { return cmp.Or(cmp.Compare(b.live, a.live), bytes.Compare(a.term, b.term)) })
+	kept = kept[:limit]
+	slices.SortFunc(kept, func(a, b *mword) int { return bytes.Compare(a.term, b.term) })
+	return kept, true
+}
+
+// mostLiveByHeap is mostLive by a heap of the words from the most
+// documents down.
+func (m *Multi) mostLiveByHeap(ws []*mword, limit int) []*mword {
 	// The words from the most documents down, as a heap: a short prefix
 	// has thousands, of which a few hundred are taken.
 	byHi := &hiHeap{ws: ws}
