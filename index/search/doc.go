@@ -184,8 +184,9 @@
 // segment's index ([FirstFile], [MakeFirst]; FORMAT.md): for each
 // segment with deletions, the deleted documents of each word and of each
 // pair term whose list is not counted from its short entry, so that a
-// live document frequency is a look-up; and for each prefix that a segment holds as a prefix term
-// (the long expansions), its words over all segments (each segment's
+// live document frequency is a look-up; and for each prefix that a
+// segment holds as a prefix term (the long expansions), its words over
+// all segments (each segment's
 // ids, their live documents, whether its prefix term holds them) and,
 // in each segment of at most an eighth of the live documents, its first
 // plain scan of it: its count and the bounds of its eight lists of the
