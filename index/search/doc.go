@@ -175,29 +175,31 @@
 // segment's own choice of them (for its prefix term); they are counted
 // (their live documents, which only a walk of their lists in the
 // segments with deletions gives: a block's gaps, a short list's entry)
-// from the most documents down, until a word cannot reach the last of
-// the MaxExpansions kept (multidel.go); the records the walk read open
-// the lists of those kept, allocated together in each segment.
+// only where they can be among the MaxExpansions most live: the
+// MaxExpansions of most documents, then those with as many as the last
+// of these has live (multidel.go); the records the walk read open the
+// lists of those kept, allocated together in each segment.
 //
 // What a Multi would work out on its first searches, the build of a
 // snapshot's newest segment works out once and writes beside that
 // segment's index ([FirstFile], [MakeFirst]; FORMAT.md): for each
-// segment with deletions, the deleted documents of each term whose list
-// is not counted from its short entry, so that a live document frequency
-// is a look-up; and for each prefix that a segment holds as a prefix term
-// (the long expansions), its words over all segments (each segment's
-// ids, their live documents, whether its prefix term holds them) and,
-// in each segment of at most an eighth of the live documents, its first
-// plain scan of it: its count and the bounds of its eight lists of the
-// highest bounds, the others opened only if the highest of theirs, also
-// written, can enter the page; and, in each segment whose prefix term is
-// of other words (its own choice of them, by its own documents), the
-// live documents by which the term's bitset differs from those words',
-// so that a count (the prefix alone or beside words) copies the bitset
-// and corrects it instead of ORing the words' lists. [Multi.UseFirst]
-// takes the file when it names the Multi's segments, with their
-// documents, terms and deletions; without it (an older snapshot), the
-// Multi counts as before, with the same answers.
+// segment with deletions, the deleted documents of each word and of each
+// pair term whose list is not counted from its short entry, so that a
+// live document frequency is a look-up; and for each prefix that a
+// segment holds as a prefix term (the long expansions), its words over
+// all segments (each segment's ids, their live documents, whether its
+// prefix term holds them) and, in each segment of at most an eighth of
+// the live documents, its first plain scan of it: its count and the
+// bounds of its eight lists of the highest bounds, the others opened
+// only if the highest of theirs, also written, can enter the page; and,
+// in each segment whose prefix term is of other words (its own choice of
+// them, by its own documents), the live documents by which the term's
+// bitset differs from those words', so that a count (the prefix alone or
+// beside words) copies the bitset and corrects it instead of ORing the
+// words' lists. [Multi.UseFirst] takes the file when it names the
+// Multi's segments, with their documents, terms and deletions; without
+// it (an older snapshot), the Multi counts as before, with the same
+// answers.
 //
 // # Ranking
 //

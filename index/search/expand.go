@@ -242,21 +242,55 @@ func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 // highest.
 func byTopBound(ts []*termIter) (tops []float64, order []int) {
 	tops, order = make([]float64, len(ts)), make([]int, len(ts))
-	type bound struct {
-		top float64
-		i   int
-	}
-	bs := make([]bound, len(ts))
 	for i, t := range ts {
 		tops[i] = t.topBound()
-		bs[i] = bound{tops[i], i}
 	}
-	// Ties in list order: a stable sort's, at the cost of a plain one.
-	slices.SortFunc(bs, func(a, b bound) int { return cmp.Or(cmp.Compare(b.top, a.top), cmp.Compare(a.i, b.i)) })
-	for k, b := range bs {
-		order[k] = b.i
-	}
+	sortByTop(tops, order)
 	return tops, order
+}
+
+// sortByTop sets order to the places of tops from the highest, ties in
+// place order. A search over segments sorts the bounds of hundreds of
+// lists in each segment: as integers, not by a comparison function, in
+// a third of the time. A bound is not negative, so that its bits order
+// it, complemented from the highest; the low bits of a key are its
+// place, and keys equal but for those are put in order after.
+func sortByTop(tops []float64, order []int) {
+	const placeBits = 16
+	if len(tops) > 1<<placeBits || slices.ContainsFunc(tops, func(t float64) bool { return math.Signbit(t) || math.IsNaN(t) }) {
+		type bound struct {
+			top float64
+			i   int
+		}
+		bs := make([]bound, len(tops))
+		for i, t := range tops {
+			bs[i] = bound{t, i}
+		}
+		// Ties in list order: a stable sort's, at the cost of a plain one.
+		slices.SortFunc(bs, func(a, b bound) int { return cmp.Or(cmp.Compare(b.top, a.top), cmp.Compare(a.i, b.i)) })
+		for k, b := range bs {
+			order[k] = b.i
+		}
+		return
+	}
+	keys := make([]uint64, len(tops))
+	for i, t := range tops {
+		keys[i] = ^math.Float64bits(t)&^(1<<placeBits-1) | uint64(i)
+	}
+	slices.Sort(keys)
+	for k, key := range keys {
+		order[k] = int(key & (1<<placeBits - 1))
+	}
+	// A run of keys equal but for their places is in place order; its
+	// bounds' low bits may order it otherwise.
+	for k := 1; k < len(keys); k++ {
+		if keys[k]>>placeBits != keys[k-1]>>placeBits {
+			continue
+		}
+		for j := k; j > 0 && keys[j]>>placeBits == keys[j-1]>>placeBits && tops[order[j]] > tops[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
 }
 
 // offer offers document d with score to the page, which keeps its best

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/openshelf/openshelf/index/search/query"
@@ -178,4 +179,10 @@ func PrefixOthers(ix *Index, p string) string {
 	default:
 		return "gaps"
 	}
+}
+
+// MakeFirstV1 is MakeFirst writing the file's version 1, which lists the
+// deleted documents of no short list.
+func MakeFirstV1(ctx context.Context, ids []string, segs []Segment) ([]byte, error) {
+	return makeFirst(ctx, ids, segs, 1)
 }

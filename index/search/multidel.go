@@ -2,8 +2,10 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -21,7 +23,9 @@ import (
 // from their gaps alone where every document counts (no masks, no
 // frequencies read). A list of one block (most words of a prefix in a
 // small segment) is counted from its short entry and its gaps, without
-// opening it, each time: that costs about what keeping its count would.
+// opening it, each time (about what keeping its count would cost),
+// unless the snapshot's FirstFile lists it: a look-up there is cheaper
+// still, and a first prefix search counts hundreds (multifirst.go).
 // Words are counted from the most documents down, deleted ones included
 // (mword.hi), and the counting stops at the first word that cannot reach
 // the live documents of the last word kept.
@@ -178,19 +182,17 @@ type delCounter struct {
 // words walks the terms starting with p over all segments in byte order,
 // each once, until visit returns false. A short prefix has thousands of
 // words: they are allocated in slabs, their bytes too, and each
-// segment's dictionary is read by one cursor, in order. The cursors are
-// compared by the first 8 bytes of their terms (termKey), their bytes
-// only where those are equal.
+// segment's dictionary is read by one cursor, in order, from its first
+// term of p (one search of the dictionary) to its first term of another
+// prefix. The cursors are compared by the first 8 bytes of their terms
+// (termKey), their bytes only where those are equal.
 func (m *Multi) words(p string, visit func(*mword) bool) {
 	cs := make([]wordCursor, 0, len(m.segs))
 	for s, g := range m.segs {
-		c := wordCursor{seg: s}
-		if c.at, c.hi = g.Index.prefixRange(p); c.at < c.hi {
-			var ok bool
-			if c.c, ok = g.Index.cursor(c.at); ok {
-				c.key = termKey(c.c.term)
-				cs = append(cs, c)
-			} // else damaged: its lists would not open either
+		// Not found, or a damaged dictionary, whose lists would not open
+		// either: none of p.
+		if c, ok := g.Index.seek(p); ok && hasPrefix(c.term, p) {
+			cs = append(cs, wordCursor{seg: s, c: c, key: termKey(c.term)})
 		}
 	}
 	var words []mword
@@ -221,7 +223,7 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 		w := &words[len(words)-1]
 		start, key, ended := len(parts), cs[min].key, false
 		// The cursors at w, in segment order from min (none before it
-		// has w); a cursor at its end leaves.
+		// has w); a cursor past p's terms leaves.
 		for i := min; i < len(cs); i++ {
 			c := &cs[i]
 			if c.key != key || string(c.c.term) != string(w.term) {
@@ -229,17 +231,17 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 			}
 			g := m.segs[c.seg]
 			df := int64(c.c.rec.DF)
-			parts = append(parts, mpart{c.seg, c.at, c.c.rec})
+			parts = append(parts, mpart{c.seg, c.c.t, c.c.rec})
 			w.hi += df
 			w.lo += max(0, df-int64(len(g.Deleted)))
-			if c.at++; c.at < c.hi && c.c.next() {
+			if c.c.next() && hasPrefix(c.c.term, p) {
 				c.key = termKey(c.c.term)
 			} else {
-				c.hi, ended = c.at, true
+				c.done, ended = true, true
 			}
 		}
 		if ended {
-			cs = slices.DeleteFunc(cs, func(c wordCursor) bool { return c.at >= c.hi })
+			cs = slices.DeleteFunc(cs, func(c wordCursor) bool { return c.done })
 		}
 		w.parts = parts[start:len(parts):len(parts)]
 		if !visit(w) {
@@ -248,12 +250,17 @@ func (m *Multi) words(p string, visit func(*mword) bool) {
 	}
 }
 
-// wordCursor reads a segment's terms of a prefix, at..hi-1.
+// hasPrefix reports whether term starts with p.
+func hasPrefix(term []byte, p string) bool {
+	return len(term) >= len(p) && string(term[:len(p)]) == p
+}
+
+// wordCursor reads a segment's terms of a prefix.
 type wordCursor struct {
-	seg    int
-	at, hi int
-	c      termCursor
-	key    uint64 // termKey of the term
+	seg  int
+	c    termCursor
+	key  uint64 // termKey of the term
+	done bool   // past the prefix's terms
 }
 
 // termKey is the first 8 bytes of t, big-endian, zero-padded: keys
@@ -392,6 +399,53 @@ func (m *Multi) prefixWords(p string, own *ownWords) []*mword {
 // words from the most documents down (hi) only until the next cannot
 // beat the limit-th most live word found.
 func (m *Multi) mostLive(ws []*mword, limit int) []*mword {
+	if kept, ok := m.mostLiveOf(ws, limit); ok {
+		return kept
+	}
+	return m.mostLiveByHeap(ws, limit)
+}
+
+// mostLiveOf is mostLive by selections rather than a heap of all the
+// words (a short prefix has thousands): the limit words of the most
+// documents, deleted ones included, are counted, the limit-th most live
+// of them is a floor that at least limit words reach, and the words of
+// at least as many documents are counted and sorted. false if fewer than
+// limit of the first are live.
+func (m *Multi) mostLiveOf(ws []*mword, limit int) ([]*mword, bool) {
+	if len(ws) <= limit {
+		return nil, false
+	}
+	his := make([]uint32, len(ws))
+	for i, w := range ws {
+		his[i] = uint32(min(w.hi, math.MaxUint32))
+	}
+	most := int64(kthLargest(his, limit))
+	lives := his[:0]
+	for _, w := range ws {
+		if w.hi >= most && m.exact(w) > 0 {
+			lives = append(lives, uint32(w.live))
+		}
+	}
+	if len(lives) < limit {
+		return nil, false
+	}
+	// No word of fewer documents than floor is among the most live.
+	floor := int64(kthLargest(lives, limit))
+	var kept []*mword
+	for _, w := range ws {
+		if w.hi >= floor && m.exact(w) > 0 {
+			kept = append(kept, w)
+		}
+	}
+	slices.SortFunc(kept, func(a, b *mword) int { return cmp.Or(cmp.Compare(b.live, a.live), bytes.Compare(a.term, b.term)) })
+	kept = kept[:limit]
+	slices.SortFunc(kept, func(a, b *mword) int { return bytes.Compare(a.term, b.term) })
+	return kept, true
+}
+
+// mostLiveByHeap is mostLive by a heap of the words from the most
+// documents down.
+func (m *Multi) mostLiveByHeap(ws []*mword, limit int) []*mword {
 	// The words from the most documents down, as a heap: a short prefix
 	// has thousands, of which a few hundred are taken.
 	byHi := &hiHeap{ws: ws}

@@ -10,18 +10,20 @@ import (
 
 // TestMostLive: counting the words from the most documents down, and
 // stopping at the first that cannot reach the last kept, keeps the same
-// words as counting all of them, ties by term and dead words included.
+// words as counting all of them, ties by term and dead words included;
+// by selections (mostLiveOf, where it answers) and by a heap.
 func TestMostLive(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		words, limit  int
 		maxDF, maxDel int64
+		selects       bool // by mostLiveOf
 	}{
-		{"fewer than the limit", 40, 256, 50, 10},
-		{"many words, few deleted", 3000, 256, 5000, 20},
-		{"many words, many deleted", 3000, 256, 200, 200},
-		{"ties", 1000, 100, 3, 3},
-		{"dead words", 500, 100, 2, 2},
+		{"fewer than the limit", 40, 256, 50, 10, false},
+		{"many words, few deleted", 3000, 256, 5000, 20, true},
+		{"many words, many deleted", 3000, 256, 200, 200, false},
+		{"ties", 1000, 100, 3, 3, true},
+		{"dead words", 500, 100, 2, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mk := func() []*mword {
@@ -36,10 +38,14 @@ func TestMostLive(t *testing.T) {
 			}
 			m := &Multi{}
 			want := m.top(mk(), tc.limit)
-			got := m.mostLive(mk(), tc.limit)
 			name := func(w *mword) string { return string(w.term) }
-			if !slices.Equal(mapWords(got, name), mapWords(want, name)) {
-				t.Fatalf("kept %d words, want %d:\n%v\n%v", len(got), len(want), mapWords(got, name), mapWords(want, name))
+			for _, got := range [][]*mword{m.mostLive(mk(), tc.limit), m.mostLiveByHeap(mk(), tc.limit)} {
+				if !slices.Equal(mapWords(got, name), mapWords(want, name)) {
+					t.Fatalf("kept %d words, want %d:\n%v\n%v", len(got), len(want), mapWords(got, name), mapWords(want, name))
+				}
+			}
+			if _, ok := m.mostLiveOf(mk(), tc.limit); ok != tc.selects {
+				t.Errorf("selected: %v, want %v", ok, tc.selects)
 			}
 		})
 	}

@@ -12,7 +12,6 @@ import (
 	"math/bits"
 	"os"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/openshelf/openshelf/index/search/query"
@@ -27,9 +26,11 @@ import (
 // them beside that segment's index (FirstFile, FORMAT.md), and a Multi
 // given them (UseFirst) looks them up instead:
 //
-//   - per segment with deletions, the deleted documents of each word or
-//     pair term whose list is not counted from its short entry
-//     (countShort), so that a term's live documents are a look-up;
+//   - per segment with deletions, the deleted documents of each word and
+//     of each pair term whose list is not counted from its short entry
+//     (countShort), so that a term's live documents are a look-up: the
+//     first search of a prefix counts those of hundreds of words in
+//     each segment, most of them short lists, which countShort unpacks;
 //   - per prefix that a segment holds as a prefix term (the long
 //     expansions, prefixes.go), the expansion over all segments as
 //     Multi.expansion makes it: each segment's ids of its words, their
@@ -55,11 +56,18 @@ import (
 // first searches over its snapshot's segments need (FORMAT.md).
 const FirstFile = "search/first.bin"
 
-const firstMagic = "osfirst1"
+// The magics of the file's versions: version 1 lists the deleted
+// documents of the terms whose lists are not short (countShort), version
+// 2 those of every word too.
+const (
+	firstMagic1 = "osfirst1"
+	firstMagic  = "osfirst2"
+)
 
 // First is a snapshot's FirstFile, read.
 type First struct {
-	segs []firstSeg
+	version int // 1 or 2 (firstMagic1, firstMagic)
+	segs    []firstSeg
 	// limit is the query.MaxExpansions the expansions were made with.
 	limit int
 	// prefixes are each prefix's expansion, encoded (decodeExpansion).
@@ -73,12 +81,43 @@ type firstSeg struct {
 	docs, terms, deleted int64
 	delHash              uint64
 	// The terms 0..hi-1 (pair terms 0..lo-1, words lo..hi-1) whose
-	// lists countShort does not count and that have deleted documents:
-	// ids increasing, and their counts in any field (the pair terms are
-	// of PairFields alone: in those fields too).
+	// lists countShort does not count, or (words) every word's if
+	// words, and that have deleted documents: ids increasing, and their
+	// counts in any field (the pair terms are of PairFields alone: in
+	// those fields too).
 	lo, hi int32
+	words  bool
 	ids    []int32
 	counts []int32
+	// at indexes ids: at[b] is the first of ids at least b<<firstBucket.
+	at []int32
+}
+
+// firstBucket: a segment's listed terms are found by their bucket of
+// 1<<firstBucket ids (firstSeg.at), then a binary search in it.
+const firstBucket = 8
+
+// index makes s.at.
+func (s *firstSeg) index() {
+	s.at = make([]int32, int(s.hi)>>firstBucket+2)
+	j := 0
+	for b := range s.at {
+		for j < len(s.ids) && int(s.ids[j]) < b<<firstBucket {
+			j++
+		}
+		s.at[b] = int32(j)
+	}
+}
+
+// count returns the deleted documents listed for term id (< hi), 0 if
+// none are.
+func (s *firstSeg) count(id int) int64 {
+	b := id >> firstBucket
+	from := s.at[b]
+	if i, ok := slices.BinarySearch(s.ids[from:s.at[b+1]], int32(id)); ok {
+		return int64(s.counts[int(from)+i])
+	}
+	return 0
 }
 
 // delHash fingerprints a segment's deleted documents.
@@ -104,6 +143,11 @@ func (noCites) Citing(int32) []int32 { return nil }
 // prefix it keeps would, its words' live documents counted once. nil if
 // the segments need none (one segment without deletions).
 func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error) {
+	return makeFirst(ctx, ids, segs, 2)
+}
+
+// makeFirst is MakeFirst writing the file's version 1 or 2.
+func makeFirst(ctx context.Context, ids []string, segs []Segment, version int) ([]byte, error) {
 	if len(ids) != len(segs) {
 		return nil, fmt.Errorf("%w: %d segment names for %d segments", ErrSegments, len(ids), len(segs))
 	}
@@ -114,20 +158,28 @@ func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error
 	if m.lone != nil {
 		return nil, nil
 	}
-	f := &First{limit: query.MaxExpansions, prefixes: map[string][]byte{}}
+	f := &First{version: version, limit: query.MaxExpansions, prefixes: map[string][]byte{}}
 	var prefixes []string
 	for i, g := range m.segs {
 		s := firstSeg{id: ids[i], docs: int64(g.Index.n), terms: int64(g.Index.nTerms),
-			deleted: int64(len(g.Deleted)), delHash: delHash(g.Deleted)}
+			deleted: int64(len(g.Deleted)), delHash: delHash(g.Deleted), words: version >= 2}
 		lo, hi := g.Index.wordRange()
 		s.lo, s.hi = int32(lo), int32(hi)
 		if g.del != nil {
 			id := 0
 			ok := g.Index.walkRecs(0, hi, func(rec termRec) {
-				if !g.shortList(rec, allFields) {
-					if n := g.countDeleted(id, rec, allFields); n > 0 {
-						s.ids, s.counts = append(s.ids, int32(id)), append(s.counts, int32(n))
+				var n int64
+				switch short := g.shortList(rec, allFields); {
+				case !short:
+					n = g.countDeleted(id, rec, allFields)
+				case s.words && id >= lo:
+					var ok bool
+					if n, ok = g.countShort(rec, allFields); !ok {
+						n = g.countDeleted(id, rec, allFields)
 					}
+				}
+				if n > 0 {
+					s.ids, s.counts = append(s.ids, int32(id)), append(s.counts, int32(n))
 				}
 				id++
 			})
@@ -135,6 +187,7 @@ func MakeFirst(ctx context.Context, ids []string, segs []Segment) ([]byte, error
 				return nil, fmt.Errorf("%w: segment %s's dictionary", ErrMalformed, ids[i])
 			}
 		}
+		s.index()
 		f.segs = append(f.segs, s)
 		prefixes = append(prefixes, g.Index.prefixTerms()...)
 	}
@@ -197,7 +250,7 @@ const firstLists = 8
 // ids in the default fields, if it has one: its count, its first lists
 // (their place in ids and bounds) and the highest bound of the others.
 func encodeScan(b []byte, ids []int, x *segExp) []byte {
-	if x == nil || !slices.Equal(x.ids, ids) || slices.ContainsFunc(x.masks, func(m uint8) bool { return m != anyFields }) {
+	if x == nil || x.partial || !slices.Equal(x.ids, ids) || slices.ContainsFunc(x.masks, func(m uint8) bool { return m != anyFields }) {
 		return append(b, 0)
 	}
 	b = append(b, 1)
@@ -285,24 +338,36 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 		at++
 		return b[at-1] == 1, true
 	}
+	// The segments' words share two arrays: a first search decodes
+	// thousands of them.
+	var ids []int
+	var dfs []int64
 	for s, g := range m.segs {
 		k, ok := next()
 		if !ok || k > query.MaxExpansions {
 			return nil, false
 		}
-		id := 0
+		ids, dfs = slices.Grow(ids, k), slices.Grow(dfs, k)
+		from, id := len(ids), 0
 		for range k {
 			gap, ok1 := next()
 			df, ok2 := next()
 			if id += gap; !ok1 || !ok2 || id >= g.Index.nTerms {
 				return nil, false
 			}
-			x.ids[s] = append(x.ids[s], id)
-			x.dfs[s] = append(x.dfs[s], int64(df))
+			ids, dfs = append(ids, id), append(dfs, int64(df))
 		}
+		x.ids[s], x.dfs[s] = ids[from:len(ids):len(ids)], dfs[from:len(dfs):len(dfs)]
 		if x.bits[s], ok = flag(); !ok {
 			return nil, false
 		}
+	}
+	float := func() (float64, bool) {
+		if at+8 > len(b) {
+			return 0, false
+		}
+		at += 8
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[at-8:])), true
 	}
 	for s, g := range m.segs {
 		if has, ok := flag(); !ok {
@@ -316,29 +381,17 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 		if !ok1 || !ok2 || k > len(ids) || total > int(g.Index.n) {
 			return nil, false
 		}
-		sx := &segExp{ids: ids, masks: make([]uint8, len(ids)), idfs: make([]float64, len(ids)),
-			tops: make([]float64, len(ids)), total: int64(total)}
-		in := make([]bool, len(ids))
-		for j := range ids {
-			sx.masks[j] = anyFields
-			sx.idfs[j] = g.st.idf(float64(x.dfs[s][j]))
-		}
-		float := func() (float64, bool) {
-			if at+8 > len(b) {
-				return 0, false
-			}
-			at += 8
-			return math.Float64frombits(binary.LittleEndian.Uint64(b[at-8:])), true
-		}
+		// The masks are all the default fields', the IDFs taken from
+		// dfs by the lists opened (segExp.list).
+		sx := &segExp{ids: ids, dfs: x.dfs[s], tops: make([]float64, len(ids)), order: make([]int, 0, k), total: int64(total)}
 		for range k {
 			i, ok := next()
-			if !ok || i >= len(ids) || in[i] {
+			if !ok || i >= len(ids) || slices.Contains(sx.order, i) {
 				return nil, false
 			}
 			if sx.tops[i], ok = float(); !ok {
 				return nil, false
 			}
-			in[i] = true
 			sx.order = append(sx.order, i)
 		}
 		if k < len(ids) {
@@ -346,11 +399,7 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 			if sx.restTop, ok = float(); !ok {
 				return nil, false
 			}
-			for i := range ids {
-				if !in[i] {
-					sx.rest = append(sx.rest, i)
-				}
-			}
+			sx.partial = true
 		}
 		scans[s] = sx
 	}
@@ -386,6 +435,9 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 // encode lays the file out (FORMAT.md).
 func (f *First) encode() []byte {
 	b := []byte(firstMagic)
+	if f.version < 2 {
+		b = []byte(firstMagic1)
+	}
 	b = binary.AppendUvarint(b, uint64(f.limit))
 	b = binary.AppendUvarint(b, uint64(len(f.segs)))
 	for _, s := range f.segs {
@@ -437,8 +489,16 @@ func ReadFirst(path string) (*First, error) {
 
 // decodeFirst reads encode's b; false if it does not read back.
 func decodeFirst(b []byte) (*First, bool) {
-	if len(b) < len(firstMagic)+4 || string(b[:len(firstMagic)]) != firstMagic ||
-		crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+	version := 0
+	if len(b) >= len(firstMagic)+4 {
+		switch string(b[:len(firstMagic)]) {
+		case firstMagic1:
+			version = 1
+		case firstMagic:
+			version = 2
+		}
+	}
+	if version == 0 || crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, false
 	}
 	b = b[:len(b)-4]
@@ -462,13 +522,13 @@ func decodeFirst(b []byte) (*First, bool) {
 		at += int(n)
 		return b[at-int(n) : at]
 	}
-	f := &First{limit: int(next()), prefixes: map[string][]byte{}}
+	f := &First{version: version, limit: int(next()), prefixes: map[string][]byte{}}
 	nseg := next()
 	if bad || nseg > int64(len(b)) {
 		return nil, false
 	}
 	for range nseg {
-		s := firstSeg{id: string(bytesOf())}
+		s := firstSeg{id: string(bytesOf()), words: version >= 2}
 		s.docs, s.terms, s.deleted = next(), next(), next()
 		s.lo, s.hi = int32(next()), int32(next())
 		n := next()
@@ -477,15 +537,19 @@ func decodeFirst(b []byte) (*First, bool) {
 		}
 		s.delHash = binary.LittleEndian.Uint64(b[at:])
 		at += 8
-		id := int64(0)
-		for range n {
-			id += next()
+		id := int64(-1)
+		for k := range n {
+			gap := next()
 			c := next()
-			if bad || id >= int64(s.hi) || c > s.deleted {
+			if k == 0 {
+				gap++ // the first id is written whole
+			}
+			if id += gap; bad || gap == 0 || id >= int64(s.hi) || c > s.deleted {
 				return nil, false
 			}
 			s.ids, s.counts = append(s.ids, int32(id)), append(s.counts, int32(c))
 		}
+		s.index()
 		f.segs = append(f.segs, s)
 	}
 	np := next()
@@ -525,17 +589,25 @@ func (m *Multi) UseFirst(f *First, ids []string) bool {
 }
 
 // firstDeleted returns the deleted documents of term id's list with a
-// field of mask as the file has them; false if it has not.
+// field of mask as the file has them, for a list that countShort does
+// not count; false if it has not.
 func (g *mseg) firstDeleted(id int, mask uint8) (int64, bool) {
 	s := g.first
 	if s == nil || id >= int(s.hi) || mask != allFields && (id >= int(s.lo) || mask&PairFields != PairFields) {
 		return 0, false
 	}
-	i := sort.Search(len(s.ids), func(i int) bool { return s.ids[i] >= int32(id) })
-	if i < len(s.ids) && s.ids[i] == int32(id) {
-		return int64(s.counts[i]), true
+	return s.count(id), true
+}
+
+// firstWordDeleted returns the deleted documents of word id's list in
+// any field (mask allFields) as the file has them, short lists too;
+// false if it has not (a file of version 1 lists no short one).
+func (g *mseg) firstWordDeleted(id int, mask uint8) (int64, bool) {
+	s := g.first
+	if s == nil || !s.words || mask != allFields || id < int(s.lo) || id >= int(s.hi) {
+		return 0, false
 	}
-	return 0, true
+	return s.count(id), true
 }
 
 // firstExpansion returns the expansion of prefix p the file holds.

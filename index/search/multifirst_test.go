@@ -18,11 +18,17 @@ import (
 // new Multi that uses it (none of the first's caches filled).
 func withFirst(t *testing.T, sg *segmented) *segmented {
 	t.Helper()
+	return withFirstOf(t, sg, search.MakeFirst)
+}
+
+// withFirstOf is withFirst with the FirstFile that make makes.
+func withFirstOf(t *testing.T, sg *segmented, mk func(context.Context, []string, []search.Segment) ([]byte, error)) *segmented {
+	t.Helper()
 	ids := make([]string, len(sg.ss))
 	for i := range ids {
 		ids[i] = fmt.Sprintf("seg%d", i)
 	}
-	b, err := search.MakeFirst(context.Background(), ids, sg.ss)
+	b, err := mk(context.Background(), ids, sg.ss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +76,21 @@ func TestMultiFirst(t *testing.T) {
 			t.Fatal(diff)
 		}
 		compareRequests(t, sg, 1)
+	})
+	t.Run("version 1", func(t *testing.T) {
+		// A file written before the deleted documents of short lists
+		// were listed: those are counted from the lists.
+		base := buildSegmented(t, 500, 5, 1, randomDoc)
+		v1, v2 := withFirstOf(t, base, search.MakeFirstV1), withFirst(t, base)
+		if diff, _ := search.CheckDeletedCounts(v1.multi); diff != "" {
+			t.Fatal(diff)
+		}
+		n1, _, _, ok1 := search.FirstInUse(v1.multi)
+		n2, _, _, ok2 := search.FirstInUse(v2.multi)
+		if !ok1 || !ok2 || n1 >= n2 {
+			t.Fatalf("version 1 lists %d terms' deleted documents (%v), version 2 %d (%v)", n1, ok1, n2, ok2)
+		}
+		compareRequests(t, v1, 1)
 	})
 	t.Run("expansions", func(t *testing.T) {
 		base := buildSegmented(t, 900, 6, 4, zqTitleDoc)

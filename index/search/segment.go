@@ -121,8 +121,11 @@ func (g *mseg) deletedInRec(id int, rec termRec, mask uint8) int64 {
 	if g.del == nil {
 		return 0
 	}
+	if n, ok := g.firstWordDeleted(id, mask); ok {
+		return n
+	}
 	if n, ok := g.countShort(rec, mask); ok {
-		return n // as cheap as a look-up: not kept
+		return n // about as cheap as a look-up: not kept
 	}
 	if n, ok := g.firstDeleted(id, mask); ok {
 		return n
@@ -382,6 +385,15 @@ func (m *Multi) expansion(seg int, kind byte, word string) ([]int, []termRec, []
 			words = m.stemWords(word)
 		}
 		x = &mexp{ids: make([][]int, len(m.segs)), recs: make([][]termRec, len(m.segs)), dfs: make([][]int64, len(m.segs))}
+		size := make([]int, len(m.segs))
+		for _, w := range words {
+			for _, p := range w.parts {
+				size[p.seg]++
+			}
+		}
+		for s, k := range size {
+			x.ids[s], x.recs[s], x.dfs[s] = make([]int, 0, k), make([]termRec, 0, k), make([]int64, 0, k)
+		}
 		for _, w := range words {
 			for _, p := range w.parts {
 				x.ids[p.seg] = append(x.ids[p.seg], p.id)
@@ -424,17 +436,44 @@ type segExpKey struct {
 // order from the highest bound, and the live documents it matches.
 type segExp struct {
 	ids   []int
-	masks []uint8
+	masks []uint8 // nil: every list in the default fields (anyFields)
 	idfs  []float64
+	// dfs, when idfs is nil, are the lists' live documents over all
+	// segments, of which a list opened takes its IDF: a first search
+	// opens few of the hundreds a segment's expansion has.
+	dfs   []int64
 	tops  []float64
 	order []int
 	total int64
-	// rest, when not empty, are the lists left out of order, opened if
-	// the highest of their bounds, restTop, can enter the page: the
-	// snapshot's FirstFile keeps the bounds of the first lists only
-	// (multifirst.go).
-	rest    []int
+	// partial reports that order holds the first lists only: the others
+	// are opened if the highest of their bounds, restTop, can enter the
+	// page. The snapshot's FirstFile keeps the bounds of the first lists
+	// only (multifirst.go).
+	partial bool
 	restTop float64
+}
+
+// list returns the field mask and the IDF of list i.
+func (x *segExp) list(i int, st *stats) (uint8, float64) {
+	mask := uint8(anyFields)
+	if x.masks != nil {
+		mask = x.masks[i]
+	}
+	if x.idfs != nil {
+		return mask, x.idfs[i]
+	}
+	return mask, st.idf(float64(x.dfs[i]))
+}
+
+// rest returns the lists that a partial order leaves out, in list order.
+func (x *segExp) rest() []int {
+	var rest []int
+	for i := range x.ids {
+		if !slices.Contains(x.order, i) {
+			rest = append(rest, i)
+		}
+	}
+	return rest
 }
 
 func (c *multiCache) segExp(k segExpKey) *segExp {
@@ -457,14 +496,12 @@ func (c *multiCache) putSegExp(k segExpKey, x *segExp) {
 // tops and order (byTopBound), and its count.
 func (e *evaluator) keepExpansion(k segExpKey) func(total int64, ts []*termIter, tops []float64, order []int) {
 	return func(total int64, ts []*termIter, tops []float64, order []int) {
-		x := &segExp{total: total}
-		for _, t := range ts {
+		x := &segExp{total: total, ids: make([]int, len(ts)), masks: make([]uint8, len(ts)), idfs: make([]float64, len(ts))}
+		for i, t := range ts {
 			if t.p.bad {
 				return // Search reports the damage
 			}
-			x.ids = append(x.ids, t.p.term)
-			x.masks = append(x.masks, t.p.mask)
-			x.idfs = append(x.idfs, t.idf)
+			x.ids[i], x.masks[i], x.idfs[i] = t.p.term, t.p.mask, t.idf
 		}
 		x.tops, x.order = tops, order
 		e.st.m.cache.putSegExp(k, x)
@@ -518,17 +555,21 @@ func (sg *segment) keptExpansion(e *evaluator, q query.Node) *segExp {
 func (s *scan) keptExpansion(ctx context.Context, e *evaluator, x *segExp) error {
 	s.total = x.total
 	if s.top.k > 0 {
-		open := func(i int) *termIter { return e.termIterIDF(x.ids[i], x.masks[i], x.idfs[i]) }
+		open := func(i int) *termIter {
+			mask, idf := x.list(i, e.st)
+			return e.termIterIDF(x.ids[i], mask, idf)
+		}
 		offered := map[int32]bool{}
 		pruned, err := s.bestListsOf(ctx, x.tops, x.order, open, offered)
 		if err != nil {
 			return err
 		}
-		if !pruned && len(x.rest) > 0 && !s.prunable(x.restTop) {
+		if !pruned && x.partial && !s.prunable(x.restTop) {
 			// The lists after those whose bounds are kept, in the same
 			// order from the highest bound as all.
-			ts := make([]*termIter, len(x.rest))
-			for j, i := range x.rest {
+			rest := x.rest()
+			ts := make([]*termIter, len(rest))
+			for j, i := range rest {
 				ts[j] = open(i)
 			}
 			tops, order := byTopBound(ts)
