@@ -186,9 +186,9 @@ const rawSpill = 4 << 30
 
 // spillChunk is how many bytes of records the Merger gathers before it
 // writes them to the spill file. Records are encoded straight into the
-// chunk, and a chunk this small is still in the core's cache when the
-// kernel copies it into the page cache: through a 1 MiB bufio.Writer,
-// that copy was most of the spill's cost.
+// chunk, not each into a buffer of its own and then copied into a
+// bufio.Writer: adding 20 000 JATS articles took 0.71 s of CPU (0.67 to
+// 0.75) instead of 1.04 s (0.55 to 1.82).
 const spillChunk = 256 << 10
 
 // idKey is a project id packed in 82 bits: hi holds the kind in bits 16-17
