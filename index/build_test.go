@@ -672,8 +672,8 @@ func TestSortRuns(t *testing.T) {
 		t.Error("external sort output differs")
 	}
 	for _, r := range runs {
-		if _, err := os.Stat(r); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("run %s not removed", r)
+		if _, err := os.Stat(r.name); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("run %s not removed", r.name)
 		}
 	}
 }

@@ -28,8 +28,8 @@
 // in row groups of bounded size. The two tables sorted on another key,
 // aliases (by alias) and search/postings (by term), go through an external
 // sort: records accumulate in a fixed-size buffer that is radix-sorted and
-// spilled to S2 run files by a goroutine while a second buffer fills, then
-// merged.
+// spilled to a run file by a goroutine while a second buffer fills, then
+// merged (the first GiB of runs as they are, later ones S2-compressed).
 // Term ids are assigned in term order during that merge, so no vocabulary is
 // ever held in memory. Bundles are sequences of small zstd frames, one per
 // about 8 lines of a topic (package index/bundle), fed by a goroutine of

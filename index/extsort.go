@@ -16,9 +16,10 @@ import (
 
 // sorter is an external sort of byte records in bytes.Compare order.
 // Records accumulate in one arena; when it reaches the memory limit they are
-// sorted and written to a run file of S2 blocks (writeRun), and iterate
-// merges the runs. (S2 rather than zstd: run files live for one build, and
-// zstd's fastest level was a third of a spill's CPU, S2 about a ninth.)
+// sorted and written to a run file (writeRun), and iterate merges the runs.
+// The first rawRuns bytes of runs are written as they are, later ones as S2
+// blocks. (S2 rather than zstd: run files live for one build, and zstd's
+// fastest level was a third of a spill's CPU, S2 about a ninth.)
 //
 // A full arena is sorted and written by a goroutine of its own while the
 // caller fills a second one, so the builder's goroutine does not wait for
@@ -29,12 +30,32 @@ type sorter struct {
 	limit int
 	arena []byte
 	recs  []span
-	runs  []string
+	runs  []runFile
 	n     int64
+	raw   int64 // bytes of records in the runs written without compression
+	// rawLimit: runs that start past it are compressed (rawRuns; tests
+	// lower it).
+	rawLimit int64
 
 	spilling chan spilled // the run being written in the background; nil when none
 	spare    *sortBuf     // the arena of the last finished spill, for reuse
 }
+
+// runFile is a run written by writeRun: its path, and whether its blocks
+// are S2-compressed.
+type runFile struct {
+	name       string
+	compressed bool
+}
+
+// rawRuns is how many bytes of records a sorter writes to its run files
+// uncompressed; the runs after them are S2 blocks. A run is written once
+// and read once, from the page cache as a rule: encoding and decoding S2
+// (3:1 on postings) took 1.6 % of the CPU of a build of 20 000 articles,
+// more than the kernel's copies of the bytes it saves. Past this, on the
+// largest builds, the disk the runs take counts more (a build has four
+// sorters). The merger's spill does the same (ingest's rawSpill).
+const rawRuns = 1 << 30
 
 // span is one record of the arena. key holds the record's first 8 bytes
 // (zero-padded, big endian), so that most comparisons of a sort are one
@@ -76,7 +97,7 @@ func newSorter(dir string, limit int) *sorter {
 	if limit <= 0 {
 		limit = 64 << 20
 	}
-	return &sorter{dir: dir, limit: min(limit, 1<<31)}
+	return &sorter{dir: dir, limit: min(limit, 1<<31), rawLimit: rawRuns}
 }
 
 func (s *sorter) add(rec []byte) error {
@@ -186,10 +207,17 @@ func (b *sortBuf) radix(recs, tmp []span, depth int) {
 func sortByKey(recs, tmp []span) {
 	var counts [8][256]int
 	for _, r := range recs {
+		// Unrolled: a loop over the bytes shifted by a variable count and
+		// kept its counter on the stack.
 		k := r.key
-		for i := range counts {
-			counts[i][byte(k>>(8*i))]++
-		}
+		counts[0][byte(k)]++
+		counts[1][byte(k>>8)]++
+		counts[2][byte(k>>16)]++
+		counts[3][byte(k>>24)]++
+		counts[4][byte(k>>32)]++
+		counts[5][byte(k>>40)]++
+		counts[6][byte(k>>48)]++
+		counts[7][byte(k>>56)]++
 	}
 	src, dst := recs, tmp
 	for i := range counts {
@@ -197,20 +225,31 @@ func sortByKey(recs, tmp []span) {
 		if c[byte(src[0].key>>shift)] == len(src) {
 			continue // one value of this byte
 		}
-		var at [256]int
-		sum := 0
-		for v, n := range c {
-			at[v], sum = sum, sum+n
-		}
-		for _, r := range src {
-			v := byte(r.key >> shift)
-			dst[at[v]] = r
-			at[v]++
-		}
+		scatter(src, dst, c, uint(shift))
 		src, dst = dst, src
 	}
 	if &src[0] != &recs[0] {
 		copy(recs, src)
+	}
+}
+
+// scatter places src's spans in dst in the order of their keys' byte at
+// shift, whose values c counts, keeping the order of equal bytes. (A
+// function of its own: inside sortByKey's loop over the bytes, the
+// compiler reloaded dst from the stack for every span.)
+//
+//go:noinline
+func scatter(src, dst []span, c *[256]int, shift uint) {
+	var at [256]int
+	sum := 0
+	for v, n := range c {
+		at[v], sum = sum, sum+n
+	}
+	dst = dst[:len(src)]
+	for _, r := range src {
+		v := byte(r.key >> shift)
+		dst[at[v]] = r
+		at[v]++
 	}
 }
 
@@ -243,7 +282,11 @@ func (s *sorter) spill() error {
 	if err != nil {
 		return fmt.Errorf("index: sort run: %w", err)
 	}
-	s.runs = append(s.runs, f.Name())
+	compressed := s.raw >= s.rawLimit
+	if !compressed {
+		s.raw += int64(len(s.arena))
+	}
+	s.runs = append(s.runs, runFile{f.Name(), compressed})
 	full := &sortBuf{arena: s.arena, recs: s.recs}
 	if s.spare != nil {
 		full.tmp = s.spare.tmp
@@ -255,48 +298,53 @@ func (s *sorter) spill() error {
 	}
 	done := make(chan spilled, 1)
 	s.spilling = done
-	go func() { done <- spilled{full, writeRun(f, full)} }()
+	go func() { done <- spilled{full, writeRun(f, full, compressed)} }()
 	return nil
 }
 
 // writeRun sorts buf and writes it to f, which it closes. A run file is a
-// sequence of blocks, each a uvarint length and an S2 block (s2.Encode)
-// holding whole records, each a uvarint length and its bytes: the records
-// are copied once, from the arena into the block, and a record read back
-// is a slice of its decoded block. (The file lives for one build: no
-// stream framing or checksums.)
-func writeRun(f *os.File, buf *sortBuf) error {
+// sequence of blocks, each a uvarint length and the block, S2-encoded
+// (s2.Encode) when compressed, holding whole records, each a uvarint
+// length and its bytes: the records are copied once, from the arena into
+// the block, and a record read back is a slice of its (decoded) block.
+// (The file lives for one build: no stream framing or checksums.)
+func writeRun(f *os.File, buf *sortBuf, compressed bool) error {
 	buf.sort()
-	// A block is encoded after room for its length and written with it
-	// in one call: no buffered writer copying the encoded blocks again.
+	// A block is built, or encoded, after room for its length and
+	// written with it in one call: no buffered writer copying the blocks
+	// again.
 	const head = binary.MaxVarintLen64
-	var block, out []byte
+	block, out := make([]byte, head, head+runBlock), []byte(nil)
 	var err error
 	flush := func() {
-		if need := head + s2.MaxEncodedLen(len(block)); cap(out) < need {
-			out = make([]byte, need)
+		b := block
+		if compressed {
+			if need := head + s2.MaxEncodedLen(len(block)-head); cap(out) < need {
+				out = make([]byte, need)
+			}
+			out = out[:cap(out)]
+			enc := s2.Encode(out[head:], block[head:])
+			b = out[:head+len(enc)]
 		}
-		out = out[:cap(out)]
-		enc := s2.Encode(out[head:], block)
 		var n [binary.MaxVarintLen64]byte
-		k := binary.PutUvarint(n[:], uint64(len(enc)))
-		copy(out[head-k:], n[:k])
-		if _, werr := f.Write(out[head-k : head+len(enc)]); err == nil {
+		k := binary.PutUvarint(n[:], uint64(len(b)-head))
+		copy(b[head-k:], n[:k])
+		if _, werr := f.Write(b[head-k:]); err == nil {
 			err = werr
 		}
-		block = block[:0]
+		block = block[:head]
 	}
 	for i, sp := range buf.recs {
 		if i%touchBatch == 0 {
 			buf.touch(buf.recs[min(i+touchBatch, len(buf.recs)):])
 		}
-		if len(block) > 0 && len(block)+int(sp.n)+binary.MaxVarintLen32 > runBlock {
+		if len(block) > head && len(block)-head+int(sp.n)+binary.MaxVarintLen32 > runBlock {
 			flush()
 		}
 		block = binary.AppendUvarint(block, uint64(sp.n))
 		block = append(block, buf.rec(sp)...)
 	}
-	if len(block) > 0 {
+	if len(block) > head {
 		flush()
 	}
 	if cerr := f.Close(); err == nil {
@@ -339,8 +387,8 @@ func (s *sorter) iterate(fn func(rec []byte) error) error {
 			r.close()
 		}
 	}()
-	for _, name := range s.runs {
-		r, err := openRun(name)
+	for _, rf := range s.runs {
+		r, err := openRun(rf)
 		if err != nil {
 			return err
 		}
@@ -377,8 +425,8 @@ func (s *sorter) iterate(fn func(rec []byte) error) error {
 
 func (s *sorter) cleanup() {
 	s.wait() // the goroutine must be done with its file before it is removed
-	for _, name := range s.runs {
-		os.Remove(name)
+	for _, rf := range s.runs {
+		os.Remove(rf.name)
 	}
 	s.runs, s.arena, s.recs, s.spare = nil, nil, nil, nil
 }
@@ -389,20 +437,21 @@ const runBlock = 256 << 10
 
 // run reads a run file back, a block at a time.
 type run struct {
-	f     *os.File
-	br    *bufio.Reader
-	enc   []byte // the block as read
-	buf   []byte // the block decoded
-	block []byte // what of buf is still to be returned
-	cur   []byte // the current record, a slice of the decoded block
+	f          *os.File
+	br         *bufio.Reader
+	compressed bool
+	enc        []byte // the block as read, when compressed
+	buf        []byte // the block (decoded)
+	block      []byte // what of buf is still to be returned
+	cur        []byte // the current record, a slice of the decoded block
 }
 
-func openRun(name string) (*run, error) {
-	f, err := os.Open(name)
+func openRun(rf runFile) (*run, error) {
+	f, err := os.Open(rf.name)
 	if err != nil {
 		return nil, fmt.Errorf("index: sort run: %w", err)
 	}
-	return &run{f: f, br: bufio.NewReaderSize(f, 64<<10)}, nil
+	return &run{f: f, br: bufio.NewReaderSize(f, 64<<10), compressed: rf.compressed}, nil
 }
 
 // next moves to the next record; false at the end of the run.
@@ -430,14 +479,21 @@ func (r *run) readBlock() (bool, error) {
 	if err == nil && n > 1<<31 {
 		err = errors.New("corrupt block") // a block holds one arena at most
 	}
-	if err == nil {
+	// The previous block's records have been handed out already: its
+	// buffer is free again.
+	switch {
+	case err != nil:
+	case !r.compressed:
+		r.buf = slices.Grow(r.buf[:0], int(n))[:n]
+		_, err = io.ReadFull(r.br, r.buf)
+	default:
 		r.enc = slices.Grow(r.enc[:0], int(n))[:n]
-		_, err = io.ReadFull(r.br, r.enc)
+		if _, err = io.ReadFull(r.br, r.enc); err == nil {
+			r.buf, err = s2.Decode(r.buf[:cap(r.buf)], r.enc)
+		}
 	}
 	if err == nil {
-		// The previous block's records have been handed out already:
-		// its buffer is free again.
-		if r.buf, err = s2.Decode(r.buf[:cap(r.buf)], r.enc); err == nil && len(r.buf) == 0 {
+		if len(r.buf) == 0 {
 			err = errors.New("empty block")
 		}
 		r.block = r.buf

@@ -82,42 +82,63 @@ func TestSortBufOrder(t *testing.T) {
 }
 
 // TestSortRunBlocks sorts runs of several blocks, with records longer
-// than a block among them.
+// than a block among them: runs written as they are, S2-compressed, and
+// both in one sort.
 func TestSortRunBlocks(t *testing.T) {
-	s := newSorter(t.TempDir(), 3*runBlock)
-	rng := rand.New(rand.NewPCG(3, 4))
-	var want []string
-	for i := 0; i < 4000; i++ {
-		n := rng.IntN(2048)
-		if i%1000 == 7 {
-			n = runBlock + rng.IntN(runBlock)
-		}
-		r := make([]byte, n)
-		for j := range r {
-			r[j] = byte('a' + rng.IntN(3))
-		}
-		want = append(want, string(r))
-		if err := s.add(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(s.runs) < 2 {
-		t.Fatalf("only %d runs", len(s.runs))
-	}
-	slices.Sort(want)
-	i := 0
-	err := s.iterate(func(rec []byte) error {
-		if i >= len(want) || string(rec) != want[i] {
-			return fmt.Errorf("record %d differs", i)
-		}
-		i++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if i != len(want) {
-		t.Errorf("%d records, want %d", i, len(want))
+	for _, tc := range []struct {
+		name     string
+		rawLimit int64
+	}{{"raw", rawRuns}, {"compressed", 0}, {"mixed", 5 * runBlock}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSorter(t.TempDir(), 3*runBlock)
+			s.rawLimit = tc.rawLimit
+			rng := rand.New(rand.NewPCG(3, 4))
+			var want []string
+			for i := 0; i < 4000; i++ {
+				n := rng.IntN(2048)
+				if i%1000 == 7 {
+					n = runBlock + rng.IntN(runBlock)
+				}
+				r := make([]byte, n)
+				for j := range r {
+					r[j] = byte('a' + rng.IntN(3))
+				}
+				want = append(want, string(r))
+				if err := s.add(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(s.runs) < 2 {
+				t.Fatalf("only %d runs", len(s.runs))
+			}
+			compressed := 0
+			for _, rf := range s.runs {
+				if rf.compressed {
+					compressed++
+				}
+			}
+			switch {
+			case tc.rawLimit == rawRuns && compressed != 0,
+				tc.rawLimit == 0 && compressed != len(s.runs),
+				tc.rawLimit != 0 && tc.rawLimit != rawRuns && (compressed == 0 || compressed == len(s.runs)):
+				t.Fatalf("%d of %d runs compressed", compressed, len(s.runs))
+			}
+			slices.Sort(want)
+			i := 0
+			err := s.iterate(func(rec []byte) error {
+				if i >= len(want) || string(rec) != want[i] {
+					return fmt.Errorf("record %d differs", i)
+				}
+				i++
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i != len(want) {
+				t.Errorf("%d records, want %d", i, len(want))
+			}
+		})
 	}
 }
 
@@ -173,17 +194,21 @@ func BenchmarkWriteRun(b *testing.B) {
 	}
 	orig := slices.Clone(buf.recs)
 	dir := b.TempDir()
-	b.SetBytes(int64(len(buf.arena)))
-	for b.Loop() {
-		copy(buf.recs, orig)
-		f, err := os.CreateTemp(dir, "run-*")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := writeRun(f, &buf); err != nil {
-			b.Fatal(err)
-		}
-		os.Remove(f.Name())
+	for _, compressed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("compressed=%v", compressed), func(b *testing.B) {
+			b.SetBytes(int64(len(buf.arena)))
+			for b.Loop() {
+				copy(buf.recs, orig)
+				f, err := os.CreateTemp(dir, "run-*")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := writeRun(f, &buf, compressed); err != nil {
+					b.Fatal(err)
+				}
+				os.Remove(f.Name())
+			}
+		})
 	}
 }
 

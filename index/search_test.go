@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -162,5 +163,27 @@ func TestSearchBuildUsesCancelledContext(t *testing.T) {
 	}
 	if _, err := snapshot.Current(data); err == nil {
 		t.Error("cancelled Finish published")
+	}
+}
+
+// TestParsePosting reads back postings records as postRecord writes them:
+// gaps of one byte and of several, and a record without positions.
+func TestParsePosting(t *testing.T) {
+	for _, pos := range [][]uint32{nil, {0}, {5, 6, 200, 201, 70000, 70001, 1 << 31}, {127, 255, 16511, 16512}} {
+		rec := append([]byte("cell"), 0)
+		rec = binary.BigEndian.AppendUint32(rec, 42)
+		rec = append(rec, 3)
+		prev := uint32(0)
+		for _, p := range pos {
+			rec = binary.AppendUvarint(rec, uint64(p-prev))
+			prev = p
+		}
+		term, doc, field, got, err := parsePosting(rec, nil)
+		if err != nil || string(term) != "cell" || doc != 42 || field != 3 || !slices.Equal(got, pos) {
+			t.Errorf("parsePosting of %v = %q %d %d %v, %v", pos, term, doc, field, got, err)
+		}
+	}
+	if _, _, _, _, err := parsePosting([]byte("cell\x00\x00\x00\x00\x2a\x03\x80"), nil); err == nil {
+		t.Error("a truncated position parsed")
 	}
 }

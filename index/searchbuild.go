@@ -456,6 +456,13 @@ func parsePosting(rec []byte, pos []uint32) (term []byte, doc int32, field int, 
 func decodePositions(dst []uint32, b []byte) ([]uint32, error) {
 	x := uint32(0)
 	for len(b) > 0 {
+		if c := b[0]; c < 0x80 {
+			// Most gaps take one byte: no call to Uvarint.
+			x += uint32(c)
+			dst = append(dst, x)
+			b = b[1:]
+			continue
+		}
 		d, n := binary.Uvarint(b)
 		if n <= 0 {
 			return nil, fmt.Errorf("index: malformed postings record")

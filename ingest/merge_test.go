@@ -486,6 +486,59 @@ func FuzzSpillDecode(f *testing.F) {
 	})
 }
 
+// TestMergeSpillChunks spills records that fill several of the spill's
+// write chunks, some larger than a chunk, raw and compressed: each reads
+// back whole, through Each and through Replay.
+func TestMergeSpillChunks(t *testing.T) {
+	for _, rawLimit := range []int64{rawSpill, 3 * spillChunk, 0} {
+		newMerger := func() *Merger {
+			m, err := NewMerger(MergeConfig{Dir: t.TempDir(), Decide: (&fakeDecide{}).decide})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { m.Close() })
+			m.rawLimit = rawLimit
+			return m
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		m, want := newMerger(), map[string]string{}
+		for i := range 120 {
+			n := rng.IntN(spillChunk / 8)
+			if i%40 == 3 {
+				n = spillChunk + rng.IntN(2*spillChunk)
+			}
+			b := make([]byte, n)
+			for j := range b {
+				b[j] = 'a' + byte(rng.IntN(26))
+			}
+			d := &Document{PMCID: fmt.Sprint(1000 + i), Title: fmt.Sprint("title ", i), Sources: []string{"jats:pmc"},
+				Sections: []Section{{Title: "Body", Paragraphs: []string{string(b)}}}}
+			want["pmc-"+fmt.Sprint(1000+i)] = string(b)
+			mustAdd(t, m, d)
+		}
+		if m.off < 4*spillChunk {
+			t.Fatalf("spilled %d bytes, want several chunks", m.off)
+		}
+		check := func(how string, docs []*Document) {
+			t.Helper()
+			if len(docs) != len(want) {
+				t.Fatalf("raw part %d, %s: %d documents, want %d", rawLimit, how, len(docs), len(want))
+			}
+			for _, d := range docs {
+				if len(d.Sections) != 1 || len(d.Sections[0].Paragraphs) != 1 || d.Sections[0].Paragraphs[0] != want[d.ID] {
+					t.Fatalf("raw part %d, %s: %s does not read back whole", rawLimit, how, d.ID)
+				}
+			}
+		}
+		replayed := newMerger()
+		if err := m.Replay(context.Background(), replayed); err != nil {
+			t.Fatal(err)
+		}
+		check("Each", collect(t, m))
+		check("Replay", collect(t, replayed))
+	}
+}
+
 // TestMergeSpillCompressedPart checks that records spilled as S2 blocks
 // (those past the raw part of the spill) merge as the raw ones do, and
 // that both kinds give the same kept source records (MergeConfig.Records).

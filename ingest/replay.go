@@ -3,7 +3,6 @@ package ingest
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 )
 
@@ -45,8 +44,8 @@ func (m *Merger) Replay(ctx context.Context, sink Sink) error {
 	if m.done {
 		return ErrMergerDone
 	}
-	if err := m.w.Flush(); err != nil {
-		return fmt.Errorf("ingest: merger spill: %w", err)
+	if err := m.flush(); err != nil {
+		return err
 	}
 	type del struct {
 		key idKey

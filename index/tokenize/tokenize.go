@@ -35,19 +35,8 @@ func Append(dst []string, s string) []string {
 		atArr  [8]lowered
 	)
 	low, at := lowArr[:0], atArr[:0]
-	for i := 0; i < len(s); {
-		if byteClass[s[i]] == classSep {
-			i++
-			continue
-		}
-		j, class := i, uint8(0)
-		for ; j < len(s); j++ {
-			c := byteClass[s[j]]
-			if c == classSep {
-				break
-			}
-			class |= c
-		}
+	for i := skipSeps(s, 0); i < len(s); {
+		j, class := scanRun(s, i)
 		switch w := s[i:j]; {
 		case class&classOther != 0:
 			dst = appendRun(dst, w)
@@ -60,7 +49,7 @@ func Append(dst []string, s string) []string {
 			}
 			dst = append(dst, "") // set below
 		}
-		i = j
+		i = skipSeps(s, j)
 	}
 	if len(at) > 0 {
 		ls := string(low)
@@ -73,6 +62,37 @@ func Append(dst []string, s string) []string {
 		}
 	}
 	return dst
+}
+
+// skipSeps returns the index of the first byte of s at or after i that is
+// not a separator (classSep), or len(s).
+//
+// It and scanRun are loops of their own, not inlined into Append: there,
+// with Append's slices live around them, the compiler kept their counters
+// on the stack, and every byte waited for a store and a load.
+//
+//go:noinline
+func skipSeps(s string, i int) int {
+	for i < len(s) && byteClass[s[i]] == classSep {
+		i++
+	}
+	return i
+}
+
+// scanRun returns the end of the run of bytes other than separators that
+// starts at i, and the union of their classes.
+//
+//go:noinline
+func scanRun(s string, i int) (int, uint8) {
+	class := uint8(0)
+	for ; i < len(s); i++ {
+		c := byteClass[s[i]]
+		if c == classSep {
+			break
+		}
+		class |= c
+	}
+	return i, class
 }
 
 // lowered is a token of Append lower-cased into its buffer: its index in

@@ -232,3 +232,21 @@ func BenchmarkTokensUnicode(b *testing.B) {
 		buf = Append(buf[:0], s)
 	}
 }
+
+// BenchmarkTokensParagraph tokenises a paragraph of full text, the bulk of
+// what a build tokenises.
+func BenchmarkTokensParagraph(b *testing.B) {
+	s := "Mitochondrial dysfunction is a hallmark of ageing and of several neurodegenerative diseases (1, 2). " +
+		"In Drosophila melanogaster, loss of PINK1 or Parkin leads to muscle degeneration and defective flight; " +
+		"both genes act in a common pathway that promotes the selective removal of damaged mitochondria by autophagy. " +
+		"Here we show that the outer-membrane protein Mfn2 is ubiquitinated within 30 min of depolarisation with CCCP " +
+		"(10 µM), and that this modification depends on the kinase activity of PINK1 (Fig. 2A–C; n = 3 independent " +
+		"experiments, P < 0.01). Cells expressing a kinase-dead mutant (K219M) failed to recruit Parkin to the " +
+		"mitochondrial network, whereas wild-type cells did so in 85% of the cases. These data suggest a model in " +
+		"which PINK1 accumulates on damaged organelles, recruits Parkin and thereby marks them for degradation."
+	b.SetBytes(int64(len(s)))
+	var buf []string
+	for b.Loop() {
+		buf = Append(buf[:0], s)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -230,6 +231,57 @@ func TestSniffCorrupt(t *testing.T) {
 	full := gz(t, append([]byte(jatsDoc), noise...))
 	if got := Detect(full[:len(full)/2]); got.Format != JATS {
 		t.Errorf("truncated gzip: %v, want jats", got)
+	}
+}
+
+// TestSniffReusesBuffers sniffs streams one after another, plain and
+// compressed, each longer than the sniffed prefix: the buffers Close hands
+// back to the next Sniff never mix one stream's bytes into another's, and
+// a closed stream reads as empty.
+func TestSniffReusesBuffers(t *testing.T) {
+	body := func(i int) []byte {
+		b := []byte(jatsDoc)
+		for len(b) < 3*SniffSize {
+			b = append(b, fmt.Sprintf("<!-- stream %d, byte %d -->\n", i, len(b))...)
+		}
+		return b
+	}
+	var closed []io.ReadCloser
+	for i := range 12 {
+		want := body(i)
+		in := want
+		switch i % 3 {
+		case 1:
+			in = gz(t, want)
+		case 2:
+			in = zst(t, want)
+		}
+		info, rc, err := Sniff(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Format != JATS {
+			t.Errorf("stream %d: %v, want jats", i, info)
+		}
+		got, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("stream %d: read %d bytes that differ from its %d", i, len(got), len(want))
+		}
+		if err := rc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rc.Close(); err != nil { // twice is harmless
+			t.Fatal(err)
+		}
+		closed = append(closed, rc)
+	}
+	for i, rc := range closed {
+		if n, err := rc.Read(make([]byte, 16)); n != 0 || err != io.EOF {
+			t.Errorf("stream %d read after Close: %d, %v; want 0, EOF", i, n, err)
+		}
 	}
 }
 
