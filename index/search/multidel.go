@@ -395,9 +395,9 @@ func (m *Multi) prefixWords(p string, own *ownWords) []*mword {
 	return m.mostLive(all, query.MaxExpansions)
 }
 
-// mostLive returns what top does, counting the live documents of the
-// words from the most documents down (hi) only until the next cannot
-// beat the limit-th most live word found.
+// mostLive returns what top does, counting the live documents of only
+// the words that may be among the limit most live: by selections
+// (mostLiveOf), or where those do not answer by a heap (mostLiveByHeap).
 func (m *Multi) mostLive(ws []*mword, limit int) []*mword {
 	if kept, ok := m.mostLiveOf(ws, limit); ok {
 		return kept
@@ -444,7 +444,8 @@ func (m *Multi) mostLiveOf(ws []*mword, limit int) ([]*mword, bool) {
 }
 
 // mostLiveByHeap is mostLive by a heap of the words from the most
-// documents down.
+// documents down (hi), counted only until the next cannot beat the
+// limit-th most live word found.
 func (m *Multi) mostLiveByHeap(ws []*mword, limit int) []*mword {
 	// The words from the most documents down, as a heap: a short prefix
 	// has thousands, of which a few hundred are taken.
