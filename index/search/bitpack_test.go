@@ -88,7 +88,7 @@ func TestMetaRoundTrip(t *testing.T) {
 				t.Fatalf("n %d trial %d: parse %v, end %d of %d", n, trial, ok, m.end, len(blk))
 			}
 			if m.masksDiffer {
-				forms[min(m.palK, 1)]++
+				forms[min(m.palSet, 1)]++
 			}
 			got := make([]byte, n, blockDocs)
 			m.masks(blk, got, or)

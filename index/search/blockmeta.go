@@ -135,8 +135,7 @@ var compressed, expanded = func() (c, e [1 << NumFields][1 << NumFields]uint8) {
 type blockMeta struct {
 	masksDiffer bool   // the masks differ
 	full        uint8  // the fields every document has
-	palK        uint8  // the palette's masks, 0 for planes
-	palSet      uint64 // the palette's masks as sets of maskOr's fields (compressed)
+	palSet      uint64 // a palette's masks as sets of maskOr's fields (compressed); 0 for planes
 	masksAt     int    // the planes: of the fields of maskOr &^ full, or of a palette's indexes
 	impBase     uint8  // the impact level of code 0
 	impAt       int    // the impact codes, 0 if none
@@ -215,7 +214,7 @@ func (m *blockMeta) parsePalette(blk []byte, at, cnt int, maskOr uint8) (int, bo
 			fullJ |= 1 << i
 		}
 	}
-	m.palK, m.palSet, m.full, m.masksAt = uint8(k), set, expanded[maskOr&(1<<NumFields-1)][fullJ], at+n
+	m.palSet, m.full, m.masksAt = set, expanded[maskOr&(1<<NumFields-1)][fullJ], at+n
 	end := m.masksAt + bits.Len(uint(k-1))*packedLen(cnt, 1)
 	return end, orJ == 1<<p-1 && end <= len(blk)
 }
@@ -247,7 +246,7 @@ func (m *blockMeta) masks(blk, dst []byte, maskOr uint8) {
 	if !m.masksDiffer {
 		return
 	}
-	if m.palK > 0 {
+	if m.palSet != 0 {
 		m.paletteMasks(blk, dst, maskOr)
 		return
 	}
@@ -279,7 +278,7 @@ func (m *blockMeta) wanted(blk []byte, cnt int, maskOr, mask uint8) (want [2]uin
 		}
 		return want
 	}
-	if m.palK > 0 {
+	if m.palSet != 0 {
 		return m.paletteWanted(blk, cnt, maskOr, mask)
 	}
 	// The wanted fields' planes ORed; bits past cnt are zero.
@@ -303,7 +302,7 @@ func (m *blockMeta) wanted(blk []byte, cnt int, maskOr, mask uint8) (want [2]uin
 // paletteMasks decodes the masks of a block of palette form into dst (as
 // masks does): each document's index from the planes, then its mask.
 func (m *blockMeta) paletteMasks(blk, dst []byte, maskOr uint8) {
-	n, k := len(dst), int(m.palK)
+	n, k := len(dst), bits.OnesCount64(m.palSet)
 	var pal [1 << NumFields]uint8
 	r := 0
 	for s := m.palSet; s != 0; s &= s - 1 {
@@ -331,7 +330,7 @@ func (m *blockMeta) paletteMasks(blk, dst []byte, maskOr uint8) {
 // the AND of the index planes of its set bits and of the complements of
 // the others, 64 documents at a time.
 func (m *blockMeta) paletteWanted(blk []byte, cnt int, maskOr, mask uint8) (want [2]uint64) {
-	w := bits.Len(uint(m.palK - 1))
+	w := bits.Len(uint(bits.OnesCount64(m.palSet) - 1))
 	plane := packedLen(cnt, 1)
 	var planes [NumFields][2]uint64
 	for b := range w {
