@@ -486,11 +486,11 @@ func FuzzSpillDecode(f *testing.F) {
 	})
 }
 
-// TestMergeSpillChunks spills records that fill several of the spill's
-// write chunks, some larger than a chunk, raw and compressed: each reads
+// TestMergeSpillChunks spills records that fill the spill's write buffer
+// several times, some larger than it, raw and compressed: each reads
 // back whole, through Each and through Replay.
 func TestMergeSpillChunks(t *testing.T) {
-	for _, rawLimit := range []int64{rawSpill, 3 * spillChunk, 0} {
+	for _, rawLimit := range []int64{rawSpill, 3 * spillBuffer, 0} {
 		newMerger := func() *Merger {
 			m, err := NewMerger(MergeConfig{Dir: t.TempDir(), Decide: (&fakeDecide{}).decide})
 			if err != nil {
@@ -503,9 +503,9 @@ func TestMergeSpillChunks(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		m, want := newMerger(), map[string]string{}
 		for i := range 120 {
-			n := rng.IntN(spillChunk / 8)
+			n := rng.IntN(spillBuffer / 8)
 			if i%40 == 3 {
-				n = spillChunk + rng.IntN(2*spillChunk)
+				n = spillBuffer + rng.IntN(2*spillBuffer)
 			}
 			b := make([]byte, n)
 			for j := range b {
@@ -516,7 +516,7 @@ func TestMergeSpillChunks(t *testing.T) {
 			want["pmc-"+fmt.Sprint(1000+i)] = string(b)
 			mustAdd(t, m, d)
 		}
-		if m.off < 4*spillChunk {
+		if m.off < 4*spillBuffer {
 			t.Fatalf("spilled %d bytes, want several chunks", m.off)
 		}
 		check := func(how string, docs []*Document) {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -44,8 +45,8 @@ func (m *Merger) Replay(ctx context.Context, sink Sink) error {
 	if m.done {
 		return ErrMergerDone
 	}
-	if err := m.flush(); err != nil {
-		return err
+	if err := m.w.Flush(); err != nil {
+		return fmt.Errorf("ingest: merger spill: %w", err)
 	}
 	type del struct {
 		key idKey
