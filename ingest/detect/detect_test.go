@@ -485,6 +485,36 @@ func TestWalk(t *testing.T) {
 	}
 }
 
+// A root reached through a link to a directory: its files are the same
+// as those of the directory's own path, and each is visited once.
+func TestWalkLinkedRoot(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"r/s/1.xml", "r/s/t/2.xml", "r/3.xml"} {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "r"), filepath.Join(dir, "l")); err != nil {
+		t.Skip(err)
+	}
+	var got []string
+	roots := []string{filepath.Join(dir, "l", "s"), filepath.Join(dir, "r"), filepath.Join(dir, "l", "s", "t", "2.xml")}
+	err := Walk(context.Background(), roots, func(f File) error {
+		rel, _ := filepath.Rel(dir, f.Path)
+		got = append(got, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "l/s/1.xml l/s/t/2.xml r/3.xml"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("Walk order:\n got %s\nwant %s", g, want)
+	}
+}
+
 // Wrappers built at test time around a real article reach the JATS reader
 // through the default dispatch: a PMC tar.gz package, an OAI-PMH response
 // and a <pmc-articleset>.

