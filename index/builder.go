@@ -556,17 +556,16 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	// search: search/docs.parquet keeps the lengths of the former three
 	// fields; search/index.bin has every field (searchbuild.go).
 	b.ftBuf = ft
-	if err := b.indexSearch(doc, d, &row, ft); err != nil {
+	slens, err := b.indexSearch(doc, d, &row, ft)
+	if err != nil {
 		return err
 	}
+	// The search index's lengths of the three fields (indexText): the
+	// tokens, stop words left out but in author names.
 	var lens [3]int
-	lens[FieldTitle] = len(tokenize.RemoveStopWords(tokenize.Tokens(d.Title)))
-	for _, k := range d.Keywords {
-		lens[FieldKeywords] += len(tokenize.RemoveStopWords(tokenize.Tokens(k)))
-	}
-	for _, a := range d.Authors {
-		lens[FieldAuthors] += len(tokenize.Tokens(authorName(a)))
-	}
+	lens[FieldTitle] = slens[isearch.FieldTitle]
+	lens[FieldKeywords] = slens[isearch.FieldKeyword]
+	lens[FieldAuthors] = slens[isearch.FieldAuthor]
 	clamp := func(n int) int16 { return int16(min(n, 1<<15-1)) }
 	srow := searchDocRow{Doc: doc, ID: d.ID, LenTitle: clamp(lens[0]), LenKeywords: clamp(lens[1]),
 		LenAuthors: clamp(lens[2]), Year: year, License: string(d.Licence.Family), Topics: row.Topics,

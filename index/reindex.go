@@ -114,7 +114,7 @@ func Reindex(ctx context.Context, rc ReindexConfig) (*snapshot.Manifest, error) 
 		for i := range secs {
 			ft = append(append(ft, secs[i].Title), secs[i].Paragraphs...)
 		}
-		if err := b.indexSearch(int32(b.ndocs), d, row, ft); err != nil {
+		if _, err := b.indexSearch(int32(b.ndocs), d, row, ft); err != nil {
 			return fmt.Errorf("index: reindex %s: %w", d.ID, err)
 		}
 		b.ndocs++

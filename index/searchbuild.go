@@ -226,10 +226,8 @@ func (b *Builder) postRecord(term string, doc int32, field int, tp []tokPos) err
 
 // indexSearch adds a document to the search index: its postings, doc
 // values and citation keys. sections are the full-text texts (section
-// titles and paragraphs).
-func (b *Builder) indexSearch(doc int32, d *ingest.Document, row *documentRow, sections []string) error {
-	var lens [isearch.NumFields]int
-	var err error
+// titles and paragraphs). It returns the fields' lengths (indexText).
+func (b *Builder) indexSearch(doc int32, d *ingest.Document, row *documentRow, sections []string) (lens [isearch.NumFields]int, err error) {
 	names := make([]string, 0, len(d.Authors))
 	for _, a := range d.Authors {
 		names = append(names, authorName(a))
@@ -242,23 +240,23 @@ func (b *Builder) indexSearch(doc int32, d *ingest.Document, row *documentRow, s
 		{isearch.FieldAuthor, names}, {isearch.FieldKeyword, d.Keywords}, {isearch.FieldFulltext, sections},
 	} {
 		if lens[f.field], err = b.indexText(doc, f.field, f.texts...); err != nil {
-			return err
+			return lens, err
 		}
 	}
 	if doi := ingest.NormaliseDOI(d.DOI); doi != "" && len(doi) <= isearch.MaxTermBytes && !strings.ContainsRune(doi, 0) {
 		lens[isearch.FieldDOI] = 1
 		if err := b.postRecord(doi, doc, isearch.FieldDOI, []tokPos{{doi, 0}}); err != nil {
-			return err
+			return lens, err
 		}
 	}
 	if err := b.sidx.AddDoc(isearch.DocValues{Year: row.Year, License: row.License, Topics: row.Topics,
 		Sources: isearch.SourceBits(d.Sources), Fulltext: row.HasFulltext, Len: lens}); err != nil {
-		return err
+		return lens, err
 	}
 	if s := b.sample; s != nil {
 		if s.docs++; s.docs >= b.cfg.PairSample {
 			if err := b.choosePairs(); err != nil {
-				return err
+				return lens, err
 			}
 		}
 	}
@@ -266,7 +264,7 @@ func (b *Builder) indexSearch(doc int32, d *ingest.Document, row *documentRow, s
 	// the works it cites.
 	for _, id := range append([]string{d.ID}, row.Aliases...) {
 		if err := b.citeRecord(id, 0, doc, d.ID); err != nil {
-			return err
+			return lens, err
 		}
 	}
 	var keys []string
@@ -281,10 +279,10 @@ func (b *Builder) indexSearch(doc int32, d *ingest.Document, row *documentRow, s
 	slices.Sort(keys)
 	for _, k := range slices.Compact(keys) {
 		if err := b.citeRecord(k, 1, doc, d.ID); err != nil {
-			return err
+			return lens, err
 		}
 	}
-	return nil
+	return lens, nil
 }
 
 func (b *Builder) citeRecord(key string, kind byte, doc int32, id string) error {
