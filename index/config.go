@@ -139,7 +139,7 @@ type Config struct {
 // of a build, and under the ingest's memory limit the collector ran 80
 // times in a build of 20 000 JATS articles and the runtime returned and
 // faulted back pages all along. At 32 MiB it ran 45 times, and the build
-// took 8 % less CPU (a third less system time) for twice as many runs to
+// took 7.5 % less CPU (a third less system time) for twice as many runs to
 // merge (BENCHMARKS.md, "Where a full build's CPU goes").
 const defaultSortMemory = 32 << 20
 
