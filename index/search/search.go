@@ -419,6 +419,15 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 			}
 			return sc, nil
 		}
+		if sc.plain() {
+			// A prefix's first scan in the segment (multilazy.go).
+			if done, err := sc.lazyExpansion(ctx, ev, r.Query); done || err != nil {
+				if err := ev.check(err); err != nil {
+					return nil, err
+				}
+				return sc, nil
+			}
+		}
 	}
 	it, err := ix.driver(ev, r)
 	if err != nil {
