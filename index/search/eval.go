@@ -49,6 +49,10 @@ type evaluator struct {
 	unions   []*unionIter // a segment's unions, reused once it is searched (multipool.go)
 	slabs    []*slabBuf   // a segment's lists of expansions, likewise
 	terms    []knownTerm  // a segment's terms looked up (segment.go)
+	// pending, in a segment's plain scan, leaves the lists of a prefix's
+	// words unopened until read (multilazy.go); pendings are those left.
+	pending  bool
+	pendings []*termIter
 }
 
 func (e *evaluator) maskOf(f query.Field) uint8 {
@@ -176,6 +180,8 @@ func (e *evaluator) term(t *query.Term) iterator {
 			continue
 		}
 		switch {
+		case dfs != nil && e.pending && t.Prefix && mask == anyFields:
+			its = append(its, e.pendingSlab(slab, id, recs[i], m, e.st.idf(float64(dfs[i]))))
 		case dfs != nil:
 			its = append(its, e.termIterSlab(slab, id, recs[i], m, e.st.idf(float64(dfs[i]))))
 		case recs != nil:
@@ -361,6 +367,9 @@ type termIter struct {
 	// set is the list's kept set (sets.go), nil if none: a conjunction
 	// reads in it whether the list has a document without advancing it.
 	set []uint64
+	// pending is set while the list is not opened: p holds its term,
+	// record, fields and blocks' memory only (multilazy.go).
+	pending bool
 }
 
 // lacks reports whether the term's kept set says it does not match d;

@@ -203,3 +203,96 @@ func (ix *Index) fillShort(set []uint64, rec termRec, mask uint8, gaps *[blockDo
 	ix.res.Touch(int(off-size), int(off)+at)
 	return true, true
 }
+
+// A prefix AND words in a segment's plain scan is a conjunction with an
+// expansion (conjexpansion.go), which counts the expansion's documents
+// into a bitset and ranks the page word after word of the prefix from
+// the highest bound while a word's bound can enter the page: most lists
+// are never read but for their documents and bound, which need no list
+// opened either. So such a scan compiles the prefix's lists unopened
+// (pending), the conjunction counts and bounds them where they lie and
+// opens only the words it ranks; any other plan opens them all first
+// (openPending).
+
+// pendingSlab is termIterSlab with the list left unopened.
+func (e *evaluator) pendingSlab(s *listSlab, id int, rec termRec, mask uint8, idf float64) *termIter {
+	if s == nil || len(s.ps) == 0 {
+		return e.termIterRec(id, rec, mask, idf)
+	}
+	n := blockLen(rec)
+	p, t := &s.ps[0], &s.ts[0]
+	// Only what a pending list is read for: openInto sets the rest.
+	p.ix, p.term, p.mask, p.df, p.skipOff, p.bad = e.ix, id, mask, int(rec.DF), rec.SkipOff, false
+	p.docs, p.delta = s.docs[:n:n], s.delta[:n:n]
+	s.ps, s.ts, s.docs, s.delta = s.ps[1:], s.ts[1:], s.docs[n:], s.delta[n:]
+	*t = termIter{p: p, ix: e.ix, st: e.st, idf: idf, bscale: e.st.scale(mask), pending: true}
+	if e.pendings == nil {
+		e.pendings = make([]*termIter, 0, len(s.ps)+1)
+	}
+	e.pendings = append(e.pendings, t)
+	return t
+}
+
+// open opens t's list if it is pending, as termIterSlab would have.
+func (e *evaluator) open(t *termIter) {
+	if !t.pending {
+		return
+	}
+	p := t.p
+	e.ix.openInto(p, p.term, p.rec(), p.mask, p.docs, p.delta)
+	e.termIterOn(p, t, t.idf)
+}
+
+// openPending opens the lists left pending.
+func (e *evaluator) openPending() {
+	for _, t := range e.pendings {
+		e.open(t)
+	}
+	e.pendings = nil
+}
+
+// pendingExp reports whether the conjunction's expansion has its lists
+// pending.
+func (c *conj) pendingExp() bool {
+	return c.exp != nil && len(c.exp.ts) > 0 && c.exp.ts[0].pending
+}
+
+// expansionSetPending is expansionBits for a conjunction's expansion
+// whose lists are pending: ORed unopened, or, if one does not read
+// back, opened (which reports it).
+func (c *conj) expansionSetPending(ctx context.Context, ev *evaluator) ([]uint64, func(), error) {
+	x := c.exp
+	ids, recs := make([]int, len(x.ts)), make([]termRec, len(x.ts))
+	for i, t := range x.ts {
+		ids[i], recs[i] = t.p.term, t.p.rec()
+	}
+	fill := func(ctx context.Context, set []uint64) (bool, error) {
+		return ev.ix.fillRecs(ctx, set, ids, recs, x.ts[0].p.mask)
+	}
+	set, done, err := ev.ix.expansionBitsBy(ctx, x.u.key, fill, x.u.prefixBits, x.u.prefixFix, x.df, x.build)
+	if err != nil || set != nil {
+		return set, done, err
+	}
+	ev.openPending()
+	return ev.ix.expansionBits(ctx, x.u.key, x.ts, x.u.prefixBits, x.u.prefixFix, x.df, x.build)
+}
+
+// topBounds returns the bounds of the lists ts, pending or not, and
+// their order from the highest (byTopBound): a pending list's read in
+// place, +Inf if it does not read back (opened first, which reports it).
+func topBounds(ts []*termIter) ([]float64, []int) {
+	tops, order := make([]float64, len(ts)), make([]int, len(ts))
+	for i, t := range ts {
+		if !t.pending {
+			tops[i] = t.topBound()
+			continue
+		}
+		top, ok := t.ix.topBoundRec(t.p.rec(), t.p.mask, t.idf, t.bscale)
+		if !ok {
+			top = math.Inf(1)
+		}
+		tops[i] = top
+	}
+	sortByTop(tops, order)
+	return tops, order
+}

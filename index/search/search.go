@@ -429,6 +429,9 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 			}
 		}
 	}
+	// A prefix's lists are left unopened for a conjunction, which opens
+	// those it ranks; any other plan opens them (multilazy.go).
+	ev.pending = sg != nil && sc.plain()
 	it, err := ix.driver(ev, r)
 	if err != nil {
 		return nil, err
@@ -436,6 +439,9 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	var c *conj
 	if sc.plain() {
 		c = asConj(it)
+	}
+	if c == nil || !c.pendingExp() {
+		ev.openPending()
 	}
 	if l, ok := asLister(it); ok && !f.none && sg != nil {
 		// A sort by key against a floor, from the segment's order
