@@ -160,7 +160,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 			ids = []int{id}
 		}
 	}
-	var its []iterator
+	its := make([]iterator, 0, len(ids))
 	exact := -1
 	if !t.Prefix {
 		exact = e.lookup(word)
