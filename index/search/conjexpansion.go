@@ -128,8 +128,7 @@ func (c *conj) rankBest(ctx context.Context, ev *evaluator, s *scan) error {
 				return err
 			}
 		}
-		ev.open(ts[i])
-		if !c.rankWord(ev, s, ts[i], r) {
+		if ev.open(ts[i]); ts[i].p.bad || !c.rankWord(ev, s, ts[i], r) {
 			return nil // damaged: Search reports it
 		}
 	}

@@ -226,6 +226,9 @@ func (s *scan) bestListsOf(ctx context.Context, tops []float64, order []int, lis
 // unpacking only the blocks whose bound can.
 func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 	p := t.p
+	if p.bad {
+		return // a list opened only now (multilazy.go): Search reports it
+	}
 	for b := 0; b < p.nblocks; b++ {
 		if p.maskOr(b)&p.mask == 0 || s.prunable(t.blockBound(b)) {
 			continue
