@@ -357,8 +357,11 @@ type termIter struct {
 	st     *stats
 	idf    float64
 	useAll bool // the mask has fields outside anyFields: bound by WAll
-	bBlk   int  // the block of b
-	b      float64
+	// pending is set while the list is not opened: p holds its term,
+	// record, fields and blocks' memory only (multilazy.go).
+	pending bool
+	bBlk    int // the block of b
+	b       float64
 	// impScale turns an impact times its block's unit (postings.impUnit)
 	// into a score bound: idf with a margin for rounding, and bscale.
 	impScale float64
@@ -367,9 +370,6 @@ type termIter struct {
 	// set is the list's kept set (sets.go), nil if none: a conjunction
 	// reads in it whether the list has a document without advancing it.
 	set []uint64
-	// pending is set while the list is not opened: p holds its term,
-	// record, fields and blocks' memory only (multilazy.go).
-	pending bool
 }
 
 // lacks reports whether the term's kept set says it does not match d;
