@@ -17,7 +17,8 @@ import (
 // lazyQueries are prefixes alone and beside words, whose first search in
 // a segment opens only the lists its page needs (multilazy.go), and
 // plans around them that open every list.
-var lazyQueries = []string{"zq*", "zq0*", "zq1*", "zq00*", "zq* zq001", "zq0* zq002 zq003", "zq* heart", "zq00* OR zq5*", "zq* -zq001", "title:zq*"}
+var lazyQueries = []string{"zq*", "zq0*", "zq1*", "zq00*", "zq* zq001", "zq0* zq002 zq003", "zq* heart", "zq00* OR zq5*", "zq* -zq001", "title:zq*",
+	"zq001* zq0*", "zq0* zq001*", "zq0* zq1*", "zq0* zq00*", "zq0* \"zq001 zq002\"", "zq0* zq001 -zq002*", "zq00* zq001 heart*"}
 
 // TestMultiFirstLists: each request searched first on a Multi of its
 // own, without a FirstFile, answers as the merged index does: a

@@ -440,7 +440,8 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	if sc.plain() {
 		c = asConj(it)
 	}
-	if c == nil || !c.pendingExp() {
+	if c == nil || !c.pendingExp() || len(ev.pendings) != len(c.exp.ts) {
+		// Only the conjunction's expansion reads its lists pending.
 		ev.openPending()
 	}
 	if l, ok := asLister(it); ok && !f.none && sg != nil {
