@@ -328,7 +328,13 @@ func (c *conj) scan(ctx context.Context, ev *evaluator, s *scan) error {
 	if c.exp != nil {
 		exp = c.exp.set
 		if exp == nil {
-			set, done, err := ev.ix.expansionBits(ctx, c.exp.u.key, c.exp.ts, c.exp.u.prefixBits, c.exp.u.prefixFix, c.exp.df, c.exp.build)
+			setOf := func() ([]uint64, func(), error) {
+				return ev.ix.expansionBits(ctx, c.exp.u.key, c.exp.ts, c.exp.u.prefixBits, c.exp.u.prefixFix, c.exp.df, c.exp.build)
+			}
+			if c.pendingExp() {
+				setOf = func() ([]uint64, func(), error) { return c.expansionSetPending(ctx, ev) } // multilazy.go
+			}
+			set, done, err := setOf()
 			if err != nil || set == nil {
 				return err // nil set: a damaged list, which Search reports
 			}

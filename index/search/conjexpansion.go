@@ -117,7 +117,7 @@ func (c *conj) rankBest(ctx context.Context, ev *evaluator, s *scan) error {
 		c.spans[k] = t.spans(ev.ix.n, c.span)
 		c.bounds[k] = t.blockBounds()
 	}
-	tops, order := byTopBound(ts)
+	tops, order := topBounds(ts) // of lists opened or pending (multilazy.go)
 	r := &wordRank{offered: map[int32]bool{}, from: make([]int, len(c.pos)), at: make([]int, len(c.pos))}
 	for j, i := range order {
 		if s.prunable(tops[i] + terms) {
@@ -128,7 +128,7 @@ func (c *conj) rankBest(ctx context.Context, ev *evaluator, s *scan) error {
 				return err
 			}
 		}
-		if !c.rankWord(ev, s, ts[i], r) {
+		if ev.open(ts[i]); ts[i].p.bad || !c.rankWord(ev, s, ts[i], r) {
 			return nil // damaged: Search reports it
 		}
 	}

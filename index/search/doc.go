@@ -178,7 +178,12 @@
 // only where they can be among the MaxExpansions most live: the
 // MaxExpansions of most documents, then those with as many as the last
 // of these has live (multidel.go); the records the walk read open the
-// lists of those kept, allocated together in each segment.
+// lists of those kept, allocated together in each segment. A segment's
+// first plain scan of a prefix, alone or beside words (a conjunction),
+// opens only the lists the page needs: the count ORs the others where
+// they lie (a short list whose documents all have a searched field by
+// its gaps) and their bounds are read in their short entries or skip
+// tables (multilazy.go).
 //
 // What a Multi would work out on its first searches, the build of a
 // snapshot's newest segment works out once and writes beside that

@@ -49,6 +49,10 @@ type evaluator struct {
 	unions   []*unionIter // a segment's unions, reused once it is searched (multipool.go)
 	slabs    []*slabBuf   // a segment's lists of expansions, likewise
 	terms    []knownTerm  // a segment's terms looked up (segment.go)
+	// pending, in a segment's plain scan, leaves the lists of a prefix's
+	// words unopened until read (multilazy.go); pendings are those left.
+	pending  bool
+	pendings []*termIter
 }
 
 func (e *evaluator) maskOf(f query.Field) uint8 {
@@ -156,7 +160,7 @@ func (e *evaluator) term(t *query.Term) iterator {
 			ids = []int{id}
 		}
 	}
-	var its []iterator
+	its := make([]iterator, 0, len(ids))
 	exact := -1
 	if !t.Prefix {
 		exact = e.lookup(word)
@@ -176,6 +180,8 @@ func (e *evaluator) term(t *query.Term) iterator {
 			continue
 		}
 		switch {
+		case dfs != nil && e.pending && t.Prefix && mask == anyFields:
+			its = append(its, e.pendingSlab(slab, id, recs[i], m, e.st.idf(float64(dfs[i]))))
 		case dfs != nil:
 			its = append(its, e.termIterSlab(slab, id, recs[i], m, e.st.idf(float64(dfs[i]))))
 		case recs != nil:
@@ -351,8 +357,11 @@ type termIter struct {
 	st     *stats
 	idf    float64
 	useAll bool // the mask has fields outside anyFields: bound by WAll
-	bBlk   int  // the block of b
-	b      float64
+	// pending is set while the list is not opened: p holds its term,
+	// record, fields and blocks' memory only (multilazy.go).
+	pending bool
+	bBlk    int // the block of b
+	b       float64
 	// impScale turns an impact times its block's unit (postings.impUnit)
 	// into a score bound: idf with a margin for rounding, and bscale.
 	impScale float64

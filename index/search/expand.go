@@ -110,6 +110,14 @@ func (ix *Index) expansionSet(ctx context.Context, key setKey, ts []*termIter, f
 // damaged, which Search reports. The fill leaves the lists where they
 // were, for the rank.
 func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, fromIndex *prefixSet, fix *bitsFix, df int64, build bool) (set []uint64, done func(), err error) {
+	fill := func(ctx context.Context, set []uint64) (bool, error) { return fillExpansion(ctx, set, ts, ix.n) }
+	return ix.expansionBitsBy(ctx, key, fill, fromIndex, fix, df, build)
+}
+
+// expansionBitsBy is expansionBits with the lists ORed by fill, false
+// if one is damaged (a segment's first scan of a prefix ORs them
+// unopened: multilazy.go).
+func (ix *Index) expansionBitsBy(ctx context.Context, key setKey, fill func(context.Context, []uint64) (bool, error), fromIndex *prefixSet, fix *bitsFix, df int64, build bool) (set []uint64, done func(), err error) {
 	m := ix.sets.takeProbation(key)
 	switch {
 	case m != nil:
@@ -123,7 +131,7 @@ func (ix *Index) expansionBits(ctx context.Context, key setKey, ts []*termIter, 
 	default:
 		m = ix.scratchSet()
 		ix.expansionFills.Add(1)
-		if ok, err := fillExpansion(ctx, *m, ts, ix.n); err != nil || !ok {
+		if ok, err := fill(ctx, *m); err != nil || !ok {
 			ix.putSet(m)
 			return nil, nil, err
 		}
@@ -218,6 +226,9 @@ func (s *scan) bestListsOf(ctx context.Context, tops []float64, order []int, lis
 // unpacking only the blocks whose bound can.
 func (s *scan) bestOf(t *termIter, offered map[int32]bool) {
 	p := t.p
+	if p.bad {
+		return // a list opened only now (multilazy.go): Search reports it
+	}
 	for b := 0; b < p.nblocks; b++ {
 		if p.maskOr(b)&p.mask == 0 || s.prunable(t.blockBound(b)) {
 			continue

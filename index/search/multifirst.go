@@ -338,16 +338,18 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 		at++
 		return b[at-1] == 1, true
 	}
-	// The segments' words share two arrays: a first search decodes
-	// thousands of them.
-	var ids []int
-	var dfs []int64
+	// The segments' words share two arrays, of their count: a first
+	// search decodes thousands of them.
+	words, ok := expansionWords(b, n)
+	if !ok {
+		return nil, false
+	}
+	ids, dfs := make([]int, 0, words), make([]int64, 0, words)
 	for s, g := range m.segs {
 		k, ok := next()
-		if !ok || k > query.MaxExpansions {
+		if !ok || k > query.MaxExpansions || k > cap(ids)-len(ids) {
 			return nil, false
 		}
-		ids, dfs = slices.Grow(ids, k), slices.Grow(dfs, k)
 		from, id := len(ids), 0
 		for range k {
 			gap, ok1 := next()
@@ -430,6 +432,30 @@ func (m *Multi) decodeExpansion(b []byte, scans []*segExp) (*mexp, bool) {
 		}
 	}
 	return x, at == len(b)
+}
+
+// expansionWords returns the number of words of encodeExpansion's b
+// over n segments, its varints skipped; false if it does not read back.
+func expansionWords(b []byte, n int) (int, bool) {
+	at, words := 0, 0
+	for range n {
+		k, w := binary.Uvarint(b[at:])
+		if w <= 0 || k > query.MaxExpansions {
+			return 0, false
+		}
+		at += w
+		for range 2 * k {
+			if _, w = binary.Uvarint(b[at:]); w <= 0 {
+				return 0, false
+			}
+			at += w
+		}
+		if at++; at > len(b) {
+			return 0, false
+		}
+		words += int(k)
+	}
+	return words, true
 }
 
 // encode lays the file out (FORMAT.md).

@@ -419,7 +419,19 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 			}
 			return sc, nil
 		}
+		if sc.plain() {
+			// A prefix's first scan in the segment (multilazy.go).
+			if done, err := sc.lazyExpansion(ctx, ev, r.Query); done || err != nil {
+				if err := ev.check(err); err != nil {
+					return nil, err
+				}
+				return sc, nil
+			}
+		}
 	}
+	// A prefix's lists are left unopened for a conjunction, which opens
+	// those it ranks; any other plan opens them (multilazy.go).
+	ev.pending = sg != nil && sc.plain()
 	it, err := ix.driver(ev, r)
 	if err != nil {
 		return nil, err
@@ -427,6 +439,10 @@ func (ix *Index) run(ctx context.Context, r *Request, after *cursorPos, sg *segm
 	var c *conj
 	if sc.plain() {
 		c = asConj(it)
+	}
+	if c == nil || !c.pendingExp() || len(ev.pendings) != len(c.exp.ts) {
+		// Only the conjunction's expansion reads its lists pending.
+		ev.openPending()
 	}
 	if l, ok := asLister(it); ok && !f.none && sg != nil {
 		// A sort by key against a floor, from the segment's order
