@@ -550,6 +550,9 @@ func TestAddErrors(t *testing.T) {
 	// Invalid UTF-8 is repaired, not fatal (DuckDB would refuse the file).
 	bad := synth(7, "cc-by")
 	bad.Title = "broken \xff title"
+	// Its sections too, where no reader has vouched for them.
+	bad.Sections = []ingest.Section{{Title: "sec \xfe", Paragraphs: []string{"para \xc3"}}}
+	bad.SectionsUTF8 = false
 	if err := b.Add(bad); err != nil {
 		t.Fatal(err)
 	}
@@ -574,6 +577,10 @@ func TestAddErrors(t *testing.T) {
 	titles := queryStrings(t, db, "SELECT title FROM "+tbl(s, snapshot.Documents)+" ORDER BY id")
 	if len(titles) != 2 || titles[1] != "broken \uFFFD title" {
 		t.Errorf("titles %q", titles)
+	}
+	secs := queryStrings(t, db, "SELECT title || '|' || paragraphs[1] FROM "+tbl(s, snapshot.Fulltext)+" WHERE id = '"+bad.ID+"'")
+	if len(secs) != 1 || secs[0] != "sec \uFFFD|para \uFFFD" {
+		t.Errorf("sections %q", secs)
 	}
 }
 

@@ -463,8 +463,12 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 		s := top.secs[0]
 		top.secs = top.secs[1:]
 		parent, depth := top.parent, top.depth
-		row := sectionRow{ID: d.ID, Ordinal: nsec, Parent: parent, Depth: depth, Title: clean(s.Title),
-			Paragraphs: cleanAll(s.Paragraphs)}
+		row := sectionRow{ID: d.ID, Ordinal: nsec, Parent: parent, Depth: depth, Title: s.Title, Paragraphs: s.Paragraphs}
+		if !d.SectionsUTF8 {
+			row.Title, row.Paragraphs = clean(s.Title), cleanAll(s.Paragraphs)
+		} else if row.Paragraphs == nil {
+			row.Paragraphs = []string{} // as cleanAll
+		}
 		n := len(row.Title)
 		for _, p := range row.Paragraphs {
 			n += len(p)

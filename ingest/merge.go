@@ -172,6 +172,9 @@ const (
 	flagNoID
 	flagHit        // named by a later deletion
 	flagCompressed // spilled as an S2 block
+	// flagSectionsUTF8 carries Document.SectionsUTF8, which the spill
+	// codec leaves out (it is not part of an encoded record).
+	flagSectionsUTF8
 )
 
 // rawSpill is how many bytes of records the spill file holds
@@ -434,6 +437,9 @@ func (m *Merger) add(in *Document, flags uint8) error {
 	}
 	r.nid = uint8(n)
 
+	if d.SectionsUTF8 {
+		r.flags |= flagSectionsUTF8
+	}
 	m.raw = spillEncode(m.raw[:0], &d)
 	block := m.raw
 	if m.off >= m.rawLimit {
@@ -552,6 +558,7 @@ func (m *Merger) readRecord(r *mrec, b *spillBufs) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ingest: merger spill decode: %w", err)
 	}
+	d.SectionsUTF8 = r.flags&flagSectionsUTF8 != 0
 	return d, nil
 }
 
@@ -789,7 +796,7 @@ func (m *Merger) merge(canon string, members []uint32, docs []*Document) (*Docum
 			out.Keywords = d.Keywords
 		}
 		if out.Sections == nil && len(d.Sections) > 0 {
-			out.Sections = d.Sections
+			out.Sections, out.SectionsUTF8 = d.Sections, d.SectionsUTF8
 		}
 		if out.References == nil && len(d.References) > 0 {
 			out.References = d.References

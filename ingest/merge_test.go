@@ -169,6 +169,42 @@ func TestMergeSourcesPrecedence(t *testing.T) {
 	}
 }
 
+// TestMergeSectionsUTF8 checks that SectionsUTF8 goes with the sections
+// the merge keeps, through the spill (which does not encode it).
+func TestMergeSectionsUTF8(t *testing.T) {
+	secs := []Section{{Title: "Intro", Paragraphs: []string{"p"}}}
+	for _, c := range []struct {
+		name          string
+		jats, pubmed  bool // SectionsUTF8 of each record
+		pubmedHasSecs bool
+		want          bool
+	}{
+		{"alone, set", true, false, false, true},
+		{"alone, unset", false, true, false, false},
+		{"kept sections set, other unset", true, false, true, true},
+		{"kept sections unset, other set", false, true, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newTestMerger(t, &fakeDecide{})
+			jats := &Document{PMCID: "PMC4242", DOI: "10.1234/abc", Title: "JATS", Sections: secs, SectionsUTF8: c.jats,
+				Sources: []string{"jats:pmc"}, Licence: accepted(licence.SourcePMC, "cc-by"), Topics: []string{"genetics"}}
+			pubmed := &Document{PMID: "555", DOI: "10.1234/abc", Title: "PubMed", SectionsUTF8: c.pubmed,
+				Sources: []string{"pubmed"}, Licence: licence.Decision{Reason: licence.Missing}}
+			if c.pubmedHasSecs {
+				pubmed.Sections = []Section{{Title: "Other", Paragraphs: []string{"q"}}}
+			}
+			mustAdd(t, m, pubmed, jats)
+			out := collect(t, m)
+			if len(out) != 1 || len(out[0].Sections) != 1 || out[0].Sections[0].Title != "Intro" {
+				t.Fatalf("got %+v", out)
+			}
+			if out[0].SectionsUTF8 != c.want {
+				t.Errorf("SectionsUTF8 = %v, want %v", out[0].SectionsUTF8, c.want)
+			}
+		})
+	}
+}
+
 func TestMergeTransitiveAndOrder(t *testing.T) {
 	m := newTestMerger(t, &fakeDecide{})
 	// a-b share a PMID, b-c a PMC id: one work. d and e stand alone.
@@ -436,6 +472,9 @@ func fill(t *testing.T, v reflect.Value, n *int, depth int) {
 		for i := 0; i < v.NumField(); i++ {
 			if v.Type() == reflect.TypeFor[Document]() && v.Type().Field(i).Name == "Records" {
 				continue // what a merge emits, never a record's own field
+			}
+			if v.Type() == reflect.TypeFor[Document]() && v.Type().Field(i).Name == "SectionsUTF8" {
+				continue // carried beside the record (flagSectionsUTF8), not in it
 			}
 			fill(t, v.Field(i), n, depth)
 		}

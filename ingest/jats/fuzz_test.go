@@ -8,6 +8,9 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unicode/utf8"
+
+	"github.com/openshelf/openshelf/ingest"
 )
 
 // seeds adds the small fixtures and hand-made edge cases to a fuzz corpus.
@@ -26,6 +29,7 @@ func seeds(f *testing.F) {
 		`<OAI-PMH><ListRecords><record><header status="deleted"><identifier>oai:pmc:1</identifier></header></record></ListRecords></OAI-PMH>`,
 		`<pmc-articleset><article><front><article-meta><article-id pub-id-type="pmc">1</article-id></article-meta></front><body><sec><p>x<sec><title>t</title></sec></p></sec></body><back><ref-list><ref><mixed-citation>doi:10.1234/5678</mixed-citation></ref></ref-list></back></article></pmc-articleset>`,
 		"<a t='x>\"'>&#x110000;&#xD800;<![CDATA[]]></a>",
+		"<article><front><article-meta><article-id pub-id-type=\"pmc\">1</article-id></article-meta></front><body><sec><title>a\xffb</title><p>\xe2\x82 c <italic>\xc3</italic>d</p></sec></body><back><ack><p>\xf0\x9f</p></ack></back></article>",
 		"\xfe\xff\x00<\x00a\x00/\x00>", "<?xml version='1.0' encoding='latin1'?><article>\xe9</article>",
 	} {
 		f.Add([]byte(s))
@@ -33,7 +37,8 @@ func seeds(f *testing.F) {
 }
 
 // FuzzRead checks that no input panics or hangs the reader, that every
-// error is one of the documented kinds, and that every document has an id.
+// error is one of the documented kinds, that every document has an id, and
+// that its sections are valid UTF-8, as SectionsUTF8 promises the builder.
 func FuzzRead(f *testing.F) {
 	seeds(f)
 	rd := &Reader{
@@ -52,8 +57,27 @@ func FuzzRead(f *testing.F) {
 			if d.ID == "" || d.Origin != "fuzz" || len(d.Sources) != 1 {
 				t.Fatalf("document %+v", d)
 			}
+			if !d.SectionsUTF8 || !validSections(d.Sections) {
+				t.Fatalf("sections not valid UTF-8 (SectionsUTF8 %v): %q", d.SectionsUTF8, d.Sections)
+			}
 		}
 	})
+}
+
+// validSections reports whether every title and paragraph in ss is valid
+// UTF-8.
+func validSections(ss []ingest.Section) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s.Title) || !validSections(s.Children) {
+			return false
+		}
+		for _, p := range s.Paragraphs {
+			if !utf8.ValidString(p) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // FuzzScanChunks checks that the token stream does not depend on how the

@@ -363,6 +363,9 @@ func (p *parser) finish(a *article) error {
 		doc.PMCID = p.rec.pmcid
 	}
 	doc.Sections = append(a.sections, a.back...)
+	// Every title and paragraph came out of captureText (validString) or
+	// is a literal.
+	doc.SectionsUTF8 = true
 	doc.References = a.refs
 	doc.Tables = a.tables
 	src, name := licence.SourcePublisher, "jats:publisher"
