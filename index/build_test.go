@@ -553,6 +553,8 @@ func TestAddErrors(t *testing.T) {
 	// Its sections too, where no reader has vouched for them.
 	bad.Sections = []ingest.Section{{Title: "sec \xfe", Paragraphs: []string{"para \xc3"}}}
 	bad.SectionsUTF8 = false
+	bad.References = []ingest.Reference{{Title: "ref \xfe", Authors: []string{"A \xff"}, Raw: "raw \xc3"}}
+	bad.ReferencesUTF8 = false
 	if err := b.Add(bad); err != nil {
 		t.Fatal(err)
 	}
@@ -581,6 +583,10 @@ func TestAddErrors(t *testing.T) {
 	secs := queryStrings(t, db, "SELECT title || '|' || paragraphs[1] FROM "+tbl(s, snapshot.Fulltext)+" WHERE id = '"+bad.ID+"'")
 	if len(secs) != 1 || secs[0] != "sec \uFFFD|para \uFFFD" {
 		t.Errorf("sections %q", secs)
+	}
+	refs := queryStrings(t, db, "SELECT title || '|' || authors[1] || '|' || raw FROM "+tbl(s, snapshot.References)+" WHERE id = '"+bad.ID+"'")
+	if len(refs) != 1 || refs[0] != "ref \uFFFD|A \uFFFD|raw \uFFFD" {
+		t.Errorf("references %q", refs)
 	}
 }
 

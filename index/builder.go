@@ -487,9 +487,16 @@ func (b *Builder) publishDoc(d *ingest.Document) error {
 	}
 	b.content.expectReferences(len(d.References))
 	for i, ref := range d.References {
-		row := referenceRow{ID: d.ID, Ordinal: int32(i), Label: clean(ref.Label), Authors: cleanAll(ref.Authors),
-			Title: clean(ref.Title), Source: clean(ref.Source), Year: clean(ref.Year), Volume: clean(ref.Volume),
-			Issue: clean(ref.Issue), Pages: clean(ref.Pages), DOI: clean(ref.DOI), PMID: clean(ref.PMID), Raw: clean(ref.Raw)}
+		row := referenceRow{ID: d.ID, Ordinal: int32(i), Label: ref.Label, Authors: ref.Authors, Title: ref.Title,
+			Source: ref.Source, Year: ref.Year, Volume: ref.Volume, Issue: ref.Issue, Pages: ref.Pages, DOI: ref.DOI,
+			PMID: ref.PMID, Raw: ref.Raw}
+		if !d.ReferencesUTF8 {
+			row.Label, row.Authors, row.Title, row.Source = clean(ref.Label), cleanAll(ref.Authors), clean(ref.Title), clean(ref.Source)
+			row.Year, row.Volume, row.Issue, row.Pages = clean(ref.Year), clean(ref.Volume), clean(ref.Issue), clean(ref.Pages)
+			row.DOI, row.PMID, row.Raw = clean(ref.DOI), clean(ref.PMID), clean(ref.Raw)
+		} else if row.Authors == nil {
+			row.Authors = []string{} // as cleanAll
+		}
 		if err := b.refs.write(row, len(row.Raw)+len(row.Title)+128); err != nil {
 			return err
 		}

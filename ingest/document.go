@@ -47,13 +47,14 @@ type Document struct {
 	// and back matter). They feed the specs table; they are not part of
 	// the served full text.
 	Tables []Table `json:"tables,omitempty"`
-	// SectionsUTF8 is set by a reader that has made every title and
-	// paragraph in Sections valid UTF-8 itself (the JATS reader, as it
-	// flattens them), so the index builder need not check them again.
-	// Whatever replaces or edits Sections must clear it unless it keeps
-	// that guarantee; false only costs the check. Not part of the JSON
-	// form nor of the encoded records.
-	SectionsUTF8 bool `json:"-"`
+	// SectionsUTF8 and ReferencesUTF8 are set by a reader that has made
+	// every string in Sections (titles, paragraphs) or References valid
+	// UTF-8 itself (the JATS reader, as it flattens them), so the index
+	// builder need not check them again. Whatever replaces or edits those
+	// must clear the flag unless it keeps the guarantee; false only costs
+	// the check. Not part of the JSON form nor of the encoded records.
+	SectionsUTF8   bool `json:"-"`
+	ReferencesUTF8 bool `json:"-"`
 
 	// Retracted marks a retraction notice or a retracted work; such documents
 	// are removed from the archive.

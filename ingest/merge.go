@@ -172,9 +172,11 @@ const (
 	flagNoID
 	flagHit        // named by a later deletion
 	flagCompressed // spilled as an S2 block
-	// flagSectionsUTF8 carries Document.SectionsUTF8, which the spill
-	// codec leaves out (it is not part of an encoded record).
+	// flagSectionsUTF8 and flagReferencesUTF8 carry Document.SectionsUTF8
+	// and ReferencesUTF8, which the spill codec leaves out (they are not
+	// part of an encoded record).
 	flagSectionsUTF8
+	flagReferencesUTF8
 )
 
 // rawSpill is how many bytes of records the spill file holds
@@ -440,6 +442,9 @@ func (m *Merger) add(in *Document, flags uint8) error {
 	if d.SectionsUTF8 {
 		r.flags |= flagSectionsUTF8
 	}
+	if d.ReferencesUTF8 {
+		r.flags |= flagReferencesUTF8
+	}
 	m.raw = spillEncode(m.raw[:0], &d)
 	block := m.raw
 	if m.off >= m.rawLimit {
@@ -559,6 +564,7 @@ func (m *Merger) readRecord(r *mrec, b *spillBufs) (*Document, error) {
 		return nil, fmt.Errorf("ingest: merger spill decode: %w", err)
 	}
 	d.SectionsUTF8 = r.flags&flagSectionsUTF8 != 0
+	d.ReferencesUTF8 = r.flags&flagReferencesUTF8 != 0
 	return d, nil
 }
 
@@ -799,7 +805,7 @@ func (m *Merger) merge(canon string, members []uint32, docs []*Document) (*Docum
 			out.Sections, out.SectionsUTF8 = d.Sections, d.SectionsUTF8
 		}
 		if out.References == nil && len(d.References) > 0 {
-			out.References = d.References
+			out.References, out.ReferencesUTF8 = d.References, d.ReferencesUTF8
 		}
 		if out.Tables == nil && len(d.Tables) > 0 {
 			out.Tables = d.Tables

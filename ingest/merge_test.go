@@ -169,10 +169,12 @@ func TestMergeSourcesPrecedence(t *testing.T) {
 	}
 }
 
-// TestMergeSectionsUTF8 checks that SectionsUTF8 goes with the sections
-// the merge keeps, through the spill (which does not encode it).
+// TestMergeSectionsUTF8 checks that SectionsUTF8 and ReferencesUTF8 go
+// with the sections and references the merge keeps, through the spill
+// (which does not encode them).
 func TestMergeSectionsUTF8(t *testing.T) {
 	secs := []Section{{Title: "Intro", Paragraphs: []string{"p"}}}
+	refs := []Reference{{Title: "Cited", Raw: "Cited. 2001."}}
 	for _, c := range []struct {
 		name          string
 		jats, pubmed  bool // SectionsUTF8 of each record
@@ -187,19 +189,22 @@ func TestMergeSectionsUTF8(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := newTestMerger(t, &fakeDecide{})
 			jats := &Document{PMCID: "PMC4242", DOI: "10.1234/abc", Title: "JATS", Sections: secs, SectionsUTF8: c.jats,
+				References: refs, ReferencesUTF8: c.jats,
 				Sources: []string{"jats:pmc"}, Licence: accepted(licence.SourcePMC, "cc-by"), Topics: []string{"genetics"}}
-			pubmed := &Document{PMID: "555", DOI: "10.1234/abc", Title: "PubMed", SectionsUTF8: c.pubmed,
+			pubmed := &Document{PMID: "555", DOI: "10.1234/abc", Title: "PubMed", SectionsUTF8: c.pubmed, ReferencesUTF8: c.pubmed,
 				Sources: []string{"pubmed"}, Licence: licence.Decision{Reason: licence.Missing}}
 			if c.pubmedHasSecs {
 				pubmed.Sections = []Section{{Title: "Other", Paragraphs: []string{"q"}}}
+				pubmed.References = []Reference{{Title: "Other"}}
 			}
 			mustAdd(t, m, pubmed, jats)
 			out := collect(t, m)
-			if len(out) != 1 || len(out[0].Sections) != 1 || out[0].Sections[0].Title != "Intro" {
+			if len(out) != 1 || len(out[0].Sections) != 1 || out[0].Sections[0].Title != "Intro" ||
+				len(out[0].References) != 1 || out[0].References[0].Title != "Cited" {
 				t.Fatalf("got %+v", out)
 			}
-			if out[0].SectionsUTF8 != c.want {
-				t.Errorf("SectionsUTF8 = %v, want %v", out[0].SectionsUTF8, c.want)
+			if out[0].SectionsUTF8 != c.want || out[0].ReferencesUTF8 != c.want {
+				t.Errorf("SectionsUTF8 %v, ReferencesUTF8 %v, want %v", out[0].SectionsUTF8, out[0].ReferencesUTF8, c.want)
 			}
 		})
 	}
@@ -473,8 +478,8 @@ func fill(t *testing.T, v reflect.Value, n *int, depth int) {
 			if v.Type() == reflect.TypeFor[Document]() && v.Type().Field(i).Name == "Records" {
 				continue // what a merge emits, never a record's own field
 			}
-			if v.Type() == reflect.TypeFor[Document]() && v.Type().Field(i).Name == "SectionsUTF8" {
-				continue // carried beside the record (flagSectionsUTF8), not in it
+			if n := v.Type().Field(i).Name; v.Type() == reflect.TypeFor[Document]() && (n == "SectionsUTF8" || n == "ReferencesUTF8") {
+				continue // carried beside the record (flagSectionsUTF8...), not in it
 			}
 			fill(t, v.Field(i), n, depth)
 		}

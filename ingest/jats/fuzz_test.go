@@ -29,7 +29,7 @@ func seeds(f *testing.F) {
 		`<OAI-PMH><ListRecords><record><header status="deleted"><identifier>oai:pmc:1</identifier></header></record></ListRecords></OAI-PMH>`,
 		`<pmc-articleset><article><front><article-meta><article-id pub-id-type="pmc">1</article-id></article-meta></front><body><sec><p>x<sec><title>t</title></sec></p></sec></body><back><ref-list><ref><mixed-citation>doi:10.1234/5678</mixed-citation></ref></ref-list></back></article></pmc-articleset>`,
 		"<a t='x>\"'>&#x110000;&#xD800;<![CDATA[]]></a>",
-		"<article><front><article-meta><article-id pub-id-type=\"pmc\">1</article-id></article-meta></front><body><sec><title>a\xffb</title><p>\xe2\x82 c <italic>\xc3</italic>d</p></sec></body><back><ack><p>\xf0\x9f</p></ack></back></article>",
+		"<article><front><article-meta><article-id pub-id-type=\"pmc\">1</article-id></article-meta></front><body><sec><title>a\xffb</title><p>\xe2\x82 c <italic>\xc3</italic>d</p></sec></body><back><ack><p>\xf0\x9f</p></ack><ref-list><ref><label>\xff1</label><element-citation><person-group><name><surname>D\xc3</surname><given-names>\xe9</given-names></name></person-group><article-title>t\xfe</article-title><source>s\xc3</source><year>20\xff</year><pub-id pub-id-type=\"doi\">10.1234/a\xffb</pub-id><ext-link ext-link-type=\"doi\" xlink:href=\"10.5555/x\xffy\">l</ext-link></element-citation></ref><ref><mixed-citation>doi:10.9999/\xc3q raw \xff</mixed-citation></ref></ref-list></back></article>",
 		"\xfe\xff\x00<\x00a\x00/\x00>", "<?xml version='1.0' encoding='latin1'?><article>\xe9</article>",
 	} {
 		f.Add([]byte(s))
@@ -38,7 +38,8 @@ func seeds(f *testing.F) {
 
 // FuzzRead checks that no input panics or hangs the reader, that every
 // error is one of the documented kinds, that every document has an id, and
-// that its sections are valid UTF-8, as SectionsUTF8 promises the builder.
+// that its sections and references are valid UTF-8, as SectionsUTF8 and
+// ReferencesUTF8 promise the builder.
 func FuzzRead(f *testing.F) {
 	seeds(f)
 	rd := &Reader{
@@ -60,6 +61,9 @@ func FuzzRead(f *testing.F) {
 			if !d.SectionsUTF8 || !validSections(d.Sections) {
 				t.Fatalf("sections not valid UTF-8 (SectionsUTF8 %v): %q", d.SectionsUTF8, d.Sections)
 			}
+			if !d.ReferencesUTF8 || !validReferences(d.References) {
+				t.Fatalf("references not valid UTF-8 (ReferencesUTF8 %v): %q", d.ReferencesUTF8, d.References)
+			}
 		}
 	})
 }
@@ -73,6 +77,19 @@ func validSections(ss []ingest.Section) bool {
 		}
 		for _, p := range s.Paragraphs {
 			if !utf8.ValidString(p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// validReferences reports whether every field of every reference in rs is
+// valid UTF-8.
+func validReferences(rs []ingest.Reference) bool {
+	for _, r := range rs {
+		for _, s := range append([]string{r.Label, r.Title, r.Source, r.Year, r.Volume, r.Issue, r.Pages, r.DOI, r.PMID, r.Raw}, r.Authors...) {
+			if !utf8.ValidString(s) {
 				return false
 			}
 		}

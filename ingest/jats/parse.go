@@ -364,9 +364,9 @@ func (p *parser) finish(a *article) error {
 	}
 	doc.Sections = append(a.sections, a.back...)
 	// Every title and paragraph came out of captureText (validString) or
-	// is a literal.
+	// is a literal; every reference out of refReader.end.
 	doc.SectionsUTF8 = true
-	doc.References = a.refs
+	doc.References, doc.ReferencesUTF8 = a.refs, true
 	doc.Tables = a.tables
 	src, name := licence.SourcePublisher, "jats:publisher"
 	if doc.PMCID != "" {

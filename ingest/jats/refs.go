@@ -567,6 +567,12 @@ func (rr *refReader) end(f *refFields, label refSpan, cited bool) (ingest.Refere
 	if r.DOI == "" {
 		r.DOI = doiInText(r.Raw)
 	}
+	// The other fields are valid UTF-8 (field, Raw above; PMID is digits),
+	// as Document.ReferencesUTF8 promises; a DOI from an attribute is made
+	// so here rather than on NormaliseDOI's lower-casing.
+	if !utf8.ValidString(r.DOI) {
+		r.DOI = strings.ToValidUTF8(r.DOI, "\uFFFD")
+	}
 	ok := r.Raw != "" || r.Title != "" || r.Source != "" || len(r.Authors) > 0
 	return r, ok, nil
 }
