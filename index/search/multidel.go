@@ -109,54 +109,16 @@ func (g *mseg) countDeleted(id int, rec termRec, mask uint8) int64 {
 // prefix have such lists in a small segment. false if the list is of
 // another kind, or does not read back, which countDeleted then opens.
 func (g *mseg) countShort(rec termRec, mask uint8) (int64, bool) {
-	ix := g.Index
-	off, df := rec.SkipOff, int(rec.DF)
-	if df < 1 || df > blockDocs || off < ix.postLo || off >= ix.postHi {
+	var docs [blockDocs]uint32
+	n, short, ok := g.Index.shortDocs(rec, mask, &docs)
+	if !short || !ok {
 		return 0, false
 	}
-	b := ix.mm[off:ix.postHi]
-	maskOr := b[0]
-	switch {
-	case maskOr&mask == 0:
-		return 0, true
-	case maskOr&^mask != 0:
-		return 0, false
+	var c int64
+	for _, d := range docs[:n] {
+		c += int64(g.del[d>>6] >> (d & 63) & 1)
 	}
-	at := 1 // past the bounds (bfloat16s) the entry holds
-	if maskOr&anyFields != 0 {
-		at += 2
-	}
-	if maskOr&^anyFields != 0 {
-		at += 2
-	}
-	if at > len(b) {
-		return 0, false
-	}
-	_, k := uvarint(b, at) // the frequency part's length
-	if k <= 0 {
-		return 0, false
-	}
-	size, k := uvarint(b, at+k)
-	if k <= 0 || size == 0 || size > off-ix.postLo {
-		return 0, false
-	}
-	blk := ix.mm[off-size : off]
-	width := int(blk[0])
-	if width > 31 || 1+packedLen(df, width) > len(blk) {
-		return 0, false
-	}
-	var gaps [blockDocs]uint32
-	unpack(gaps[:df], blk[1:], width)
-	var n int64
-	d := int64(-1)
-	for _, gap := range gaps[:df] {
-		if d += int64(gap) + 1; d >= int64(ix.n) {
-			return 0, false
-		}
-		n += int64(g.del[d>>6] >> (d & 63) & 1)
-	}
-	ix.res.Touch(int(off-size), int(off))
-	return n, true
+	return c, true
 }
 
 // shortList reports whether countShort counts the list of rec in the

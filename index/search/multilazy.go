@@ -150,24 +150,41 @@ func (ix *Index) fillRecs(ctx context.Context, set []uint64, ids []int, recs []t
 }
 
 // fillShort ORs into set the documents of the list of rec if it is a
-// short list whose documents all have a field of mask or none has, from
-// its gaps (unpacked into gaps); done is false if the list is of another
-// kind, ok false if it does not read back.
-func (ix *Index) fillShort(set []uint64, rec termRec, mask uint8, gaps *[blockDocs]uint32) (done, ok bool) {
+// short list whose documents all have a field of mask or none has
+// (shortDocs, their ids unpacked into docs); done is false if the list is
+// of another kind, ok false if it does not read back.
+func (ix *Index) fillShort(set []uint64, rec termRec, mask uint8, docs *[blockDocs]uint32) (done, ok bool) {
+	n, short, ok := ix.shortDocs(rec, mask, docs)
+	if !ok || !short {
+		return false, ok
+	}
+	for _, d := range docs[:n] {
+		set[d>>6] |= 1 << (d & 63)
+	}
+	return true, true
+}
+
+// shortDocs unpacks into docs the documents of the list of rec, without
+// opening it, if it is a list of one block whose documents all have a
+// field of mask or none has: read from its short entry (FORMAT.md) and
+// its gaps alone. It returns their number (none if no document has such
+// a field); short is false if the list is of another kind, ok false if
+// it does not read back.
+func (ix *Index) shortDocs(rec termRec, mask uint8, docs *[blockDocs]uint32) (n int, short, ok bool) {
 	off, df := rec.SkipOff, int(rec.DF)
 	if df < 1 || off < ix.postLo || off >= ix.postHi {
-		return false, false
+		return 0, false, false
 	}
 	if df > blockDocs {
-		return false, true
+		return 0, false, true
 	}
 	b := ix.mm[off:ix.postHi]
 	maskOr := b[0]
 	switch {
 	case maskOr&mask == 0:
-		return true, true
+		return 0, true, true
 	case maskOr&^mask != 0:
-		return false, true
+		return 0, false, true
 	}
 	at := 1 // past the bounds (bfloat16s) the entry holds
 	if maskOr&anyFields != 0 {
@@ -177,31 +194,31 @@ func (ix *Index) fillShort(set []uint64, rec termRec, mask uint8, gaps *[blockDo
 		at += 2
 	}
 	if at > len(b) {
-		return false, false
+		return 0, false, false
 	}
 	_, k := uvarint(b, at) // the frequency part's length
 	if k <= 0 {
-		return false, false
+		return 0, false, false
 	}
 	size, k := uvarint(b, at+k)
 	if k <= 0 || size == 0 || size > off-ix.postLo {
-		return false, false
+		return 0, false, false
 	}
 	blk := ix.mm[off-size : off]
 	width := int(blk[0])
 	if width > 31 || 1+packedLen(df, width) > len(blk) {
-		return false, false
+		return 0, false, false
 	}
-	unpack(gaps[:df], blk[1:], width)
+	unpack(docs[:df], blk[1:], width)
 	d := int64(-1)
-	for _, gap := range gaps[:df] {
+	for i, gap := range docs[:df] {
 		if d += int64(gap) + 1; d >= int64(ix.n) {
-			return false, false
+			return 0, false, false
 		}
-		set[d>>6] |= 1 << (d & 63)
+		docs[i] = uint32(d)
 	}
 	ix.res.Touch(int(off-size), int(off)+at)
-	return true, true
+	return df, true, true
 }
 
 // A prefix AND words in a segment's plain scan is a conjunction with an
