@@ -35,8 +35,9 @@ type Env struct {
 	// fixture of ../shared/fixtures/upstreams/evm served for it; any other
 	// address gets the real "not verified" answer.
 	Sourcify, Etherscan map[string]string
-	// skew is added to the wall clock of the RPC clients (Later).
-	skew atomic.Int64
+	// The RPC clients' clock (now): start, plus skew from Later.
+	start time.Time
+	skew  atomic.Int64
 }
 
 // Options adjust the environment.
@@ -58,7 +59,7 @@ func New(t *testing.T, o Options) *Env {
 	if c == nil {
 		c = evmtest.New(t)
 	}
-	e := &Env{Chain: c, Sourcify: map[string]string{}, Etherscan: map[string]string{}}
+	e := &Env{Chain: c, Sourcify: map[string]string{}, Etherscan: map[string]string{}, start: time.Now()}
 	exp := httptest.NewServer(http.HandlerFunc(e.explorer(t)))
 	t.Cleanup(exp.Close)
 	cc := c.Config()
@@ -71,13 +72,18 @@ func New(t *testing.T, o Options) *Env {
 		o.Chains(c, cc)
 	}
 	cfg := crypto.Config{Chains: cc, SourcifyURL: exp.URL + "/sourcify", EtherscanURL: exp.URL + "/etherscan/v2/api",
-		RPCOptions: chain.Options{Now: func() time.Time { return time.Now().Add(time.Duration(e.skew.Load())) }}}
+		RPCOptions: chain.Options{Now: e.now}}
 	if o.Config != nil {
 		o.Config(&cfg)
 	}
 	e.Env = servetest.New(t, func(sc *serve.Config) { sc.Use(&crypto.Family{Config: cfg}) })
 	return e
 }
+
+// now is the RPC clients' clock. It stands still but for Later, so that
+// a test's calls are in one block however slowly a loaded machine runs
+// them: the head's TTL is at most a second of this clock.
+func (e *Env) now() time.Time { return e.start.Add(time.Duration(e.skew.Load())) }
 
 // Later moves the RPC clients' clock past the head's TTL, as the next
 // block's time would: the tools ask for the head again.
