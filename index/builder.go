@@ -189,13 +189,16 @@ func newBuilder(cfg Config, deltaBuild bool) (*Builder, error) {
 
 func (b *Builder) open() error {
 	var err error
-	if b.docs, err = newTable[documentRow](b.dir, snapshot.Documents+".parquet", b.cfg.RowGroupRows); err != nil {
+	if b.docs, err = newTable[documentRow](b.dir, snapshot.Documents+".parquet", b.cfg.RowGroupRows,
+		proseColumns(documentProse...)...); err != nil {
 		return err
 	}
-	if b.fulltext, err = newTable[sectionRow](b.dir, snapshot.Fulltext+".parquet", 4*b.cfg.RowGroupRows); err != nil {
+	if b.fulltext, err = newTable[sectionRow](b.dir, snapshot.Fulltext+".parquet", 4*b.cfg.RowGroupRows,
+		proseColumns(sectionProse...)...); err != nil {
 		return err
 	}
-	if b.refs, err = newTable[referenceRow](b.dir, snapshot.References+".parquet", 8*b.cfg.RowGroupRows); err != nil {
+	if b.refs, err = newTable[referenceRow](b.dir, snapshot.References+".parquet", 8*b.cfg.RowGroupRows,
+		proseColumns(referenceProse...)...); err != nil {
 		return err
 	}
 	if b.rejects, err = newTable[rejectRow](b.tmp, snapshot.Rejects+".parquet", b.cfg.RowGroupRows); err != nil {

@@ -51,6 +51,14 @@ type documentRow struct {
 	Retracted        bool        `parquet:"retracted"`
 }
 
+// documentProse, sectionProse and referenceProse are the columns of prose
+// of their tables, written without page bounds (proseColumns).
+var (
+	documentProse  = []string{"title", "abstract", "attribution", "copyright_notice", "licence_evidence"}
+	sectionProse   = []string{"title", "paragraphs.list.element"}
+	referenceProse = []string{"label", "authors.list.element", "title", "source", "raw"}
+)
+
 type aliasRow struct {
 	Alias string `parquet:"alias"`
 	ID    string `parquet:"id"`

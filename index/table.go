@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
@@ -130,7 +131,7 @@ const (
 	maxGroupBytes    = 64 << 20
 )
 
-func newTable[T any](dir, name string, rowGroupRows int) (*table[T], error) {
+func newTable[T any](dir, name string, rowGroupRows int, opts ...parquet.WriterOption) (*table[T], error) {
 	out, err := createHashFile(dir, name)
 	if err != nil {
 		return nil, fmt.Errorf("index: create %s: %w", name, err)
@@ -138,16 +139,30 @@ func newTable[T any](dir, name string, rowGroupRows int) (*table[T], error) {
 	if rowGroupRows <= 0 {
 		rowGroupRows = defaultGroupRows
 	}
-	w := parquet.NewGenericWriter[T](out,
+	opts = append([]parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.CreatedBy("openshelf", "1", ""),
 		parquet.KeyValueMetadata("openshelf.schema_version", fmt.Sprint(snapshot.SchemaVersion)),
-	)
+	}, opts...)
+	w := parquet.NewGenericWriter[T](out, opts...)
 	t := &table[T]{out: out, w: w, rowGroupRows: rowGroupRows, rowGroupBytes: maxGroupBytes,
 		batch: make([]T, 0, writeBatch), ops: make(chan tableOp[T], tableQueue),
 		free: make(chan []T, tableQueue+1), done: make(chan struct{})}
 	go t.run()
 	return t, nil
+}
+
+// proseColumns returns the options that leave the pages of the columns
+// named (dotted paths) without min/max bounds. For columns of prose
+// (titles, abstracts, paragraphs, references' text) bounds filter nothing,
+// and computing them compared every value of every page: a few percent of
+// writing the full text and references tables.
+func proseColumns(paths ...string) []parquet.WriterOption {
+	opts := make([]parquet.WriterOption, len(paths))
+	for i, p := range paths {
+		opts[i] = parquet.SkipPageBounds(strings.Split(p, ".")...)
+	}
+	return opts
 }
 
 // run is the table's goroutine: it writes the batches in order.

@@ -81,11 +81,11 @@ func benchTableRows(docs int) (dr []documentRow, sr []sectionRow, rr []reference
 
 // benchWriteTable writes rows through a table as the builder does and
 // reports the rows written a second.
-func benchWriteTable[T any](b *testing.B, rows []T, groupRows int, size func(*T) int) {
+func benchWriteTable[T any](b *testing.B, rows []T, groupRows int, prose []string, size func(*T) int) {
 	b.Helper()
 	b.ReportAllocs()
 	for b.Loop() {
-		t, err := newTable[T](b.TempDir(), "t.parquet", groupRows)
+		t, err := newTable[T](b.TempDir(), "t.parquet", groupRows, proseColumns(prose...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -108,12 +108,12 @@ func BenchmarkTableWrite(b *testing.B) {
 	dr, sr, rr := benchTableRows(2_000)
 	const groupRows = 100_000
 	b.Run("documents", func(b *testing.B) {
-		benchWriteTable(b, dr, groupRows, func(r *documentRow) int {
+		benchWriteTable(b, dr, groupRows, documentProse, func(r *documentRow) int {
 			return len(r.Abstract) + len(r.Title) + len(r.LicenceEvidence) + len(r.Attribution) + 256*len(r.Authors) + 512
 		})
 	})
 	b.Run("fulltext", func(b *testing.B) {
-		benchWriteTable(b, sr, 4*groupRows, func(r *sectionRow) int {
+		benchWriteTable(b, sr, 4*groupRows, sectionProse, func(r *sectionRow) int {
 			n := len(r.Title) + 32
 			for _, p := range r.Paragraphs {
 				n += len(p)
@@ -122,6 +122,6 @@ func BenchmarkTableWrite(b *testing.B) {
 		})
 	})
 	b.Run("references", func(b *testing.B) {
-		benchWriteTable(b, rr, 8*groupRows, func(r *referenceRow) int { return len(r.Raw) + len(r.Title) + 128 })
+		benchWriteTable(b, rr, 8*groupRows, referenceProse, func(r *referenceRow) int { return len(r.Raw) + len(r.Title) + 128 })
 	})
 }

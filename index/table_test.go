@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,5 +70,67 @@ func TestTableWriteError(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "t.parquet") {
 			t.Errorf("error does not name the file: %v", err)
 		}
+	}
+}
+
+// The prose columns of the documents, full text and references tables are
+// written without bounds, and every other column keeps them: DuckDB prunes
+// row groups by an id's or a year's bounds. A prose path that names no
+// column (a renamed field) fails here rather than silently writing bounds.
+func TestProseColumnsHaveNoBounds(t *testing.T) {
+	dr, sr, rr := benchTableRows(3)
+	dir := t.TempDir()
+	checkProse(t, dir, "documents.parquet", dr, documentProse)
+	checkProse(t, dir, "fulltext.parquet", sr, sectionProse)
+	checkProse(t, dir, "references.parquet", rr, referenceProse)
+}
+
+func checkProse[T any](t *testing.T, dir, name string, rows []T, prose []string) {
+	t.Helper()
+	tb, err := newTable[T](dir, name, 0, proseColumns(prose...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := tb.write(r, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tb.close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	isProse := map[string]bool{}
+	for _, p := range prose {
+		isProse[p] = true
+	}
+	seen := 0
+	for _, c := range pf.Metadata().RowGroups[0].Columns {
+		path := strings.Join(c.MetaData.PathInSchema, ".")
+		hasBounds := c.MetaData.Statistics.MinValue != nil
+		if isProse[path] {
+			seen++
+		}
+		if hasBounds == isProse[path] && c.MetaData.NumValues > c.MetaData.Statistics.NullCount {
+			t.Errorf("%s: column %s has bounds %v", name, path, hasBounds)
+		}
+	}
+	if seen != len(prose) {
+		t.Errorf("%s: %d of the prose columns %q are columns of the table", name, seen, prose)
+	}
+	if _, err := parquet.ReadFile[T](filepath.Join(dir, name)); err != nil {
+		t.Errorf("%s reads back: %v", name, err)
 	}
 }
