@@ -770,11 +770,23 @@ type unitAnswer struct {
 	ok bool
 }
 
+// isWord reports whether s is made of ASCII letters alone.
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // maxUnitCache bounds a cache: hostile text may hold endless new words.
 const maxUnitCache = 4096
 
 func (c unitCache) lookup(tok string) (units.Unit, bool) {
-	if c == nil {
+	if c == nil || isWord(tok) {
+		// units.Lookup answers a word from a table, as fast as the
+		// cache would, and most words after numbers are new to it.
 		return units.Lookup(tok)
 	}
 	if a, ok := c[tok]; ok {
