@@ -2,6 +2,7 @@ package specs
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -183,8 +184,8 @@ func hasDigit(s string) bool { return nextDigit(s, 0) < len(s) }
 func nextDigit(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		// XOR maps '0'...'9', and only them, to bytes below 10.
-		if hasLess(load8(s, i)^(0x30*lowBytes), 10) {
-			break
+		if m := lessMask(load8(s, i)^(0x30*lowBytes), 10); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for i < len(s) && s[i]-'0' > 9 {
@@ -196,16 +197,23 @@ func nextDigit(s string, i int) int {
 // lowBytes has 1 in every byte.
 const lowBytes = 0x0101010101010101
 
-// load8 reads the eight bytes of s at i as a little-endian word.
+// load8 reads the eight bytes of s at i as a little-endian word. Slicing
+// first checks the bounds once: with s[i+7] as the hint the compiler still
+// checked each of the eight bytes.
 func load8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // hasLess reports whether a byte of x is below n, for n <= 128.
-func hasLess(x uint64, n uint64) bool {
-	return (x-n*lowBytes)&^x&(0x80*lowBytes) != 0
+func hasLess(x uint64, n uint64) bool { return lessMask(x, n) != 0 }
+
+// lessMask sets the high bit of bytes of x below n, for n <= 128, and
+// maybe of bytes above the first such byte (a borrow runs up from it);
+// its lowest set bit marks the first byte below n exactly.
+func lessMask(x uint64, n uint64) uint64 {
+	return (x - n*lowBytes) &^ x & (0x80 * lowBytes)
 }
 
 // hasControlOrHigh reports whether a byte of x is below 0x20 or above
@@ -553,7 +561,21 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 			return match{}, false
 		}
 	}
-	v, k, ok := number(s, j)
+	num, ok := scanNumber(s, j)
+	if !ok {
+		return match{}, false
+	}
+	k := num.end
+	// unit before a range connector: "20% to 40%", "860 °C to 1020 °C"
+	u1, u1end, hasU1 := readUnit(s, k, uc)
+	if hasU1 {
+		k = u1end
+	}
+	c := connector(s, k, i)
+	if !hasU1 && c == 0 && !startsPlusMinus(s, k) {
+		return match{}, false // most numbers: no unit, range or ±, no parsing
+	}
+	v, ok := num.value()
 	if !ok {
 		return match{}, false
 	}
@@ -561,12 +583,7 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 		v = -v
 	}
 	m := match{start: i, lo: v, hi: v}
-	// unit before a range connector: "20% to 40%", "860 °C to 1020 °C"
-	u1, u1end, hasU1 := readUnit(s, k, uc)
-	if hasU1 {
-		k = u1end
-	}
-	if c := connector(s, k, i); c > 0 {
+	if c > 0 {
 		if v2, k2, ok := number(s, c); ok && v2 >= v {
 			u2, u2end, hasU2 := readUnit(s, k2, uc)
 			if hasU2 && (!hasU1 || u1.u.Compatible(u2.u)) {
@@ -595,6 +612,38 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 // "e-n". A comma followed by exactly three digits is a thousands separator
 // ("1,000"); otherwise it is a decimal comma ("0,3").
 func number(s string, i int) (float64, int, bool) {
+	n, ok := scanNumber(s, i)
+	if !ok {
+		return 0, 0, false
+	}
+	v, ok := n.value()
+	return v, n.end, ok
+}
+
+// numeral is a number scanned but not yet parsed: parsing costs more than
+// scanning, and most numbers of a text have no unit and are dropped.
+type numeral struct {
+	text   string // digits and at most one '.'
+	exp    int    // the power of ten written after it, if hasExp
+	hasExp bool
+	end    int
+}
+
+// value parses the number; it fails where strconv.ParseFloat does (out
+// of range).
+func (n numeral) value() (float64, bool) {
+	v, err := strconv.ParseFloat(n.text, 64)
+	if err != nil {
+		return 0, false
+	}
+	if n.hasExp {
+		v *= math.Pow(10, float64(n.exp))
+	}
+	return v, true
+}
+
+// scanNumber is number without parsing the value.
+func scanNumber(s string, i int) (numeral, bool) {
 	j := i
 	var b []byte // the number with a comma, rewritten; nil without one
 	seenDot := false
@@ -620,7 +669,7 @@ func number(s string, i int) (float64, int, bool) {
 				continue // thousands separator
 			}
 			if seenDot {
-				return 0, 0, false // "1.2.3": a version or a date, not a value
+				return numeral{}, false // "1.2.3": a version or a date, not a value
 			}
 			seenDot = true
 			if b != nil {
@@ -636,11 +685,7 @@ func number(s string, i int) (float64, int, bool) {
 		text = string(b)
 	}
 	if text == "" {
-		return 0, 0, false
-	}
-	v, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return 0, 0, false
+		return numeral{}, false
 	}
 	// ×10^n, x 10-3, · 10^5, e-3
 	k := skipSpaces(s, j, 1)
@@ -656,17 +701,17 @@ func number(s string, i int) (float64, int, bool) {
 					t++
 				}
 				if e, end, ok := integer(s, t); ok {
-					return v * math.Pow(10, float64(e)), end, true
+					return numeral{text, e, true, end}, true
 				}
 			}
 		}
 	}
 	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
 		if e, end, ok := integer(s, j+1); ok && (end >= len(s) || !unicode.IsLetter(rune(s[end]))) {
-			return v * math.Pow(10, float64(e)), end, true
+			return numeral{text, e, true, end}, true
 		}
 	}
-	return v, j, true
+	return numeral{text: text, end: j}, true
 }
 
 func integer(s string, i int) (int, int, bool) {
@@ -696,7 +741,10 @@ func skipSpaces(s string, i, maxN int) int {
 // "and" makes a range only after "between" ("between 860 and 1020 °C").
 func connector(s string, k, start int) int {
 	t := skipSpaces(s, k, 1)
-	for _, c := range []string{"–", "—", "-", "~", "to ", "and "} {
+	if t >= len(s) || !connectorByte[s[t]] {
+		return 0 // most numbers: no connector to look at
+	}
+	for _, c := range connectors {
 		if !strings.HasPrefix(s[t:], c) {
 			continue
 		}
@@ -714,11 +762,29 @@ func connector(s string, k, start int) int {
 	return 0
 }
 
-func plusMinus(s string, k int) (float64, int, bool) {
+// startsPlusMinus reports whether a ± may follow at k (then plusMinus
+// reads it).
+func startsPlusMinus(s string, k int) bool {
 	t := skipSpaces(s, k, 1)
-	if t >= len(s) || s[t] != "±"[0] && s[t] != '+' {
+	return t < len(s) && (s[t] == "±"[0] || s[t] == '+')
+}
+
+// connectors join the numbers of a range.
+var connectors = []string{"–", "—", "-", "~", "to ", "and "}
+
+// connectorByte marks the first bytes of connectors.
+var connectorByte = func() (t [256]bool) {
+	for _, c := range connectors {
+		t[c[0]] = true
+	}
+	return t
+}()
+
+func plusMinus(s string, k int) (float64, int, bool) {
+	if !startsPlusMinus(s, k) {
 		return 0, 0, false // most numbers: no sign to look at
 	}
+	t := skipSpaces(s, k, 1)
 	for _, pm := range []string{"±", "+/-", "+-"} {
 		if strings.HasPrefix(s[t:], pm) {
 			n := skipSpaces(s, t+len(pm), 1)
