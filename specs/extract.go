@@ -252,11 +252,22 @@ var abbreviations = map[string]bool{
 // maxAbbreviation is the length of the longest abbreviation.
 const maxAbbreviation = 6
 
+// isAbbreviation reports whether w, lower-cased, is an abbreviation.
+func isAbbreviation(w string) bool {
+	// Lower-casing shrinks a character to no less than a third of its
+	// bytes (the Kelvin sign is "k"), ASCII not at all: longer words are
+	// no abbreviation, without lower-casing and hashing them.
+	if len(w) > 3*maxAbbreviation || len(w) > maxAbbreviation && isASCII(w) {
+		return false
+	}
+	var buf [3 * maxAbbreviation]byte // w lower-cased, without allocating
+	return abbreviations[string(appendLower(buf[:0], w))]
+}
+
 // appendSentences appends the sentences of text to out: it splits text at
 // ., ! or ? followed by a space and an upper-case letter, a digit or the
 // end, except after an abbreviation.
 func appendSentences(out []string, text string) []string {
-	var buf [3 * maxAbbreviation]byte // a word lower-cased, without allocating
 	start := 0
 	// The next '.', '!' and '?' at or after i (len(text) for none), each
 	// found by IndexByte: a byte at a time, the search was most of the
@@ -300,11 +311,7 @@ func appendSentences(out []string, text string) []string {
 			for k > start && text[k-1] != ' ' && text[k-1] != '(' {
 				k--
 			}
-			// Lower-casing shrinks a character to no less than a third
-			// of its bytes (the Kelvin sign is "k"): longer words are no
-			// abbreviation.
-			abbr := i-k <= len(buf) && abbreviations[string(appendLower(buf[:0], text[k:i]))]
-			if abbr || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
+			if isAbbreviation(text[k:i]) || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
 				continue // "Fig. 2", "et al. 2019", "J. Smith"
 			}
 		}
@@ -384,6 +391,7 @@ type match struct {
 func extractSentence(out []Statement, sent, where string, sc *scratch) []Statement {
 	var (
 		split bool // sc.words and sc.hits are this sentence's
+		ascii = -1 // the length of sent's ASCII prefix, once needed
 		lower string
 	)
 	for i := 0; i < len(sent); {
@@ -407,10 +415,18 @@ func extractSentence(out []Statement, sent, where string, sc *scratch) []Stateme
 			continue
 		}
 		i = m.end
-		if lower == "" {
-			lower = toLower(sent)
+		if ascii < 0 {
+			ascii = asciiPrefix(sent)
 		}
-		q := nameQuantity(lower, m)
+		var q string
+		if ascii >= min(len(sent), m.start+utf8.UTFMax) {
+			q = nameQuantity(sent, true, m) // no need to lower-case it all
+		} else {
+			if lower == "" {
+				lower = toLower(sent)
+			}
+			q = nameQuantity(lower, false, m)
+		}
 		if q == "" {
 			continue
 		}
@@ -467,8 +483,11 @@ const window = 90
 
 // nameQuantity names the quantity of a match: the nearest phrase ending
 // before it within the window whose dimension matches the unit, else the
-// unit's own quantity for units that rarely measure anything else.
-func nameQuantity(lower string, m match) string {
+// unit's own quantity for units that rarely measure anything else. lower
+// is the text lower-cased; with fold, it is the text itself, lower-cased
+// here a byte at a time, which is the same where the text is ASCII up to
+// UTFMax bytes past the match's start (all that is read of it).
+func nameQuantity(lower string, fold bool, m match) string {
 	// Mass per body mass is a dose, per day a dose rate, whatever the
 	// sentence says.
 	if perMass(m.unit) {
@@ -481,8 +500,14 @@ func nameQuantity(lower string, m match) string {
 	}
 	best, bestEnd, bestRank := "", -1, 0
 	from := max(0, m.start-window)
-	idx := phraseStarts[m.u.Dim]
-	if idx == nil || m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
+	var idx *[256][]startPhrase
+	if ix := phraseStarts[m.u.Dim]; ix != nil {
+		idx = &ix.lower
+		if fold {
+			idx = &ix.folded
+		}
+	}
+	if m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
 		idx = nil // a ratio like mg/kg is a dose (above), never a porosity
 	}
 	// A phrase starts a word: look only where a word may start and at the
@@ -492,6 +517,8 @@ func nameQuantity(lower string, m match) string {
 	// Lower-casing may shorten the text (the Kelvin sign is "k"): the
 	// window ends at its end at the latest.
 	end := min(m.start, len(lower))
+	// Case does not change whether a byte is a letter or digit: boundary
+	// and asciiAlnum read folded text as they would lower-cased text.
 	for s := from; idx != nil && s < end; s++ {
 		cands := idx[lower[s]]
 		if len(cands) == 0 || s > 0 && asciiAlnum[lower[s-1]] {
@@ -499,7 +526,7 @@ func nameQuantity(lower string, m match) string {
 		}
 		for _, c := range cands {
 			e := s + len(c.text)
-			if e > end || lower[s:e] != c.text || !boundary(lower, s, e) {
+			if e > end || !equalLower(lower[s:e], c.text, fold) || !boundary(lower, s, e) {
 				continue
 			}
 			// The last-ending phrase wins; at one end, the first in the
@@ -516,6 +543,47 @@ func nameQuantity(lower string, m match) string {
 		return ""
 	}
 	return byDim[m.u.Dim]
+}
+
+// equalLower reports whether s equals the lower-case t, lower-casing the
+// ASCII of s with fold.
+func equalLower(s, t string, fold bool) bool {
+	if !fold || len(s) != len(t) {
+		return s == t
+	}
+	for i := 0; i < len(s); i++ {
+		if asciiLower[s[i]] != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower maps ASCII upper-case letters to lower case and other bytes
+// to themselves.
+var asciiLower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// asciiPrefix returns the length of the ASCII prefix of s, looking at
+// eight bytes at a time.
+func asciiPrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if m := load8(s, i) & (0x80 * lowBytes); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 func perMass(unit string) bool {
@@ -555,11 +623,8 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 	if j >= len(s) || s[j] < '0' || s[j] > '9' {
 		return match{}, false
 	}
-	if !neg && i > 0 {
-		r, _ := utf8.DecodeLastRuneInString(s[:i])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == ',' || r == '-' || r == '/' || r == '_' || r == '^' {
-			return match{}, false
-		}
+	if !neg && i > 0 && !mayPrecedeNumber(s[:i]) {
+		return match{}, false
 	}
 	num, ok := scanNumber(s, j)
 	if !ok {
@@ -607,6 +672,24 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 	m.end, m.unit, m.u = k, u1.sym, u1.u
 	return m, true
 }
+
+// mayPrecedeNumber reports whether a number may start after s: not after
+// a letter, a digit or a part of another token ("H2", "v1.2", "10/20").
+func mayPrecedeNumber(s string) bool {
+	if c := s[len(s)-1]; c < utf8.RuneSelf {
+		return !numberGlue[c]
+	}
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// numberGlue marks the ASCII bytes after which no number starts.
+var numberGlue = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.ContainsRune(".,-/_^", rune(c))
+	}
+	return t
+}()
 
 // number parses digits with "." or "," groups and an optional "×10^n" or
 // "e-n". A comma followed by exactly three digits is a thousands separator
@@ -688,12 +771,11 @@ func scanNumber(s string, i int) (numeral, bool) {
 		return numeral{}, false
 	}
 	// ×10^n, x 10-3, · 10^5, e-3
-	k := skipSpaces(s, j, 1)
-	for _, times := range []string{"×", "x", "·", "*"} {
-		if k >= len(s) || s[k] != times[0] {
-			continue
-		}
-		if strings.HasPrefix(s[k:], times) {
+	if k := skipSpaces(s, j, 1); k < len(s) && timesFirst[s[k]] { // most numbers: no sign
+		for _, times := range timesSigns {
+			if !strings.HasPrefix(s[k:], times) {
+				continue
+			}
 			t := skipSpaces(s, k+len(times), 1)
 			if strings.HasPrefix(s[t:], "10") {
 				t += 2
@@ -713,6 +795,17 @@ func scanNumber(s string, i int) (numeral, bool) {
 	}
 	return numeral{text: text, end: j}, true
 }
+
+// timesSigns multiply a number by a power of ten: 2.5×10^-3.
+var timesSigns = []string{"×", "x", "·", "*"}
+
+// timesFirst marks the first bytes of timesSigns.
+var timesFirst = func() (t [256]bool) {
+	for _, c := range timesSigns {
+		t[c[0]] = true
+	}
+	return t
+}()
 
 func integer(s string, i int) (int, int, bool) {
 	j := i

@@ -118,6 +118,9 @@ func familyHits(words []word) []familyHit { return appendFamilyHits(nil, words) 
 func appendFamilyHits(hits []familyHit, words []word) []familyHit {
 	var buf [64]byte // the keys, without allocating for each word
 	for i, w := range words {
+		if !maybeFamilyWord(w.text) {
+			continue
+		}
 		key := appendLower(buf[:0], w.text)
 		n := len(key)
 		var (
@@ -148,6 +151,42 @@ var familyPairFirsts = func() (firsts []string) {
 	}
 	return firsts
 }()
+
+// familyShapes marks the shapes of the family words and of the first
+// words of pairs, lower case: their length, first and last byte (each
+// byte by its low six bits, which tell ASCII letters apart).
+var familyShapes = func() (t [maxFamilyWord + 1][64]uint64) {
+	for w := range familyWords {
+		first, _, _ := strings.Cut(w, " ")
+		for _, k := range []string{w, first} {
+			if len(k) > maxFamilyWord {
+				panic("specs: family word longer than maxFamilyWord: " + k)
+			}
+			t[len(k)][k[0]&63] |= 1 << (k[len(k)-1] & 63)
+		}
+	}
+	return t
+}()
+
+// maxFamilyWord bounds the length of family words.
+const maxFamilyWord = 24
+
+// maybeFamilyWord reports whether w may be a family word or the first of
+// a pair, lower-cased; false only when it cannot. Most words of a sentence
+// are not, and their shape says so without lower-casing them and hashing
+// them for the map.
+func maybeFamilyWord(w string) bool {
+	switch {
+	case w == "":
+		return false
+	case !isASCII(w):
+		return true // lower-casing may change its length
+	case len(w) > maxFamilyWord:
+		return false
+	}
+	first, last := asciiLower[w[0]], asciiLower[w[len(w)-1]]
+	return familyShapes[len(w)][first&63]&(1<<(last&63)) != 0
+}
 
 func pairFirst(key []byte) bool {
 	for _, f := range familyPairFirsts {

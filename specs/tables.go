@@ -142,7 +142,7 @@ func headerQuantity(label, unit string, u units.Unit) (q string, named bool) {
 			return "dose_rate", true
 		}
 	}
-	if q := nameQuantity(label+" ", match{start: len(label), unit: unit, u: u}); q != "" && phraseNamed(label, q) {
+	if q := nameQuantity(label+" ", false, match{start: len(label), unit: unit, u: u}); q != "" && phraseNamed(label, q) {
 		return q, true
 	}
 	if q := symbolQuantity(label, u.Dim); q != "" {
@@ -402,7 +402,7 @@ func readCell(cell string, hd *Header) (Statement, bool) {
 	} else {
 		m, ok = scanAt(c, 0, nil)
 		if ok && onlyMarks(c[m.end:]) {
-			q = nameQuantity(strings.ToLower(hd.Label)+" ", match{start: len(hd.Label), unit: m.unit, u: m.u})
+			q = nameQuantity(strings.ToLower(hd.Label)+" ", false, match{start: len(hd.Label), unit: m.unit, u: m.u})
 			if q == "" && hd.Label != "" && utf8.RuneCountInString(m.unit) > 1 {
 				// A labelled column of values with units: "Storage
 				// time" over "14 days".
