@@ -903,6 +903,17 @@ var notUnits = map[string]bool{
 	"l": true, "d": true,
 }
 
+// maxNotUnit is the length of the longest of notUnits: longer tokens
+// need no look-up there.
+var maxNotUnit = func() (n int) {
+	for w := range notUnits {
+		n = max(n, len(w))
+	}
+	return n
+}()
+
+func asciiLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
 // unitChars may appear inside a unit token.
 func unitChar(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -973,7 +984,11 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 		}
 	}
 	for {
-		nt, ne := token(s, skipSpaces(s, end, 1))
+		t := skipSpaces(s, end, 1)
+		if t >= len(s) || !asciiLetter(s[t]) {
+			break // most units: no symbol with an exponent after them
+		}
+		nt, ne := token(s, t)
 		if !exponentSymbol(nt) || !(strings.ContainsAny(tok, "^-") || exponentSymbol(nt)) {
 			break
 		}
@@ -993,7 +1008,7 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 		break
 	}
 	for tok != "" {
-		if notUnits[tok] {
+		if len(tok) <= maxNotUnit && notUnits[tok] {
 			return parsedUnit{}, 0, false
 		}
 		if u, ok := uc.lookup(tok); ok && tok != "" {
@@ -1013,6 +1028,11 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 
 // token reads unit characters from i up to a space.
 func token(s string, i int) (string, int) {
+	// A unit never starts with a digit or punctuation: most words after
+	// numbers are rejected before they are read.
+	if i >= len(s) || !unitStart(s[i:]) {
+		return "", i
+	}
 	j := i
 	for j < len(s) {
 		if c := s[j]; c < utf8.RuneSelf {
@@ -1028,17 +1048,20 @@ func token(s string, i int) (string, int) {
 		}
 		j += w
 	}
-	// A unit never starts with a digit or punctuation.
-	if j > i {
-		r, _ := utf8.DecodeRuneInString(s[i:])
-		if !(unicode.IsLetter(r) || r == '°' || r == '%' || r == 'µ' || r == 'μ' || r == 'Ω' || r == 'Å' || r == '(') {
-			return "", i
-		}
-		if r == '(' && !strings.Contains(s[i:j], ")") {
-			return "", i
-		}
+	if s[i] == '(' && !strings.Contains(s[i:j], ")") {
+		return "", i
 	}
 	return s[i:j], j
+}
+
+// unitStart reports whether a unit may start s: a letter or one of
+// "°%µμΩÅ(" (each of them a unitChar).
+func unitStart(s string) bool {
+	if c := s[0]; c < utf8.RuneSelf {
+		return asciiLetter(c) || c == '%' || c == '('
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || r == '°' || r == 'µ' || r == 'μ' || r == 'Ω' || r == 'Å'
 }
 
 // exponentSymbol reports whether tok is a symbol with an exponent, "m^-1",

@@ -213,6 +213,18 @@ func TestMaxAbbreviation(t *testing.T) {
 	}
 }
 
+// TestMaxUncertaintyLabel keeps maxUncertaintyLabel the length of the
+// longest uncertainty label, which isUncertaintyLabel relies on.
+func TestMaxUncertaintyLabel(t *testing.T) {
+	longest := 0
+	for l := range uncertaintyLabels {
+		longest = max(longest, len(l))
+	}
+	if longest != maxUncertaintyLabel {
+		t.Errorf("longest uncertainty label has %d bytes, maxUncertaintyLabel is %d", longest, maxUncertaintyLabel)
+	}
+}
+
 func TestSentences(t *testing.T) {
 	for _, tt := range []struct {
 		text string
