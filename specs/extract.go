@@ -519,12 +519,20 @@ func nameQuantity(lower string, fold bool, m match) string {
 	end := min(m.start, len(lower))
 	// Case does not change whether a byte is a letter or digit: boundary
 	// and asciiAlnum read folded text as they would lower-cased text.
-	for s := from; idx != nil && s < end; s++ {
-		cands := idx[lower[s]]
-		if len(cands) == 0 || s > 0 && asciiAlnum[lower[s-1]] {
+	if idx == nil {
+		end = from // no phrase to look for
+	}
+	prevAlnum := from > 0 && from < end && asciiAlnum[lower[from-1]]
+	for s := from; s < end; s++ {
+		// Phrases start with an ASCII letter: only where a letter or
+		// digit follows another byte may one start.
+		alnum := asciiAlnum[lower[s]]
+		start := alnum && !prevAlnum
+		prevAlnum = alnum
+		if !start {
 			continue
 		}
-		for _, c := range cands {
+		for _, c := range idx[lower[s]] {
 			e := s + len(c.text)
 			if e > end || !equalLower(lower[s:e], c.text, fold) || !boundary(lower, s, e) {
 				continue

@@ -219,13 +219,15 @@ func nearestFamily(words []word, hits []familyHit, pos int) (subject string, f *
 // value; this copies the ASCII a byte at a time.
 func appendLower(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
+		if s[i] < utf8.RuneSelf {
+			// Copy the run of ASCII at once, then lower-case it in place.
+			j := i + asciiPrefix(s[i:])
+			n := len(dst)
+			dst = append(dst, s[i:j]...)
+			for k := n; k < len(dst); k++ {
+				dst[k] = asciiLower[dst[k]]
 			}
-			dst = append(dst, c)
-			i++
+			i = j
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])

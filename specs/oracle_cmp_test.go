@@ -239,11 +239,14 @@ func TestPhrasesOverlapNotAtWords(t *testing.T) {
 
 // TestExtractShorterLowerCase checks text that lower-casing shortens (the
 // Kelvin sign lowers to "k"), which once cut the window of a quantity
-// phrase past the end of the lowered text.
+// phrase past the end of the lowered text, and may leave all the window
+// past it.
 func TestExtractShorterLowerCase(t *testing.T) {
-	sts := Extract(Passage{Where: "abstract", Text: "\u212a\u212a\u212a 5 °C"})
-	if len(sts) != 1 || sts[0].Quantity != "temperature" {
-		t.Errorf("Extract = %+v, want one temperature", sts)
+	for _, text := range []string{"\u212a\u212a\u212a 5 °C", strings.Repeat("\u212a", 100) + " 5 °C"} {
+		sts := Extract(Passage{Where: "abstract", Text: text})
+		if len(sts) != 1 || sts[0].Quantity != "temperature" {
+			t.Errorf("Extract(%q) = %+v, want one temperature", text, sts)
+		}
 	}
 	tb := ingest.Table{Label: "T", Header: [][]string{{"", "\u212a\u212a\u212a\u212a"}}, Rows: [][]string{{"Cu", "5 °C"}}}
 	if sts := ExtractTable(&tb); len(sts) != 1 || sts[0].Quantity != "temperature" {

@@ -113,6 +113,9 @@ var phrases = func() []phrase {
 	var out []phrase
 	for i := range Quantities {
 		for _, p := range Quantities[i].Phrases {
+			if c := p[0] | 0x20; c < 'a' || c > 'z' {
+				panic("specs: a phrase must start with an ASCII letter (nameQuantity): " + p)
+			}
 			out = append(out, phrase{p, &Quantities[i]})
 		}
 	}
