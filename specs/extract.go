@@ -255,14 +255,23 @@ const maxAbbreviation = 6
 // isAbbreviation reports whether w, lower-cased, is an abbreviation.
 func isAbbreviation(w string) bool {
 	// Lower-casing shrinks a character to no less than a third of its
-	// bytes (the Kelvin sign is "k"), ASCII not at all: longer words are
-	// no abbreviation, without lower-casing and hashing them.
-	if len(w) > 3*maxAbbreviation || len(w) > maxAbbreviation && isASCII(w) {
+	// bytes (the Kelvin sign is "k"): longer words are no abbreviation.
+	// Most words before a period are not, and their shape says so
+	// without lower-casing and hashing them.
+	if len(w) > 3*maxAbbreviation || !abbreviationShapes.mayHold(w) {
 		return false
 	}
 	var buf [3 * maxAbbreviation]byte // w lower-cased, without allocating
 	return abbreviations[string(appendLower(buf[:0], w))]
 }
+
+// abbreviationShapes holds the shapes of the abbreviations.
+var abbreviationShapes = func() (t shapes) {
+	for a := range abbreviations {
+		t.add(a)
+	}
+	return t
+}()
 
 // appendSentences appends the sentences of text to out: it splits text at
 // ., ! or ? followed by a space and an upper-case letter, a digit or the

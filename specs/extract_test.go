@@ -225,6 +225,23 @@ func TestMaxUncertaintyLabel(t *testing.T) {
 	}
 }
 
+// TestAbbreviationShapes checks that the shape filter of abbreviations
+// lets through every abbreviation, in any case.
+func TestAbbreviationShapes(t *testing.T) {
+	for a := range abbreviations {
+		for _, v := range []string{a, strings.ToUpper(a), strings.ToUpper(a[:1]) + a[1:]} {
+			if !isAbbreviation(v) {
+				t.Errorf("isAbbreviation(%q) = false", v)
+			}
+		}
+	}
+	for _, w := range []string{"", "cells", "Mice", "2", "\u212av"} {
+		if isAbbreviation(w) {
+			t.Errorf("isAbbreviation(%q) = true", w)
+		}
+	}
+}
+
 func TestSentences(t *testing.T) {
 	for _, tt := range []struct {
 		text string
@@ -305,7 +322,7 @@ func TestMaybeFamilyWord(t *testing.T) {
 			}
 		}
 	}
-	for _, w := range []string{"", "the", "Temperature", strings.Repeat("x", maxFamilyWord+1)} {
+	for _, w := range []string{"", "the", "Temperature", strings.Repeat("x", maxShaped+1)} {
 		if maybeFamilyWord(w) {
 			t.Errorf("maybeFamilyWord(%q) = true", w)
 		}

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -152,40 +153,51 @@ var familyPairFirsts = func() (firsts []string) {
 	return firsts
 }()
 
-// familyShapes marks the shapes of the family words and of the first
-// words of pairs, lower case: their length, first and last byte (each
-// byte by its low six bits, which tell ASCII letters apart).
-var familyShapes = func() (t [maxFamilyWord + 1][64]uint64) {
+// familyShapes holds the shapes of the family words and of the first
+// words of pairs.
+var familyShapes = func() (t shapes) {
 	for w := range familyWords {
 		first, _, _ := strings.Cut(w, " ")
-		for _, k := range []string{w, first} {
-			if len(k) > maxFamilyWord {
-				panic("specs: family word longer than maxFamilyWord: " + k)
-			}
-			t[len(k)][k[0]&63] |= 1 << (k[len(k)-1] & 63)
-		}
+		t.add(w)
+		t.add(first)
 	}
 	return t
 }()
-
-// maxFamilyWord bounds the length of family words.
-const maxFamilyWord = 24
 
 // maybeFamilyWord reports whether w may be a family word or the first of
 // a pair, lower-cased; false only when it cannot. Most words of a sentence
 // are not, and their shape says so without lower-casing them and hashing
 // them for the map.
-func maybeFamilyWord(w string) bool {
+func maybeFamilyWord(w string) bool { return familyShapes.mayHold(w) }
+
+// shapes is a set of lower-case words by their shapes: their length,
+// first and last byte (each byte by its low six bits, which tell ASCII
+// letters apart).
+type shapes [maxShaped + 1][64]uint64
+
+// maxShaped bounds the length of the words of shapes.
+const maxShaped = 24
+
+func (t *shapes) add(w string) {
+	if w == "" || len(w) > maxShaped {
+		panic("specs: no shape for " + strconv.Quote(w))
+	}
+	t[len(w)][w[0]&63] |= 1 << (w[len(w)-1] & 63)
+}
+
+// mayHold reports whether w, lower-cased, may be one of the words; false
+// only when it cannot.
+func (t *shapes) mayHold(w string) bool {
 	switch {
 	case w == "":
 		return false
 	case !isASCII(w):
 		return true // lower-casing may change its length
-	case len(w) > maxFamilyWord:
+	case len(w) > maxShaped:
 		return false
 	}
 	first, last := asciiLower[w[0]], asciiLower[w[len(w)-1]]
-	return familyShapes[len(w)][first&63]&(1<<(last&63)) != 0
+	return t[len(w)][first&63]&(1<<(last&63)) != 0
 }
 
 func pairFirst(key []byte) bool {

@@ -113,8 +113,8 @@ var phrases = func() []phrase {
 	var out []phrase
 	for i := range Quantities {
 		for _, p := range Quantities[i].Phrases {
-			if c := p[0] | 0x20; c < 'a' || c > 'z' {
-				panic("specs: a phrase must start with an ASCII letter (nameQuantity): " + p)
+			if c := p[0] | 0x20; c < 'a' || c > 'z' || len(p) < 2 {
+				panic("specs: a phrase must start with an ASCII letter (nameQuantity) and have two bytes (namesQuantity): " + p)
 			}
 			out = append(out, phrase{p, &Quantities[i]})
 		}
