@@ -948,8 +948,9 @@ var unitByte = func() (t [utf8.RuneSelf]bool) {
 }()
 
 // unitCache remembers the answers of units.Lookup for the passages of one
-// Extract: a text repeats its units, and the words after its other
-// numbers. A nil cache remembers nothing.
+// Extract: a text repeats its units, and the tokens after its other
+// numbers. Words of letters alone it leaves to units.Lookup (lookup). A
+// nil cache remembers nothing.
 type unitCache map[string]unitAnswer
 
 type unitAnswer struct {
