@@ -343,28 +343,49 @@ type word struct {
 
 func splitWords(s string) []word { return appendWords(nil, s) }
 
-// appendWords appends the words of s to out.
+// appendWords appends the words of s to out. It steps over the ASCII
+// between words and inside them in tight loops, a rune at a time only
+// where it is not ASCII.
 func appendWords(out []word, s string) []word {
-	start := -1
-	for i, r := range s {
-		var in bool
-		if r < utf8.RuneSelf {
-			in = wordByte[r]
-		} else {
-			in = unicode.IsLetter(r) || unicode.IsDigit(r)
+	for i := 0; i < len(s); {
+		for i < len(s) && s[i] < utf8.RuneSelf && !wordByte[s[i]] {
+			i++
 		}
-		switch {
-		case in && start < 0:
-			start = i
-		case !in && start >= 0:
-			out = append(out, word{trimWord(s[start:i]), start, i})
-			start = -1
+		if i == len(s) {
+			break
 		}
-	}
-	if start >= 0 {
-		out = append(out, word{trimWord(s[start:]), start, len(s)})
+		if in, w := wordRune(s, i); !in {
+			i += w
+			continue
+		}
+		start := i
+		for i < len(s) {
+			if c := s[i]; c < utf8.RuneSelf {
+				if !wordByte[c] {
+					break
+				}
+				i++
+				continue
+			}
+			in, w := wordRune(s, i)
+			if !in {
+				break
+			}
+			i += w
+		}
+		out = append(out, word{trimWord(s[start:i]), start, i})
 	}
 	return out
+}
+
+// wordRune reports whether the rune at s[i] belongs to a word, and its
+// width.
+func wordRune(s string, i int) (bool, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return wordByte[c], 1
+	}
+	r, w := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r), w
 }
 
 // wordByte marks the ASCII bytes of words: letters, digits, hyphens and

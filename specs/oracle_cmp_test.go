@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +147,9 @@ func TestExtractOracleGenerated(t *testing.T) {
 		if got, want := toLower(text), strings.ToLower(text); got != want {
 			t.Fatalf("toLower(%q) = %q, want %q", text, got, want)
 		}
+		if got, want := splitWords(text), oldSplitWords(text); !slices.Equal(got, want) {
+			t.Fatalf("splitWords(%q) = %v, want %v", text, got, want)
+		}
 	}
 	for _, s := range []string{"\xff", "a\xc3", "\ufffd", "ÀÉ\u212aİ", "Σ\xe2\x82", "abc"} {
 		if got, want := toLower(s), strings.ToLower(s); got != want {
@@ -210,6 +214,9 @@ func FuzzExtractOracle(f *testing.F) {
 		}
 		if got, want := toLower(text), strings.ToLower(text); got != want {
 			t.Fatalf("toLower(%q) = %q, want %q", text, got, want)
+		}
+		if got, want := splitWords(text), oldSplitWords(text); !slices.Equal(got, want) {
+			t.Fatalf("splitWords(%q) = %v, want %v", text, got, want)
 		}
 		checkText(t, text)
 		cells := strings.Split(text, "|")
