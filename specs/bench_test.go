@@ -2,6 +2,7 @@ package specs
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,56 @@ import (
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/ingest/jats"
 )
+
+// corpusDir and corpusDocs choose the articles of BenchmarkExtractDocument:
+// the fixtures by default, or the first files of a generated corpus laid
+// out as the fixtures are (<dir>/*/*.xml), whose mix of text and tables
+// is the full build's.
+var (
+	corpusDir   = flag.String("specs.corpus", fixtureDir, "directory of JATS articles for BenchmarkExtractDocument")
+	corpusFiles = flag.Int("specs.files", 500, "number of files BenchmarkExtractDocument reads from -specs.corpus")
+)
+
+// BenchmarkExtractDocument measures ExtractDocument, text and tables, as
+// the index builder runs it per document. MB/s counts the passages' text.
+//
+//	go test -run '^$' -bench ExtractDocument -benchtime 10x ./specs \
+//		-args -specs.corpus /tmp/jats/corpus-files-20000-s1 -specs.files 500
+func BenchmarkExtractDocument(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(*corpusDir, "*", "*.*ml"))
+	files = files[:min(len(files), *corpusFiles)]
+	if len(files) == 0 {
+		b.Fatalf("no articles in %s", *corpusDir)
+	}
+	var s sink
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = jats.Read(context.Background(), fh, f, &s)
+		fh.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	size := 0
+	for _, d := range s.docs {
+		for _, p := range Passages(d.Title, d.Abstract, d.Sections) {
+			size += len(p.Text)
+		}
+	}
+	b.SetBytes(int64(size))
+	n := 0
+	for b.Loop() {
+		n = 0
+		for _, d := range s.docs {
+			n += len(ExtractDocument(d))
+		}
+	}
+	b.ReportMetric(float64(len(s.docs)), "docs")
+	b.ReportMetric(float64(n), "statements")
+}
 
 // BenchmarkExtract measures extraction over every fixture JATS article
 // (title, abstract, full text), as the index builder runs it per

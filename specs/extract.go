@@ -2,6 +2,7 @@ package specs
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -183,8 +184,8 @@ func hasDigit(s string) bool { return nextDigit(s, 0) < len(s) }
 func nextDigit(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		// XOR maps '0'...'9', and only them, to bytes below 10.
-		if hasLess(load8(s, i)^(0x30*lowBytes), 10) {
-			break
+		if m := lessMask(load8(s, i)^(0x30*lowBytes), 10); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for i < len(s) && s[i]-'0' > 9 {
@@ -196,16 +197,23 @@ func nextDigit(s string, i int) int {
 // lowBytes has 1 in every byte.
 const lowBytes = 0x0101010101010101
 
-// load8 reads the eight bytes of s at i as a little-endian word.
+// load8 reads the eight bytes of s at i as a little-endian word. Slicing
+// first checks the bounds once: with s[i+7] as the hint the compiler still
+// checked each of the eight bytes.
 func load8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // hasLess reports whether a byte of x is below n, for n <= 128.
-func hasLess(x uint64, n uint64) bool {
-	return (x-n*lowBytes)&^x&(0x80*lowBytes) != 0
+func hasLess(x uint64, n uint64) bool { return lessMask(x, n) != 0 }
+
+// lessMask sets the high bit of bytes of x below n, for n <= 128, and
+// maybe of bytes above the first such byte (a borrow runs up from it);
+// its lowest set bit marks the first byte below n exactly.
+func lessMask(x uint64, n uint64) uint64 {
+	return (x - n*lowBytes) &^ x & (0x80 * lowBytes)
 }
 
 // hasControlOrHigh reports whether a byte of x is below 0x20 or above
@@ -244,11 +252,31 @@ var abbreviations = map[string]bool{
 // maxAbbreviation is the length of the longest abbreviation.
 const maxAbbreviation = 6
 
+// isAbbreviation reports whether w, lower-cased, is an abbreviation.
+func isAbbreviation(w string) bool {
+	// Lower-casing shrinks a character to no less than a third of its
+	// bytes (the Kelvin sign is "k"): longer words are no abbreviation.
+	// Most words before a period are not, and their shape says so
+	// without lower-casing and hashing them.
+	if len(w) > 3*maxAbbreviation || !abbreviationShapes.mayHold(w) {
+		return false
+	}
+	var buf [3 * maxAbbreviation]byte // w lower-cased, without allocating
+	return abbreviations[string(appendLower(buf[:0], w))]
+}
+
+// abbreviationShapes holds the shapes of the abbreviations.
+var abbreviationShapes = func() (t shapes) {
+	for a := range abbreviations {
+		t.add(a)
+	}
+	return t
+}()
+
 // appendSentences appends the sentences of text to out: it splits text at
 // ., ! or ? followed by a space and an upper-case letter, a digit or the
 // end, except after an abbreviation.
 func appendSentences(out []string, text string) []string {
-	var buf [3 * maxAbbreviation]byte // a word lower-cased, without allocating
 	start := 0
 	// The next '.', '!' and '?' at or after i (len(text) for none), each
 	// found by IndexByte: a byte at a time, the search was most of the
@@ -292,11 +320,7 @@ func appendSentences(out []string, text string) []string {
 			for k > start && text[k-1] != ' ' && text[k-1] != '(' {
 				k--
 			}
-			// Lower-casing shrinks a character to no less than a third
-			// of its bytes (the Kelvin sign is "k"): longer words are no
-			// abbreviation.
-			abbr := i-k <= len(buf) && abbreviations[string(appendLower(buf[:0], text[k:i]))]
-			if abbr || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
+			if isAbbreviation(text[k:i]) || (i-k == 1 && unicode.IsUpper(rune(text[k]))) {
 				continue // "Fig. 2", "et al. 2019", "J. Smith"
 			}
 		}
@@ -319,28 +343,49 @@ type word struct {
 
 func splitWords(s string) []word { return appendWords(nil, s) }
 
-// appendWords appends the words of s to out.
+// appendWords appends the words of s to out. It steps over the ASCII
+// between words and inside them in tight loops, a rune at a time only
+// where it is not ASCII.
 func appendWords(out []word, s string) []word {
-	start := -1
-	for i, r := range s {
-		var in bool
-		if r < utf8.RuneSelf {
-			in = wordByte[r]
-		} else {
-			in = unicode.IsLetter(r) || unicode.IsDigit(r)
+	for i := 0; i < len(s); {
+		for i < len(s) && s[i] < utf8.RuneSelf && !wordByte[s[i]] {
+			i++
 		}
-		switch {
-		case in && start < 0:
-			start = i
-		case !in && start >= 0:
-			out = append(out, word{trimWord(s[start:i]), start, i})
-			start = -1
+		if i == len(s) {
+			break
 		}
-	}
-	if start >= 0 {
-		out = append(out, word{trimWord(s[start:]), start, len(s)})
+		if in, w := wordRune(s, i); !in {
+			i += w
+			continue
+		}
+		start := i
+		for i < len(s) {
+			if c := s[i]; c < utf8.RuneSelf {
+				if !wordByte[c] {
+					break
+				}
+				i++
+				continue
+			}
+			in, w := wordRune(s, i)
+			if !in {
+				break
+			}
+			i += w
+		}
+		out = append(out, word{trimWord(s[start:i]), start, i})
 	}
 	return out
+}
+
+// wordRune reports whether the rune at s[i] belongs to a word, and its
+// width.
+func wordRune(s string, i int) (bool, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return wordByte[c], 1
+	}
+	r, w := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r), w
 }
 
 // wordByte marks the ASCII bytes of words: letters, digits, hyphens and
@@ -376,6 +421,7 @@ type match struct {
 func extractSentence(out []Statement, sent, where string, sc *scratch) []Statement {
 	var (
 		split bool // sc.words and sc.hits are this sentence's
+		ascii = -1 // the length of sent's ASCII prefix, once needed
 		lower string
 	)
 	for i := 0; i < len(sent); {
@@ -399,10 +445,18 @@ func extractSentence(out []Statement, sent, where string, sc *scratch) []Stateme
 			continue
 		}
 		i = m.end
-		if lower == "" {
-			lower = toLower(sent)
+		if ascii < 0 {
+			ascii = asciiPrefix(sent)
 		}
-		q := nameQuantity(lower, m)
+		var q string
+		if ascii >= min(len(sent), m.start+utf8.UTFMax) {
+			q = nameQuantity(sent, true, m) // no need to lower-case it all
+		} else {
+			if lower == "" {
+				lower = toLower(sent)
+			}
+			q = nameQuantity(lower, false, m)
+		}
 		if q == "" {
 			continue
 		}
@@ -459,8 +513,11 @@ const window = 90
 
 // nameQuantity names the quantity of a match: the nearest phrase ending
 // before it within the window whose dimension matches the unit, else the
-// unit's own quantity for units that rarely measure anything else.
-func nameQuantity(lower string, m match) string {
+// unit's own quantity for units that rarely measure anything else. lower
+// is the text lower-cased; with fold, it is the text itself, lower-cased
+// here a byte at a time, which is the same where the text is ASCII up to
+// UTFMax bytes past the match's start (all that is read of it).
+func nameQuantity(lower string, fold bool, m match) string {
 	// Mass per body mass is a dose, per day a dose rate, whatever the
 	// sentence says.
 	if perMass(m.unit) {
@@ -473,8 +530,14 @@ func nameQuantity(lower string, m match) string {
 	}
 	best, bestEnd, bestRank := "", -1, 0
 	from := max(0, m.start-window)
-	idx := phraseStarts[m.u.Dim]
-	if idx == nil || m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
+	var idx *[256][]startPhrase
+	if ix := phraseStarts[m.u.Dim]; ix != nil {
+		idx = &ix.lower
+		if fold {
+			idx = &ix.folded
+		}
+	}
+	if m.u.Dim == units.Dimensionless && strings.Contains(m.unit, "/") {
 		idx = nil // a ratio like mg/kg is a dose (above), never a porosity
 	}
 	// A phrase starts a word: look only where a word may start and at the
@@ -484,14 +547,24 @@ func nameQuantity(lower string, m match) string {
 	// Lower-casing may shorten the text (the Kelvin sign is "k"): the
 	// window ends at its end at the latest.
 	end := min(m.start, len(lower))
-	for s := from; idx != nil && s < end; s++ {
-		cands := idx[lower[s]]
-		if len(cands) == 0 || s > 0 && asciiAlnum[lower[s-1]] {
+	// Case does not change whether a byte is a letter or digit: boundary
+	// and asciiAlnum read folded text as they would lower-cased text.
+	if idx == nil {
+		end = from // no phrase to look for
+	}
+	prevAlnum := from > 0 && from < end && asciiAlnum[lower[from-1]]
+	for s := from; s < end; s++ {
+		// Phrases start with an ASCII letter: only where a letter or
+		// digit follows another byte may one start.
+		alnum := asciiAlnum[lower[s]]
+		start := alnum && !prevAlnum
+		prevAlnum = alnum
+		if !start {
 			continue
 		}
-		for _, c := range cands {
+		for _, c := range idx[lower[s]] {
 			e := s + len(c.text)
-			if e > end || lower[s:e] != c.text || !boundary(lower, s, e) {
+			if e > end || !equalLower(lower[s:e], c.text, fold) || !boundary(lower, s, e) {
 				continue
 			}
 			// The last-ending phrase wins; at one end, the first in the
@@ -508,6 +581,47 @@ func nameQuantity(lower string, m match) string {
 		return ""
 	}
 	return byDim[m.u.Dim]
+}
+
+// equalLower reports whether s equals the lower-case t, lower-casing the
+// ASCII of s with fold.
+func equalLower(s, t string, fold bool) bool {
+	if !fold || len(s) != len(t) {
+		return s == t
+	}
+	for i := 0; i < len(s); i++ {
+		if asciiLower[s[i]] != t[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower maps ASCII upper-case letters to lower case and other bytes
+// to themselves.
+var asciiLower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// asciiPrefix returns the length of the ASCII prefix of s, looking at
+// eight bytes at a time.
+func asciiPrefix(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if m := load8(s, i) & (0x80 * lowBytes); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 func perMass(unit string) bool {
@@ -547,13 +661,24 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 	if j >= len(s) || s[j] < '0' || s[j] > '9' {
 		return match{}, false
 	}
-	if !neg && i > 0 {
-		r, _ := utf8.DecodeLastRuneInString(s[:i])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == ',' || r == '-' || r == '/' || r == '_' || r == '^' {
-			return match{}, false
-		}
+	if !neg && i > 0 && !mayPrecedeNumber(s[:i]) {
+		return match{}, false
 	}
-	v, k, ok := number(s, j)
+	num, ok := scanNumber(s, j)
+	if !ok {
+		return match{}, false
+	}
+	k := num.end
+	// unit before a range connector: "20% to 40%", "860 °C to 1020 °C"
+	u1, u1end, hasU1 := readUnit(s, k, uc)
+	if hasU1 {
+		k = u1end
+	}
+	c := connector(s, k, i)
+	if !hasU1 && c == 0 && !startsPlusMinus(s, k) {
+		return match{}, false // most numbers: no unit, range or ±, no parsing
+	}
+	v, ok := num.value()
 	if !ok {
 		return match{}, false
 	}
@@ -561,12 +686,7 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 		v = -v
 	}
 	m := match{start: i, lo: v, hi: v}
-	// unit before a range connector: "20% to 40%", "860 °C to 1020 °C"
-	u1, u1end, hasU1 := readUnit(s, k, uc)
-	if hasU1 {
-		k = u1end
-	}
-	if c := connector(s, k, i); c > 0 {
+	if c > 0 {
 		if v2, k2, ok := number(s, c); ok && v2 >= v {
 			u2, u2end, hasU2 := readUnit(s, k2, uc)
 			if hasU2 && (!hasU1 || u1.u.Compatible(u2.u)) {
@@ -591,10 +711,60 @@ func scanAt(s string, i int, uc unitCache) (match, bool) {
 	return m, true
 }
 
+// mayPrecedeNumber reports whether a number may start after s: not after
+// a letter, a digit or a part of another token ("H2", "v1.2", "10/20").
+func mayPrecedeNumber(s string) bool {
+	if c := s[len(s)-1]; c < utf8.RuneSelf {
+		return !numberGlue[c]
+	}
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// numberGlue marks the ASCII bytes after which no number starts.
+var numberGlue = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) || strings.ContainsRune(".,-/_^", rune(c))
+	}
+	return t
+}()
+
 // number parses digits with "." or "," groups and an optional "×10^n" or
 // "e-n". A comma followed by exactly three digits is a thousands separator
 // ("1,000"); otherwise it is a decimal comma ("0,3").
 func number(s string, i int) (float64, int, bool) {
+	n, ok := scanNumber(s, i)
+	if !ok {
+		return 0, 0, false
+	}
+	v, ok := n.value()
+	return v, n.end, ok
+}
+
+// numeral is a number scanned but not yet parsed: parsing costs more than
+// scanning, and most numbers of a text have no unit and are dropped.
+type numeral struct {
+	text   string // digits and at most one '.'
+	exp    int    // the power of ten written after it, if hasExp
+	hasExp bool
+	end    int
+}
+
+// value parses the number; it fails where strconv.ParseFloat does (out
+// of range).
+func (n numeral) value() (float64, bool) {
+	v, err := strconv.ParseFloat(n.text, 64)
+	if err != nil {
+		return 0, false
+	}
+	if n.hasExp {
+		v *= math.Pow(10, float64(n.exp))
+	}
+	return v, true
+}
+
+// scanNumber is number without parsing the value.
+func scanNumber(s string, i int) (numeral, bool) {
 	j := i
 	var b []byte // the number with a comma, rewritten; nil without one
 	seenDot := false
@@ -620,7 +790,7 @@ func number(s string, i int) (float64, int, bool) {
 				continue // thousands separator
 			}
 			if seenDot {
-				return 0, 0, false // "1.2.3": a version or a date, not a value
+				return numeral{}, false // "1.2.3": a version or a date, not a value
 			}
 			seenDot = true
 			if b != nil {
@@ -636,19 +806,14 @@ func number(s string, i int) (float64, int, bool) {
 		text = string(b)
 	}
 	if text == "" {
-		return 0, 0, false
-	}
-	v, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return 0, 0, false
+		return numeral{}, false
 	}
 	// ×10^n, x 10-3, · 10^5, e-3
-	k := skipSpaces(s, j, 1)
-	for _, times := range []string{"×", "x", "·", "*"} {
-		if k >= len(s) || s[k] != times[0] {
-			continue
-		}
-		if strings.HasPrefix(s[k:], times) {
+	if k := skipSpaces(s, j, 1); k < len(s) && timesFirst[s[k]] { // most numbers: no sign
+		for _, times := range timesSigns {
+			if !strings.HasPrefix(s[k:], times) {
+				continue
+			}
 			t := skipSpaces(s, k+len(times), 1)
 			if strings.HasPrefix(s[t:], "10") {
 				t += 2
@@ -656,18 +821,29 @@ func number(s string, i int) (float64, int, bool) {
 					t++
 				}
 				if e, end, ok := integer(s, t); ok {
-					return v * math.Pow(10, float64(e)), end, true
+					return numeral{text, e, true, end}, true
 				}
 			}
 		}
 	}
 	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
 		if e, end, ok := integer(s, j+1); ok && (end >= len(s) || !unicode.IsLetter(rune(s[end]))) {
-			return v * math.Pow(10, float64(e)), end, true
+			return numeral{text, e, true, end}, true
 		}
 	}
-	return v, j, true
+	return numeral{text: text, end: j}, true
 }
+
+// timesSigns multiply a number by a power of ten: 2.5×10^-3.
+var timesSigns = []string{"×", "x", "·", "*"}
+
+// timesFirst marks the first bytes of timesSigns.
+var timesFirst = func() (t [256]bool) {
+	for _, c := range timesSigns {
+		t[c[0]] = true
+	}
+	return t
+}()
 
 func integer(s string, i int) (int, int, bool) {
 	j := i
@@ -696,7 +872,10 @@ func skipSpaces(s string, i, maxN int) int {
 // "and" makes a range only after "between" ("between 860 and 1020 °C").
 func connector(s string, k, start int) int {
 	t := skipSpaces(s, k, 1)
-	for _, c := range []string{"–", "—", "-", "~", "to ", "and "} {
+	if t >= len(s) || !connectorByte[s[t]] {
+		return 0 // most numbers: no connector to look at
+	}
+	for _, c := range connectors {
 		if !strings.HasPrefix(s[t:], c) {
 			continue
 		}
@@ -714,11 +893,29 @@ func connector(s string, k, start int) int {
 	return 0
 }
 
-func plusMinus(s string, k int) (float64, int, bool) {
+// startsPlusMinus reports whether a ± may follow at k (then plusMinus
+// reads it).
+func startsPlusMinus(s string, k int) bool {
 	t := skipSpaces(s, k, 1)
-	if t >= len(s) || s[t] != "±"[0] && s[t] != '+' {
+	return t < len(s) && (s[t] == "±"[0] || s[t] == '+')
+}
+
+// connectors join the numbers of a range.
+var connectors = []string{"–", "—", "-", "~", "to ", "and "}
+
+// connectorByte marks the first bytes of connectors.
+var connectorByte = func() (t [256]bool) {
+	for _, c := range connectors {
+		t[c[0]] = true
+	}
+	return t
+}()
+
+func plusMinus(s string, k int) (float64, int, bool) {
+	if !startsPlusMinus(s, k) {
 		return 0, 0, false // most numbers: no sign to look at
 	}
+	t := skipSpaces(s, k, 1)
 	for _, pm := range []string{"±", "+/-", "+-"} {
 		if strings.HasPrefix(s[t:], pm) {
 			n := skipSpaces(s, t+len(pm), 1)
@@ -744,6 +941,17 @@ var notUnits = map[string]bool{
 	"l": true, "d": true,
 }
 
+// maxNotUnit is the length of the longest of notUnits: longer tokens
+// need no look-up there.
+var maxNotUnit = func() (n int) {
+	for w := range notUnits {
+		n = max(n, len(w))
+	}
+	return n
+}()
+
+func asciiLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
 // unitChars may appear inside a unit token.
 func unitChar(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -761,8 +969,9 @@ var unitByte = func() (t [utf8.RuneSelf]bool) {
 }()
 
 // unitCache remembers the answers of units.Lookup for the passages of one
-// Extract: a text repeats its units, and the words after its other
-// numbers. A nil cache remembers nothing.
+// Extract: a text repeats its units, and the tokens after its other
+// numbers. Words of letters alone it leaves to units.Lookup (lookup). A
+// nil cache remembers nothing.
 type unitCache map[string]unitAnswer
 
 type unitAnswer struct {
@@ -770,11 +979,23 @@ type unitAnswer struct {
 	ok bool
 }
 
+// isWord reports whether s is made of ASCII letters alone.
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // maxUnitCache bounds a cache: hostile text may hold endless new words.
 const maxUnitCache = 4096
 
 func (c unitCache) lookup(tok string) (units.Unit, bool) {
-	if c == nil {
+	if c == nil || isWord(tok) {
+		// units.Lookup answers a word from a table, as fast as the
+		// cache would, and most words after numbers are new to it.
 		return units.Lookup(tok)
 	}
 	if a, ok := c[tok]; ok {
@@ -802,7 +1023,11 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 		}
 	}
 	for {
-		nt, ne := token(s, skipSpaces(s, end, 1))
+		t := skipSpaces(s, end, 1)
+		if t >= len(s) || !asciiLetter(s[t]) {
+			break // most units: no symbol with an exponent after them
+		}
+		nt, ne := token(s, t)
 		if !exponentSymbol(nt) || !(strings.ContainsAny(tok, "^-") || exponentSymbol(nt)) {
 			break
 		}
@@ -822,7 +1047,7 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 		break
 	}
 	for tok != "" {
-		if notUnits[tok] {
+		if len(tok) <= maxNotUnit && notUnits[tok] {
 			return parsedUnit{}, 0, false
 		}
 		if u, ok := uc.lookup(tok); ok && tok != "" {
@@ -842,6 +1067,11 @@ func readUnit(s string, k int, uc unitCache) (parsedUnit, int, bool) {
 
 // token reads unit characters from i up to a space.
 func token(s string, i int) (string, int) {
+	// A unit never starts with a digit or punctuation: most words after
+	// numbers are rejected before they are read.
+	if i >= len(s) || !unitStart(s[i:]) {
+		return "", i
+	}
 	j := i
 	for j < len(s) {
 		if c := s[j]; c < utf8.RuneSelf {
@@ -857,17 +1087,20 @@ func token(s string, i int) (string, int) {
 		}
 		j += w
 	}
-	// A unit never starts with a digit or punctuation.
-	if j > i {
-		r, _ := utf8.DecodeRuneInString(s[i:])
-		if !(unicode.IsLetter(r) || r == '°' || r == '%' || r == 'µ' || r == 'μ' || r == 'Ω' || r == 'Å' || r == '(') {
-			return "", i
-		}
-		if r == '(' && !strings.Contains(s[i:j], ")") {
-			return "", i
-		}
+	if s[i] == '(' && !strings.Contains(s[i:j], ")") {
+		return "", i
 	}
 	return s[i:j], j
+}
+
+// unitStart reports whether a unit may start s: a letter or one of
+// "°%µμΩÅ(" (each of them a unitChar).
+func unitStart(s string) bool {
+	if c := s[0]; c < utf8.RuneSelf {
+		return asciiLetter(c) || c == '%' || c == '('
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || r == '°' || r == 'µ' || r == 'μ' || r == 'Ω' || r == 'Å'
 }
 
 // exponentSymbol reports whether tok is a symbol with an exponent, "m^-1",

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/openshelf/openshelf/ingest"
 	"github.com/openshelf/openshelf/ingest/jats"
@@ -212,6 +213,35 @@ func TestMaxAbbreviation(t *testing.T) {
 	}
 }
 
+// TestMaxUncertaintyLabel keeps maxUncertaintyLabel the length of the
+// longest uncertainty label, which isUncertaintyLabel relies on.
+func TestMaxUncertaintyLabel(t *testing.T) {
+	longest := 0
+	for l := range uncertaintyLabels {
+		longest = max(longest, len(l))
+	}
+	if longest != maxUncertaintyLabel {
+		t.Errorf("longest uncertainty label has %d bytes, maxUncertaintyLabel is %d", longest, maxUncertaintyLabel)
+	}
+}
+
+// TestAbbreviationShapes checks that the shape filter of abbreviations
+// lets through every abbreviation, in any case.
+func TestAbbreviationShapes(t *testing.T) {
+	for a := range abbreviations {
+		for _, v := range []string{a, strings.ToUpper(a), strings.ToUpper(a[:1]) + a[1:]} {
+			if !isAbbreviation(v) {
+				t.Errorf("isAbbreviation(%q) = false", v)
+			}
+		}
+	}
+	for _, w := range []string{"", "cells", "Mice", "2", "\u212av"} {
+		if isAbbreviation(w) {
+			t.Errorf("isAbbreviation(%q) = true", w)
+		}
+	}
+}
+
 func TestSentences(t *testing.T) {
 	for _, tt := range []struct {
 		text string
@@ -230,18 +260,22 @@ func TestSentences(t *testing.T) {
 	}
 }
 
-// TestWordScans checks the eight-bytes-at-a-time scans of nextDigit and
-// normaliseText against their byte-at-a-time meaning, with the byte that
-// matters at every offset.
+// TestWordScans checks the eight-bytes-at-a-time scans of nextDigit,
+// asciiPrefix and normaliseText against their byte-at-a-time meaning, with
+// the byte that matters at every offset (and for nextDigit, another digit
+// at the end).
 func TestWordScans(t *testing.T) {
 	for n := range 24 {
 		for at := range n {
-			for _, c := range []byte{'0', '9', '/', ':', '\n', '\t', 0x7f, 0x1f} {
+			for _, c := range []byte{'0', '9', '/', ':', '\n', '\t', 0x7f, 0x1f, 0x80, 0xff} {
 				b := []byte(strings.Repeat("a", n))
 				b[at] = c
 				s := string(b)
 				if got, want := hasDigit(s), c >= '0' && c <= '9'; got != want {
 					t.Errorf("hasDigit(%q) = %v", s, got)
+				}
+				if got, want := asciiPrefix(s), at; c < utf8.RuneSelf && got != n || c >= utf8.RuneSelf && got != want {
+					t.Errorf("asciiPrefix(%q) = %d", s, got)
 				}
 				for from := range n + 1 {
 					want := len(s)
@@ -250,6 +284,15 @@ func TestWordScans(t *testing.T) {
 					}
 					if got := nextDigit(s, from); got != want {
 						t.Errorf("nextDigit(%q, %d) = %d, want %d", s, from, got, want)
+					}
+					if at < n-1 && from <= n-1 {
+						two := s[:n-1] + "7"
+						if want == len(s) {
+							want = n - 1
+						}
+						if got := nextDigit(two, from); got != want {
+							t.Errorf("nextDigit(%q, %d) = %d, want %d", two, from, got, want)
+						}
 					}
 				}
 				want := s
@@ -265,5 +308,26 @@ func TestWordScans(t *testing.T) {
 				t.Errorf("normaliseText(%q) = %q, want %q", s, got, want)
 			}
 		}
+	}
+}
+
+// TestMaybeFamilyWord checks that the shape filter of family words lets
+// through every family word and first word of a pair, in any case.
+func TestMaybeFamilyWord(t *testing.T) {
+	for w := range familyWords {
+		k, _, _ := strings.Cut(w, " ")
+		for _, v := range []string{k, strings.ToUpper(k), strings.ToUpper(k[:1]) + k[1:]} {
+			if !maybeFamilyWord(v) {
+				t.Errorf("maybeFamilyWord(%q) = false", v)
+			}
+		}
+	}
+	for _, w := range []string{"", "the", "Temperature", strings.Repeat("x", maxShaped+1)} {
+		if maybeFamilyWord(w) {
+			t.Errorf("maybeFamilyWord(%q) = true", w)
+		}
+	}
+	if !maybeFamilyWord("\u212aelvin") {
+		t.Error("maybeFamilyWord of a non-ASCII word = false, want true (lower-casing may change it)")
 	}
 }

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -118,6 +119,9 @@ func familyHits(words []word) []familyHit { return appendFamilyHits(nil, words) 
 func appendFamilyHits(hits []familyHit, words []word) []familyHit {
 	var buf [64]byte // the keys, without allocating for each word
 	for i, w := range words {
+		if !maybeFamilyWord(w.text) {
+			continue
+		}
 		key := appendLower(buf[:0], w.text)
 		n := len(key)
 		var (
@@ -148,6 +152,53 @@ var familyPairFirsts = func() (firsts []string) {
 	}
 	return firsts
 }()
+
+// familyShapes holds the shapes of the family words and of the first
+// words of pairs.
+var familyShapes = func() (t shapes) {
+	for w := range familyWords {
+		first, _, _ := strings.Cut(w, " ")
+		t.add(w)
+		t.add(first)
+	}
+	return t
+}()
+
+// maybeFamilyWord reports whether w may be a family word or the first of
+// a pair, lower-cased; false only when it cannot. Most words of a sentence
+// are not, and their shape says so without lower-casing them and hashing
+// them for the map.
+func maybeFamilyWord(w string) bool { return familyShapes.mayHold(w) }
+
+// shapes is a set of lower-case words by their shapes: their length,
+// first and last byte (each byte by its low six bits, which tell ASCII
+// letters apart).
+type shapes [maxShaped + 1][64]uint64
+
+// maxShaped bounds the length of the words of shapes.
+const maxShaped = 24
+
+func (t *shapes) add(w string) {
+	if w == "" || len(w) > maxShaped {
+		panic("specs: no shape for " + strconv.Quote(w))
+	}
+	t[len(w)][w[0]&63] |= 1 << (w[len(w)-1] & 63)
+}
+
+// mayHold reports whether w, lower-cased, may be one of the words; false
+// only when it cannot.
+func (t *shapes) mayHold(w string) bool {
+	switch {
+	case w == "":
+		return false
+	case !isASCII(w):
+		return true // lower-casing may change its length
+	case len(w) > maxShaped:
+		return false
+	}
+	first, last := asciiLower[w[0]], asciiLower[w[len(w)-1]]
+	return t[len(w)][first&63]&(1<<(last&63)) != 0
+}
 
 func pairFirst(key []byte) bool {
 	for _, f := range familyPairFirsts {
@@ -180,13 +231,15 @@ func nearestFamily(words []word, hits []familyHit, pos int) (subject string, f *
 // value; this copies the ASCII a byte at a time.
 func appendLower(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
+		if s[i] < utf8.RuneSelf {
+			// Copy the run of ASCII at once, then lower-case it in place.
+			j := i + asciiPrefix(s[i:])
+			n := len(dst)
+			dst = append(dst, s[i:j]...)
+			for k := n; k < len(dst); k++ {
+				dst[k] = asciiLower[dst[k]]
 			}
-			dst = append(dst, c)
-			i++
+			i = j
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])

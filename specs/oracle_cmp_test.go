@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +147,9 @@ func TestExtractOracleGenerated(t *testing.T) {
 		if got, want := toLower(text), strings.ToLower(text); got != want {
 			t.Fatalf("toLower(%q) = %q, want %q", text, got, want)
 		}
+		if got, want := splitWords(text), oldSplitWords(text); !slices.Equal(got, want) {
+			t.Fatalf("splitWords(%q) = %v, want %v", text, got, want)
+		}
 	}
 	for _, s := range []string{"\xff", "a\xc3", "\ufffd", "ÀÉ\u212aİ", "Σ\xe2\x82", "abc"} {
 		if got, want := toLower(s), strings.ToLower(s); got != want {
@@ -211,6 +215,9 @@ func FuzzExtractOracle(f *testing.F) {
 		if got, want := toLower(text), strings.ToLower(text); got != want {
 			t.Fatalf("toLower(%q) = %q, want %q", text, got, want)
 		}
+		if got, want := splitWords(text), oldSplitWords(text); !slices.Equal(got, want) {
+			t.Fatalf("splitWords(%q) = %v, want %v", text, got, want)
+		}
 		checkText(t, text)
 		cells := strings.Split(text, "|")
 		for len(cells) < 4 {
@@ -239,11 +246,14 @@ func TestPhrasesOverlapNotAtWords(t *testing.T) {
 
 // TestExtractShorterLowerCase checks text that lower-casing shortens (the
 // Kelvin sign lowers to "k"), which once cut the window of a quantity
-// phrase past the end of the lowered text.
+// phrase past the end of the lowered text, and may leave all the window
+// past it.
 func TestExtractShorterLowerCase(t *testing.T) {
-	sts := Extract(Passage{Where: "abstract", Text: "\u212a\u212a\u212a 5 °C"})
-	if len(sts) != 1 || sts[0].Quantity != "temperature" {
-		t.Errorf("Extract = %+v, want one temperature", sts)
+	for _, text := range []string{"\u212a\u212a\u212a 5 °C", strings.Repeat("\u212a", 100) + " 5 °C"} {
+		sts := Extract(Passage{Where: "abstract", Text: text})
+		if len(sts) != 1 || sts[0].Quantity != "temperature" {
+			t.Errorf("Extract(%q) = %+v, want one temperature", text, sts)
+		}
 	}
 	tb := ingest.Table{Label: "T", Header: [][]string{{"", "\u212a\u212a\u212a\u212a"}}, Rows: [][]string{{"Cu", "5 °C"}}}
 	if sts := ExtractTable(&tb); len(sts) != 1 || sts[0].Quantity != "temperature" {

@@ -113,6 +113,9 @@ var phrases = func() []phrase {
 	var out []phrase
 	for i := range Quantities {
 		for _, p := range Quantities[i].Phrases {
+			if c := p[0] | 0x20; c < 'a' || c > 'z' || len(p) < 2 {
+				panic("specs: a phrase must start with an ASCII letter (nameQuantity) and have two bytes (namesQuantity): " + p)
+			}
 			out = append(out, phrase{p, &Quantities[i]})
 		}
 	}
@@ -126,22 +129,33 @@ type startPhrase struct {
 	rank int
 }
 
-// phraseStarts indexes the phrases of each dimension by their first byte,
-// each list in the order of phrases: a match looks only at those of its
-// unit's dimension starting with the byte at hand.
-var phraseStarts = func() map[units.Dim]*[256][]startPhrase {
-	out := make(map[units.Dim]*[256][]startPhrase)
+// phraseIndex indexes phrases by their first byte, each list in the order
+// of phrases. folded lists them under the upper-case ASCII letter too,
+// for text read without lower-casing it (nameQuantity's fold).
+type phraseIndex struct {
+	lower, folded [256][]startPhrase
+}
+
+// phraseStarts indexes the phrases of each dimension: a match looks only
+// at those of its unit's dimension starting with the byte at hand.
+var phraseStarts = func() map[units.Dim]*phraseIndex {
+	out := make(map[units.Dim]*phraseIndex)
 	for _, p := range phrases {
 		idx := out[p.q.Dim]
 		if idx == nil {
-			idx = new([256][]startPhrase)
+			idx = new(phraseIndex)
 			out[p.q.Dim] = idx
 		}
 		rank := 0
-		for _, l := range idx {
+		for _, l := range idx.lower {
 			rank += len(l)
 		}
-		idx[p.text[0]] = append(idx[p.text[0]], startPhrase{p, rank})
+		idx.lower[p.text[0]] = append(idx.lower[p.text[0]], startPhrase{p, rank})
+	}
+	for _, idx := range out {
+		for c := range idx.folded {
+			idx.folded[c] = idx.lower[asciiLower[c]]
+		}
 	}
 	return out
 }()

@@ -48,7 +48,7 @@ func ParseHeader(h string) Header {
 		hd.Unit = unit
 		hd.U, _ = units.Lookup(unit)
 	}
-	hd.Uncertainty = uncertaintyLabels[strings.Trim(strings.ToLower(label), " .:")]
+	hd.Uncertainty = isUncertaintyLabel(label)
 	if unit != "" && !hd.Uncertainty && !isDifference(label) {
 		hd.Quantity, _ = headerQuantity(strings.ToLower(label), unit, hd.U)
 	}
@@ -60,7 +60,10 @@ func ParseHeader(h string) Header {
 // unit (it holds °, %, /, µ or a digit). The unit must parse.
 func splitUnit(h string) (label, unit string) {
 	if k := strings.LastIndexAny(h, ")]"); k > 0 && k >= len(h)-3 {
-		open := map[byte]byte{')': '(', ']': '['}[h[k]]
+		open := byte('(')
+		if h[k] == ']' {
+			open = '['
+		}
 		if o := strings.LastIndexByte(h[:k], open); o == 0 || o > 0 && h[o-1] == ' ' {
 			u := strings.TrimSpace(h[o+1 : k])
 			if isHeaderUnit(u) {
@@ -69,7 +72,7 @@ func splitUnit(h string) (label, unit string) {
 		}
 	}
 	for _, sep := range []string{", ", " in "} {
-		if k := strings.LastIndex(h, sep); k > 0 {
+		if k := lastIndex(h, sep); k > 0 {
 			u := strings.TrimSpace(h[k+len(sep):])
 			if isHeaderUnit(u) && utf8.RuneCountInString(u) > 1 {
 				return strings.TrimSpace(h[:k]), u
@@ -83,6 +86,18 @@ func splitUnit(h string) (label, unit string) {
 		}
 	}
 	return h, ""
+}
+
+// lastIndex is strings.LastIndex for a short sep, faster on short text:
+// it steps back over sep's first byte in place of hashing every byte.
+func lastIndex(s, sep string) int {
+	for end := len(s); ; {
+		k := strings.LastIndexByte(s[:end], sep[0])
+		if k < 0 || strings.HasPrefix(s[k:], sep) {
+			return k
+		}
+		end = k
+	}
 }
 
 func isHeaderUnit(u string) bool {
@@ -99,6 +114,25 @@ var uncertaintyLabels = map[string]bool{
 	"se": true, "s.e": true, "sem": true, "s.e.m": true, "±sem": true, "± sem": true, "standard error": true,
 	"±": true, "error": true, "uncertainty": true,
 }
+
+// isUncertaintyLabel reports whether a header's label, lower-cased and
+// trimmed of " .:", is one of uncertaintyLabels.
+func isUncertaintyLabel(label string) bool {
+	// Lower-casing leaves " .:" alone and makes none, so trimming may
+	// come first; it shrinks a character to no less than a third of its
+	// bytes (the Kelvin sign is "k"), ASCII not at all. Longer labels are
+	// none, without lower-casing them.
+	l := strings.Trim(label, " .:")
+	if len(l) > 3*maxUncertaintyLabel || len(l) > maxUncertaintyLabel && isASCII(l) {
+		return false
+	}
+	var buf [3 * maxUncertaintyLabel]byte
+	return uncertaintyLabels[string(appendLower(buf[:0], l))]
+}
+
+// maxUncertaintyLabel is the length of the longest of uncertaintyLabels
+// ("standard deviation").
+const maxUncertaintyLabel = 18
 
 // symbols are quantity symbols used as headers ("Tm (°C)", "Eg (eV)"):
 // each with its candidate quantities, told apart by the unit's dimension.
@@ -142,7 +176,7 @@ func headerQuantity(label, unit string, u units.Unit) (q string, named bool) {
 			return "dose_rate", true
 		}
 	}
-	if q := nameQuantity(label+" ", match{start: len(label), unit: unit, u: u}); q != "" && phraseNamed(label, q) {
+	if q := nameQuantity(label+" ", false, match{start: len(label), unit: unit, u: u}); q != "" && phraseNamed(label, q) {
 		return q, true
 	}
 	if q := symbolQuantity(label, u.Dim); q != "" {
@@ -288,7 +322,11 @@ func ExtractTable(tb *ingest.Table) []Statement {
 			if hd.Uncertainty || row[j] == "" || j > 1 && row[j] == row[j-1] && colText[j] == colText[j-1] {
 				continue // an uncertainty column, an empty cell or a colspan repeat
 			}
-			st, ok := readCell(row[j], &hd)
+			c := cellText(row[j])
+			if !hasDigit(c) {
+				continue // no number: no statement under any header
+			}
+			st, ok := readCellText(c, &hd)
 			if !ok && hd.Unit == "" {
 				// Transposed: the row's label names the quantity.
 				if rowHeader == nil {
@@ -298,7 +336,7 @@ func ExtractTable(tb *ingest.Table) []Statement {
 				}
 				if rowNames {
 					hd, subject = *rowHeader, colText[j]
-					st, ok = readCell(row[j], &hd)
+					st, ok = readCellText(c, &hd)
 				}
 			}
 			if !ok {
@@ -366,8 +404,9 @@ func namesQuantity(label string) bool {
 	var seen [(maxPhrases + 63) / 64]uint64
 	for s := 0; s < len(l); s++ {
 		for _, c := range phrasesByStart[l[s]] {
+			// Phrases have two bytes at least: most fail at the second.
 			e := s + len(c.text)
-			if e > len(l) || seen[c.rank/64]&(1<<(c.rank%64)) != 0 || l[s:e] != c.text {
+			if e > len(l) || l[s+1] != c.text[1] || seen[c.rank/64]&(1<<(c.rank%64)) != 0 || l[s:e] != c.text {
 				continue
 			}
 			if boundary(l, s, e) {
@@ -384,7 +423,14 @@ func namesQuantity(label string) bool {
 // whose dimension the header's quantity phrase (or the unit alone) names.
 // Anything else in the cell but footnote marks makes it no statement.
 func readCell(cell string, hd *Header) (Statement, bool) {
-	c := strings.TrimSpace(squeeze(cell))
+	return readCellText(cellText(cell), hd)
+}
+
+// cellText is a cell's text as readCell reads it.
+func cellText(cell string) string { return strings.TrimSpace(squeeze(cell)) }
+
+// readCellText is readCell on the cell's text (cellText).
+func readCellText(c string, hd *Header) (Statement, bool) {
 	if c == "" || !hasDigit(c) {
 		return Statement{}, false
 	}
@@ -402,7 +448,7 @@ func readCell(cell string, hd *Header) (Statement, bool) {
 	} else {
 		m, ok = scanAt(c, 0, nil)
 		if ok && onlyMarks(c[m.end:]) {
-			q = nameQuantity(strings.ToLower(hd.Label)+" ", match{start: len(hd.Label), unit: m.unit, u: m.u})
+			q = nameQuantity(strings.ToLower(hd.Label)+" ", false, match{start: len(hd.Label), unit: m.unit, u: m.u})
 			if q == "" && hd.Label != "" && utf8.RuneCountInString(m.unit) > 1 {
 				// A labelled column of values with units: "Storage
 				// time" over "14 days".

@@ -322,3 +322,13 @@ func FuzzExtractTable(f *testing.F) {
 		}
 	})
 }
+
+func TestLastIndex(t *testing.T) {
+	for _, s := range []string{"", ",", ", ", "a, b, c", "a, b,c", ",,  ,", "Temperature in °C", "in in", " in in ", "x in"} {
+		for _, sep := range []string{", ", " in "} {
+			if got, want := lastIndex(s, sep), strings.LastIndex(s, sep); got != want {
+				t.Errorf("lastIndex(%q, %q) = %d, want %d", s, sep, got, want)
+			}
+		}
+	}
+}

@@ -247,6 +247,14 @@ func Parse(s string) (Unit, error) {
 // Lookup is Parse without an error value, for scanners that try many
 // candidate tokens.
 func Lookup(s string) (Unit, bool) {
+	if isWord(s) {
+		return lookupWord(s)
+	}
+	return lookupParsed(s)
+}
+
+// lookupParsed is Lookup parsing s.
+func lookupParsed(s string) (Unit, bool) {
 	sym := strings.TrimSpace(s)
 	u := Unit{Symbol: sym, Factor: 1}
 	if a, ok := aliases[sym]; ok {
@@ -425,6 +433,52 @@ func lookup(sym string) (Dim, float64, float64, bool) {
 		}
 	}
 	return Dim{}, 0, 0, false
+}
+
+// isWord reports whether s is made of ASCII letters alone ("mM", "and").
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// wordUnits holds Lookup's answer for every word (isWord) that is a unit:
+// a scanner looks up the word after each number, and most of those words
+// ("patients", "and") are none. Parsed, a word is one factor without an
+// exponent, so it is a unit only as a symbol, an alias or a prefix and a
+// symbol; those are all parsed here, once.
+var wordUnits = func() map[string]Unit {
+	var cands []string
+	for k, e := range table {
+		cands = append(cands, k)
+		if e.prefixable {
+			for p := range prefixes {
+				cands = append(cands, p+k)
+			}
+		}
+	}
+	for k := range aliases {
+		cands = append(cands, k)
+	}
+	m := make(map[string]Unit)
+	for _, c := range cands {
+		if u, ok := lookupParsed(c); ok && isWord(c) {
+			m[c] = u
+		}
+	}
+	return m
+}()
+
+// lookupWord is Lookup for a word (isWord).
+func lookupWord(s string) (Unit, bool) {
+	if len(s) > maxSymbol {
+		return Unit{}, false // no hashing for most words
+	}
+	u, ok := wordUnits[s]
+	return u, ok
 }
 
 // maxSymbol is the length of the longest symbol lookup can find: in the

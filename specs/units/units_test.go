@@ -2,7 +2,9 @@ package units
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -157,4 +159,54 @@ func TestLookupMaxSymbol(t *testing.T) {
 			t.Errorf("lookup(%q) found nothing", s)
 		}
 	}
+}
+
+// TestLookupWord checks Lookup's table of words against parsing them:
+// every word of up to three letters, and the symbols, aliases and
+// prefixed symbols with one letter added, dropped or case-flipped.
+func TestLookupWord(t *testing.T) {
+	letters := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	words := []string{""}
+	for n, prev := 0, []string{""}; n < 3; n++ {
+		var next []string
+		for _, w := range prev {
+			for _, c := range letters {
+				next = append(next, w+string(c))
+			}
+		}
+		words, prev = append(words, next...), next
+	}
+	var syms []string
+	for k := range table {
+		syms = append(syms, k)
+		for p := range prefixes {
+			syms = append(syms, p+k)
+		}
+	}
+	for k := range aliases {
+		syms = append(syms, k)
+	}
+	for _, s := range syms {
+		words = append(words, s, s[1:], s[:len(s)-1], strings.ToUpper(s), strings.ToLower(s), s+"s", "x"+s)
+	}
+	for _, w := range words {
+		checkLookupWord(t, w)
+	}
+}
+
+func checkLookupWord(t *testing.T, w string) {
+	t.Helper()
+	gu, gok := Lookup(w)
+	wu, wok := lookupParsed(w)
+	if fmt.Sprint(gu, gok) != fmt.Sprint(wu, wok) { // as text: a factor may be NaN
+		t.Fatalf("Lookup(%q) = %+v, %v; parsed %+v, %v", w, gu, gok, wu, wok)
+	}
+}
+
+// FuzzLookupWord compares Lookup with parsing on any text.
+func FuzzLookupWord(f *testing.F) {
+	for _, s := range []string{"mM", "kDa", "days", "patients", "W/mK", "µm", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(checkLookupWord)
 }
