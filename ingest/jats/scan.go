@@ -41,10 +41,11 @@ type scanner struct {
 	maxTok   int // largest tag, comment, CDATA section or declaration
 	maxDepth int
 
-	// Open elements: qualified names back to back in names, starts in offs.
+	// Open elements: qualified names back to back in names, where each
+	// starts and where its local name starts in open.
 	names []byte
-	offs  []int32
-	// closeTo >= 0 means synthetic end tokens are due until len(offs) ==
+	open  []openElem
+	// closeTo >= 0 means synthetic end tokens are due until len(open) ==
 	// closeTo (an end tag closed several elements at once).
 	closeTo   int
 	selfClose bool // the last start tag was <x/>: its end token is due
@@ -60,6 +61,10 @@ type scanner struct {
 	text     []byte
 	tbuf     []byte
 }
+
+// openElem is where an open element's qualified name, and its local
+// name, start in scanner.names: an end token needs no second splitName.
+type openElem struct{ start, local int32 }
 
 type tokKind uint8
 
@@ -88,7 +93,7 @@ func (s *scanner) reset(ctx context.Context, r io.Reader, maxTok, maxDepth int) 
 		s.buf = make([]byte, max(min(maxBuf, s.maxTok), minBuf))
 	}
 	s.pos, s.end, s.off, s.eof, s.err = 0, 0, 0, false, nil
-	s.names, s.offs = s.names[:0], s.offs[:0]
+	s.names, s.open = s.names[:0], s.open[:0]
 	s.closeTo, s.selfClose, s.raw = -1, false, false
 	s.kind, s.prefix, s.local, s.text = tokEOF, nil, nil, nil
 	s.rawAttrs, s.parsed, s.attrs = nil, true, s.attrs[:0]
@@ -179,7 +184,7 @@ func (s *scanner) checkStart() error {
 
 // depth is the number of open elements, including the one whose start
 // token is current.
-func (s *scanner) depth() int { return len(s.offs) }
+func (s *scanner) depth() int { return len(s.open) }
 
 // offset is the stream offset of the next unread byte, for error messages.
 func (s *scanner) offset() int64 { return s.off + int64(s.pos) }
@@ -280,7 +285,7 @@ func (s *scanner) next() error {
 	}
 	if s.closeTo >= 0 {
 		s.popEnd()
-		if len(s.offs) <= s.closeTo {
+		if len(s.open) <= s.closeTo {
 			s.closeTo = -1
 		}
 		return nil
@@ -292,8 +297,8 @@ func (s *scanner) next() error {
 				return err
 			}
 			if !ok {
-				if len(s.offs) > 0 {
-					return s.syntaxErr("unexpected end of input inside <%s>", s.names[s.offs[len(s.offs)-1]:])
+				if len(s.open) > 0 {
+					return s.syntaxErr("unexpected end of input inside <%s>", s.names[s.open[len(s.open)-1].start:])
 				}
 				s.kind = tokEOF
 				return nil
@@ -338,12 +343,15 @@ func (s *scanner) next() error {
 
 // popEnd emits an end token for the innermost open element.
 func (s *scanner) popEnd() {
-	top := len(s.offs) - 1
-	q := s.names[s.offs[top]:]
-	s.names = s.names[:s.offs[top]]
-	s.offs = s.offs[:top]
+	top := len(s.open) - 1
+	e := s.open[top]
+	s.prefix, s.local = nil, s.names[e.local:]
+	if e.local > e.start {
+		s.prefix = s.names[e.start : e.local-1]
+	}
+	s.names = s.names[:e.start]
+	s.open = s.open[:top]
 	s.kind = tokEnd
-	s.prefix, s.local = splitName(q)
 }
 
 func (s *scanner) scanText(from int) error {
@@ -459,16 +467,47 @@ func (s *scanner) scanBang() (bool, error) {
 }
 
 func (s *scanner) scanStartTag() error {
+	// Most tags are a bare name (<surname>, <br/>): one pass over the
+	// name ends them at '>' or "/>". Any other byte that ends a name
+	// (white space, a quote, '=') leaves the tag to scanAttrTag, which
+	// need not read the name's bytes again.
+	from := 0
+	for j, c := range s.buf[s.pos+1 : s.end] {
+		switch c {
+		case '>':
+			qname := s.buf[s.pos+1 : s.pos+1+j]
+			s.pos += j + 2
+			return s.startToken(qname, false)
+		case '/':
+			if s.pos+2+j < s.end && s.buf[s.pos+2+j] == '>' {
+				qname := s.buf[s.pos+1 : s.pos+1+j]
+				s.pos += j + 3
+				return s.startToken(qname, true)
+			}
+		case ' ', '\t', '\n', '\r', '"', '\'', '=':
+		default:
+			continue
+		}
+		from = j
+		break
+	}
+	return s.scanAttrTag(from)
+}
+
+// scanAttrTag reads a start tag with attributes (or a name longer than
+// what is buffered); the first from bytes after its '<' are part of its
+// name, without a quote, '=' or '>'.
+func (s *scanner) scanAttrTag(from int) error {
 	// Find the closing '>' outside quoted attribute values. A quote opens a
 	// value only right after '=', so a stray apostrophe cannot swallow the
 	// rest of the file.
-	i := 1
+	i := 1 + from
 	var quote byte
 	afterEq := false
 	// A tag without attributes ends at the first '>', with no quote
 	// before it: the loop below would stop there too.
 	// Tags are short: one pass over the bytes beats three IndexByte calls.
-	for j, c := range s.buf[s.pos+1 : s.end] {
+	for j, c := range s.buf[s.pos+1+from : s.end] {
 		if c == '>' {
 			i += j
 			goto found
@@ -540,13 +579,22 @@ found:
 	qname := tag[:n]
 	// Attributes are parsed only when asked for: skipped elements never are.
 	s.rawAttrs, s.parsed = tag[n:], false
-	if len(s.offs) >= s.maxDepth {
+	return s.startToken(qname, self)
+}
+
+// startToken makes qname the current start token and opens its element.
+func (s *scanner) startToken(qname []byte, self bool) error {
+	if len(s.open) >= s.maxDepth {
 		return fmt.Errorf("%w: elements nested deeper than %d at byte %d", ErrLimit, s.maxDepth, s.offset())
 	}
-	s.offs = append(s.offs, int32(len(s.names)))
+	start := int32(len(s.names))
 	s.names = append(s.names, qname...)
-	s.kind = tokStart
 	s.prefix, s.local = splitName(qname)
+	s.open = append(s.open, openElem{start: start, local: start + int32(len(s.prefix))})
+	if len(s.prefix) > 0 {
+		s.open[len(s.open)-1].local++ // the colon
+	}
+	s.kind = tokStart
 	s.selfClose = self
 	return nil
 }
@@ -615,6 +663,9 @@ func (s *scanner) parseAttrs(b []byte) {
 // scanEndTag handles "</name>". It reports whether it produced a token: an
 // end tag matching no open element is dropped.
 func (s *scanner) scanEndTag() (bool, error) {
+	if s.endsTop() {
+		return true, nil
+	}
 	// End tags are short: look for the '>' in what is buffered first.
 	i := -1
 	for j, c := range s.buf[s.pos+2 : s.end] {
@@ -634,16 +685,16 @@ func (s *scanner) scanEndTag() (bool, error) {
 	}
 	qname := bytes.TrimSpace(s.buf[s.pos+2 : s.pos+i])
 	s.pos += i + 1
-	for k := len(s.offs) - 1; k >= 0; k-- {
+	for k := len(s.open) - 1; k >= 0; k-- {
 		var open []byte
-		if k+1 < len(s.offs) {
-			open = s.names[s.offs[k]:s.offs[k+1]]
+		if k+1 < len(s.open) {
+			open = s.names[s.open[k].start:s.open[k+1].start]
 		} else {
-			open = s.names[s.offs[k]:]
+			open = s.names[s.open[k].start:]
 		}
 		if bytes.Equal(open, qname) {
 			s.popEnd()
-			if len(s.offs) > k {
+			if len(s.open) > k {
 				s.closeTo = k
 			}
 			return true, nil
@@ -652,16 +703,40 @@ func (s *scanner) scanEndTag() (bool, error) {
 	return false, nil
 }
 
+// endsTop reads the end tag at pos when it is "</name>" for the innermost
+// open element, as most are, and reports whether it did: one comparison
+// instead of a search for '>', a trim and a comparison. It declines a name
+// that holds a '>' (found first by the search) or starts or ends in a byte
+// that bytes.TrimSpace might trim.
+func (s *scanner) endsTop() bool {
+	if len(s.open) == 0 {
+		return false
+	}
+	top := s.names[s.open[len(s.open)-1].start:]
+	n := len(top)
+	if s.end-s.pos < n+3 || s.buf[s.pos+2+n] != '>' || top[0] >= 0x80 || top[n-1] <= ' ' || top[n-1] >= 0x80 {
+		return false
+	}
+	for j, c := range s.buf[s.pos+2 : s.pos+2+n] {
+		if c != top[j] || c == '>' {
+			return false
+		}
+	}
+	s.pos += n + 3
+	s.popEnd()
+	return true
+}
+
 // skip consumes the rest of the element whose start token is current.
 func (s *scanner) skip() error {
-	target := len(s.offs) - 1
+	target := len(s.open) - 1
 	s.raw = true
 	defer func() { s.raw = false }()
 	for {
 		if err := s.next(); err != nil {
 			return err
 		}
-		if s.kind == tokEnd && len(s.offs) <= target {
+		if s.kind == tokEnd && len(s.open) <= target {
 			return nil
 		}
 	}
