@@ -64,7 +64,11 @@ type scanner struct {
 
 // openElem is where an open element's qualified name, and its local
 // name, start in scanner.names: an end token needs no second splitName.
-type openElem struct{ start, local int32 }
+// A plain name can be matched by endsTop.
+type openElem struct {
+	start, local int32
+	plain        bool
+}
 
 type tokKind uint8
 
@@ -307,8 +311,10 @@ func (s *scanner) next() error {
 		if s.buf[s.pos] != '<' {
 			return s.scanText(0)
 		}
-		if err := s.need(2); err != nil {
-			return err
+		if s.end-s.pos < 2 {
+			if err := s.need(2); err != nil {
+				return err
+			}
 		}
 		if s.end-s.pos < 2 {
 			return s.scanText(1) // a lone '<' at the end
@@ -471,22 +477,26 @@ func (s *scanner) scanStartTag() error {
 	// name ends them at '>' or "/>". Any other byte that ends a name
 	// (white space, a quote, '=') leaves the tag to scanAttrTag, which
 	// need not read the name's bytes again.
-	from := 0
+	from, colon := 0, -1
 	for j, c := range s.buf[s.pos+1 : s.end] {
-		switch c {
+		switch nameStop[c] {
+		case 0:
+			continue
+		case ':':
+			if colon < 0 {
+				colon = j
+			}
+			continue
 		case '>':
 			qname := s.buf[s.pos+1 : s.pos+1+j]
 			s.pos += j + 2
-			return s.startToken(qname, false)
+			return s.startToken(qname, colon, false, false)
 		case '/':
 			if s.pos+2+j < s.end && s.buf[s.pos+2+j] == '>' {
 				qname := s.buf[s.pos+1 : s.pos+1+j]
 				s.pos += j + 3
-				return s.startToken(qname, true)
+				return s.startToken(qname, colon, false, true)
 			}
-		case ' ', '\t', '\n', '\r', '"', '\'', '=':
-		default:
-			continue
 		}
 		from = j
 		break
@@ -494,9 +504,14 @@ func (s *scanner) scanStartTag() error {
 	return s.scanAttrTag(from)
 }
 
+// nameStop marks the bytes that end a bare start tag's name ('>', '/'),
+// or leave the tag to scanAttrTag (white space, quotes, '='), and the
+// colon that splits it.
+var nameStop = [256]byte{'>': '>', '/': '/', ':': ':', ' ': ' ', '\t': ' ', '\n': ' ', '\r': ' ', '"': ' ', '\'': ' ', '=': ' '}
+
 // scanAttrTag reads a start tag with attributes (or a name longer than
 // what is buffered); the first from bytes after its '<' are part of its
-// name, without a quote, '=' or '>'.
+// name, without white space, a quote, '=', '/' or '>'.
 func (s *scanner) scanAttrTag(from int) error {
 	// Find the closing '>' outside quoted attribute values. A quote opens a
 	// value only right after '=', so a stray apostrophe cannot swallow the
@@ -572,31 +587,42 @@ found:
 		self = true
 		tag = tag[:n-1]
 	}
-	n := 0
+	n := from // the name goes on at least that far: '>' is further
 	for n < len(tag) && !isSpace(tag[n]) {
 		n++
 	}
 	qname := tag[:n]
 	// Attributes are parsed only when asked for: skipped elements never are.
 	s.rawAttrs, s.parsed = tag[n:], false
-	return s.startToken(qname, self)
+	return s.startToken(qname, bytes.IndexByte(qname, ':'), bytes.IndexByte(qname, '>') >= 0, self)
 }
 
-// startToken makes qname the current start token and opens its element.
-func (s *scanner) startToken(qname []byte, self bool) error {
+// startToken makes qname, whose first colon is at colon (-1 for none), the
+// current start token and opens its element; gt says qname holds a '>'.
+func (s *scanner) startToken(qname []byte, colon int, gt, self bool) error {
 	if len(s.open) >= s.maxDepth {
 		return fmt.Errorf("%w: elements nested deeper than %d at byte %d", ErrLimit, s.maxDepth, s.offset())
 	}
 	start := int32(len(s.names))
 	s.names = append(s.names, qname...)
-	s.prefix, s.local = splitName(qname)
-	s.open = append(s.open, openElem{start: start, local: start + int32(len(s.prefix))})
-	if len(s.prefix) > 0 {
-		s.open[len(s.open)-1].local++ // the colon
+	e := openElem{start: start, local: start, plain: !gt && trimSafe(qname)}
+	s.prefix, s.local = nil, qname
+	// As splitName: no split at a colon that starts or ends the name.
+	if colon > 0 && colon < len(qname)-1 {
+		s.prefix, s.local = qname[:colon], qname[colon+1:]
+		e.local += int32(colon + 1)
 	}
+	s.open = append(s.open, e)
 	s.kind = tokStart
 	s.selfClose = self
 	return nil
+}
+
+// trimSafe reports whether q neither starts nor ends in a byte that
+// bytes.TrimSpace might trim.
+func trimSafe(q []byte) bool {
+	n := len(q)
+	return q[0] < 0x80 && q[n-1] > ' ' && q[n-1] < 0x80
 }
 
 // attributes returns the current start tag's attributes; the slices are
@@ -706,21 +732,16 @@ func (s *scanner) scanEndTag() (bool, error) {
 // endsTop reads the end tag at pos when it is "</name>" for the innermost
 // open element, as most are, and reports whether it did: one comparison
 // instead of a search for '>', a trim and a comparison. It declines a name
-// that holds a '>' (found first by the search) or starts or ends in a byte
-// that bytes.TrimSpace might trim.
+// that is not plain: one that holds a '>' (found first by the search) or
+// starts or ends in a byte that bytes.TrimSpace might trim.
 func (s *scanner) endsTop() bool {
-	if len(s.open) == 0 {
+	if len(s.open) == 0 || !s.open[len(s.open)-1].plain {
 		return false
 	}
 	top := s.names[s.open[len(s.open)-1].start:]
 	n := len(top)
-	if s.end-s.pos < n+3 || s.buf[s.pos+2+n] != '>' || top[0] >= 0x80 || top[n-1] <= ' ' || top[n-1] >= 0x80 {
+	if s.end-s.pos < n+3 || s.buf[s.pos+2+n] != '>' || !bytes.Equal(s.buf[s.pos+2:s.pos+2+n], top) {
 		return false
-	}
-	for j, c := range s.buf[s.pos+2 : s.pos+2+n] {
-		if c != top[j] || c == '>' {
-			return false
-		}
 	}
 	s.pos += n + 3
 	s.popEnd()
