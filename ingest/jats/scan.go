@@ -606,11 +606,9 @@ func (s *scanner) startToken(qname []byte, colon int, gt, self bool) error {
 	start := int32(len(s.names))
 	s.names = append(s.names, qname...)
 	e := openElem{start: start, local: start, plain: !gt && trimSafe(qname)}
-	s.prefix, s.local = nil, qname
-	// As splitName: no split at a colon that starts or ends the name.
-	if colon > 0 && colon < len(qname)-1 {
-		s.prefix, s.local = qname[:colon], qname[colon+1:]
-		e.local += int32(colon + 1)
+	s.prefix, s.local = splitName(qname, colon)
+	if len(s.prefix) > 0 {
+		e.local += int32(len(s.prefix) + 1)
 	}
 	s.open = append(s.open, e)
 	s.kind = tokStart
@@ -636,55 +634,65 @@ func (s *scanner) attributes() []rawAttr {
 }
 
 func (s *scanner) parseAttrs(b []byte) {
+	// Indices and byte tables rather than reslicing and compares: every
+	// attribute of a paragraph's or a reference's elements is parsed, if
+	// only to count its bytes (tree.attrLen).
+	i := 0
 	for {
-		for len(b) > 0 && isSpace(b[0]) {
-			b = b[1:]
+		for i < len(b) && spaceTab[b[i]] {
+			i++
 		}
-		if len(b) == 0 {
+		if i == len(b) {
 			return
 		}
-		n := 0
-		for n < len(b) && b[n] != '=' && !isSpace(b[n]) {
-			n++
+		start, colon := i, -1
+		for ; i < len(b); i++ {
+			if c := attrNameByte[b[i]]; c == ' ' {
+				break
+			} else if c == ':' && colon < 0 {
+				colon = i - start
+			}
 		}
-		name := b[:n]
-		b = b[n:]
-		for len(b) > 0 && isSpace(b[0]) {
-			b = b[1:]
+		name := b[start:i]
+		for i < len(b) && spaceTab[b[i]] {
+			i++
 		}
 		var val []byte
-		if len(b) > 0 && b[0] == '=' {
-			b = b[1:]
-			for len(b) > 0 && isSpace(b[0]) {
-				b = b[1:]
+		if i < len(b) && b[i] == '=' {
+			i++
+			for i < len(b) && spaceTab[b[i]] {
+				i++
 			}
-			if len(b) > 0 && (b[0] == '"' || b[0] == '\'') {
-				q := b[0]
-				end := bytes.IndexByte(b[1:], q)
+			if i < len(b) && (b[i] == '"' || b[i] == '\'') {
+				end := bytes.IndexByte(b[i+1:], b[i])
 				if end < 0 {
-					val, b = b[1:], nil
+					val, i = b[i+1:], len(b)
 				} else {
-					val, b = b[1:1+end], b[2+end:]
+					val, i = b[i+1:i+1+end], i+2+end
 				}
 			} else {
-				n := 0
-				for n < len(b) && !isSpace(b[n]) {
-					n++
+				v := i
+				for i < len(b) && !spaceTab[b[i]] {
+					i++
 				}
-				val, b = b[:n], b[n:]
+				val = b[v:i]
 			}
 		}
 		if len(name) == 0 {
 			// "=value" with no name: drop it, but always make progress.
-			if len(b) > 0 && val == nil {
-				b = b[1:]
+			if i < len(b) && val == nil {
+				i++
 			}
 			continue
 		}
-		p, l := splitName(name)
+		p, l := splitName(name, colon)
 		s.attrs = append(s.attrs, rawAttr{prefix: p, local: l, val: val})
 	}
 }
+
+// attrNameByte marks the bytes that end an attribute's name (white space
+// and '='), and the colon that splits it.
+var attrNameByte = [256]byte{' ': ' ', '\t': ' ', '\n': ' ', '\r': ' ', '=': ' ', ':': ':'}
 
 // scanEndTag handles "</name>". It reports whether it produced a token: an
 // end tag matching no open element is dropped.
@@ -787,22 +795,17 @@ func (s *scanner) attrString(local string) string {
 	return string(appendUnescaped(nil, v))
 }
 
-// splitName splits a qualified name at its first colon. A name with
-// nothing before or after that colon ("b:", ":b", ":") is not split, as
+// splitName splits a qualified name at its first colon, which the pass
+// that found the name's end noted (-1 for none). A name with nothing
+// before or after that colon ("b:", ":b", ":") is not split, as
 // encoding/xml does: an element's local name is never empty, which marks
 // a text node in a tree (tree.flatten), so that capturing an element and
-// flattening its tree read "<b:>" as captureText does. Names are short: a
-// loop beats an IndexByte call.
-func splitName(q []byte) (prefix, local []byte) {
-	for i, c := range q {
-		if c == ':' {
-			if i == 0 || i == len(q)-1 {
-				break
-			}
-			return q[:i], q[i+1:]
-		}
+// flattening its tree read "<b:>" as captureText does.
+func splitName(q []byte, colon int) (prefix, local []byte) {
+	if colon <= 0 || colon >= len(q)-1 {
+		return nil, q
 	}
-	return nil, q
+	return q[:colon], q[colon+1:]
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
