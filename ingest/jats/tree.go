@@ -362,9 +362,16 @@ func (f *flattener) writeKnown(b []byte, isClean bool) {
 			f.b = append(f.b, ' ')
 		}
 		f.hard, f.soft = false, false
-		// Copy the whole run up to the next space at once.
+		// Copy the whole run up to the next space at once, and a lone
+		// ' ' before a word with it: that is the space it would become.
 		j := i + 1
-		for j < len(b) && !spaceTab[b[j]] && b[j] != 0xc2 {
+		for j < len(b) {
+			if c := b[j]; spaceTab[c] || c == 0xc2 {
+				if c != ' ' || j+1 == len(b) || spaceTab[b[j+1]] || b[j+1] == 0xc2 {
+					break
+				}
+				j++
+			}
 			j++
 		}
 		f.b = append(f.b, b[i:j]...)
