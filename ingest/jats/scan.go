@@ -281,7 +281,7 @@ var (
 
 // next advances to the next token.
 func (s *scanner) next() error {
-	s.rawAttrs, s.parsed, s.attrs = nil, true, s.attrs[:0]
+	s.parsed, s.attrs = true, s.attrs[:0] // rawAttrs is read only when !parsed
 	if s.selfClose {
 		s.selfClose = false
 		s.popEnd()
