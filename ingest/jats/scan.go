@@ -477,31 +477,33 @@ func (s *scanner) scanStartTag() error {
 	// name ends them at '>' or "/>". Any other byte that ends a name
 	// (white space, a quote, '=') leaves the tag to scanAttrTag, which
 	// need not read the name's bytes again.
-	from, colon := 0, -1
-	for j, c := range s.buf[s.pos+1 : s.end] {
-		switch nameStop[c] {
-		case 0:
-			continue
-		case ':':
-			if colon < 0 {
-				colon = j
-			}
-			continue
+	b := s.buf[s.pos+1 : s.end]
+	j, colon := 0, -1
+	for {
+		for j < len(b) && nameStop[b[j]] == 0 {
+			j++
+		}
+		if j == len(b) || b[j] != ':' {
+			break
+		}
+		if colon < 0 {
+			colon = j
+		}
+		j++
+	}
+	if j < len(b) {
+		switch b[j] {
 		case '>':
-			qname := s.buf[s.pos+1 : s.pos+1+j]
 			s.pos += j + 2
-			return s.startToken(qname, colon, false, false)
+			return s.startToken(b[:j], colon, false, false)
 		case '/':
-			if s.pos+2+j < s.end && s.buf[s.pos+2+j] == '>' {
-				qname := s.buf[s.pos+1 : s.pos+1+j]
+			if j+1 < len(b) && b[j+1] == '>' {
 				s.pos += j + 3
-				return s.startToken(qname, colon, false, true)
+				return s.startToken(b[:j], colon, false, true)
 			}
 		}
-		from = j
-		break
 	}
-	return s.scanAttrTag(from)
+	return s.scanAttrTag(j)
 }
 
 // nameStop marks the bytes that end a bare start tag's name ('>', '/'),
