@@ -134,3 +134,28 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWriteKnown checks that clean text of any length, which flush sends
+// down write's fast path, is written as the general loop writes it, from
+// any state of the flattener.
+func FuzzWriteKnown(f *testing.F) {
+	for _, s := range []string{"", "a", " ", "a ", " a", "a b", ", x", "(a) b.", "\x7f\xc3\xa9 é", "0123456789abcdefgh ij"} {
+		f.Add("x", []byte(s), false, false)
+		f.Add("(", []byte(s), true, true)
+		f.Add("", []byte(s), false, true)
+	}
+	f.Fuzz(func(t *testing.T, prefix string, b []byte, hard, soft bool) {
+		if !clean(b) {
+			return
+		}
+		fast := flattener{b: []byte(prefix), hard: hard, soft: soft}
+		slow := fast
+		slow.b = []byte(prefix)
+		fast.writeKnown(b, true)
+		slow.writeKnown(b, false)
+		if string(fast.b) != string(slow.b) || fast.hard != slow.hard || fast.soft != slow.soft {
+			t.Fatalf("%q after %q (hard %v soft %v): fast %q %v %v, loop %q %v %v",
+				b, prefix, hard, soft, fast.b, fast.hard, fast.soft, slow.b, slow.hard, slow.soft)
+		}
+	})
+}

@@ -577,6 +577,7 @@ func (p *parser) captureText(skip func([]byte) bool, skipText func(string) bool)
 	lastText := false    // the open element's last child is text
 	inline := t.open[:0] // the open elements below root, not left out: isInline
 	hidden := 0          // depth in an element left out, captured into t
+	maxData, maxNodes := t.maxData, t.maxData/4
 	for {
 		if err := s.next(); err != nil {
 			return "", err
@@ -658,8 +659,8 @@ func (p *parser) captureText(skip func([]byte) bool, skipText func(string) bool)
 				}
 			}
 		}
-		if data+len(t.data) > t.maxData || nodes+len(t.nodes) > t.maxData/4 {
-			return "", fmt.Errorf("%w: element <%s> holds more than %d bytes", errCaptureLimit, t.nodes[root].local, t.maxData)
+		if data+len(t.data) > maxData || nodes+len(t.nodes) > maxNodes {
+			return "", fmt.Errorf("%w: element <%s> holds more than %d bytes", errCaptureLimit, t.nodes[root].local, maxData)
 		}
 	}
 }

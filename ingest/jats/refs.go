@@ -127,6 +127,7 @@ func (rr *refReader) flush() {
 	if len(rr.pend) == 0 {
 		return
 	}
+	c := clean(rr.pend)
 	for m := rr.on; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros8(m)
 		if i == slotField && rr.inName && (len(rr.slots[slotSurname].f.b) > 0 || len(rr.slots[slotGiven].f.b) > 0) {
@@ -135,7 +136,7 @@ func (rr *refReader) flush() {
 			continue
 		}
 		if sl := &rr.slots[i]; sl.hide == 0 {
-			sl.f.write(rr.pend)
+			sl.f.writeKnown(rr.pend, c)
 		}
 	}
 	rr.pend = rr.pend[:0]
@@ -219,6 +220,7 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 	// data and nodes count the bytes and nodes a tree of the ref would hold
 	// (tree.capture's limits).
 	data, nodes := t.attrLen(s), 1
+	maxData, maxNodes := t.maxData, t.maxData/4
 	lastText := false
 	opaque := 0 // depth in an element without a local name
 	rr.stack, rr.pend, rr.arena, rr.authors, rr.inName, rr.on = rr.stack[:0], rr.pend[:0], rr.arena[:0], rr.authors[:0], false, 0
@@ -383,8 +385,8 @@ func (p *parser) reference() (ingest.Reference, bool, error) {
 				f.pmid = ingest.NormalisePMID(rr.text(slotField))
 			}
 		}
-		if data > t.maxData || nodes > t.maxData/4 {
-			return ingest.Reference{}, false, fmt.Errorf("%w: element <%s> holds more than %d bytes", errCaptureLimit, root, t.maxData)
+		if data > maxData || nodes > maxNodes {
+			return ingest.Reference{}, false, fmt.Errorf("%w: element <%s> holds more than %d bytes", errCaptureLimit, root, maxData)
 		}
 	}
 }
@@ -542,14 +544,20 @@ func (rr *refReader) end(f *refFields, label refSpan, cited bool) (ingest.Refere
 	rr.slots[raw].f.b = all[:0]
 	str := string(all)
 	n := len(rb)
+	// When all is valid, so is every piece of it that starts and ends at
+	// the start of a rune: one test instead of one per field.
+	valid := utf8.Valid(all)
+	whole := func(i, j int) bool {
+		return valid && (i == len(all) || utf8.RuneStart(all[i])) && (j == len(all) || utf8.RuneStart(all[j]))
+	}
 	field := func(sp refSpan) string {
-		if b := all[n+sp.off : n+sp.end]; !utf8.Valid(b) {
+		if b := all[n+sp.off : n+sp.end]; !whole(n+sp.off, n+sp.end) && !utf8.Valid(b) {
 			return strings.ToValidUTF8(string(b), "\uFFFD")
 		}
 		return str[n+sp.off : n+sp.end]
 	}
 	r := ingest.Reference{Label: field(label), Raw: str[:n]}
-	if !utf8.Valid(rb) {
+	if !whole(0, n) && !utf8.Valid(rb) {
 		r.Raw = strings.ToValidUTF8(r.Raw, "\uFFFD")
 	}
 	if !cited {

@@ -41,10 +41,11 @@ type scanner struct {
 	maxTok   int // largest tag, comment, CDATA section or declaration
 	maxDepth int
 
-	// Open elements: qualified names back to back in names, starts in offs.
+	// Open elements: qualified names back to back in names, where each
+	// starts and where its local name starts in open.
 	names []byte
-	offs  []int32
-	// closeTo >= 0 means synthetic end tokens are due until len(offs) ==
+	open  []openElem
+	// closeTo >= 0 means synthetic end tokens are due until len(open) ==
 	// closeTo (an end tag closed several elements at once).
 	closeTo   int
 	selfClose bool // the last start tag was <x/>: its end token is due
@@ -59,6 +60,14 @@ type scanner struct {
 	attrs    []rawAttr // see attributes
 	text     []byte
 	tbuf     []byte
+}
+
+// openElem is where an open element's qualified name, and its local
+// name, start in scanner.names: an end token needs no second splitName.
+// A plain name can be matched by endsTop.
+type openElem struct {
+	start, local int32
+	plain        bool
 }
 
 type tokKind uint8
@@ -88,7 +97,7 @@ func (s *scanner) reset(ctx context.Context, r io.Reader, maxTok, maxDepth int) 
 		s.buf = make([]byte, max(min(maxBuf, s.maxTok), minBuf))
 	}
 	s.pos, s.end, s.off, s.eof, s.err = 0, 0, 0, false, nil
-	s.names, s.offs = s.names[:0], s.offs[:0]
+	s.names, s.open = s.names[:0], s.open[:0]
 	s.closeTo, s.selfClose, s.raw = -1, false, false
 	s.kind, s.prefix, s.local, s.text = tokEOF, nil, nil, nil
 	s.rawAttrs, s.parsed, s.attrs = nil, true, s.attrs[:0]
@@ -179,7 +188,7 @@ func (s *scanner) checkStart() error {
 
 // depth is the number of open elements, including the one whose start
 // token is current.
-func (s *scanner) depth() int { return len(s.offs) }
+func (s *scanner) depth() int { return len(s.open) }
 
 // offset is the stream offset of the next unread byte, for error messages.
 func (s *scanner) offset() int64 { return s.off + int64(s.pos) }
@@ -272,7 +281,7 @@ var (
 
 // next advances to the next token.
 func (s *scanner) next() error {
-	s.rawAttrs, s.parsed, s.attrs = nil, true, s.attrs[:0]
+	s.parsed, s.attrs = true, s.attrs[:0] // rawAttrs is read only when !parsed
 	if s.selfClose {
 		s.selfClose = false
 		s.popEnd()
@@ -280,7 +289,7 @@ func (s *scanner) next() error {
 	}
 	if s.closeTo >= 0 {
 		s.popEnd()
-		if len(s.offs) <= s.closeTo {
+		if len(s.open) <= s.closeTo {
 			s.closeTo = -1
 		}
 		return nil
@@ -292,8 +301,8 @@ func (s *scanner) next() error {
 				return err
 			}
 			if !ok {
-				if len(s.offs) > 0 {
-					return s.syntaxErr("unexpected end of input inside <%s>", s.names[s.offs[len(s.offs)-1]:])
+				if len(s.open) > 0 {
+					return s.syntaxErr("unexpected end of input inside <%s>", s.names[s.open[len(s.open)-1].start:])
 				}
 				s.kind = tokEOF
 				return nil
@@ -302,8 +311,10 @@ func (s *scanner) next() error {
 		if s.buf[s.pos] != '<' {
 			return s.scanText(0)
 		}
-		if err := s.need(2); err != nil {
-			return err
+		if s.end-s.pos < 2 {
+			if err := s.need(2); err != nil {
+				return err
+			}
 		}
 		if s.end-s.pos < 2 {
 			return s.scanText(1) // a lone '<' at the end
@@ -338,12 +349,15 @@ func (s *scanner) next() error {
 
 // popEnd emits an end token for the innermost open element.
 func (s *scanner) popEnd() {
-	top := len(s.offs) - 1
-	q := s.names[s.offs[top]:]
-	s.names = s.names[:s.offs[top]]
-	s.offs = s.offs[:top]
+	top := len(s.open) - 1
+	e := s.open[top]
+	s.prefix, s.local = nil, s.names[e.local:]
+	if e.local > e.start {
+		s.prefix = s.names[e.start : e.local-1]
+	}
+	s.names = s.names[:e.start]
+	s.open = s.open[:top]
 	s.kind = tokEnd
-	s.prefix, s.local = splitName(q)
 }
 
 func (s *scanner) scanText(from int) error {
@@ -459,16 +473,58 @@ func (s *scanner) scanBang() (bool, error) {
 }
 
 func (s *scanner) scanStartTag() error {
+	// Most tags are a bare name (<surname>, <br/>): one pass over the
+	// name ends them at '>' or "/>". Any other byte that ends a name
+	// (white space, a quote, '=') leaves the tag to scanAttrTag, which
+	// need not read the name's bytes again.
+	b := s.buf[s.pos+1 : s.end]
+	j, colon := 0, -1
+	for {
+		for j < len(b) && nameStop[b[j]] == 0 {
+			j++
+		}
+		if j == len(b) || b[j] != ':' {
+			break
+		}
+		if colon < 0 {
+			colon = j
+		}
+		j++
+	}
+	if j < len(b) {
+		switch b[j] {
+		case '>':
+			s.pos += j + 2
+			return s.startToken(b[:j], colon, false, false)
+		case '/':
+			if j+1 < len(b) && b[j+1] == '>' {
+				s.pos += j + 3
+				return s.startToken(b[:j], colon, false, true)
+			}
+		}
+	}
+	return s.scanAttrTag(j)
+}
+
+// nameStop marks the bytes that end a bare start tag's name ('>', '/'),
+// or leave the tag to scanAttrTag (white space, quotes, '='), and the
+// colon that splits it.
+var nameStop = [256]byte{'>': '>', '/': '/', ':': ':', ' ': ' ', '\t': ' ', '\n': ' ', '\r': ' ', '"': ' ', '\'': ' ', '=': ' '}
+
+// scanAttrTag reads a start tag with attributes (or a name longer than
+// what is buffered); the first from bytes after its '<' are part of its
+// name, without white space, a quote, '=', '/' or '>'.
+func (s *scanner) scanAttrTag(from int) error {
 	// Find the closing '>' outside quoted attribute values. A quote opens a
 	// value only right after '=', so a stray apostrophe cannot swallow the
 	// rest of the file.
-	i := 1
+	i := 1 + from
 	var quote byte
 	afterEq := false
 	// A tag without attributes ends at the first '>', with no quote
 	// before it: the loop below would stop there too.
 	// Tags are short: one pass over the bytes beats three IndexByte calls.
-	for j, c := range s.buf[s.pos+1 : s.end] {
+	for j, c := range s.buf[s.pos+1+from : s.end] {
 		if c == '>' {
 			i += j
 			goto found
@@ -533,22 +589,40 @@ found:
 		self = true
 		tag = tag[:n-1]
 	}
-	n := 0
+	n := from // the name goes on at least that far: '>' is further
 	for n < len(tag) && !isSpace(tag[n]) {
 		n++
 	}
 	qname := tag[:n]
 	// Attributes are parsed only when asked for: skipped elements never are.
 	s.rawAttrs, s.parsed = tag[n:], false
-	if len(s.offs) >= s.maxDepth {
+	return s.startToken(qname, bytes.IndexByte(qname, ':'), bytes.IndexByte(qname, '>') >= 0, self)
+}
+
+// startToken makes qname, whose first colon is at colon (-1 for none), the
+// current start token and opens its element; gt says qname holds a '>'.
+func (s *scanner) startToken(qname []byte, colon int, gt, self bool) error {
+	if len(s.open) >= s.maxDepth {
 		return fmt.Errorf("%w: elements nested deeper than %d at byte %d", ErrLimit, s.maxDepth, s.offset())
 	}
-	s.offs = append(s.offs, int32(len(s.names)))
+	start := int32(len(s.names))
 	s.names = append(s.names, qname...)
+	e := openElem{start: start, local: start, plain: !gt && trimSafe(qname)}
+	s.prefix, s.local = splitName(qname, colon)
+	if len(s.prefix) > 0 {
+		e.local += int32(len(s.prefix) + 1)
+	}
+	s.open = append(s.open, e)
 	s.kind = tokStart
-	s.prefix, s.local = splitName(qname)
 	s.selfClose = self
 	return nil
+}
+
+// trimSafe reports whether q neither starts nor ends in a byte that
+// bytes.TrimSpace might trim.
+func trimSafe(q []byte) bool {
+	n := len(q)
+	return q[0] < 0x80 && q[n-1] > ' ' && q[n-1] < 0x80
 }
 
 // attributes returns the current start tag's attributes; the slices are
@@ -562,59 +636,72 @@ func (s *scanner) attributes() []rawAttr {
 }
 
 func (s *scanner) parseAttrs(b []byte) {
+	// Indices and byte tables rather than reslicing and compares: every
+	// attribute of a paragraph's or a reference's elements is parsed, if
+	// only to count its bytes (tree.attrLen).
+	i := 0
 	for {
-		for len(b) > 0 && isSpace(b[0]) {
-			b = b[1:]
+		for i < len(b) && spaceTab[b[i]] {
+			i++
 		}
-		if len(b) == 0 {
+		if i == len(b) {
 			return
 		}
-		n := 0
-		for n < len(b) && b[n] != '=' && !isSpace(b[n]) {
-			n++
+		start, colon := i, -1
+		for ; i < len(b); i++ {
+			if c := attrNameByte[b[i]]; c == ' ' {
+				break
+			} else if c == ':' && colon < 0 {
+				colon = i - start
+			}
 		}
-		name := b[:n]
-		b = b[n:]
-		for len(b) > 0 && isSpace(b[0]) {
-			b = b[1:]
+		name := b[start:i]
+		for i < len(b) && spaceTab[b[i]] {
+			i++
 		}
 		var val []byte
-		if len(b) > 0 && b[0] == '=' {
-			b = b[1:]
-			for len(b) > 0 && isSpace(b[0]) {
-				b = b[1:]
+		if i < len(b) && b[i] == '=' {
+			i++
+			for i < len(b) && spaceTab[b[i]] {
+				i++
 			}
-			if len(b) > 0 && (b[0] == '"' || b[0] == '\'') {
-				q := b[0]
-				end := bytes.IndexByte(b[1:], q)
+			if i < len(b) && (b[i] == '"' || b[i] == '\'') {
+				end := bytes.IndexByte(b[i+1:], b[i])
 				if end < 0 {
-					val, b = b[1:], nil
+					val, i = b[i+1:], len(b)
 				} else {
-					val, b = b[1:1+end], b[2+end:]
+					val, i = b[i+1:i+1+end], i+2+end
 				}
 			} else {
-				n := 0
-				for n < len(b) && !isSpace(b[n]) {
-					n++
+				v := i
+				for i < len(b) && !spaceTab[b[i]] {
+					i++
 				}
-				val, b = b[:n], b[n:]
+				val = b[v:i]
 			}
 		}
 		if len(name) == 0 {
 			// "=value" with no name: drop it, but always make progress.
-			if len(b) > 0 && val == nil {
-				b = b[1:]
+			if i < len(b) && val == nil {
+				i++
 			}
 			continue
 		}
-		p, l := splitName(name)
+		p, l := splitName(name, colon)
 		s.attrs = append(s.attrs, rawAttr{prefix: p, local: l, val: val})
 	}
 }
 
+// attrNameByte marks the bytes that end an attribute's name (white space
+// and '='), and the colon that splits it.
+var attrNameByte = [256]byte{' ': ' ', '\t': ' ', '\n': ' ', '\r': ' ', '=': ' ', ':': ':'}
+
 // scanEndTag handles "</name>". It reports whether it produced a token: an
 // end tag matching no open element is dropped.
 func (s *scanner) scanEndTag() (bool, error) {
+	if s.endsTop() {
+		return true, nil
+	}
 	// End tags are short: look for the '>' in what is buffered first.
 	i := -1
 	for j, c := range s.buf[s.pos+2 : s.end] {
@@ -634,16 +721,16 @@ func (s *scanner) scanEndTag() (bool, error) {
 	}
 	qname := bytes.TrimSpace(s.buf[s.pos+2 : s.pos+i])
 	s.pos += i + 1
-	for k := len(s.offs) - 1; k >= 0; k-- {
+	for k := len(s.open) - 1; k >= 0; k-- {
 		var open []byte
-		if k+1 < len(s.offs) {
-			open = s.names[s.offs[k]:s.offs[k+1]]
+		if k+1 < len(s.open) {
+			open = s.names[s.open[k].start:s.open[k+1].start]
 		} else {
-			open = s.names[s.offs[k]:]
+			open = s.names[s.open[k].start:]
 		}
 		if bytes.Equal(open, qname) {
 			s.popEnd()
-			if len(s.offs) > k {
+			if len(s.open) > k {
 				s.closeTo = k
 			}
 			return true, nil
@@ -652,16 +739,35 @@ func (s *scanner) scanEndTag() (bool, error) {
 	return false, nil
 }
 
+// endsTop reads the end tag at pos when it is "</name>" for the innermost
+// open element, as most are, and reports whether it did: one comparison
+// instead of a search for '>', a trim and a comparison. It declines a name
+// that is not plain: one that holds a '>' (found first by the search) or
+// starts or ends in a byte that bytes.TrimSpace might trim.
+func (s *scanner) endsTop() bool {
+	if len(s.open) == 0 || !s.open[len(s.open)-1].plain {
+		return false
+	}
+	top := s.names[s.open[len(s.open)-1].start:]
+	n := len(top)
+	if s.end-s.pos < n+3 || s.buf[s.pos+2+n] != '>' || !bytes.Equal(s.buf[s.pos+2:s.pos+2+n], top) {
+		return false
+	}
+	s.pos += n + 3
+	s.popEnd()
+	return true
+}
+
 // skip consumes the rest of the element whose start token is current.
 func (s *scanner) skip() error {
-	target := len(s.offs) - 1
+	target := len(s.open) - 1
 	s.raw = true
 	defer func() { s.raw = false }()
 	for {
 		if err := s.next(); err != nil {
 			return err
 		}
-		if s.kind == tokEnd && len(s.offs) <= target {
+		if s.kind == tokEnd && len(s.open) <= target {
 			return nil
 		}
 	}
@@ -691,22 +797,17 @@ func (s *scanner) attrString(local string) string {
 	return string(appendUnescaped(nil, v))
 }
 
-// splitName splits a qualified name at its first colon. A name with
-// nothing before or after that colon ("b:", ":b", ":") is not split, as
+// splitName splits a qualified name at its first colon, which the pass
+// that found the name's end noted (-1 for none). A name with nothing
+// before or after that colon ("b:", ":b", ":") is not split, as
 // encoding/xml does: an element's local name is never empty, which marks
 // a text node in a tree (tree.flatten), so that capturing an element and
-// flattening its tree read "<b:>" as captureText does. Names are short: a
-// loop beats an IndexByte call.
-func splitName(q []byte) (prefix, local []byte) {
-	for i, c := range q {
-		if c == ':' {
-			if i == 0 || i == len(q)-1 {
-				break
-			}
-			return q[:i], q[i+1:]
-		}
+// flattening its tree read "<b:>" as captureText does.
+func splitName(q []byte, colon int) (prefix, local []byte) {
+	if colon <= 0 || colon >= len(q)-1 {
+		return nil, q
 	}
-	return nil, q
+	return q[:colon], q[colon+1:]
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }

@@ -150,6 +150,12 @@ func TestScannerLenient(t *testing.T) {
 		{"prefixes", `<j:a xmlns:j="u"><j:b xlink:href="h"/></j:a>`, "<j:a xmlns:j=u><j:b xlink:href=h></j:b></j:a>"},
 		{"lone lt at end", `<a></a><`, "<a></a><"},
 		{"empty prefix or local name", `<a><b:>x</b:><:c :d="1"/><:></:></a>`, "<a><b:>x</b:><:c :d=1></:c><:></:></a>"},
+		// An end tag's name is trimmed and ends at the first '>': these
+		// match no open element and are dropped.
+		{"end tag trimmed", "<a><b\v>x</b\v>y</a>", "<a><b\v>xy</b\v></a>"},
+		{"end tag trimmed of U+00A0", "<a><\u00a0b>x</\u00a0b>y</a>", "<a><\u00a0b>xy</\u00a0b></a>"},
+		{"gt in a name", `<a><b=">"c>x</b=">"c>y</a>`, `<a><b=">"c>x"c>y</b=">"c></a>`},
+		{"end tag with space", `<a><b>x</b >y</ a>`, "<a><b>x</b>y</a>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,6 +244,7 @@ func FuzzStartTag(f *testing.F) {
 	for _, s := range []string{
 		`a>`, `a b="c>d">`, `a b = 'c"d'>x`, `a b="c`, `a "b>`, `a b= "c>" d='>'>`, `a b=c"d>`, `a b="x" 'c>`,
 		`ext-link ext-link-type="uri" xlink:href="https://example.org/?a=b&amp;c>d">text`,
+		`a/>`, `a/b>`, `a />`, `a:b/>x`, `a=">"b>`, `a'b>`, `a/`,
 	} {
 		f.Add([]byte(s))
 	}

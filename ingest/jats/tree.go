@@ -151,8 +151,16 @@ func (t *tree) addElem(s *scanner) int32 {
 }
 
 // attrLen returns how many bytes addElem would add to data for the
-// current element's attributes: their decoded values.
+// current element's attributes: their decoded values. Most elements have
+// none: that case is inlined.
 func (t *tree) attrLen(s *scanner) int {
+	if s.parsed && len(s.attrs) == 0 {
+		return 0
+	}
+	return t.attrsLen(s)
+}
+
+func (t *tree) attrsLen(s *scanner) int {
 	n := 0
 	for _, a := range s.attributes() {
 		if bytes.IndexByte(a.val, '&') < 0 {
@@ -310,8 +318,14 @@ func (t *tree) flatten(f *flattener, n int32, skip func(local string) bool) {
 	}
 }
 
-func (f *flattener) write(b []byte) {
-	if len(b) >= 16 && clean(b) {
+func (f *flattener) write(b []byte) { f.writeKnown(b, len(b) >= 16 && clean(b)) }
+
+// writeKnown is write for text whose cleanness is known: a reference's
+// text goes to several flatteners, and flush tests it once, at any
+// length (write tests only text of 16 bytes or more). Clean text of any
+// length may take the fast path.
+func (f *flattener) writeKnown(b []byte, isClean bool) {
+	if isClean && len(b) > 0 {
 		// Most text needs no collapsing: copy it whole.
 		if b[0] == ' ' {
 			f.hard = true
@@ -348,9 +362,16 @@ func (f *flattener) write(b []byte) {
 			f.b = append(f.b, ' ')
 		}
 		f.hard, f.soft = false, false
-		// Copy the whole run up to the next space at once.
+		// Copy the whole run up to the next space at once, and a lone
+		// ' ' before a word with it: that is the space it would become.
 		j := i + 1
-		for j < len(b) && !spaceTab[b[j]] && b[j] != 0xc2 {
+		for j < len(b) {
+			if c := b[j]; spaceTab[c] || c == 0xc2 {
+				if c != ' ' || j+1 == len(b) || spaceTab[b[j+1]] || b[j+1] == 0xc2 {
+					break
+				}
+				j++
+			}
 			j++
 		}
 		f.b = append(f.b, b[i:j]...)
