@@ -137,7 +137,9 @@ func (s *scanner) start() error {
 		if err := s.checkStart(); err != nil {
 			return err
 		}
-		name := declaredEncoding(s.buf[s.pos:s.end])
+		// Only the first maxDecl bytes: how much more happens to be
+		// buffered depends on how the input was read.
+		name := declaredEncoding(s.buf[s.pos:min(s.end, s.pos+maxDecl)])
 		switch strings.ToLower(name) {
 		case "", "utf-8", "utf8", "us-ascii", "ascii":
 			return nil
@@ -154,8 +156,12 @@ func (s *scanner) start() error {
 	return s.checkStart()
 }
 
+// maxDecl is the most of an XML declaration that is read for its
+// encoding: a longer one names none.
+const maxDecl = 1024
+
 // checkStart skips white space and requires markup next; it leaves up to
-// 1 KiB buffered for the XML declaration.
+// maxDecl bytes buffered for the XML declaration.
 func (s *scanner) checkStart() error {
 	blank := false
 	for {
@@ -183,7 +189,7 @@ func (s *scanner) checkStart() error {
 		}
 		return fmt.Errorf("%w: starts with %q", ErrNotXML, preview(s.buf[s.pos:s.end]))
 	}
-	return s.need(1024)
+	return s.need(maxDecl)
 }
 
 // depth is the number of open elements, including the one whose start

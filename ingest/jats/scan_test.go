@@ -270,3 +270,29 @@ func FuzzStartTag(f *testing.F) {
 		}
 	})
 }
+
+// An XML declaration is read for its encoding up to maxDecl bytes, however
+// the input arrives: a longer one names none, read whole or a byte at a
+// time (FuzzScanChunks found the two disagreeing).
+func TestLongDeclaration(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		padding int
+		wantErr error
+	}{
+		{"short", 0, ErrEncoding},
+		{"long", maxDecl, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `<?xml version="1.0"` + strings.Repeat(" ", tc.padding) + ` encoding="latin-9x"?><article/>`
+			whole, err1 := scanAll(strings.NewReader(in), 1<<20)
+			bytewise, err2 := scanAll(iotest.OneByteReader(strings.NewReader(in)), minBuf)
+			if !errors.Is(err1, tc.wantErr) || !errors.Is(err2, tc.wantErr) {
+				t.Fatalf("errors %v / %v, want %v", err1, err2, tc.wantErr)
+			}
+			if whole != bytewise {
+				t.Errorf("streams differ: %q / %q", whole, bytewise)
+			}
+		})
+	}
+}
