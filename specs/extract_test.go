@@ -201,27 +201,26 @@ func TestExtractForms(t *testing.T) {
 	}
 }
 
-// TestMaxAbbreviation keeps maxAbbreviation the length of the longest
-// abbreviation, which sentences relies on.
-func TestMaxAbbreviation(t *testing.T) {
-	longest := 0
-	for a := range abbreviations {
-		longest = max(longest, len(a))
-	}
-	if longest != maxAbbreviation {
-		t.Errorf("longest abbreviation has %d bytes, maxAbbreviation is %d", longest, maxAbbreviation)
-	}
-}
-
-// TestMaxUncertaintyLabel keeps maxUncertaintyLabel the length of the
-// longest uncertainty label, which isUncertaintyLabel relies on.
-func TestMaxUncertaintyLabel(t *testing.T) {
-	longest := 0
-	for l := range uncertaintyLabels {
-		longest = max(longest, len(l))
-	}
-	if longest != maxUncertaintyLabel {
-		t.Errorf("longest uncertainty label has %d bytes, maxUncertaintyLabel is %d", longest, maxUncertaintyLabel)
+// TestMaxLengths keeps each bound the length of the longest word of its
+// set, which the look-ups rely on to skip longer words unhashed:
+// maxAbbreviation for sentences, maxUncertaintyLabel for
+// isUncertaintyLabel.
+func TestMaxLengths(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		words map[string]bool
+		max   int
+	}{
+		{"maxAbbreviation", abbreviations, maxAbbreviation},
+		{"maxUncertaintyLabel", uncertaintyLabels, maxUncertaintyLabel},
+	} {
+		longest := 0
+		for w := range tc.words {
+			longest = max(longest, len(w))
+		}
+		if longest != tc.max {
+			t.Errorf("the longest word has %d bytes, %s is %d", longest, tc.name, tc.max)
+		}
 	}
 }
 
