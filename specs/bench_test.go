@@ -26,25 +26,9 @@ var (
 //	go test -run '^$' -bench ExtractDocument -benchtime 10x ./specs \
 //		-args -specs.corpus /tmp/jats/corpus-files-20000-s1 -specs.files 500
 func BenchmarkExtractDocument(b *testing.B) {
-	files, _ := filepath.Glob(filepath.Join(*corpusDir, "*", "*.*ml"))
-	files = files[:min(len(files), *corpusFiles)]
-	if len(files) == 0 {
-		b.Fatalf("no articles in %s", *corpusDir)
-	}
-	var s sink
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		err = jats.Read(context.Background(), fh, f, &s)
-		fh.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	docs := readDocs(b, *corpusDir, *corpusFiles)
 	size := 0
-	for _, d := range s.docs {
+	for _, d := range docs {
 		for _, p := range Passages(d.Title, d.Abstract, d.Sections) {
 			size += len(p.Text)
 		}
@@ -53,11 +37,11 @@ func BenchmarkExtractDocument(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		n = 0
-		for _, d := range s.docs {
+		for _, d := range docs {
 			n += len(ExtractDocument(d))
 		}
 	}
-	b.ReportMetric(float64(len(s.docs)), "docs")
+	b.ReportMetric(float64(len(docs)), "docs")
 	b.ReportMetric(float64(n), "statements")
 }
 

@@ -17,9 +17,19 @@ import (
 // fixtureDocs reads every fixture JATS article with the real reader.
 func fixtureDocs(tb testing.TB) []*ingest.Document {
 	tb.Helper()
-	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*", "*.*ml"))
+	return readDocs(tb, fixtureDir, -1)
+}
+
+// readDocs reads the first n (all, for n < 0) JATS articles laid out in
+// dir as the fixtures are (<dir>/*/*.xml) with the real reader.
+func readDocs(tb testing.TB, dir string, n int) []*ingest.Document {
+	tb.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.*ml"))
+	if n >= 0 {
+		files = files[:min(len(files), n)]
+	}
 	if len(files) == 0 {
-		tb.Fatalf("no fixtures in %s", fixtureDir)
+		tb.Fatalf("no articles in %s", dir)
 	}
 	var s sink
 	for _, f := range files {
