@@ -35,6 +35,13 @@ type Config struct {
 	Vocabulary corpus.VocabularyConfig
 	// Rebuild builds the corpus (and reloads PostgreSQL) even when cached.
 	Rebuild bool
+	// Segments, when more than 1, builds our snapshot as that many
+	// segments, as nights of delta builds leave an archive (a full build
+	// of 55 % of the documents, then delta builds of equal parts of the
+	// rest; corpus.BuildConfig.Segments): the same live documents, so the
+	// peers' loads are the same. A cached snapshot is reused only if it
+	// was built with as many.
+	Segments int
 	// Server is the command line of the server, "serve" subcommand
 	// included (e.g. [/path/to/openshelf serve]); the run adds -data,
 	// -addr and the other flags it needs.
@@ -190,6 +197,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep.Snapshot, rep.BuildTime, rep.SnapshotBytes = c.snapshotID, c.buildTime, c.bytes
+	rep.Segments = max(len(c.snap.Manifest.Segments), 1)
 	rep.ReindexTime, rep.IndexBytes = c.reindexTime, c.indexBytes
 
 	var pg *pgSide

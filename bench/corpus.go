@@ -33,6 +33,9 @@ type corpusStamp struct {
 	BuildMS  int64  `json:"build_ms"`
 	// ReindexMS is the last index.Reindex of the snapshot, if any.
 	ReindexMS int64 `json:"reindex_ms,omitempty"`
+	// Segments is the snapshot's segments when it was built as several
+	// (Config.Segments), 0 for one.
+	Segments int `json:"segments,omitempty"`
 }
 
 type topicInfo struct {
@@ -79,12 +82,16 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 	log.Info("bench: vocabulary read", "records", vocab.Records, "real_words", vocab.RealWords,
 		"words", len(vocab.Words), "elapsed", time.Since(start))
 
+	segments := 0 // as the stamp records one segment
+	if cfg.Segments > 1 {
+		segments = cfg.Segments
+	}
 	c := &corpusInfo{dataDir: filepath.Join(cfg.Dir, "data"), n: cfg.N, gen: gen,
 		key: fmt.Sprintf("corpus v%d n=%d seed=%d", corpusVersion, cfg.N, cfg.Seed)}
 	stampPath := filepath.Join(cfg.Dir, "corpus.json")
 	var stamp corpusStamp
 	if b, err := os.ReadFile(stampPath); err == nil && !cfg.Rebuild && !cfg.RebuildOurs {
-		if json.Unmarshal(b, &stamp) == nil && stamp.Version == corpusVersion && stamp.N == cfg.N && stamp.Seed == cfg.Seed {
+		if json.Unmarshal(b, &stamp) == nil && stamp.Version == corpusVersion && stamp.N == cfg.N && stamp.Seed == cfg.Seed && stamp.Segments == segments {
 			if cur, err := snapshot.Current(c.dataDir); err == nil && (cur == stamp.Snapshot || reindexedFrom(c.dataDir, stamp, cfg.N)) {
 				if cur != stamp.Snapshot {
 					// A reindex published its snapshot but was stopped
@@ -116,9 +123,9 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 	if err := os.RemoveAll(c.dataDir); err != nil {
 		return nil, err
 	}
-	log.Info("bench: building corpus", "documents", cfg.N, "dir", c.dataDir)
+	log.Info("bench: building corpus", "documents", cfg.N, "segments", max(segments, 1), "dir", c.dataDir)
 	start = time.Now()
-	m, err := corpus.Build(ctx, corpus.BuildConfig{DataDir: c.dataDir, N: cfg.N, Generator: gen, Topics: its,
+	m, err := corpus.Build(ctx, corpus.BuildConfig{DataDir: c.dataDir, N: cfg.N, Generator: gen, Topics: its, Segments: segments,
 		Logger: log, Progress: func(done int) {
 			log.Info("bench: corpus progress", "documents", done, "elapsed", time.Since(start).Round(time.Second))
 		}})
@@ -127,7 +134,8 @@ func ensureCorpus(ctx context.Context, cfg *Config) (*corpusInfo, error) {
 	}
 	c.buildTime = time.Since(start)
 	log.Info("bench: corpus built", "snapshot", m.ID, "elapsed", c.buildTime)
-	stamp = corpusStamp{Version: corpusVersion, N: cfg.N, Seed: cfg.Seed, Snapshot: m.ID, BuildMS: c.buildTime.Milliseconds()}
+	stamp = corpusStamp{Version: corpusVersion, N: cfg.N, Seed: cfg.Seed, Snapshot: m.ID, BuildMS: c.buildTime.Milliseconds(),
+		Segments: segments}
 	b, _ := json.Marshal(stamp)
 	if err := os.WriteFile(stampPath, b, 0o644); err != nil {
 		return nil, err
@@ -183,8 +191,8 @@ func (c *corpusInfo) open() error {
 	c.bytes, c.indexBytes = 0, 0
 	for _, f := range snap.Manifest.Files {
 		c.bytes += f.Bytes
-		if f.Name == search.File {
-			c.indexBytes = f.Bytes
+		if f.Name == search.File || strings.HasSuffix(f.Name, "/"+search.File) { // each segment's
+			c.indexBytes += f.Bytes
 		}
 	}
 	db, err := sql.Open("duckdb", "")
@@ -206,6 +214,65 @@ func (c *corpusInfo) open() error {
 		c.topics = append(c.topics, t)
 	}
 	return rows.Err()
+}
+
+// documentFiles returns the files of the snapshot's documents table in
+// id order of each: its one file, or each segment's of a segmented
+// snapshot, oldest first. The peers load those files as they are, so a
+// segmented snapshot must delete none (bench's own, Config.Segments,
+// delete none).
+func documentFiles(snap *snapshot.Snapshot) ([]string, error) {
+	if !snap.Segmented() {
+		return []string{snap.Path(snapshot.Documents)}, nil
+	}
+	var files []string
+	for _, g := range snap.Manifest.Segments {
+		if g.Deleted > 0 {
+			return nil, fmt.Errorf("%w: segment %s of snapshot %s deletes %d documents; the peers load every segment's rows",
+				ErrConfig, g.ID, snap.ID, g.Deleted)
+		}
+		files = append(files, filepath.Join(snap.SegmentDir(g.ID), snapshot.Documents+".parquet"))
+	}
+	return files, nil
+}
+
+// docRows reads the rows of files (documentFiles) one after another.
+type docRows struct {
+	files []string
+	cur   *snapshot.Rows[peerDoc]
+}
+
+// next returns the next row, valid until the next call, or nil after
+// the last.
+func (r *docRows) next() (*peerDoc, error) {
+	for {
+		if r.cur == nil {
+			if len(r.files) == 0 {
+				return nil, nil
+			}
+			c, err := snapshot.OpenRows[peerDoc](r.files[0])
+			if err != nil {
+				return nil, fmt.Errorf("bench: %w", err)
+			}
+			r.cur, r.files = c, r.files[1:]
+		}
+		d, err := r.cur.Peek()
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			r.cur.Next() // d stays valid until the next Peek
+			return d, nil
+		}
+		r.cur.Close()
+		r.cur = nil
+	}
+}
+
+func (r *docRows) close() {
+	if r.cur != nil {
+		r.cur.Close()
+	}
 }
 
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

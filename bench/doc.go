@@ -15,6 +15,10 @@
 //     -reindex rebuilds only its search index (index.Reindex, from the
 //     snapshot's own Parquet tables), the way to measure a new index
 //     format on a 10M corpus without generating it again;
+//     -segments N builds it as N segments, as nights of delta builds
+//     leave an archive (a full build of 55 % of the documents, then
+//     delta builds of equal parts of the rest), so that the server is
+//     measured over segments against peers holding the same documents;
 //  2. starts a private PostgreSQL cluster (Debian's packages, run as the
 //     postgres user on a loopback port) under DIR/pg and loads the same
 //     documents from the snapshot's documents.parquet, streamed by COPY

@@ -198,29 +198,35 @@ func indexLucene(ctx context.Context, cfg *Config, c *corpusInfo, cp, idx string
 	return strings.TrimSpace(out.String()), nil
 }
 
-// exportTSV writes the snapshot's documents (documents.parquet) to out in
+// exportTSV writes the snapshot's documents (documentFiles) to out in
 // the harness's TSV (format in LuceneBench.java).
 func exportTSV(ctx context.Context, snap *snapshot.Snapshot, out io.Writer) error {
 	w := bufio.NewWriterSize(out, 1<<20)
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
 	list := func(vs []string) string { return clean.Replace(strings.Join(vs, "\x1f")) }
-	err := snapshot.ReadParquet(snap.Path(snapshot.Documents), func(docs []peerDoc) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for i := range docs {
-			d := &docs[i]
-			y := ""
-			if d.Year > 0 {
-				y = strconv.Itoa(int(d.Year))
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\n", d.ID, clean.Replace(d.Title), clean.Replace(d.Abstract),
-				list(d.Keywords), list(d.authorNames()), y, clean.Replace(d.License), list(d.Topics), d.HasFulltext)
-		}
-		return nil
-	})
+	files, err := documentFiles(snap)
 	if err != nil {
 		return err
+	}
+	for _, f := range files {
+		err := snapshot.ReadParquet(f, func(docs []peerDoc) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for i := range docs {
+				d := &docs[i]
+				y := ""
+				if d.Year > 0 {
+					y = strconv.Itoa(int(d.Year))
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\n", d.ID, clean.Replace(d.Title), clean.Replace(d.Abstract),
+					list(d.Keywords), list(d.authorNames()), y, clean.Replace(d.License), list(d.Topics), d.HasFulltext)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	return w.Flush()
 }

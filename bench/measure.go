@@ -152,7 +152,7 @@ func duckFacets(ctx context.Context, snap *snapshot.Snapshot, systems []system, 
 	}
 	defer db.Close()
 	client := &http.Client{Timeout: 2 * time.Minute}
-	docs := "read_parquet(" + sqlString(snap.Path(snapshot.Documents)) + ")"
+	docs := snap.TableSQL(snapshot.Documents)
 	const text = `strip_accents(lower(concat_ws(' ', title, abstract, array_to_string(keywords, ' '),
 		array_to_string([a.name FOR a IN authors], ' '))))`
 	var took []time.Duration

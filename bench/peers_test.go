@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -18,6 +20,7 @@ import (
 	"github.com/openshelf/openshelf/internal/corpus"
 	"github.com/openshelf/openshelf/internal/fixtures"
 	"github.com/openshelf/openshelf/internal/needs"
+	"github.com/openshelf/openshelf/snapshot"
 )
 
 func TestRender(t *testing.T) {
@@ -54,12 +57,18 @@ func TestRender(t *testing.T) {
 // vocabulary under a directory the postgres user can reach.
 func smallCorpus(t *testing.T, n int) (*Config, *corpusInfo) {
 	t.Helper()
+	return smallCorpusOf(t, n, 1)
+}
+
+// smallCorpusOf is smallCorpus built as segs segments (Config.Segments).
+func smallCorpusOf(t *testing.T, n, segs int) (*Config, *corpusInfo) {
+	t.Helper()
 	dir := t.TempDir()
 	// t.TempDir's directories are 0700; PostgreSQL runs as another user.
 	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
 		os.Chmod(d, 0o755)
 	}
-	cfg := &Config{Dir: dir, N: n, Seed: 7, Fixtures: fixtures.Dir(t), Server: []string{"unused"},
+	cfg := &Config{Dir: dir, N: n, Seed: 7, Fixtures: fixtures.Dir(t), Server: []string{"unused"}, Segments: segs,
 		Vocabulary: corpus.VocabularyConfig{Words: 20_000, Family: 5_000, Given: 2_000, Keywords: 3_000},
 		Logger:     slog.New(slog.DiscardHandler)}
 	if err := cfg.defaults(); err != nil {
@@ -263,5 +272,71 @@ func TestCorpusCacheAndReindex(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(cfg.Dir, "corpus.json"))
 	if err != nil || !strings.Contains(string(b), m.ID) {
 		t.Errorf("stamp %s, %v; want it to name %s", b, err, m.ID)
+	}
+}
+
+// TestSegmentedCorpus checks that a corpus built as segments gives the
+// peers the same documents as one built whole (the Lucene export and
+// the PostgreSQL load read every segment's rows), that DuckDB's facet
+// recount reads them all, and that the cache tells the two apart.
+func TestSegmentedCorpus(t *testing.T) {
+	ctx := context.Background()
+	const n = 300
+	_, whole := smallCorpus(t, n)
+	cfg, segd := smallCorpusOf(t, n, 3)
+	if got := len(segd.snap.Manifest.Segments); got != 3 {
+		t.Fatalf("%d segments, want 3", got)
+	}
+	var want, got bytes.Buffer
+	if err := exportTSV(ctx, whole.snap, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := exportTSV(ctx, segd.snap, &got); err != nil {
+		t.Fatal(err)
+	}
+	if lines := bytes.Count(got.Bytes(), []byte("\n")); lines != n || !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Errorf("the segments' export (%d lines) differs from the whole corpus's", lines)
+	}
+	files, err := documentFiles(segd.snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := &docRows{files: files}
+	defer rows.close()
+	var ids []string
+	for {
+		d, err := rows.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d == nil {
+			break
+		}
+		ids = append(ids, d.ID)
+	}
+	if len(ids) != n || !slices.IsSorted(ids) || ids[0] != corpus.ID(0) || ids[n-1] != corpus.ID(n-1) {
+		t.Errorf("the rows of the segments: %d ids, sorted %t", len(ids), slices.IsSorted(ids))
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var count int
+	if err := db.QueryRow("SELECT count(*) FROM " + segd.snap.TableSQL(snapshot.Documents)).Scan(&count); err != nil || count != n {
+		t.Errorf("DuckDB counts %d documents (%v), want %d", count, err, n)
+	}
+	// Cached as segments: reused as such, rebuilt whole when asked.
+	again, err := ensureCorpus(ctx, cfg)
+	if err != nil || again.snapshotID != segd.snapshotID {
+		t.Fatalf("segments again: snapshot %s (%v), want the cached %s", again.snapshotID, err, segd.snapshotID)
+	}
+	cfg.Segments = 1
+	one, err := ensureCorpus(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.snapshotID == segd.snapshotID || one.snap.Segmented() {
+		t.Errorf("one segment asked: snapshot %s, segmented %t", one.snapshotID, one.snap.Segmented())
 	}
 }

@@ -252,9 +252,10 @@ var pgLoadSchema = []string{
 	"CREATE TRIGGER docs_in INSTEAD OF INSERT ON docs_in FOR EACH ROW EXECUTE FUNCTION docs_in()",
 }
 
-// copyDocuments creates the docs table and streams documents.parquet
-// into it with COPY, in one transaction (so that, with wal_level=minimal,
-// the rows skip the WAL). The Parquet is in id order, and so is the heap.
+// copyDocuments creates the docs table and streams the documents
+// (documentFiles) into it with COPY, in one transaction (so that, with
+// wal_level=minimal, the rows skip the WAL). They come in id order (a
+// generated corpus's segments hold consecutive ids), and so does the heap.
 func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
@@ -266,17 +267,17 @@ func copyDocuments(ctx context.Context, conn *pgx.Conn, snap *snapshot.Snapshot)
 			return fmt.Errorf("%w: %s: %v", ErrPostgres, firstLine(q), err)
 		}
 	}
-	docs, err := snapshot.OpenRows[peerDoc](snap.Path(snapshot.Documents))
+	files, err := documentFiles(snap)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return err
 	}
-	defer docs.Close()
+	docs := &docRows{files: files}
+	defer docs.close()
 	src := pgx.CopyFromFunc(func() ([]any, error) {
-		d, err := docs.Peek()
+		d, err := docs.next()
 		if d == nil || err != nil {
 			return nil, err
 		}
-		docs.Next() // d stays valid until the next Peek
 		return []any{d.ID, d.Title, d.Keywords, d.authorNames(), d.Year, d.Venue, d.Topics, d.License,
 			d.LicenseURL, d.HasFulltext, d.HasReferences, d.Abstract}, nil
 	})

@@ -12,6 +12,7 @@ import (
 type Report struct {
 	N                             int
 	Snapshot                      string
+	Segments                      int // of the snapshot, 1 if built whole
 	SnapshotBytes                 int64
 	BuildTime                     time.Duration
 	ReindexTime                   time.Duration // this run's index.Reindex, 0 when none
@@ -43,8 +44,12 @@ func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 
 // Markdown writes the report as Markdown tables.
 func (r *Report) Markdown(w io.Writer) {
-	fmt.Fprintf(w, "Run %s → %s, %d documents (snapshot %s, %s on disk), GOMAXPROCS %d, load average before %s, after %s.\n\n",
-		r.Started.Format(time.RFC3339), r.Finished.Format(time.RFC3339), r.N, r.Snapshot, mib(r.SnapshotBytes),
+	segs := ""
+	if r.Segments > 1 {
+		segs = fmt.Sprintf(" in %d segments", r.Segments)
+	}
+	fmt.Fprintf(w, "Run %s → %s, %d documents (snapshot %s%s, %s on disk), GOMAXPROCS %d, load average before %s, after %s.\n\n",
+		r.Started.Format(time.RFC3339), r.Finished.Format(time.RFC3339), r.N, r.Snapshot, segs, mib(r.SnapshotBytes),
 		runtime.GOMAXPROCS(0), r.LoadBefore, r.LoadAfter)
 	fmt.Fprintf(w, "| scenario | system | concurrency | requests | req/s | p50 ms | p95 ms | p99 ms | max ms | errors |\n")
 	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")

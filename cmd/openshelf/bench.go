@@ -51,6 +51,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.CompareBudget, "compare-budget", 5*time.Minute, "time limit of the comparison of totals with each peer (20 queries a class)")
 	fs.IntVar(&cfg.KnownItems, "known-items", 200, "known-item probes for recall@1 and recall@10")
 	fs.IntVar(&cfg.FacetChecks, "facet-checks", 10, "faceted queries recounted by DuckDB over the Parquet (0: none)")
+	fs.IntVar(&cfg.Segments, "segments", 1, "build our snapshot as this many segments, as nights of delta builds leave it (a full build of 55 % of the documents, then delta builds of the rest); the peers index the same documents")
 	fs.BoolVar(&cfg.RebuildOurs, "rebuild-ours", false, "rebuild the snapshot (our index) but keep PostgreSQL's and Lucene's loads of the same corpus")
 	fs.BoolVar(&cfg.Reindex, "reindex", false, "rebuild only the cached snapshot's search index (search/index.bin) with this binary's format, from the snapshot's Parquet tables, keeping the rest and the peers' loads")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra flags for the measured server, space-separated (e.g. \"-search-cache 512MiB\")")

@@ -47,13 +47,25 @@ type BuildConfig struct {
 	// Index tunes the builder (RowGroupRows, SortMemory); other fields
 	// are set by Build.
 	Index index.Config
+	// Segments, when more than 1, builds the snapshot as that many
+	// segments, as nights of delta builds leave it: a fresh build of the
+	// first FirstShare of the documents, then Segments-1 delta builds of
+	// equal parts of the rest, none merged. The live documents are the
+	// same N, so a peer's index of them answers alike.
+	Segments int
 }
+
+// FirstShare is the share of the documents that a build of Segments
+// segments writes in its first, as an archive's first full build before
+// its nights.
+const FirstShare = 0.55
 
 // batchSize is how many documents a worker makes per hand-over.
 const batchSize = 256
 
 // Build generates N documents and writes them, in id order, as a fresh
-// snapshot with index.NewBuilder, then publishes it.
+// snapshot with index.NewBuilder, then publishes it; with Segments, the
+// rest of them as delta builds after it.
 func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 	if cfg.DataDir == "" || cfg.Generator == nil {
 		return nil, fmt.Errorf("%w: DataDir and Generator are required", ErrConfig)
@@ -61,9 +73,18 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 	if cfg.N < 1 || cfg.N > MaxDocuments+1 {
 		return nil, fmt.Errorf("%w: N=%d outside 1..%d", ErrConfig, cfg.N, MaxDocuments+1)
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if cfg.Now.IsZero() {
+		cfg.Now = time.Now()
+	}
+	if cfg.Segments < 1 {
+		cfg.Segments = 1
+	}
+	if cfg.Segments > cfg.N {
+		return nil, fmt.Errorf("%w: %d segments of %d documents", ErrConfig, cfg.Segments, cfg.N)
+	}
+	first := cfg.N
+	if cfg.Segments > 1 {
+		first = max(1, int(float64(cfg.N)*FirstShare))
 	}
 	icfg := cfg.Index
 	icfg.DataDir, icfg.Fresh, icfg.Topics, icfg.Now, icfg.Logger = cfg.DataDir, true, cfg.Topics, cfg.Now, cfg.Logger
@@ -72,7 +93,38 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 		return nil, err
 	}
 	defer b.Abort()
+	if err := buildRange(ctx, cfg, 0, first, b.Add); err != nil {
+		return nil, err
+	}
+	m, err := b.Finish(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The nights: each a delta build of its part, as a new segment that
+	// no merge joins to another (the test of the server over segments).
+	icfg.Fresh, icfg.Keep = false, 2
+	icfg.Tiers = index.Tiers{PerTier: cfg.Segments + 1}
+	rest := cfg.Segments - 1
+	for k := range rest {
+		from, to := first+(cfg.N-first)*k/rest, first+(cfg.N-first)*(k+1)/rest
+		icfg.Now = cfg.Now.Add(time.Duration(k+1) * time.Second)
+		m, err = index.Build(ctx, icfg, func(ctx context.Context, sink ingest.Sink) error {
+			return buildRange(ctx, cfg, from, to, sink.Document)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("corpus: segment %d: %w", k+1, err)
+		}
+	}
+	return m, nil
+}
 
+// buildRange generates documents from to to in parallel and hands them
+// to add in id order, reporting progress as it goes.
+func buildRange(ctx context.Context, cfg BuildConfig, from, to int, add func(*ingest.Document) error) error {
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Batches are handed out in order; each carries its own result
@@ -87,7 +139,7 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 	go func() {
 		defer close(jobs)
 		defer close(queue)
-		for s := 0; s < cfg.N; s += batchSize {
+		for s := from; s < to; s += batchSize {
 			bt := batch{start: s, out: make(chan []*ingest.Document, 1)}
 			select {
 			case queue <- bt:
@@ -104,7 +156,7 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for bt := range jobs {
-				end := min(bt.start+batchSize, cfg.N)
+				end := min(bt.start+batchSize, to)
 				docs := make([]*ingest.Document, 0, end-bt.start)
 				for i := bt.start; i < end; i++ {
 					docs = append(docs, cfg.Generator.Doc(i))
@@ -113,17 +165,17 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 			}
 		}()
 	}
-	done := 0
+	done := from
 	for bt := range queue {
 		var docs []*ingest.Document
 		select {
 		case docs = <-bt.out:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		for _, d := range docs {
-			if err := b.Add(d); err != nil {
-				return nil, fmt.Errorf("corpus: document %s: %w", d.ID, err)
+			if err := add(d); err != nil {
+				return fmt.Errorf("corpus: document %s: %w", d.ID, err)
 			}
 			done++
 			if cfg.Progress != nil && done%100_000 == 0 {
@@ -131,8 +183,5 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return b.Finish(ctx)
+	return ctx.Err()
 }

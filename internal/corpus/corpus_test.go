@@ -155,6 +155,39 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+// TestBuildSegments builds the corpus as segments, as nights of delta
+// builds leave an archive: the first holds FirstShare of the documents,
+// each later one an equal part of the rest, none deleted or merged.
+func TestBuildSegments(t *testing.T) {
+	g, its := testGenerator(t)
+	dir := t.TempDir()
+	const n, segs = 1000, 4
+	m, err := Build(context.Background(), BuildConfig{DataDir: dir, N: n, Generator: g, Topics: its, Segments: segs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Counts.Accepted != n {
+		t.Fatalf("%d documents published, want %d", m.Counts.Accepted, n)
+	}
+	var got []int64
+	for _, s := range m.Segments {
+		if s.Deleted != 0 {
+			t.Errorf("segment %s: %d deleted", s.ID, s.Deleted)
+		}
+		got = append(got, s.Documents)
+	}
+	if want := []int64{550, 150, 150, 150}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("segments of %v documents, want %v", got, want)
+	}
+	snap, err := snapshot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.ID != m.ID {
+		t.Fatalf("current is %s, built %s", snap.ID, m.ID)
+	}
+}
+
 // TestSearchShape checks what the search benchmark relies on: abstracts
 // everywhere, full text and references in about the configured shares,
 // references into the corpus with a skewed popularity, several sources,
