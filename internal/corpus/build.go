@@ -79,12 +79,12 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 	if cfg.Segments < 1 {
 		cfg.Segments = 1
 	}
-	if cfg.Segments > cfg.N {
-		return nil, fmt.Errorf("%w: %d segments of %d documents", ErrConfig, cfg.Segments, cfg.N)
-	}
 	first := cfg.N
 	if cfg.Segments > 1 {
 		first = max(1, int(float64(cfg.N)*FirstShare))
+	}
+	if cfg.N-first < cfg.Segments-1 { // a delta build of nothing
+		return nil, fmt.Errorf("%w: %d segments of %d documents", ErrConfig, cfg.Segments, cfg.N)
 	}
 	icfg := cfg.Index
 	icfg.DataDir, icfg.Fresh, icfg.Topics, icfg.Now, icfg.Logger = cfg.DataDir, true, cfg.Topics, cfg.Now, cfg.Logger

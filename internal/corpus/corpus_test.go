@@ -88,6 +88,9 @@ func TestGeneratorConfig(t *testing.T) {
 	if _, err := New(nil, Config{Topics: []string{"x"}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("New(nil) = %v", err)
 	}
+	if _, err := Build(context.Background(), BuildConfig{DataDir: t.TempDir(), N: 10, Segments: 7, Generator: &Generator{}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("7 segments of 10 documents: %v, want ErrConfig", err)
+	}
 	if _, err := Build(context.Background(), BuildConfig{DataDir: t.TempDir(), N: 0, Generator: &Generator{}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("Build N=0: %v", err)
 	}
