@@ -49,16 +49,16 @@ type BuildConfig struct {
 	Index index.Config
 	// Segments, when more than 1, builds the snapshot as that many
 	// segments, as nights of delta builds leave it: a fresh build of the
-	// first FirstShare of the documents, then Segments-1 delta builds of
+	// first 55 % of the documents (firstShare), then Segments-1 delta builds of
 	// equal parts of the rest, none merged. The live documents are the
 	// same N, so a peer's index of them answers alike.
 	Segments int
 }
 
-// FirstShare is the share of the documents that a build of Segments
+// firstShare is the share of the documents that a build of Segments
 // segments writes in its first, as an archive's first full build before
 // its nights.
-const FirstShare = 0.55
+const firstShare = 0.55
 
 // batchSize is how many documents a worker makes per hand-over.
 const batchSize = 256
@@ -81,7 +81,7 @@ func Build(ctx context.Context, cfg BuildConfig) (*snapshot.Manifest, error) {
 	}
 	first := cfg.N
 	if cfg.Segments > 1 {
-		first = max(1, int(float64(cfg.N)*FirstShare))
+		first = max(1, int(float64(cfg.N)*firstShare))
 	}
 	if cfg.N-first < cfg.Segments-1 { // a delta build of nothing
 		return nil, fmt.Errorf("%w: %d segments of %d documents", ErrConfig, cfg.Segments, cfg.N)

@@ -159,7 +159,7 @@ func TestBuild(t *testing.T) {
 }
 
 // TestBuildSegments builds the corpus as segments, as nights of delta
-// builds leave an archive: the first holds FirstShare of the documents,
+// builds leave an archive: the first holds firstShare of the documents,
 // each later one an equal part of the rest, none deleted or merged.
 func TestBuildSegments(t *testing.T) {
 	g, its := testGenerator(t)

@@ -22,7 +22,9 @@
 // references.
 //
 // [Build] feeds N documents straight into index.NewBuilder and publishes a
-// fresh snapshot: it measures the server, not the XML readers.
+// fresh snapshot: it measures the server, not the XML readers. With
+// BuildConfig.Segments it publishes them as segments, the first 55 % in a
+// full build and the rest in delta builds, as an archive's nights do.
 //
 // [WriteJATS] makes the other kind of corpus, for the ingest benchmark
 // (`openshelf bench ingest`): JATS files on disk, copies of the CC-BY and
