@@ -63,3 +63,44 @@ func BenchmarkFirstClass(b *testing.B) {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-us/query")
 	}
 }
+
+// BenchmarkRepeatedClass searches the queries of one first-search class
+// of BenchmarkSegments (-bench.class) on the segments (or, with
+// -bench.merged, the merged index) once to fill what the side keeps for
+// them, then again in turn, and reports the thread CPU of a repeat: what
+// a query asked again costs (a profile with -cpuprofile).
+func BenchmarkRepeatedClass(b *testing.B) {
+	sb, err := openSegBench()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for class, qs := range sb.firstSearches(200) {
+		if class != *benchClass {
+			continue
+		}
+		sb.sameAnswers(b, class, qs)
+		run := sb.multi.Search
+		if *benchMergedSide {
+			run = sb.bc.ix.Search
+		}
+		for _, r := range qs {
+			if _, err := run(ctx, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var cpu time.Duration
+		n := 0
+		for i := 0; b.Loop(); i++ {
+			start := threadCPU()
+			if _, err := run(ctx, qs[i%len(qs)]); err != nil {
+				b.Fatal(err)
+			}
+			cpu += threadCPU() - start
+			n++
+		}
+		b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-us/query")
+	}
+}
